@@ -1,0 +1,27 @@
+// poslab-cli: every number the GUI shows, as JSON, scriptable without a display. Links the
+// core only. Exit codes: 0 success, 2 invalid input (one line on stderr naming the value).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "commands.hpp"
+#include "common/errors.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"PosLab command line: position-encoding computations as JSON"};
+  app.require_subcommand(1);
+  poslab::cli::add_rope_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "error: " << e.what() << " (see --help)\n";
+    return 2;
+  } catch (const poslab::Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,184 @@
+// Preset string encoding and decoding (see preset.hpp for the format).
+#include "common/preset.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace poslab {
+namespace {
+
+bool is_plain(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '-' || c == '_' || c == '.' || c == '~' || c == ',' || c == ':' || c == '+';
+}
+
+std::string percent_encode(std::string_view s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (is_plain(c)) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size() || hex_value(s[i + 1]) < 0 || hex_value(s[i + 2]) < 0)
+      throw InputError("preset: bad percent escape near \"" + std::string(s.substr(i, 3)) +
+                       "\" (use %XX with two hex digits)");
+    out += static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+    i += 2;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_double(double v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+double parse_double(std::string_view text, const std::string& what) {
+  double v = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (!text.empty() && *first == '+') ++first;
+  auto res = std::from_chars(first, last, v);
+  if (text.empty() || res.ec != std::errc() || res.ptr != last || !std::isfinite(v))
+    throw InputError(what + " = \"" + std::string(text) + "\": not a finite number");
+  return v;
+}
+
+PresetWriter& PresetWriter::add(const std::string& key, double value) {
+  fields_.emplace_back(key, format_double(value));
+  return *this;
+}
+
+PresetWriter& PresetWriter::add_text(const std::string& key, std::string_view value) {
+  fields_.emplace_back(key, percent_encode(value));
+  return *this;
+}
+
+std::string PresetWriter::str() const {
+  std::string out = lab_;
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    out += i == 0 ? '?' : '&';
+    out += fields_[i].first + "=" + fields_[i].second;
+  }
+  return out;
+}
+
+std::string preset_lab(std::string_view text) {
+  auto q = text.find('?');
+  std::string lab(text.substr(0, q));
+  while (!lab.empty() && (lab.back() == ' ' || lab.back() == '\n')) lab.pop_back();
+  if (lab.empty()) throw InputError("preset \"" + std::string(text) + "\": missing lab name before '?'");
+  for (char c : lab)
+    if (!((c >= 'a' && c <= 'z') || c == '_' || (c >= '0' && c <= '9')))
+      throw InputError("preset: lab name \"" + lab + "\" has characters other than a-z, 0-9, _");
+  return lab;
+}
+
+PresetReader::PresetReader(std::string_view text, std::string_view expected_lab) {
+  // Trim whitespace a paste may carry.
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\t'))
+    text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
+    text.remove_suffix(1);
+  lab_ = preset_lab(text);
+  if (lab_ != expected_lab)
+    throw InputError("preset is for lab \"" + lab_ + "\", not \"" + std::string(expected_lab) + "\"");
+  auto q = text.find('?');
+  if (q == std::string_view::npos) return;
+  std::string_view rest = text.substr(q + 1);
+  while (!rest.empty()) {
+    auto amp = rest.find('&');
+    std::string_view field = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    if (field.empty()) continue;
+    auto eq = field.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+      throw InputError("preset field \"" + std::string(field) + "\": expected key=value");
+    std::string key(field.substr(0, eq));
+    if (fields_.count(key)) throw InputError("preset key \"" + key + "\" appears twice");
+    fields_[key] = percent_decode(field.substr(eq + 1));
+    used_[key] = false;
+  }
+}
+
+const std::string* PresetReader::find(const std::string& key) {
+  auto it = fields_.find(key);
+  if (it == fields_.end()) return nullptr;
+  used_[key] = true;
+  return &it->second;
+}
+
+void PresetReader::read(const std::string& key, double& out, ParamRange range) {
+  if (const auto* v = find(key)) {
+    double d = parse_double(*v, lab_ + "." + key);
+    require_in_range((lab_ + "." + key).c_str(), d, range);
+    out = d;
+  }
+}
+
+void PresetReader::read(const std::string& key, int& out, ParamRange range) {
+  if (const auto* v = find(key)) {
+    double d = parse_double(*v, lab_ + "." + key);
+    if (d != std::floor(d)) throw InputError(lab_ + "." + key + " = " + *v + ": must be a whole number");
+    require_in_range((lab_ + "." + key).c_str(), d, range);
+    out = static_cast<int>(d);
+  }
+}
+
+void PresetReader::read(const std::string& key, bool& out) {
+  if (const auto* v = find(key)) {
+    if (*v == "1" || *v == "true") out = true;
+    else if (*v == "0" || *v == "false") out = false;
+    else throw InputError(lab_ + "." + key + " = \"" + *v + "\": expected 0 or 1");
+  }
+}
+
+void PresetReader::read_text(const std::string& key, std::string& out) {
+  if (const auto* v = find(key)) out = *v;
+}
+
+void PresetReader::read_choice(const std::string& key, int& out, const std::vector<std::string>& names) {
+  if (const auto* v = find(key)) {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == *v) {
+        out = static_cast<int>(i);
+        return;
+      }
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw InputError(lab_ + "." + key + " = \"" + *v + "\": expected one of " + list);
+  }
+}
+
+void PresetReader::finish() const {
+  for (const auto& [key, used] : used_)
+    if (!used) throw InputError("preset for lab \"" + lab_ + "\": unknown key \"" + key + "\"");
+}
+
+}  // namespace poslab

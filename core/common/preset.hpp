@@ -1,0 +1,63 @@
+// Presets: a lab's whole parameter set as one short text string that restores it exactly,
+// shaped like a URL query: "rope?dim=128&base=10000&layout=half". Lessons open labs with
+// these strings; the app copies and pastes them; the command line accepts them.
+// Numbers use the shortest text that reads back to the same double; text values are
+// percent-encoded, so any UTF-8 sentence survives.
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/param_range.hpp"
+
+namespace poslab {
+
+// Writes "lab?k=v&k=v" in insertion order.
+class PresetWriter {
+ public:
+  explicit PresetWriter(std::string lab) : lab_(std::move(lab)) {}
+  PresetWriter& add(const std::string& key, double value);
+  PresetWriter& add(const std::string& key, int value) { return add(key, static_cast<double>(value)); }
+  PresetWriter& add(const std::string& key, bool value) { return add_text(key, value ? "1" : "0"); }
+  PresetWriter& add_text(const std::string& key, std::string_view value);
+  std::string str() const;
+
+ private:
+  std::string lab_;
+  std::vector<std::pair<std::string, std::string>> fields_;
+};
+
+// Parses a preset and hands out typed, range-checked fields. Keys that are absent leave
+// the target at its current value (so "rope?base=500000" changes only the base). Every
+// key must be read by the end: finish() rejects unknown keys, naming them.
+class PresetReader {
+ public:
+  // Throws InputError when the text is malformed or belongs to another lab.
+  PresetReader(std::string_view text, std::string_view expected_lab);
+
+  void read(const std::string& key, double& out, ParamRange range);
+  void read(const std::string& key, int& out, ParamRange range);
+  void read(const std::string& key, bool& out);
+  void read_text(const std::string& key, std::string& out);
+  // Reads one of `names` (index into the list) into out.
+  void read_choice(const std::string& key, int& out, const std::vector<std::string>& names);
+  // Throws InputError naming any key no read() call asked for.
+  void finish() const;
+
+ private:
+  const std::string* find(const std::string& key);
+  std::string lab_;
+  std::map<std::string, std::string> fields_;
+  std::map<std::string, bool> used_;
+};
+
+// The lab name of a preset string ("rope" for "rope?dim=64"); throws InputError if none.
+std::string preset_lab(std::string_view text);
+
+// Shortest decimal text that parses back to exactly `v`.
+std::string format_double(double v);
+// Parses a whole string as a finite double; throws InputError naming `what` otherwise.
+double parse_double(std::string_view text, const std::string& what);
+
+}  // namespace poslab

@@ -1,0 +1,39 @@
+// The rotary-wheels lab's whole state that a preset restores: the RoPE parameters plus
+// where the user is looking (position, animation, selected pair). Plain data; the app's
+// panel draws it and the command line reads the same preset strings.
+#pragma once
+#include <string>
+
+#include "rope/rope.hpp"
+
+namespace poslab {
+
+enum class DecayVectors { ones, random };  // q = k = all ones (RoFormer's bound) or seeded random
+
+struct WheelsLabSettings {
+  RopeParams rope;                      // frequencies, layout, context extension
+  double position = 0.0;                // m: token position shown, [0, 1e7]
+  bool log_slider = false;              // position slider on a log scale
+  bool playing = false;                 // animate the position
+  double speed = 8.0;                   // animation speed, positions per second, [0.01, 1e6]
+  int trail = 12;                       // positions drawn behind each hand, [0, 64]
+  int selected_pair = 0;                // pair whose numbers are shown, [0, 255]
+  double dial_size = 64.0;              // dial diameter in pixels at scale 1, [24, 256]
+  DecayVectors decay_vectors = DecayVectors::ones;
+  double decay_max_distance = 4096.0;   // x-range of the decay plot, [8, 1e7]
+
+  static constexpr ParamRange position_range{0, 1e7};
+  static constexpr ParamRange speed_range{0.01, 1e6};
+  static constexpr ParamRange trail_range{0, 64};
+  static constexpr ParamRange selected_pair_range{0, 255};
+  static constexpr ParamRange dial_size_range{24, 256};
+  static constexpr ParamRange decay_max_distance_range{8, 1e7};
+};
+
+inline constexpr const char* kWheelsLabName = "rope";
+
+std::string wheels_to_preset(const WheelsLabSettings& s);
+// Starts from `base` (usually the defaults) and overrides what the preset names.
+WheelsLabSettings wheels_from_preset(const std::string& text, const WheelsLabSettings& base = {});
+
+}  // namespace poslab
