@@ -1,0 +1,34 @@
+// What the shell offers panels while they draw: error reporting, opening another lab
+// with a preset (lessons do this), asking for more frames, the UI scale and theme, the
+// user's directories and the GL helpers. Owned by AppState; panels get a reference.
+#pragma once
+#include <functional>
+#include <string>
+
+struct ImFont;
+
+namespace poslab::app {
+
+class AppContext {
+ public:
+  virtual ~AppContext() = default;
+  // Show a visible, dismissable banner ("<where>: <message>"). The app keeps running.
+  virtual void report_error(const std::string& where, const std::string& message) = 0;
+  // Open the panel that owns the preset's lab name and load the preset into it; errors
+  // become a banner. Used by lessons ("open this lab in this state").
+  virtual void open_lab(const std::string& preset) = 0;
+  // Keep rendering for at least n more frames (e.g. while a background job runs).
+  virtual void request_frames(int n) = 0;
+  // UI scale (1 = 96 dpi); multiply pixel sizes by it.
+  virtual float ui_scale() const = 0;
+  virtual bool dark_theme() const = 0;
+  // XDG directories for this app ($XDG_CONFIG_HOME/poslab, $XDG_DATA_HOME/poslab); created.
+  virtual const std::string& config_dir() const = 0;
+  virtual const std::string& data_dir() const = 0;
+  // Font for Chinese text, or nullptr when no CJK font is installed (then use English).
+  virtual ImFont* cjk_font() const = 0;
+  // True in the headless check/capture modes (no real user; skip blocking dialogs).
+  virtual bool headless() const = 0;
+};
+
+}  // namespace poslab::app

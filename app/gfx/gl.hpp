@@ -1,0 +1,6 @@
+// The one place that includes the OpenGL loader (glad, generated at build time) before
+// GLFW. Include this instead of <glad/gl.h> or <GLFW/glfw3.h> directly.
+#pragma once
+#define GLFW_INCLUDE_NONE
+#include <glad/gl.h>
+#include <GLFW/glfw3.h>

@@ -1,0 +1,40 @@
+// A matrix of numbers shown as an image: values are uploaded as a float texture and a
+// colour map in shaders/heatmap.frag turns them into colours in an offscreen texture that
+// ImGui::Image draws. NaN cells are drawn grey (masked / no value).
+#pragma once
+#include <imgui.h>
+
+#include "gfx/gl.hpp"
+
+namespace poslab::app::gfx {
+
+enum class Colormap { viridis = 0, diverging = 1, terrain = 2 };
+
+class HeatmapTexture {
+ public:
+  HeatmapTexture() = default;
+  HeatmapTexture(const HeatmapTexture&) = delete;
+  HeatmapTexture& operator=(const HeatmapTexture&) = delete;
+  ~HeatmapTexture() { release(); }
+
+  // values: rows x cols, row-major (row r, column c at values[r * cols + c]). Values map
+  // linearly from [vmin, vmax] onto the colour map (diverging: vmin blue, 0 white, vmax red).
+  // Up to 4096 x 4096. Call from the GL thread (inside a panel's draw).
+  void update(const float* values, int rows, int cols, float vmin, float vmax, Colormap map);
+  ImTextureID texture() const { return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(color_)); }
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+  bool empty() const { return color_ == 0; }
+  // Draws the image at the cursor, size in pixels; returns the hovered cell or {-1, -1}.
+  ImVec2 draw(ImVec2 size) const;  // returns (col, row) of the hovered cell, or (-1, -1)
+  void release();
+
+ private:
+  GLuint data_ = 0, color_ = 0, fbo_ = 0, vao_ = 0;
+  int rows_ = 0, cols_ = 0;
+};
+
+// A colour bar with tick labels for [vmin, vmax], drawn at the cursor.
+void draw_colorbar(Colormap map, float vmin, float vmax, ImVec2 size);
+
+}  // namespace poslab::app::gfx

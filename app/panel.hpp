@@ -1,0 +1,41 @@
+// The interface every lab panel implements. One panel per file in app/panels/, each
+// holding its own small UI-state struct; app/panels/registry.cpp lists them all for the
+// menu, dispatch, presets and the headless checks. Panels draw; the core computes.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace poslab::app {
+
+class AppContext;  // services the shell offers panels (app_context.hpp)
+
+class Panel {
+ public:
+  virtual ~Panel() = default;
+  // Preset lab name, also the --panel name on the command line: "rope", "attention", ...
+  virtual const char* id() const = 0;
+  // Title in the Labs menu and on the window.
+  virtual const char* title() const = 0;
+  // Draw the window's contents (the shell has already called ImGui::Begin). Recompute in
+  // core only when an input changed. Throwing poslab::Error is fine: the shell catches it
+  // and shows it as a banner; the panel should keep its last good result.
+  virtual void draw(AppContext& ctx) = 0;
+  // The lab's whole state as a preset string, and back (throws poslab::InputError).
+  virtual std::string preset() const = 0;
+  virtual void load_preset(const std::string& text) = 0;
+  // True while the panel animates (the shell then keeps rendering instead of sleeping).
+  virtual bool animating() const { return false; }
+  // Presets the headless check runs (defaults are always run): extremes of every range.
+  virtual std::vector<std::string> check_presets() const { return {}; }
+  // After a few frames of a check preset: empty if the panel's state is consistent,
+  // else what is wrong (e.g. "dial count 32 != head_dim/2 = 64").
+  virtual std::string check_state() const { return {}; }
+  // Free GL objects while the context is still alive (called before shutdown).
+  virtual void release_gl() {}
+};
+
+// Every panel, in menu order (app/panels/registry.cpp).
+std::vector<std::unique_ptr<Panel>> make_panels();
+
+}  // namespace poslab::app

@@ -1,0 +1,40 @@
+// Dispatch from a preset's lab name to that lab's codec (see labs.hpp).
+#include "labs.hpp"
+
+#include <functional>
+#include <utility>
+
+#include "common/errors.hpp"
+#include "common/preset.hpp"
+#include "rope/wheels_lab.hpp"
+
+namespace poslab {
+namespace {
+
+using Canonicalise = std::function<std::string(const std::string&)>;
+
+const std::vector<std::pair<std::string, Canonicalise>>& codecs() {
+  static const std::vector<std::pair<std::string, Canonicalise>> all{
+      {kWheelsLabName, [](const std::string& t) { return wheels_to_preset(wheels_from_preset(t)); }},
+  };
+  return all;
+}
+
+}  // namespace
+
+std::vector<std::string> lab_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, codec] : codecs()) names.push_back(name);
+  return names;
+}
+
+std::string lab_preset_canonical(const std::string& preset) {
+  const std::string lab = preset_lab(preset);
+  for (const auto& [name, codec] : codecs())
+    if (name == lab) return codec(preset);
+  std::string list;
+  for (const auto& n : lab_names()) list += (list.empty() ? "" : ", ") + n;
+  throw InputError("preset \"" + preset + "\": unknown lab \"" + lab + "\" (known: " + list + ")");
+}
+
+}  // namespace poslab
