@@ -6,5 +6,6 @@
 namespace poslab::cli {
 
 void add_rope_command(CLI::App& app);
+void add_quiz_command(CLI::App& app);
 
 }  // namespace poslab::cli

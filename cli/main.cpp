@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   CLI::App app{"PosLab command line: position-encoding computations as JSON"};
   app.require_subcommand(1);
   poslab::cli::add_rope_command(app);
+  poslab::cli::add_quiz_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -3,7 +3,7 @@
 function(poslab_target_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
                          -Wnon-virtual-dtor -Wcast-align -Wunused -Woverloaded-virtual
-                         -Wnull-dereference -Wdouble-promotion)
+                         -Wnull-dereference)
   if(POSLAB_SANITIZE)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)

@@ -7,6 +7,7 @@
 #include "common/errors.hpp"
 #include "common/preset.hpp"
 #include "rope/wheels_lab.hpp"
+#include "bnb/arena_lab.hpp"
 
 namespace poslab {
 namespace {
@@ -16,6 +17,7 @@ using Canonicalise = std::function<std::string(const std::string&)>;
 const std::vector<std::pair<std::string, Canonicalise>>& codecs() {
   static const std::vector<std::pair<std::string, Canonicalise>> all{
       {kWheelsLabName, [](const std::string& t) { return wheels_to_preset(wheels_from_preset(t)); }},
+      {bnb::kArenaLabName, [](const std::string& t) { return bnb::arena_to_preset(bnb::arena_from_preset(t)); }},
   };
   return all;
 }

@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include "gfx/gl.hpp"
+#include "gfx/shader.hpp"
 
 namespace poslab::app::gfx {
 
@@ -27,14 +28,18 @@ class HeatmapTexture {
   bool empty() const { return color_ == 0; }
   // Draws the image at the cursor, size in pixels; returns the hovered cell or {-1, -1}.
   ImVec2 draw(ImVec2 size) const;  // returns (col, row) of the hovered cell, or (-1, -1)
+  // A colour bar for this heatmap's map and range with min / 0 / max labels, at the cursor.
+  void draw_colorbar(ImVec2 size);
   void release();
 
  private:
+  void render(GLuint data_tex, GLuint target_tex, GLuint fbo, int w, int h, float vmin, float vmax, Colormap map);
+  ShaderProgram program_;
   GLuint data_ = 0, color_ = 0, fbo_ = 0, vao_ = 0;
+  GLuint bar_data_ = 0, bar_color_ = 0, bar_fbo_ = 0;
+  float vmin_ = 0, vmax_ = 1;
+  Colormap map_ = Colormap::viridis;
   int rows_ = 0, cols_ = 0;
 };
-
-// A colour bar with tick labels for [vmin, vmax], drawn at the cursor.
-void draw_colorbar(Colormap map, float vmin, float vmax, ImVec2 size);
 
 }  // namespace poslab::app::gfx

@@ -39,6 +39,8 @@ struct RopeParams {
   double llama3_low_freq_factor = 1.0;  // llama3: wavelengths > L/low are divided by s, (0, 1e3]
   double llama3_high_freq_factor = 4.0; // llama3: wavelengths < L/high are kept, (0, 1e3]
 
+  bool operator==(const RopeParams&) const = default;
+
   static constexpr ParamRange head_dim_range{2, 512};
   static constexpr ParamRange rotary_fraction_range{1e-9, 1};
   static constexpr ParamRange base_range{1.000001, 1e12};

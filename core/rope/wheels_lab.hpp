@@ -12,7 +12,7 @@ enum class DecayVectors { ones, random };  // q = k = all ones (RoFormer's bound
 
 struct WheelsLabSettings {
   RopeParams rope;                      // frequencies, layout, context extension
-  double position = 0.0;                // m: token position shown, [0, 1e7]
+  double position = 10.0;               // m: token position shown, [0, 1e7]
   bool log_slider = false;              // position slider on a log scale
   bool playing = false;                 // animate the position
   double speed = 8.0;                   // animation speed, positions per second, [0.01, 1e6]

@@ -1,0 +1,279 @@
+// PosLab's GUI entry point: parse the command line, open the window (or explain why it
+// cannot), run the frame loop, and the headless modes used by tests and docs:
+//   --panel/--preset  open a lab in a given state
+//   --frames N [--screenshot out.png] [--frame-times]   render N frames, then exit
+//   --check [--presets-file F]   run every panel with its check presets; exit 1 on failure
+#include <CLI/CLI.hpp>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "app_state.hpp"
+#include "capture.hpp"
+#include "common/errors.hpp"
+#include "common/preset.hpp"
+#include "gfx/gl.hpp"
+
+namespace {
+
+using poslab::app::AppState;
+
+struct Options {
+  std::string panel;
+  std::string preset;
+  int frames = 0;  // 0 = run until the user quits
+  std::string screenshot;
+  bool frame_times = false;
+  bool check = false;
+  std::string presets_file;
+  int width = 0, height = 0;
+};
+
+std::string find_lessons_dir() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("POSLAB_LESSONS_DIR"); env && fs::is_directory(env)) return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (const fs::path& p : {exe.parent_path() / "lessons", exe.parent_path() / "../share/poslab/lessons",
+                            fs::path(POSLAB_SOURCE_DIR) / "lessons"})
+    if (fs::is_directory(p, ec)) return p.string();
+  return std::string(POSLAB_SOURCE_DIR) + "/lessons";
+}
+
+void glfw_error(int code, const char* text) { std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text); }
+
+class Frontend {
+ public:
+  Frontend(GLFWwindow* w, AppState& s) : window_(w), state_(s) {}
+
+  // One frame: events (or sleep until one arrives), UI, render. Returns the frame's
+  // CPU time in ms (without the idle wait).
+  double frame(bool block_when_idle) {
+    if (block_when_idle && !state_.wants_continuous_frames()) {
+      glfwWaitEventsTimeout(0.5);  // idle: sleep until input instead of spinning the cores
+      state_.request_frames(2);    // let ImGui settle hover/active states after the event
+    } else {
+      glfwPollEvents();
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    if (state_.fonts_dirty()) {
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      state_.rebuild_fonts(content_scale());
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    state_.draw_frame();
+    ImGui::Render();
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(window_, &w, &h);
+    glViewport(0, 0, w, h);
+    const ImVec4 bg = state_.dark_theme() ? ImVec4(0.08f, 0.08f, 0.09f, 1) : ImVec4(0.94f, 0.94f, 0.94f, 1);
+    glClearColor(bg.x, bg.y, bg.z, bg.w);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    glFinish();  // so the measured time includes the GPU (software) rendering
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (ImGui::GetIO().WantSaveIniSettings) ImGui::GetIO().WantSaveIniSettings = false;
+    return ms;
+  }
+  void present() { glfwSwapBuffers(window_); }
+  void screenshot(const std::string& path) {
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(window_, &w, &h);
+    poslab::app::write_screenshot(path, w, h);
+  }
+  float content_scale() const {
+    float x = 1, y = 1;
+    glfwGetWindowContentScale(window_, &x, &y);
+    return x;
+  }
+
+ private:
+  GLFWwindow* window_;
+  AppState& state_;
+};
+
+// Runs every panel with its defaults, its check presets and any extra presets for a few
+// frames each and checks its state. Prints one line per failure; returns the count.
+int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
+  std::vector<std::pair<std::string, std::string>> jobs;  // (panel id, preset)
+  for (auto& p : state.panels()) {
+    jobs.emplace_back(p->id(), p->id());
+    for (const auto& s : p->check_presets()) jobs.emplace_back(p->id(), s);
+  }
+  if (!presets_file.empty()) {
+    std::ifstream in(presets_file);
+    if (!in) {
+      std::fprintf(stderr, "poslab --check: cannot open presets file %s\n", presets_file.c_str());
+      return 1;
+    }
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line[0] != '#') jobs.emplace_back(poslab::preset_lab(line), line);
+  }
+  int failures = 0;
+  for (const auto& [id, preset] : jobs) {
+    auto* panel = state.find_panel(id);
+    auto fail = [&](const std::string& why) {
+      std::printf("FAIL panel=%s preset=%s: %s\n", id.c_str(), preset.c_str(), why.c_str());
+      ++failures;
+    };
+    if (!panel) {
+      fail("no panel for this lab");
+      continue;
+    }
+    state.clear_errors();
+    try {
+      panel->load_preset(preset);
+    } catch (const std::exception& e) {
+      fail(std::string("load_preset threw: ") + e.what());
+      continue;
+    }
+    state.select_lab(id);
+    for (int i = 0; i < 6; ++i) {
+      fe.frame(false);
+      fe.present();
+    }
+    if (!state.errors().empty()) fail("error banner: " + state.errors().front());
+    if (const std::string bad = panel->check_state(); !bad.empty()) fail("check_state: " + bad);
+    // The preset the panel reports must restore the same state.
+    const std::string again = panel->preset();
+    try {
+      panel->load_preset(again);
+      if (panel->preset() != again) fail("preset does not round-trip: " + again + " -> " + panel->preset());
+    } catch (const std::exception& e) {
+      fail("own preset does not load: " + again + ": " + e.what());
+    }
+    std::printf("ok   panel=%s preset=%s\n", id.c_str(), preset.c_str());
+  }
+  std::printf("%zu checks, %d failures\n", jobs.size(), failures);
+  return failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  CLI::App cli{"PosLab: see why position encodings in transformers work"};
+  cli.add_option("--panel", opt.panel, "lab to show first (rope, attention, kv, arena, lessons)");
+  cli.add_option("--preset", opt.preset, "open the lab named by this preset in its state");
+  cli.add_option("--frames", opt.frames, "render this many frames, then exit")->check(CLI::Range(1, 1000000));
+  cli.add_option("--screenshot", opt.screenshot, "write the last frame as PNG (needs --frames)");
+  cli.add_flag("--frame-times", opt.frame_times, "print frame-time statistics (with --frames)");
+  cli.add_flag("--check", opt.check, "headless self-check of every panel; exit 1 on failure");
+  cli.add_option("--presets-file", opt.presets_file, "with --check: also run these presets (one per line)");
+  cli.add_option("--width", opt.width, "window width in pixels")->check(CLI::Range(320, 16384));
+  cli.add_option("--height", opt.height, "window height in pixels")->check(CLI::Range(240, 16384));
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e);
+  }
+  if (!opt.screenshot.empty() && opt.frames == 0) opt.frames = 5;
+  const bool headless = opt.frames > 0 || opt.check;
+
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit()) {
+    const char* display = std::getenv("DISPLAY");
+    std::fprintf(stderr,
+                 "poslab: cannot open a window: %s.\n"
+                 "  On a desktop, start it from a graphical session. Without a screen, run it under a\n"
+                 "  virtual display, e.g.:  xvfb-run -a -s \"-screen 0 1600x1000x24\" %s --frames 5 --screenshot out.png\n"
+                 "  Every computation is also available without a display: poslab-cli --help\n",
+                 display && *display ? "the display could not be opened (DISPLAY is set but unusable)"
+                                     : "no display (DISPLAY is not set)",
+                 argv[0]);
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+
+  int exit_code = 0;
+  {
+    AppState state(headless, find_lessons_dir());
+    const int w = opt.width ? opt.width : headless ? 1600 : state.settings().window_width;
+    const int h = opt.height ? opt.height : headless ? 1000 : state.settings().window_height;
+    GLFWwindow* window = glfwCreateWindow(w, h, "PosLab", nullptr, nullptr);
+    if (!window) {
+      std::fprintf(stderr, "poslab: could not create an OpenGL 3.3 core window. Is Mesa installed "
+                           "(libgl1-mesa-dri)? Under Xvfb use depth 24: -s \"-screen 0 1600x1000x24\".\n");
+      glfwTerminate();
+      return 1;
+    }
+    glfwMakeContextCurrent(window);
+    if (!gladLoadGL(glfwGetProcAddress)) {
+      std::fprintf(stderr, "poslab: could not load OpenGL functions (glad).\n");
+      glfwDestroyWindow(window);
+      glfwTerminate();
+      return 1;
+    }
+    glfwSwapInterval(1);
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;  // layout lives in our settings, never in the CWD
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+    Frontend fe(window, state);
+    state.setup_style(fe.content_scale());
+
+    if (!opt.preset.empty()) state.open_lab(opt.preset);
+    if (!opt.panel.empty()) {
+      if (!state.find_panel(opt.panel)) {
+        std::fprintf(stderr, "poslab: --panel %s: no such lab\n", opt.panel.c_str());
+        exit_code = 2;
+      }
+      state.select_lab(opt.panel);
+    }
+
+    if (exit_code == 0 && opt.check) {
+      exit_code = run_checks(fe, state, opt.presets_file) == 0 ? 0 : 1;
+    } else if (exit_code == 0 && opt.frames > 0) {
+      std::vector<double> times;
+      for (int i = 0; i < opt.frames; ++i) {
+        times.push_back(fe.frame(false));
+        if (i + 1 == opt.frames && !opt.screenshot.empty()) {
+          try {
+            fe.screenshot(opt.screenshot);
+          } catch (const poslab::Error& e) {
+            std::fprintf(stderr, "poslab: %s\n", e.what());
+            exit_code = 2;
+          }
+        }
+        fe.present();
+      }
+      if (opt.frame_times && times.size() > 2) {
+        std::vector<double> warm(times.begin() + 2, times.end());  // skip start-up frames
+        std::sort(warm.begin(), warm.end());
+        std::printf("{\"frames\": %zu, \"median_ms\": %.3f, \"p90_ms\": %.3f, \"max_ms\": %.3f}\n", warm.size(),
+                    warm[warm.size() / 2], warm[warm.size() * 9 / 10], warm.back());
+      }
+      for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
+    } else if (exit_code == 0) {
+      while (!glfwWindowShouldClose(window) && !state.quit_requested()) {
+        fe.frame(true);
+        fe.present();
+      }
+      glfwGetWindowSize(window, &state.settings().window_width, &state.settings().window_height);
+      state.save();
+    }
+    state.release_gl();
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+  }
+  glfwTerminate();
+  return exit_code;
+}

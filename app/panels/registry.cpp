@@ -1,0 +1,12 @@
+// The list of panels, in menu order. Adding a lab = one line here plus its file.
+#include "panels/panels.hpp"
+
+namespace poslab::app {
+
+std::vector<std::unique_ptr<Panel>> make_panels() {
+  std::vector<std::unique_ptr<Panel>> panels;
+  panels.push_back(make_rope_wheels_panel());
+  return panels;
+}
+
+}  // namespace poslab::app

@@ -1,0 +1,497 @@
+// The rotary-wheels lab: one dial per RoPE frequency pair, its hand at angle m*theta_i,
+// with the controls that change the frequencies (base, head dim, layout, context
+// extension) and the long-range decay of a fixed query/key score. All numbers come from
+// core/rope; this file only lays them out and draws them.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "app_context.hpp"
+#include "common/errors.hpp"
+#include "panels/panels.hpp"
+#include "rope/rope.hpp"
+#include "rope/wheels_lab.hpp"
+
+namespace poslab::app {
+namespace {
+
+constexpr double kTwoPi = 2.0 * std::numbers::pi;
+constexpr int kDecaySamples = 512;
+
+// Values derived from the settings, recomputed only when the RoPE parameters change.
+struct WheelsDerived {
+  RopeParams params;           // the parameters these values belong to
+  bool valid = false;
+  Eigen::VectorXd inv0, inv;   // original and scaled inverse frequencies, (P,)
+  Eigen::VectorXd turns;       // r_i = L / lambda_i, (P,)
+  Eigen::VectorXd keep;        // YaRN gamma_i, (P,) (empty unless yarn)
+  std::vector<PairBand> bands; // per pair
+  // Decay curve: score(delta) for delta = 0 .. max, with and without the extension.
+  std::vector<float> decay_scaled, decay_original;
+  double decay_max = 0;
+  DecayVectors decay_vectors = DecayVectors::ones;
+};
+
+// The panel's UI state: the lab settings (what presets capture) and the cache.
+struct WheelsUi {
+  WheelsLabSettings lab;
+  WheelsDerived derived;
+  int dials_laid_out = 0;  // for check_state: every pair must get a dial
+};
+
+ImU32 pair_colour(int pair, int pairs, float alpha = 1.0f) {
+  // Fast pairs warm (red), slow pairs cool (violet): hue follows log frequency, i.e. i.
+  const float t = pairs > 1 ? static_cast<float>(pair) / static_cast<float>(pairs - 1) : 0.0f;
+  float r, g, b;
+  ImGui::ColorConvertHSVtoRGB(0.78f * t, 0.75f, 0.95f, r, g, b);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, alpha));
+}
+
+ImU32 band_colour(PairBand band) {
+  switch (band) {
+    case PairBand::kept: return IM_COL32(80, 200, 120, 255);
+    case PairBand::blended: return IM_COL32(240, 170, 50, 255);
+    case PairBand::interpolated: return IM_COL32(90, 140, 255, 255);
+  }
+  return IM_COL32_WHITE;
+}
+
+const char* band_name(PairBand band) {
+  return band == PairBand::kept ? "kept" : band == PairBand::blended ? "blended" : "interpolated";
+}
+
+std::string compact(double v) {
+  char buf[32];
+  if (std::abs(v) >= 1e5 || (std::abs(v) < 1e-2 && v != 0)) std::snprintf(buf, sizeof buf, "%.2e", v);
+  else if (std::abs(v) >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+void tooltip(const char* text) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log) {
+  double lo = r.lo, hi = r.hi;
+  return ImGui::SliderScalar(label, ImGuiDataType_Double, &v, &lo, &hi, fmt,
+                             log ? ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp
+                                 : ImGuiSliderFlags_AlwaysClamp);
+}
+
+class RopeWheelsPanel final : public Panel {
+ public:
+  const char* id() const override { return kWheelsLabName; }
+  const char* title() const override { return "Rotary wheels"; }
+  std::string preset() const override { return wheels_to_preset(ui_.lab); }
+  void load_preset(const std::string& text) override {
+    ui_.lab = wheels_from_preset(text);
+    ui_.derived.valid = false;
+  }
+  bool animating() const override { return ui_.lab.playing; }
+
+  std::vector<std::string> check_presets() const override {
+    return {"rope?dim=512&pos=10000000",
+            "rope?dim=2&base=2&trail=64",
+            "rope?dim=512&scaling=yarn&factor=1024&L=1&pair=255",
+            "rope?dim=128&base=500000&scaling=llama3&factor=8&L=8192&pos=1e6",
+            "rope?scaling=dynamic&cur=1000000000&factor=1024",
+            "rope?layout=interleaved&rotary=0.25&log=1&play=1&speed=1000000&dial=24",
+            "rope?dim=512&base=1000000000000&dial=256&qk=random&decay_max=10000000",
+            "rope?scaling=ntk&factor=16&dim=64&pair=31",
+            "rope?scaling=linear&factor=4"};
+  }
+
+  std::string check_state() const override {
+    const int pairs = rope_num_pairs(ui_.lab.rope);
+    const WheelsDerived& d = ui_.derived;
+    if (!d.valid) return "derived values were never computed";
+    if (d.inv.size() != pairs) return "inv_freq has " + std::to_string(d.inv.size()) + " entries, want " + std::to_string(pairs);
+    if (ui_.dials_laid_out != pairs)
+      return "laid out " + std::to_string(ui_.dials_laid_out) + " dials for " + std::to_string(pairs) + " pairs";
+    for (int i = 0; i < pairs; ++i)
+      if (!std::isfinite(d.inv[i]) || d.inv[i] <= 0) return "inv_freq[" + std::to_string(i) + "] is not a positive number";
+    for (float v : d.decay_scaled)
+      if (!std::isfinite(v)) return "decay curve has a non-finite value";
+    if (ui_.lab.selected_pair >= pairs) return "selected pair out of range";
+    return {};
+  }
+
+  void draw(AppContext& ctx) override {
+    WheelsLabSettings& s = ui_.lab;
+    advance_animation(ctx);
+    const float scale = ctx.ui_scale();
+    ImGui::BeginChild("##controls", ImVec2(380.0f * scale, 0), true);
+    const WheelsLabSettings before = s;
+    draw_controls(s, scale);
+    ImGui::EndChild();
+    // Validate cross-field rules (beta order...) before using the new values; keep the
+    // last good parameters if they fail, and say why.
+    if (!(s.rope == before.rope)) {
+      try {
+        rope_validate(s.rope);
+      } catch (const Error& e) {
+        ctx.report_error(title(), e.what());
+        s.rope = before.rope;
+      }
+    }
+    s.selected_pair = std::min(s.selected_pair, rope_num_pairs(s.rope) - 1);
+    recompute_if_needed();
+    ImGui::SameLine();
+    ImGui::BeginChild("##view", ImVec2(0, 0), false);
+    draw_view(s, scale);
+    ImGui::EndChild();
+  }
+
+ private:
+  void advance_animation(AppContext& ctx) {
+    WheelsLabSettings& s = ui_.lab;
+    if (!s.playing) return;
+    const double dt = ctx.headless() ? 1.0 / 60.0 : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
+    s.position = std::min(WheelsLabSettings::position_range.hi, s.position + s.speed * dt);
+    if (s.position >= WheelsLabSettings::position_range.hi) s.playing = false;
+  }
+
+  void recompute_if_needed() {
+    WheelsDerived& d = ui_.derived;
+    const WheelsLabSettings& s = ui_.lab;
+    if (d.valid && d.params == s.rope && d.decay_max == s.decay_max_distance && d.decay_vectors == s.decay_vectors)
+      return;
+    d.params = s.rope;
+    d.inv0 = rope_inv_freq_original(s.rope);
+    d.inv = rope_inv_freq(s.rope);
+    d.turns = rope_turns_in_context(s.rope);
+    d.keep = s.rope.scaling == RopeScaling::yarn ? rope_yarn_keep(s.rope) : Eigen::VectorXd();
+    d.bands = rope_pair_bands(s.rope);
+    // Decay: a fixed query/key pair, scored at every relative distance.
+    const int D = s.rope.head_dim;
+    Eigen::VectorXd q = Eigen::VectorXd::Ones(D), k = Eigen::VectorXd::Ones(D);
+    if (s.decay_vectors == DecayVectors::random) {
+      std::mt19937 rng(1234);
+      std::normal_distribution<double> g;
+      for (int j = 0; j < D; ++j) q[j] = g(rng);
+      for (int j = 0; j < D; ++j) k[j] = g(rng);
+    }
+    std::vector<double> deltas(kDecaySamples);
+    for (int t = 0; t < kDecaySamples; ++t) deltas[t] = s.decay_max_distance * t / (kDecaySamples - 1);
+    RopeParams plain = s.rope;
+    plain.scaling = RopeScaling::none;
+    const Eigen::VectorXd scaled = rope_score_vs_distance(s.rope, q, k, deltas);
+    const Eigen::VectorXd original = rope_score_vs_distance(plain, q, k, deltas);
+    d.decay_scaled.assign(scaled.data(), scaled.data() + scaled.size());
+    d.decay_original.assign(original.data(), original.data() + original.size());
+    d.decay_max = s.decay_max_distance;
+    d.decay_vectors = s.decay_vectors;
+    d.valid = true;
+  }
+
+  void draw_controls(WheelsLabSettings& s, float scale) {
+    RopeParams& r = s.rope;
+    ImGui::PushItemWidth(200.0f * scale);
+    ImGui::TextUnformatted("Position");
+    slider_double("position m", s.position, WheelsLabSettings::position_range, "%.6g", s.log_slider);
+    tooltip("m: the token's index. Pair i's hand points at angle m * theta_i.");
+    ImGui::InputDouble("exact m", &s.position, 1.0, 100.0, "%.10g");
+    s.position = std::clamp(s.position, WheelsLabSettings::position_range.lo, WheelsLabSettings::position_range.hi);
+    tooltip("Type any position from 0 to 1e7; +/- step by 1 (Ctrl: 100).");
+    ImGui::Checkbox("log slider", &s.log_slider);
+    ImGui::SameLine();
+    if (ImGui::Button(s.playing ? "Pause" : "Play")) s.playing = !s.playing;
+    tooltip("Animate: m grows by 'speed' positions per second.");
+    ImGui::SameLine();
+    if (ImGui::Button("m = 0")) s.position = 0;
+    slider_double("speed", s.speed, WheelsLabSettings::speed_range, "%.3g pos/s", true);
+    tooltip("Animation speed in positions per second (log scale).");
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("Frequencies");
+    if (ImGui::SliderInt("head dim D", &r.head_dim, 2, 512)) r.head_dim += r.head_dim % 2;
+    tooltip("D: dims per head (even). There are R/2 pairs, R = rotated dims.");
+    slider_double("rotary share", r.rotary_fraction, {0.0625, 1.0}, "%.4g", false);
+    tooltip("Partial rotary: only the first R = share * D dims rotate (e.g. GPT-NeoX uses 0.25);\n"
+            "the rest carry no position.");
+    slider_double("base b", r.base, {2.0, RopeParams::base_range.hi}, "%.6g", true);
+    tooltip("theta_i = b^(-2i/R): angle per token of pair i.\nlambda_i = 2*pi*b^(2i/R): its wavelength in tokens.\n"
+            "10,000 RoFormer/LLaMA 2; 500,000 Llama 3; 1,000,000 MiniMind.");
+    const std::pair<const char*, double> bases[] = {{"10k (LLaMA 2)", 1e4}, {"500k (Llama 3)", 5e5}, {"1M", 1e6}};
+    for (const auto& [label, value] : bases) {
+      if (value != 1e4) ImGui::SameLine(0, 4.0f * scale);
+      if (ImGui::SmallButton(label)) r.base = value;
+    }
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("Layout (which dims pair up)");
+    int layout = static_cast<int>(r.layout);
+    ImGui::RadioButton("interleaved", &layout, 0);
+    tooltip("RoFormer, GPT-J, Meta LLaMA, UniZero: pair i = dims (2i, 2i+1).");
+    ImGui::SameLine();
+    ImGui::RadioButton("half-split", &layout, 1);
+    tooltip("GPT-NeoX, HF LLaMA, Qwen2: pair i = dims (i, i + R/2); rotate_half(x) = [-x2, x1].");
+    r.layout = static_cast<RopeLayout>(layout);
+    draw_layout_diagram(r, scale);
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("Context extension");
+    int scaling = static_cast<int>(r.scaling);
+    const char* names[] = {"none", "linear (PI)", "NTK-aware", "dynamic NTK", "YaRN", "llama3"};
+    ImGui::Combo("method", &scaling, names, IM_ARRAYSIZE(names));
+    tooltip("PI: theta_i / s.  NTK: base b * s^(R/(R-2)).  Dynamic NTK: NTK with s*Lc/L-(s-1) once Lc > L.\n"
+            "YaRN: theta'_i = (1-g)*theta_i/s + g*theta_i with ramp g over r_i = L/lambda_i, plus temperature.\n"
+            "llama3: lambda < L/high kept, lambda > L/low divided by s, blend between.");
+    r.scaling = static_cast<RopeScaling>(scaling);
+    int L = r.original_context;
+    ImGui::SliderInt("trained L", &L, 1, 1000000, "%d", ImGuiSliderFlags_Logarithmic);
+    r.original_context = std::clamp(L, 1, 100000000);
+    tooltip("L: the context the model was trained on. r_i = L / lambda_i = turns of pair i within it.");
+    if (r.scaling != RopeScaling::none) {
+      slider_double("factor s", r.factor, RopeParams::factor_range, "%.4g", true);
+      tooltip("s: target context / L.");
+    }
+    if (r.scaling == RopeScaling::dynamic_ntk) {
+      slider_double("current length", r.current_length, RopeParams::current_length_range, "%.6g", true);
+      tooltip("Lc: tokens in the running sequence; the base only grows once Lc > L.");
+    }
+    if (r.scaling == RopeScaling::yarn) {
+      slider_double("beta (fast)", r.yarn_beta_fast, {1.0, 256.0}, "%.3g", true);
+      tooltip("Pairs with more than beta turns inside L are kept as they are.");
+      slider_double("alpha (slow)", r.yarn_beta_slow, {0.01, 64.0}, "%.3g", true);
+      tooltip("Pairs with fewer than alpha turns inside L are interpolated (theta/s).");
+      slider_double("temperature", r.yarn_attention_factor, RopeParams::attention_factor_range, "%.3g", false);
+      tooltip("mscale multiplies cos and sin, so logits scale by mscale^2.\n0 = default 0.1*ln(s)+1; MiniMind sets 1.");
+      ImGui::Text("mscale = %.4f, logits x %.4f", rope_attention_scale(r), std::pow(rope_attention_scale(r), 2));
+    }
+    if (r.scaling == RopeScaling::llama3) {
+      slider_double("low_freq_factor", r.llama3_low_freq_factor, {0.25, 16.0}, "%.3g", false);
+      tooltip("Wavelengths longer than L / low_freq_factor are divided by s.");
+      slider_double("high_freq_factor", r.llama3_high_freq_factor, {0.5, 64.0}, "%.3g", false);
+      tooltip("Wavelengths shorter than L / high_freq_factor are kept.");
+    }
+    if (r.scaling == RopeScaling::ntk || r.scaling == RopeScaling::dynamic_ntk)
+      ImGui::Text("effective base b' = %s", compact(rope_effective_base(r)).c_str());
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("View");
+    ImGui::SliderInt("trail", &s.trail, 0, 64);
+    tooltip("Dots at positions m-1, m-2, ...: how far each hand moves per token.");
+    slider_double("dial size", s.dial_size, WheelsLabSettings::dial_size_range, "%.0f px", false);
+    tooltip("Zoom the dial grid (Ctrl + mouse wheel over the grid also zooms).");
+    int qk = static_cast<int>(s.decay_vectors);
+    ImGui::RadioButton("q = k = ones", &qk, 0);
+    tooltip("RoFormer's long-term decay bound: score(d) = sum_i 2 cos(d * theta_i).");
+    ImGui::SameLine();
+    ImGui::RadioButton("random q, k", &qk, 1);
+    s.decay_vectors = static_cast<DecayVectors>(qk);
+    slider_double("decay range", s.decay_max_distance, WheelsLabSettings::decay_max_distance_range, "%.6g", true);
+    tooltip("Largest relative distance n - m on the decay plot.");
+    ImGui::PopItemWidth();
+  }
+
+  void draw_layout_diagram(const RopeParams& r, float scale) {
+    // One box per dimension (first 16), coloured by the pair it belongs to.
+    const int R = rope_rotary_dim(r), P = R / 2;
+    const int shown = std::min(r.head_dim, 16);
+    const float box = 20.0f * scale;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    std::vector<int> pair_of(r.head_dim, -1);
+    for (int i = 0; i < P; ++i) {
+      const auto [a, b] = rope_pair_dims(r, i);
+      pair_of[a] = pair_of[b] = i;
+    }
+    for (int j = 0; j < shown; ++j) {
+      const ImVec2 p0(o.x + j * (box + 2), o.y), p1(p0.x + box, p0.y + box);
+      const int i = pair_of[j];
+      dl->AddRectFilled(p0, p1, i >= 0 ? pair_colour(i, P) : IM_COL32(90, 90, 90, 255), 2.0f);
+      char label[8];
+      if (i >= 0) std::snprintf(label, sizeof label, "%d", i % 100);
+      else std::snprintf(label, sizeof label, "-");
+      const ImVec2 ts = ImGui::CalcTextSize(label);
+      dl->AddText(ImVec2(p0.x + (box - ts.x) * 0.5f, p0.y + (box - ts.y) * 0.5f), IM_COL32(0, 0, 0, 255), label);
+    }
+    ImGui::Dummy(ImVec2(shown * (box + 2), box));
+    ImGui::TextDisabled("dims 0..%d, number = pair%s", shown - 1,
+                        r.head_dim > shown ? " (first 16 dims shown)" : "");
+  }
+
+  void draw_view(WheelsLabSettings& s, float scale) {
+    const WheelsDerived& d = ui_.derived;
+    const RopeParams& r = s.rope;
+    const int P = rope_num_pairs(r);
+    ImGui::TextWrapped("m = %.10g   |   %d pairs, R = %d of D = %d dims rotate   |   Dials use maths orientation: "
+                       "0 points right and angles grow counter-clockwise (y up), although screen y points down.",
+                       s.position, P, rope_rotary_dim(r), r.head_dim);
+    if (r.scaling != RopeScaling::none) {
+      ImGui::TextColored(ImColor(band_colour(PairBand::kept)), "kept");
+      ImGui::SameLine();
+      ImGui::TextColored(ImColor(band_colour(PairBand::blended)), "blended");
+      ImGui::SameLine();
+      ImGui::TextColored(ImColor(band_colour(PairBand::interpolated)), "interpolated");
+      ImGui::SameLine();
+      ImGui::TextDisabled("(ring colour). Grey hand: original theta_i; coloured hand: scaled theta'_i.");
+    }
+    const float bottom_h = 250.0f * scale;
+    ImGui::BeginChild("##dials", ImVec2(0, std::max(120.0f * scale, ImGui::GetContentRegionAvail().y - bottom_h)),
+                      true, ImGuiWindowFlags_HorizontalScrollbar);
+    if (ImGui::IsWindowHovered() && ImGui::GetIO().KeyCtrl && ImGui::GetIO().MouseWheel != 0.0f)
+      s.dial_size = std::clamp(s.dial_size * std::pow(1.15, ImGui::GetIO().MouseWheel),
+                               WheelsLabSettings::dial_size_range.lo, WheelsLabSettings::dial_size_range.hi);
+    draw_dials(s, d, scale);
+    ImGui::EndChild();
+    ImGui::BeginChild("##pair", ImVec2(360.0f * scale, 0), true);
+    draw_pair_details(s, d);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##decay", ImVec2(0, 0), true);
+    draw_decay(s, d, scale);
+    ImGui::EndChild();
+  }
+
+  void draw_dials(WheelsLabSettings& s, const WheelsDerived& d, float scale) {
+    const int P = static_cast<int>(d.inv.size());
+    const float size = static_cast<float>(s.dial_size) * scale;
+    const float cell_w = size + 14.0f * scale, cell_h = size + ImGui::GetTextLineHeight() * 2 + 10.0f * scale;
+    const float stride = cell_w + ImGui::GetStyle().ItemSpacing.x;  // SameLine adds the spacing
+    const int cols = std::max(1, static_cast<int>((ImGui::GetContentRegionAvail().x + ImGui::GetStyle().ItemSpacing.x) / stride));
+    const int rows = (P + cols - 1) / cols;
+    ui_.dials_laid_out = std::min(P, rows * cols);
+    const bool scaled = s.rope.scaling != RopeScaling::none;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 face = ImGui::GetColorU32(ImGuiCol_FrameBg), rim = ImGui::GetColorU32(ImGuiCol_Border);
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim_text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    ImGuiListClipper clipper;
+    clipper.Begin(rows, cell_h);
+    while (clipper.Step()) {
+      for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+        for (int col = 0; col < cols; ++col) {
+          const int i = row * cols + col;
+          if (i >= P) break;
+          if (col > 0) ImGui::SameLine();
+          ImGui::PushID(i);
+          const ImVec2 o = ImGui::GetCursorScreenPos();
+          if (ImGui::InvisibleButton("dial", ImVec2(cell_w, cell_h))) s.selected_pair = i;
+          const bool hovered = ImGui::IsItemHovered();
+          ImGui::PopID();
+          const float rad = size * 0.5f;
+          const ImVec2 c(o.x + rad + 5.0f * scale, o.y + rad + 3.0f * scale);
+          dl->AddCircleFilled(c, rad, face, 48);
+          const ImU32 ring = scaled ? band_colour(d.bands[i]) : rim;
+          dl->AddCircle(c, rad, ring, 48, scaled ? 3.0f * scale : 1.0f);
+          if (i == s.selected_pair) dl->AddCircle(c, rad + 3.0f * scale, text, 48, 2.0f);
+          // Trail: the hand's angle at the previous `trail` positions, fading out.
+          for (int k = s.trail; k >= 1; --k) {
+            const double m = s.position - k;
+            if (m < 0) continue;
+            const double a = std::fmod(m * d.inv[i], kTwoPi);
+            const float alpha = 0.85f * (1.0f - static_cast<float>(k) / static_cast<float>(s.trail + 1));
+            dl->AddCircleFilled(ImVec2(c.x + 0.8f * rad * static_cast<float>(std::cos(a)),
+                                       c.y - 0.8f * rad * static_cast<float>(std::sin(a))),
+                                std::max(1.5f, rad * 0.07f), pair_colour(i, P, alpha), 8);
+          }
+          if (scaled) {
+            const double a0 = std::fmod(s.position * d.inv0[i], kTwoPi);
+            dl->AddLine(c, ImVec2(c.x + 0.95f * rad * static_cast<float>(std::cos(a0)),
+                                  c.y - 0.95f * rad * static_cast<float>(std::sin(a0))),
+                        IM_COL32(160, 160, 160, 200), 1.5f * scale);
+          }
+          const double a = std::fmod(s.position * d.inv[i], kTwoPi);
+          dl->AddLine(c, ImVec2(c.x + 0.95f * rad * static_cast<float>(std::cos(a)),
+                                c.y - 0.95f * rad * static_cast<float>(std::sin(a))),
+                      pair_colour(i, P), 2.5f * scale);
+          dl->AddCircleFilled(c, 2.5f * scale, text);
+          char label[64];
+          std::snprintf(label, sizeof label, "i=%d", i);
+          dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale), hovered ? text : dim_text, label);
+          const std::string lam = "λ=" + compact(kTwoPi / d.inv[i]);
+          dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale + ImGui::GetTextLineHeight()), dim_text, lam.c_str());
+          if (hovered)
+            ImGui::SetTooltip("pair %d: theta = %.6g rad/token, wavelength %.6g tokens, r = L/lambda = %.4g turns\n"
+                              "click for details",
+                              i, d.inv[i], kTwoPi / d.inv[i], d.turns[i]);
+        }
+      }
+    }
+    clipper.End();
+  }
+
+  void draw_pair_details(const WheelsLabSettings& s, const WheelsDerived& d) {
+    const int i = s.selected_pair;
+    const RopeParams& r = s.rope;
+    const auto [a, b] = rope_pair_dims(r, i);
+    ImGui::Text("Pair %d  (dims %d and %d)", i, a, b);
+    ImGui::Separator();
+    const double angle = s.position * d.inv[i];
+    const double wrapped = std::fmod(angle, kTwoPi);
+    ImGui::Text("theta_i      = %.8g rad/token", d.inv0[i]);
+    ImGui::Text("lambda_i     = %.8g tokens", kTwoPi / d.inv0[i]);
+    if (r.scaling != RopeScaling::none) {
+      ImGui::Text("theta'_i     = %.8g (x%.4g)", d.inv[i], d.inv[i] / d.inv0[i]);
+      ImGui::Text("lambda'_i    = %.8g tokens", kTwoPi / d.inv[i]);
+      ImGui::Text("band         = %s", band_name(d.bands[i]));
+      if (d.keep.size() > 0) ImGui::Text("YaRN gamma_i = %.4f", d.keep[i]);
+    }
+    ImGui::Text("r_i = L/lambda_i = %.6g turns in L", d.turns[i]);
+    ImGui::Separator();
+    ImGui::Text("angle m*theta = %.10g rad", angle);
+    ImGui::Text("mod 2pi       = %.6f rad (%.3f deg)", wrapped, wrapped * 180.0 / std::numbers::pi);
+    ImGui::Text("full turns    = %.0f", std::floor(angle / kTwoPi));
+    ImGui::TextDisabled("poslab-cli rope --positions %.10g", s.position);
+  }
+
+  void draw_decay(const WheelsLabSettings& s, const WheelsDerived& d, float scale) {
+    ImGui::TextUnformatted("Score <R(m)q, R(m+d)k> against relative distance d");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Depends only on d = n - m (the tests check this). With q = k = ones it is\n"
+                        "sum_i 2 cos(d * theta_i): large near 0, decaying and oscillating further out.");
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    const float w = std::max(100.0f, avail.x), h = std::max(60.0f, avail.y - ImGui::GetTextLineHeightWithSpacing());
+    ImGui::InvisibleButton("plot", ImVec2(w, h));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(o, ImVec2(o.x + w, o.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
+    float lo = 0, hi = 0;
+    for (size_t t = 0; t < d.decay_scaled.size(); ++t) {
+      lo = std::min({lo, d.decay_scaled[t], d.decay_original[t]});
+      hi = std::max({hi, d.decay_scaled[t], d.decay_original[t]});
+    }
+    if (hi <= lo) hi = lo + 1;
+    auto pt = [&](size_t t, float v) {
+      return ImVec2(o.x + w * static_cast<float>(t) / (kDecaySamples - 1), o.y + h - h * (v - lo) / (hi - lo));
+    };
+    const float zero_y = pt(0, 0.0f).y;
+    dl->AddLine(ImVec2(o.x, zero_y), ImVec2(o.x + w, zero_y), ImGui::GetColorU32(ImGuiCol_Border));
+    const bool scaled = s.rope.scaling != RopeScaling::none;
+    if (scaled)
+      for (size_t t = 1; t < d.decay_original.size(); ++t)
+        dl->AddLine(pt(t - 1, d.decay_original[t - 1]), pt(t, d.decay_original[t]), IM_COL32(150, 150, 150, 200), 1.0f);
+    for (size_t t = 1; t < d.decay_scaled.size(); ++t)
+      dl->AddLine(pt(t - 1, d.decay_scaled[t - 1]), pt(t, d.decay_scaled[t]), IM_COL32(255, 170, 60, 255), 1.5f * scale);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", hi);
+    dl->AddText(ImVec2(o.x + 3, o.y + 2), ImGui::GetColorU32(ImGuiCol_Text), buf);
+    std::snprintf(buf, sizeof buf, "%.4g", lo);
+    dl->AddText(ImVec2(o.x + 3, o.y + h - ImGui::GetTextLineHeight() - 2), ImGui::GetColorU32(ImGuiCol_Text), buf);
+    if (ImGui::IsItemHovered()) {
+      const float fx = (ImGui::GetIO().MousePos.x - o.x) / w;
+      const size_t t = std::min<size_t>(kDecaySamples - 1, static_cast<size_t>(std::max(0.0f, fx) * (kDecaySamples - 1) + 0.5f));
+      dl->AddLine(ImVec2(pt(t, lo).x, o.y), ImVec2(pt(t, lo).x, o.y + h), ImGui::GetColorU32(ImGuiCol_Text));
+      ImGui::SetTooltip("d = %.6g\nscore = %.6g%s", d.decay_max * t / (kDecaySamples - 1), d.decay_scaled[t],
+                        scaled ? ("\nwithout extension = " + compact(d.decay_original[t])).c_str() : "");
+    }
+    ImGui::Text("d = 0 ... %s%s", compact(d.decay_max).c_str(),
+                scaled ? "   (orange: with extension, grey: plain RoPE)" : "");
+  }
+
+  WheelsUi ui_;
+};
+
+}  // namespace
+
+std::unique_ptr<Panel> make_rope_wheels_panel() { return std::make_unique<RopeWheelsPanel>(); }
+
+}  // namespace poslab::app

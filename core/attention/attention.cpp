@@ -1,0 +1,437 @@
+// Building the seeded attention model and computing scores, weights and term splits
+// (see attention.hpp for shapes and the three ways position enters).
+#include "attention/attention.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "attention/attention_kernel.hpp"
+#include "attention/seeded.hpp"
+#include "common/errors.hpp"
+
+namespace poslab {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct EncodingInfo {
+  AttentionEncoding encoding;
+  const char* name;
+  const char* label;
+  EncodingKind kind;
+  bool relative;
+};
+
+const EncodingInfo kEncodings[] = {
+    {AttentionEncoding::none, "none", "none (no position information)", EncodingKind::none, false},
+    {AttentionEncoding::sinusoidal, "sin", "sinusoidal, interleaved [sin cos sin cos ...]", EncodingKind::absolute, false},
+    {AttentionEncoding::sinusoidal_concat, "sin_concat", "sinusoidal, concatenated [sin ... | cos ...]", EncodingKind::absolute, false},
+    {AttentionEncoding::learned, "learned", "learned absolute table", EncodingKind::absolute, false},
+    {AttentionEncoding::rope, "rope", "RoPE (rotary)", EncodingKind::rotary, true},
+    {AttentionEncoding::alibi, "alibi", "ALiBi (linear distance bias)", EncodingKind::bias, true},
+    {AttentionEncoding::t5, "t5", "T5 relative buckets", EncodingKind::bias, true},
+    {AttentionEncoding::swin, "swin", "Swin 2-D relative bias", EncodingKind::bias, true},
+    {AttentionEncoding::sincos_2d, "sincos2d", "2-D sin-cos (MAE / ClimaX)", EncodingKind::absolute, false},
+    {AttentionEncoding::elevation, "elevation", "TopoFlow elevation bias (physics, not position)", EncodingKind::bias, false},
+};
+
+const EncodingInfo& info(AttentionEncoding e) { return kEncodings[static_cast<int>(e)]; }
+
+// W (D, Dh) with entries N(0, 1/D), so q = c W has unit variance per dim for unit c.
+RowMatrix seeded_projection(uint64_t seed, const char* purpose, int head, int dim, int head_dim) {
+  SeededStream rng(seed, purpose, static_cast<uint64_t>(head));
+  RowMatrix w(dim, head_dim);
+  const double s = 1.0 / std::sqrt(static_cast<double>(dim));
+  for (int r = 0; r < dim; ++r)
+    for (int c = 0; c < head_dim; ++c) w(r, c) = s * rng.normal();
+  return w;
+}
+
+// Shared by queries and keys: the switches and the encoding applied to (T, Dh) projections.
+RowMatrix project(const AttentionModel& m, const RowMatrix& w) {
+  const AttentionParams& p = m.params;
+  const Eigen::Index T = m.content.rows();
+  switch (attention_encoding_kind(p.encoding)) {
+    case EncodingKind::absolute: {
+      RowMatrix x = RowMatrix::Zero(T, p.model_dim);
+      if (p.use_content) x += m.content;
+      if (p.use_position) x += m.encoding;  // NaN rows stay NaN: no embedding there
+      return x * w;
+    }
+    case EncodingKind::rotary: {
+      if (!p.use_content && !p.use_position) return RowMatrix::Zero(T, p.head_dim);
+      // Position alone: q = k = all ones before rotation (RoFormer's long-range bound), so
+      // the score is the pure rotation pattern sum_i 2 cos((n - m) theta_i).
+      const RowMatrix x = p.use_content ? RowMatrix(m.content * w) : RowMatrix::Ones(T, p.head_dim);
+      return p.use_position ? rope_apply(attention_rope_params(p), x, m.input.positions) : x;
+    }
+    case EncodingKind::none:
+    case EncodingKind::bias:
+      return p.use_content ? RowMatrix(m.content * w) : RowMatrix::Zero(T, p.head_dim);
+  }
+  return {};
+}
+
+int whole(double v, const char* what) {
+  if (v != std::round(v)) throw InputError(std::string(what) + " = " + std::to_string(v) + ": must be a whole number");
+  return static_cast<int>(std::lround(v));
+}
+
+std::string missing_note(const AttentionModel& m) {
+  if (m.missing.empty()) return {};
+  std::ostringstream s;
+  const auto& pos = m.input.positions;
+  double lo = pos[m.missing.front()], hi = lo;
+  for (int t : m.missing) lo = std::min(lo, pos[t]), hi = std::max(hi, pos[t]);
+  s << m.missing.size() << " token(s) at positions " << lo << ".." << hi
+    << " have no row in the learned table (rows 0.." << m.params.table_length - 1
+    << "): their scores and weights are undefined (NaN), not invented";
+  return s.str();
+}
+
+}  // namespace
+
+const std::vector<std::string>& attention_encoding_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& e : kEncodings) n.emplace_back(e.name);
+    return n;
+  }();
+  return names;
+}
+
+AttentionEncoding attention_encoding_from_name(const std::string& name) {
+  for (const auto& e : kEncodings)
+    if (name == e.name) return e.encoding;
+  std::string list;
+  for (const auto& n : attention_encoding_names()) list += (list.empty() ? "" : ", ") + n;
+  throw InputError("encoding \"" + name + "\" is unknown (choose one of: " + list + ")");
+}
+
+const char* attention_encoding_name(AttentionEncoding e) { return info(e).name; }
+const char* attention_encoding_label(AttentionEncoding e) { return info(e).label; }
+EncodingKind attention_encoding_kind(AttentionEncoding e) { return info(e).kind; }
+bool attention_encoding_is_relative(AttentionEncoding e) { return info(e).relative; }
+
+void attention_validate(const AttentionParams& p) {
+  require_in_range("heads", p.heads, AttentionParams::heads_range);
+  require_in_range("model_dim", p.model_dim, AttentionParams::model_dim_range);
+  require_in_range("head_dim", p.head_dim, AttentionParams::head_dim_range);
+  require_in_range("seed", p.seed, AttentionParams::seed_range);
+  require_in_range("sin_base", p.sin_base, AttentionParams::sin_base_range);
+  require_in_range("table_length", p.table_length, AttentionParams::table_length_range);
+  require_in_range("learned_std", p.learned_std, AttentionParams::learned_std_range);
+  require_in_range("rope_base", p.rope_base, AttentionParams::rope_base_range);
+  require_in_range("t5_buckets", p.t5_buckets, AttentionParams::t5_buckets_range);
+  require_in_range("t5_max_distance", p.t5_max_distance, AttentionParams::t5_max_distance_range);
+  require_in_range("bias_std", p.bias_std, AttentionParams::bias_std_range);
+  require_in_range("elevation_alpha", p.elevation_alpha, AttentionParams::elevation_alpha_range);
+  require_in_range("terrain_max_m", p.terrain_max_m, AttentionParams::terrain_max_range);
+  if (p.model_dim % 2)
+    throw InputError("model_dim = " + std::to_string(p.model_dim) + ": must be even (sin/cos pairs)");
+  if (p.encoding == AttentionEncoding::sincos_2d && p.model_dim % 4)
+    throw InputError("model_dim = " + std::to_string(p.model_dim) +
+                     ": 2-D sin-cos needs a multiple of 4 (half per axis, sin and cos)");
+  if (p.head_dim % 2)
+    throw InputError("head_dim = " + std::to_string(p.head_dim) + ": must be even (RoPE rotates pairs)");
+  if (p.encoding == AttentionEncoding::t5) t5_validate(p.t5_bidirectional, p.t5_buckets, p.t5_max_distance);
+}
+
+double attention_scale(const AttentionParams& p) {
+  return p.encoding == AttentionEncoding::t5 ? 1.0 : 1.0 / std::sqrt(static_cast<double>(p.head_dim));
+}
+
+RopeParams attention_rope_params(const AttentionParams& p) {
+  RopeParams r;
+  r.head_dim = p.head_dim;
+  r.base = p.rope_base;
+  r.layout = p.rope_layout;
+  return r;
+}
+
+AttentionInput attention_sequence_input(std::vector<std::string> tokens, double shift) {
+  AttentionInput in;
+  const int T = static_cast<int>(tokens.size());
+  in.tokens = std::move(tokens);
+  in.grid_rows = 1;
+  in.grid_cols = std::max(T, 1);
+  for (int t = 0; t < T; ++t) {
+    in.positions.push_back(t + shift);
+    in.rows.push_back(shift);
+    in.cols.push_back(t + shift);
+    in.cells.push_back(t);
+  }
+  return in;
+}
+
+AttentionInput attention_count_input(int count, double shift) {
+  if (count < 1 || count > kAttentionMaxTokens)
+    throw InputError("tokens = " + std::to_string(count) + ": must be in [1, " +
+                     std::to_string(kAttentionMaxTokens) + "]");
+  std::vector<std::string> tokens;
+  for (int t = 0; t < count; ++t) tokens.push_back("t" + std::to_string(t));
+  return attention_sequence_input(std::move(tokens), shift);
+}
+
+AttentionInput attention_grid_input(int rows, int cols, double shift) {
+  if (rows < 1 || cols < 1 || static_cast<long long>(rows) * cols > kAttentionMaxTokens)
+    throw InputError("grid " + std::to_string(rows) + " x " + std::to_string(cols) + ": needs 1 to " +
+                     std::to_string(kAttentionMaxTokens) + " patches");
+  AttentionInput in;
+  in.grid_rows = rows;
+  in.grid_cols = cols;
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      in.tokens.push_back(std::to_string(r) + "," + std::to_string(c));
+      in.positions.push_back(r * cols + c + shift);
+      in.rows.push_back(r + shift);
+      in.cols.push_back(c + shift);
+      in.cells.push_back(r * cols + c);
+    }
+  }
+  return in;
+}
+
+AttentionInput attention_shift_input(const AttentionInput& in, double k) {
+  AttentionInput out = in;
+  for (auto& v : out.positions) v += k;
+  for (auto& v : out.rows) v += k;
+  for (auto& v : out.cols) v += k;
+  return out;
+}
+
+AttentionInput attention_reorder_tokens(const AttentionInput& in, const std::vector<int>& order) {
+  if (order.size() != in.tokens.size())
+    throw InputError("reorder: " + std::to_string(order.size()) + " indices for " +
+                     std::to_string(in.tokens.size()) + " tokens");
+  std::vector<bool> seen(order.size(), false);
+  AttentionInput out = in;
+  for (size_t t = 0; t < order.size(); ++t) {
+    const int o = order[t];
+    if (o < 0 || o >= static_cast<int>(order.size()) || seen[o])
+      throw InputError("reorder: index list is not a permutation (entry " + std::to_string(t) + " = " +
+                       std::to_string(o) + ")");
+    seen[o] = true;
+    out.tokens[t] = in.tokens[o];
+  }
+  return out;
+}
+
+void attention_input_validate(const AttentionInput& in) {
+  const size_t T = in.tokens.size();
+  if (T == 0) throw InputError("no tokens: give a sentence or a token count of at least 1");
+  if (T > static_cast<size_t>(kAttentionMaxTokens))
+    throw InputError("tokens = " + std::to_string(T) + ": at most " + std::to_string(kAttentionMaxTokens) +
+                     " (the score matrix has tokens^2 cells per head)");
+  if (in.positions.size() != T || in.rows.size() != T || in.cols.size() != T || in.cells.size() != T)
+    throw InputError("attention input: positions, coordinates and cells must have one entry per token");
+  for (size_t t = 0; t < T; ++t) {
+    if (!std::isfinite(in.positions[t]) || !std::isfinite(in.rows[t]) || !std::isfinite(in.cols[t]))
+      throw InputError("attention input: token " + std::to_string(t) + " has a non-finite position");
+    if (in.cells[t] < 0 || in.cells[t] >= in.grid_rows * in.grid_cols)
+      throw InputError("attention input: token " + std::to_string(t) + " sits outside the " +
+                       std::to_string(in.grid_rows) + " x " + std::to_string(in.grid_cols) + " grid");
+  }
+}
+
+AttentionModel attention_build(const AttentionParams& p, const AttentionInput& in) {
+  attention_validate(p);
+  attention_input_validate(in);
+  AttentionModel m;
+  m.params = p;
+  m.input = in;
+  const int T = static_cast<int>(in.tokens.size());
+  const auto seed = static_cast<uint64_t>(p.seed);
+  m.content.resize(T, p.model_dim);
+  for (int t = 0; t < T; ++t) {
+    SeededStream rng(seed, "content", SeededStream::hash_text(in.tokens[t]));
+    for (int c = 0; c < p.model_dim; ++c) m.content(t, c) = rng.normal();
+  }
+  for (int h = 0; h < p.heads; ++h) {
+    m.w_q.push_back(seeded_projection(seed, "w_q", h, p.model_dim, p.head_dim));
+    m.w_k.push_back(seeded_projection(seed, "w_k", h, p.model_dim, p.head_dim));
+  }
+  switch (p.encoding) {
+    case AttentionEncoding::sinusoidal:
+    case AttentionEncoding::sinusoidal_concat:
+      m.encoding = sinusoidal_encoding(in.positions, p.model_dim, p.sin_base,
+                                       p.encoding == AttentionEncoding::sinusoidal
+                                           ? SinusoidLayout::interleaved
+                                           : SinusoidLayout::concatenated);
+      break;
+    case AttentionEncoding::learned: {
+      const RowMatrix table = learned_position_table(p.table_length, p.model_dim, seed, p.learned_std);
+      m.encoding.resize(T, p.model_dim);
+      for (int t = 0; t < T; ++t) {
+        if (learned_has_row(in.positions[t], p.table_length)) {
+          m.encoding.row(t) = table.row(static_cast<Eigen::Index>(in.positions[t]));
+        } else {
+          m.encoding.row(t).setConstant(kNaN);
+          m.missing.push_back(t);
+        }
+      }
+      break;
+    }
+    case AttentionEncoding::sincos_2d:
+      m.encoding = sincos_2d_encoding(in.rows, in.cols, p.model_dim, p.sin_base);
+      break;
+    case AttentionEncoding::t5:
+    case AttentionEncoding::swin: {
+      const int entries = p.encoding == AttentionEncoding::t5 ? p.t5_buckets
+                                                              : swin_table_size(in.grid_rows, in.grid_cols);
+      m.bias_table.resize(entries, p.heads);
+      for (int h = 0; h < p.heads; ++h) {
+        SeededStream rng(seed, p.encoding == AttentionEncoding::t5 ? "t5_bias" : "swin_bias", h);
+        for (int e = 0; e < entries; ++e) m.bias_table(e, h) = p.bias_std * rng.normal();
+      }
+      break;
+    }
+    case AttentionEncoding::elevation:
+      m.terrain = terrain_heights(in.grid_rows, in.grid_cols, seed, p.terrain_max_m);
+      break;
+    default:
+      break;
+  }
+  if (!p.use_position) m.missing.clear();  // positions unused: nothing is undefined
+  return m;
+}
+
+RowMatrix attention_queries(const AttentionModel& m, int head) { return project(m, m.w_q.at(head)); }
+RowMatrix attention_keys(const AttentionModel& m, int head) { return project(m, m.w_k.at(head)); }
+
+double attention_bias_cell(const AttentionModel& m, int head, int query, int key) {
+  const AttentionParams& p = m.params;
+  const AttentionInput& in = m.input;
+  if (!p.use_position) return 0.0;
+  switch (p.encoding) {
+    case AttentionEncoding::alibi:
+      return -alibi_slopes(p.heads).at(head) * std::abs(in.positions[query] - in.positions[key]);
+    case AttentionEncoding::t5: {
+      const int rel = whole(in.positions[key] - in.positions[query], "T5 relative position");
+      return m.bias_table(t5_bucket(rel, p.t5_bidirectional, p.t5_buckets, p.t5_max_distance), head);
+    }
+    case AttentionEncoding::swin: {
+      const int dh = whole(in.rows[query] - in.rows[key], "Swin row offset");
+      const int dw = whole(in.cols[query] - in.cols[key], "Swin column offset");
+      return m.bias_table(swin_relative_index(dh, dw, in.grid_rows, in.grid_cols), head);
+    }
+    case AttentionEncoding::elevation: {
+      const double* h = m.terrain.data();  // row-major: cell index = r * cols + c
+      return elevation_bias(h[in.cells[query]], h[in.cells[key]], p.elevation_alpha);
+    }
+    default:
+      return 0.0;
+  }
+}
+
+RowMatrix attention_bias(const AttentionModel& m, int head) {
+  const int T = static_cast<int>(m.input.tokens.size());
+  RowMatrix b = RowMatrix::Zero(T, T);
+  if (!m.params.use_position || attention_encoding_kind(m.params.encoding) != EncodingKind::bias) return b;
+  if (m.params.encoding == AttentionEncoding::alibi) {  // the common large case: no per-cell lookups
+    const double slope = alibi_slopes(m.params.heads).at(head);
+    const auto& pos = m.input.positions;
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < T; ++j) b(i, j) = -slope * std::abs(pos[i] - pos[j]);
+    return b;
+  }
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j) b(i, j) = attention_bias_cell(m, head, i, j);
+  return b;
+}
+
+Eigen::MatrixXi attention_t5_buckets(const AttentionModel& m) {
+  const AttentionParams& p = m.params;
+  const auto& pos = m.input.positions;
+  const int T = static_cast<int>(pos.size());
+  Eigen::MatrixXi out(T, T);
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j)
+      out(i, j) = t5_bucket(whole(pos[j] - pos[i], "T5 relative position"), p.t5_bidirectional,
+                            p.t5_buckets, p.t5_max_distance);
+  return out;
+}
+
+AttentionResult attention_compute(const AttentionModel& m, const std::atomic<bool>* cancel) {
+  const AttentionParams& p = m.params;
+  const int T = static_cast<int>(m.input.tokens.size());
+  AttentionResult r;
+  r.scale = attention_scale(p);
+  r.missing = m.missing;
+  r.note = missing_note(m);
+  const bool has_bias = attention_encoding_kind(p.encoding) == EncodingKind::bias;
+  for (int h = 0; h < p.heads; ++h) {
+    if (cancel && cancel->load()) break;
+    const RowMatrixF q = attention_queries(m, h).cast<float>();
+    const RowMatrixF k = attention_keys(m, h).cast<float>();
+    AttentionHeadResult head;
+    if (has_bias) head.bias = attention_bias(m, h).cast<float>();
+    head.scores.resize(T, T);
+    head.weights.resize(T, T);
+    attention_scores_softmax(q.data(), k.data(), T, p.head_dim, static_cast<float>(r.scale),
+                             has_bias ? head.bias.data() : nullptr, p.causal, head.scores.data(),
+                             head.weights.data());
+    r.heads.push_back(std::move(head));
+  }
+  return r;
+}
+
+ScoreTerms attention_score_terms(const AttentionModel& m, int head, int query, int key) {
+  const AttentionParams& p = m.params;
+  const int T = static_cast<int>(m.input.tokens.size());
+  if (head < 0 || head >= p.heads || query < 0 || query >= T || key < 0 || key >= T)
+    throw InputError("cell (head " + std::to_string(head) + ", query " + std::to_string(query) + ", key " +
+                     std::to_string(key) + ") is outside the " + std::to_string(p.heads) + " heads x " +
+                     std::to_string(T) + " x " + std::to_string(T) + " scores");
+  const double scale = attention_scale(p);
+  const RowMatrix& wq = m.w_q[head];
+  const RowMatrix& wk = m.w_k[head];
+  ScoreTerms s;
+  switch (attention_encoding_kind(p.encoding)) {
+    case EncodingKind::absolute: {
+      const Eigen::RowVectorXd qc = m.content.row(query) * wq, kc = m.content.row(key) * wk;
+      const Eigen::RowVectorXd qp = m.encoding.row(query) * wq, kp = m.encoding.row(key) * wk;
+      if (p.use_content) s.content_content = scale * qc.dot(kc);
+      if (p.use_content && p.use_position) {
+        s.content_position = scale * qc.dot(kp);
+        s.position_content = scale * qp.dot(kc);
+      }
+      if (p.use_position) s.position_position = scale * qp.dot(kp);
+      s.undefined = p.use_position && (qp.hasNaN() || kp.hasNaN());
+      break;
+    }
+    case EncodingKind::rotary: {
+      if (!p.use_content && !p.use_position) break;
+      const Eigen::VectorXd q0 = p.use_content ? Eigen::VectorXd((m.content.row(query) * wq).transpose())
+                                               : Eigen::VectorXd::Ones(p.head_dim);
+      const Eigen::VectorXd k0 = p.use_content ? Eigen::VectorXd((m.content.row(key) * wk).transpose())
+                                               : Eigen::VectorXd::Ones(p.head_dim);
+      const double unrotated = scale * q0.dot(k0);
+      double rotated = unrotated;
+      if (p.use_position) {
+        const RopeParams rp = attention_rope_params(p);
+        rotated = scale * rope_apply(rp, q0, m.input.positions[query]).dot(rope_apply(rp, k0, m.input.positions[key]));
+      }
+      // Content on: the unrotated content score, and what rotation changed. Position
+      // alone: all of the score is the rotation pattern of the all-ones vectors.
+      s.content_content = p.use_content ? unrotated : 0.0;
+      s.rotation = rotated - s.content_content;
+      break;
+    }
+    case EncodingKind::none:
+    case EncodingKind::bias:
+      if (p.use_content) s.content_content = scale * (m.content.row(query) * wq).dot(m.content.row(key) * wk);
+      if (p.use_position && attention_encoding_kind(p.encoding) == EncodingKind::bias)
+        s.bias = attention_bias_cell(m, head, query, key);
+      break;
+  }
+  s.masked = p.causal && key > query;
+  s.total = s.content_content + s.content_position + s.position_content + s.position_position +
+            s.rotation + s.bias;
+  if (s.undefined) s.total = kNaN;
+  if (s.masked) s.total = -std::numeric_limits<double>::infinity();
+  return s;
+}
+
+}  // namespace poslab

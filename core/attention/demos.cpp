@@ -1,0 +1,217 @@
+// Comparisons and demos of the attention lab (see demos.hpp).
+#include "attention/demos.hpp"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "common/errors.hpp"
+
+namespace poslab {
+namespace {
+
+constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
+
+std::string format_number(double v) {
+  std::ostringstream s;
+  s.precision(3);
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::vector<int> align) {
+  const int T = static_cast<int>(a.input.tokens.size());
+  if (static_cast<int>(b.input.tokens.size()) != T || a.params.heads != b.params.heads)
+    throw InputError("compare: both sides need the same token count and heads (" + std::to_string(T) + " vs " +
+                     std::to_string(b.input.tokens.size()) + " tokens, " + std::to_string(a.params.heads) +
+                     " vs " + std::to_string(b.params.heads) + " heads)");
+  if (align.empty())
+    for (int t = 0; t < T; ++t) align.push_back(t);
+  AttentionComparison c;
+  c.a = attention_compute(a);
+  c.b = attention_compute(b);
+  for (size_t h = 0; h < c.a.heads.size(); ++h) {
+    const auto &ha = c.a.heads[h], &hb = c.b.heads[h];
+    RowMatrixF ds(T, T), dw(T, T);
+    for (int i = 0; i < T; ++i) {
+      for (int j = 0; j < T; ++j) {
+        const float sa = ha.scores(i, j), sb = hb.scores(align[i], align[j]);
+        const float wa = ha.weights(i, j), wb = hb.weights(align[i], align[j]);
+        if (!std::isfinite(sa) || !std::isfinite(sb) || std::isnan(wa) || std::isnan(wb)) {
+          ds(i, j) = dw(i, j) = kNaNf;
+          ++c.incomparable_cells;
+          continue;
+        }
+        ds(i, j) = sb - sa;
+        dw(i, j) = wb - wa;
+        c.max_abs_score_diff = std::max(c.max_abs_score_diff, std::abs(static_cast<double>(ds(i, j))));
+        c.max_abs_weight_diff = std::max(c.max_abs_weight_diff, std::abs(static_cast<double>(dw(i, j))));
+      }
+    }
+    c.score_diff.push_back(std::move(ds));
+    c.weight_diff.push_back(std::move(dw));
+  }
+  c.model_a = std::move(a);
+  c.model_b = std::move(b);
+  c.align = std::move(align);
+  c.note = "max |score difference| = " + format_number(c.max_abs_score_diff) +
+           ", max |weight difference| = " + format_number(c.max_abs_weight_diff);
+  if (c.incomparable_cells)
+    c.note += " (" + std::to_string(c.incomparable_cells) + " masked or undefined cells skipped)";
+  return c;
+}
+
+std::vector<int> attention_ordering_alignment(const std::vector<std::string>& a,
+                                              const std::vector<std::string>& b) {
+  if (a.size() != b.size())
+    throw InputError("orderings: the two sentences have " + std::to_string(a.size()) + " and " +
+                     std::to_string(b.size()) + " tokens; give the same tokens in another order");
+  std::map<std::string, std::vector<int>> slots;  // token -> its slots in b, in order
+  for (int t = static_cast<int>(b.size()) - 1; t >= 0; --t) slots[b[t]].push_back(t);
+  std::vector<int> align;
+  for (const auto& tok : a) {
+    auto it = slots.find(tok);
+    if (it == slots.end() || it->second.empty())
+      throw InputError("orderings: token \"" + tok +
+                       "\" of the first sentence is missing from the second (use the same tokens reordered)");
+    align.push_back(it->second.back());
+    it->second.pop_back();
+  }
+  return align;
+}
+
+AttentionComparison attention_compare_encodings(const AttentionParams& p, AttentionEncoding other,
+                                                const AttentionInput& in) {
+  AttentionParams q = p;
+  q.encoding = other;
+  AttentionComparison c = attention_compare(attention_build(p, in), attention_build(q, in));
+  c.note = std::string(attention_encoding_label(other)) + " minus " + attention_encoding_label(p.encoding) +
+           ": " + c.note;
+  return c;
+}
+
+AttentionComparison attention_compare_orderings(const AttentionParams& p, const AttentionInput& a,
+                                                const AttentionInput& b) {
+  std::vector<int> align = attention_ordering_alignment(a.tokens, b.tokens);
+  AttentionComparison c = attention_compare(attention_build(p, a), attention_build(p, b), std::move(align));
+  c.note = "second ordering, rows/columns matched by token, minus first: " + c.note;
+  return c;
+}
+
+std::vector<int> attention_reversal(int tokens) {
+  std::vector<int> order(tokens);
+  for (int t = 0; t < tokens; ++t) order[t] = tokens - 1 - t;
+  return order;
+}
+
+AttentionComparison attention_permutation_demo(const AttentionParams& p, const AttentionInput& in,
+                                               const std::vector<int>& order) {
+  const AttentionInput b = attention_reorder_tokens(in, order);
+  std::vector<int> align(order.size());
+  for (size_t t = 0; t < order.size(); ++t) align[order[t]] = static_cast<int>(t);
+  AttentionComparison c = attention_compare(attention_build(p, in), attention_build(p, b), std::move(align));
+  const bool invariant = (attention_encoding_kind(p.encoding) == EncodingKind::none || !p.use_position) && !p.causal;
+  c.note = std::string(invariant ? "no position information: permuting the tokens only permutes the matrix. "
+                                 : "with positions (or a causal mask) the permuted sentence scores differently. ") +
+           c.note;
+  return c;
+}
+
+AttentionComparison attention_shift_demo(const AttentionParams& p, const AttentionInput& in, double k) {
+  AttentionComparison c =
+      attention_compare(attention_build(p, in), attention_build(p, attention_shift_input(in, k)));
+  const EncodingKind kind = attention_encoding_kind(p.encoding);
+  std::string why;
+  if (!p.use_position || kind == EncodingKind::none)
+    why = "positions are not used, so a shift cannot change anything. ";
+  else if (attention_encoding_is_relative(p.encoding))
+    why = "relative: logits depend only on position differences, so the shift cancels. ";
+  else if (p.encoding == AttentionEncoding::elevation)
+    why = "the elevation bias reads the terrain, not positions: the shift moves no mountain. ";
+  else
+    why = "absolute: every token gets a different vector after the shift, so the logits change. ";
+  c.note = "shift every position by " + format_number(k) + ": " + why + c.note;
+  return c;
+}
+
+std::vector<double> attention_row_entropy(const RowMatrixF& weights) {
+  std::vector<double> e(weights.rows());
+  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+    double s = 0;
+    for (Eigen::Index j = 0; j < weights.cols(); ++j) {
+      const double w = weights(i, j);
+      if (std::isnan(w)) {
+        s = std::numeric_limits<double>::quiet_NaN();
+        break;
+      }
+      if (w > 0) s -= w * std::log(w);
+    }
+    e[i] = s;
+  }
+  return e;
+}
+
+ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens) {
+  ExtrapolationDemo d;
+  d.trained_length = p.table_length;
+  d.model = attention_build(p, attention_count_input(tokens));
+  d.result = attention_compute(d.model);
+  for (const auto& h : d.result.heads) {
+    d.row_entropy.push_back(attention_row_entropy(h.weights));
+    std::vector<double> mx(h.weights.rows());
+    for (Eigen::Index i = 0; i < h.weights.rows(); ++i) mx[i] = h.weights.row(i).maxCoeff();
+    d.row_max.push_back(std::move(mx));
+  }
+  const std::string L = std::to_string(p.table_length);
+  switch (p.encoding) {
+    case AttentionEncoding::learned:
+      d.note = "learned table: positions " + L + " and beyond have no row, so the model has no input there. " +
+               d.result.note;
+      break;
+    case AttentionEncoding::sinusoidal:
+    case AttentionEncoding::sinusoidal_concat:
+    case AttentionEncoding::sincos_2d:
+      d.note = "sinusoids continue past " + L + ", but those vectors were never seen in training: the formula "
+               "extends, the learned weights need not.";
+      break;
+    case AttentionEncoding::rope:
+      d.note = "RoPE angles continue past " + L + "; slow pairs reach angles never seen in training, which is "
+               "why PI / NTK / YaRN exist (plain RoPE does not extrapolate well).";
+      break;
+    case AttentionEncoding::alibi:
+      d.note = "ALiBi's penalty keeps growing linearly with distance past " + L + ": far keys fade smoothly.";
+      break;
+    case AttentionEncoding::t5:
+      d.note = "T5: every distance beyond max_distance = " + std::to_string(p.t5_max_distance) +
+               " shares the last bucket, so far keys look alike.";
+      break;
+    default:
+      d.note = std::string(attention_encoding_label(p.encoding)) + ": nothing special happens at " + L + ".";
+      break;
+  }
+  return d;
+}
+
+RopeDecay attention_rope_decay(const AttentionModel& m, int head, int max_distance, int points) {
+  if (points < 2 || max_distance < 1)
+    throw InputError("RoPE decay: need max_distance >= 1 and points >= 2 (got " + std::to_string(max_distance) +
+                     ", " + std::to_string(points) + ")");
+  const AttentionParams& p = m.params;
+  const RopeParams rp = attention_rope_params(p);
+  RopeDecay d;
+  for (int s = 0; s < points; ++s) d.deltas.push_back(std::round(static_cast<double>(s) * max_distance / (points - 1)));
+  const double scale = 1.0 / std::sqrt(static_cast<double>(p.head_dim));
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(p.head_dim);
+  const Eigen::VectorXd q = (m.content.row(0) * m.w_q.at(head)).transpose();
+  const Eigen::VectorXd k = (m.content.row(std::min<Eigen::Index>(1, m.content.rows() - 1)) * m.w_k.at(head)).transpose();
+  const Eigen::VectorXd a = rope_score_vs_distance(rp, ones, ones, d.deltas) * scale;
+  const Eigen::VectorXd b = rope_score_vs_distance(rp, q, k, d.deltas) * scale;
+  d.ones.assign(a.data(), a.data() + a.size());
+  d.content.assign(b.data(), b.data() + b.size());
+  return d;
+}
+
+}  // namespace poslab

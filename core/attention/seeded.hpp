@@ -1,0 +1,47 @@
+// Reproducible random numbers for the attention lab: every seeded quantity (a token's
+// content vector, a head's W_q, one learned position row) has its own stream keyed by
+// (seed, purpose, index), so changing one size never reshuffles the others. The same
+// numbers come out on every platform (no std:: distributions, whose output is unspecified).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+
+namespace poslab {
+
+// SplitMix64 (Steele, Lea, Flood 2014): a tiny generator with good 64-bit mixing.
+class SeededStream {
+ public:
+  SeededStream(uint64_t seed, std::string_view purpose, uint64_t index)
+      : state_(mix(seed ^ mix(hash_text(purpose) ^ mix(index + 0x632be59bd9b4e019ULL)))) {}
+
+  uint64_t next_u64() {
+    state_ += 0x9e3779b97f4a7c15ULL;
+    return mix(state_);
+  }
+  // Uniform in [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+  // Standard normal by Box-Muller (one value per call; the partner is discarded).
+  double normal() {
+    const double u1 = 1.0 - uniform();  // (0, 1]: log stays finite
+    const double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+
+  // FNV-1a over the bytes of a text (token strings, purposes).
+  static uint64_t hash_text(std::string_view text) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+    return h;
+  }
+
+ private:
+  static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  uint64_t state_;
+};
+
+}  // namespace poslab

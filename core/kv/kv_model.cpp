@@ -1,0 +1,289 @@
+// The KV lab's transformer: weights from a portable seeded generator, the full forward
+// pass (ground truth, explicit (T, T) masked scores) and cached decoding (new rows against
+// every cached slot). Both share only the per-token pieces (embedding, LayerNorm, MLP).
+#include "kv/kv_model.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <string>
+
+#include "common/errors.hpp"
+#include "common/preset.hpp"
+#include "kv/kv_cache.hpp"
+
+namespace poslab {
+namespace {
+
+// splitmix64 + Box-Muller: the same weights for a seed on every platform (std::
+// normal_distribution is implementation-defined).
+class SeededNormal {
+ public:
+  explicit SeededNormal(uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+  double operator()() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    const double u1 = (static_cast<double>(next() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+    const double u2 = static_cast<double>(next() >> 11) * 0x1.0p-53;          // [0, 1)
+    const double r = std::sqrt(-2.0 * std::log(u1)), a = 2.0 * std::numbers::pi * u2;
+    spare_ = r * std::sin(a);
+    has_spare_ = true;
+    return r * std::cos(a);
+  }
+
+ private:
+  uint64_t next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  uint64_t state_;
+  double spare_ = 0;
+  bool has_spare_ = false;
+};
+
+Eigen::MatrixXd random_matrix(SeededNormal& g, int rows, int cols, double std) {
+  Eigen::MatrixXd m(rows, cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) m(r, c) = std * g();
+  return m;
+}
+
+Eigen::RowVectorXd random_row(SeededNormal& g, int n, double mean, double std) {
+  Eigen::RowVectorXd v(n);
+  for (int i = 0; i < n; ++i) v[i] = mean + std * g();
+  return v;
+}
+
+RowMatrix layer_norm(const KvModel& m, const RowMatrix& x, const Eigen::RowVectorXd& gain,
+                     const Eigen::RowVectorXd& bias) {
+  if (!m.params.layer_norm) return x;
+  RowMatrix y(x.rows(), x.cols());
+  for (Eigen::Index t = 0; t < x.rows(); ++t) {
+    const double mean = x.row(t).mean();
+    const double var = (x.row(t).array() - mean).square().mean();
+    y.row(t) = ((x.row(t).array() - mean) / std::sqrt(var + 1e-5)).matrix().cwiseProduct(gain) + bias;
+  }
+  return y;
+}
+
+RowMatrix affine(const RowMatrix& x, const Eigen::MatrixXd& w, const Eigen::RowVectorXd& b) {
+  RowMatrix y = x * w;
+  y.rowwise() += b;
+  return y;
+}
+
+// x + MLP(LN2(x)) with the tanh-approximated GELU.
+RowMatrix add_mlp(const KvModel& m, const KvLayerWeights& L, const RowMatrix& x) {
+  RowMatrix h = affine(layer_norm(m, x, L.ln2_gain, L.ln2_bias), L.w1, L.b1);
+  const double c = std::sqrt(2.0 / std::numbers::pi);
+  h = (0.5 * h.array() * (1.0 + (c * (h.array() + 0.044715 * h.array().cube())).tanh())).matrix();
+  return x + affine(h, L.w2, L.b2);
+}
+
+RowMatrix embed(const KvModel& m, const std::vector<int>& tokens, const std::vector<double>& positions) {
+  const KvModelParams& p = m.params;
+  if (tokens.size() != positions.size())
+    throw InputError(std::to_string(tokens.size()) + " tokens but " + std::to_string(positions.size()) +
+                     " positions: give one position per token");
+  RowMatrix x(tokens.size(), p.width);
+  for (size_t t = 0; t < tokens.size(); ++t) {
+    if (tokens[t] < 0 || tokens[t] >= p.vocab)
+      throw InputError("token id " + std::to_string(tokens[t]) + " is outside the vocabulary 0.." +
+                       std::to_string(p.vocab - 1));
+    x.row(t) = m.token_embedding.row(tokens[t]);
+    if (p.positions == KvPositions::learned) {
+      const double pos = positions[t];
+      if (!(pos >= 0 && pos <= p.context - 1 && pos == std::floor(pos)))
+        throw InputError("position " + format_double(pos) + " has no learned embedding: the table has rows 0.." +
+                         std::to_string(p.context - 1) + " (context = " + std::to_string(p.context) +
+                         "); slide the window or use RoPE");
+      x.row(t) += m.position_embedding.row(static_cast<int>(pos));
+    }
+  }
+  return x;
+}
+
+void require_tokens(const std::vector<int>& tokens) {
+  if (tokens.empty()) throw InputError("forward pass: no tokens given");
+}
+
+// Numerically stable softmax of one row restricted to its first n entries (rest = 0).
+void softmax_prefix(Eigen::Ref<Eigen::RowVectorXd> row, Eigen::Index n) {
+  const double mx = row.head(n).maxCoeff();
+  double sum = 0;
+  for (Eigen::Index j = 0; j < n; ++j) sum += (row[j] = std::exp(row[j] - mx));
+  row.head(n) /= sum;
+  row.tail(row.size() - n).setZero();
+}
+
+}  // namespace
+
+void kv_model_validate(const KvModelParams& p) {
+  require_in_range("layers", p.layers, KvModelParams::layers_range);
+  require_in_range("width", p.width, KvModelParams::width_range);
+  require_in_range("heads", p.heads, KvModelParams::heads_range);
+  if (p.width % p.heads != 0 || (p.width / p.heads) % 2 != 0)
+    throw InputError("width = " + std::to_string(p.width) + ", heads = " + std::to_string(p.heads) +
+                     ": width must split into heads of even size (RoPE rotates pairs)");
+  require_in_range("vocab", p.vocab, KvModelParams::vocab_range);
+  require_in_range("context", p.context, KvModelParams::context_range);
+  if (p.context % 2 != 0)
+    throw InputError("context = " + std::to_string(p.context) +
+                     ": must be even (each episode step is a state and an action token)");
+  require_in_range("position_std", p.position_std, KvModelParams::position_std_range);
+  require_in_range("attention_gain", p.attention_gain, KvModelParams::attention_gain_range);
+  require_in_range("seed", p.seed, KvModelParams::seed_range);
+  rope_validate(kv_rope_params(p));
+}
+
+int kv_head_dim(const KvModelParams& p) { return p.width / p.heads; }
+
+RopeParams kv_rope_params(const KvModelParams& p) {
+  RopeParams r;
+  r.head_dim = p.heads > 0 ? p.width / p.heads : p.width;
+  r.base = p.rope_base;
+  r.layout = p.rope_layout;
+  r.scaling = p.rope_scaling;
+  r.factor = p.rope_factor;
+  r.original_context = p.rope_original_context;
+  return r;
+}
+
+double kv_rope_table_scale(const KvModelParams& p) { return rope_attention_scale(kv_rope_params(p)); }
+
+KvModel kv_model_make(const KvModelParams& p) {
+  kv_model_validate(p);
+  SeededNormal g(static_cast<uint64_t>(p.seed));
+  const int w = p.width;
+  const double s = 1.0 / std::sqrt(static_cast<double>(w));
+  KvModel m;
+  m.params = p;
+  m.token_embedding = random_matrix(g, p.vocab, w, 1.0);
+  m.position_embedding =
+      p.positions == KvPositions::learned ? RowMatrix(random_matrix(g, p.context, w, p.position_std)) : RowMatrix(0, w);
+  for (int l = 0; l < p.layers; ++l) {
+    KvLayerWeights L;
+    L.ln1_gain = random_row(g, w, 1.0, 0.1);
+    L.ln1_bias = random_row(g, w, 0.0, 0.1);
+    L.wq = random_matrix(g, w, w, s * p.attention_gain);
+    L.wk = random_matrix(g, w, w, s * p.attention_gain);
+    L.wv = random_matrix(g, w, w, s);
+    L.wo = random_matrix(g, w, w, s);
+    L.bq = random_row(g, w, 0.0, 0.1);
+    L.bk = random_row(g, w, 0.0, 0.1);
+    L.bv = random_row(g, w, 0.0, 0.1);
+    L.bo = random_row(g, w, 0.0, 0.1);
+    L.ln2_gain = random_row(g, w, 1.0, 0.1);
+    L.ln2_bias = random_row(g, w, 0.0, 0.1);
+    L.w1 = random_matrix(g, w, 4 * w, s);
+    L.b1 = random_row(g, 4 * w, 0.0, 0.1);
+    L.w2 = random_matrix(g, 4 * w, w, 0.5 * s);
+    L.b2 = random_row(g, w, 0.0, 0.1);
+    m.layers.push_back(std::move(L));
+  }
+  m.lnf_gain = random_row(g, w, 1.0, 0.1);
+  m.lnf_bias = random_row(g, w, 0.0, 0.1);
+  m.unembed = random_matrix(g, w, p.vocab, s);
+  return m;
+}
+
+RowMatrix kv_rotate_heads(const KvModel& m, const RowMatrix& x, const std::vector<double>& positions) {
+  if (m.params.positions != KvPositions::rope) return x;
+  const RopeParams rp = kv_rope_params(m.params);
+  const int d = rp.head_dim;
+  RowMatrix out(x.rows(), x.cols());
+  for (int h = 0; h < m.params.heads; ++h) {
+    const RowMatrix block = x.middleCols(h * d, d);
+    out.middleCols(h * d, d) = rope_apply(rp, block, positions, /*temperature_in_tables=*/true);
+  }
+  return out;
+}
+
+double kv_relative_error(const RowMatrix& a, const RowMatrix& b) {
+  if (a.size() == 0 && b.size() == 0) return 0.0;
+  const double nb = b.norm(), diff = (a - b).norm();
+  return nb > 0 ? diff / nb : diff;
+}
+
+KvTrace kv_forward_full(const KvModel& m, const std::vector<int>& tokens, const std::vector<double>& positions,
+                        KvCache* cache_out, bool float32_cache) {
+  require_tokens(tokens);
+  const KvModelParams& p = m.params;
+  const int T = static_cast<int>(tokens.size()), d = kv_head_dim(p);
+  const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
+  RowMatrix x = embed(m, tokens, positions);
+  KvTrace tr;
+  if (cache_out) *cache_out = kv_cache_make(p.layers, p.width, float32_cache);
+  for (int l = 0; l < p.layers; ++l) {
+    const KvLayerWeights& L = m.layers[l];
+    const RowMatrix h = layer_norm(m, x, L.ln1_gain, L.ln1_bias);
+    const RowMatrix k_raw = affine(h, L.wk, L.bk);
+    const RowMatrix q = kv_rotate_heads(m, affine(h, L.wq, L.bq), positions);
+    const RowMatrix k = kv_rotate_heads(m, k_raw, positions);
+    const RowMatrix v = affine(h, L.wv, L.bv);
+    RowMatrix o(T, p.width);
+    RowMatrix att_last(p.heads, T);
+    for (int hd = 0; hd < p.heads; ++hd) {
+      // scores is (T, T): query t may see keys 0..t.
+      RowMatrix scores = q.middleCols(hd * d, d) * k.middleCols(hd * d, d).transpose() * inv_sqrt_d;
+      for (int t = 0; t < T; ++t) softmax_prefix(scores.row(t), t + 1);
+      o.middleCols(hd * d, d) = scores * v.middleCols(hd * d, d);
+      att_last.row(hd) = scores.row(T - 1);
+    }
+    x = x + affine(o, L.wo, L.bo);
+    x = add_mlp(m, L, x);
+    tr.layer_out.push_back(x);
+    tr.keys_raw.push_back(k_raw);
+    tr.attention_last.push_back(att_last);
+    if (cache_out) kv_cache_append_rows(*cache_out, l, k, v);
+  }
+  if (cache_out) kv_cache_append_slots(*cache_out, tokens, positions);
+  tr.logits = layer_norm(m, x, m.lnf_gain, m.lnf_bias) * m.unembed;
+  return tr;
+}
+
+KvTrace kv_forward_cached(const KvModel& m, KvCache& cache, const std::vector<int>& tokens,
+                          const std::vector<double>& positions) {
+  require_tokens(tokens);
+  const KvModelParams& p = m.params;
+  if (static_cast<int>(cache.layers.size()) != p.layers)
+    throw InputError("cache has " + std::to_string(cache.layers.size()) + " layers but the model has " +
+                     std::to_string(p.layers));
+  const int T = static_cast<int>(tokens.size()), S = kv_cache_size(cache), d = kv_head_dim(p);
+  const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
+  RowMatrix x = embed(m, tokens, positions);
+  KvTrace tr;
+  for (int l = 0; l < p.layers; ++l) {
+    const KvLayerWeights& L = m.layers[l];
+    const RowMatrix h = layer_norm(m, x, L.ln1_gain, L.ln1_bias);
+    const RowMatrix k_raw = affine(h, L.wk, L.bk);
+    const RowMatrix q = kv_rotate_heads(m, affine(h, L.wq, L.bq), positions);
+    kv_cache_append_rows(cache, l, kv_rotate_heads(m, k_raw, positions), affine(h, L.wv, L.bv));
+    const RowMatrix& K = cache.layers[l].keys;    // (S + T, W)
+    const RowMatrix& V = cache.layers[l].values;  // (S + T, W)
+    RowMatrix o(T, p.width);
+    RowMatrix att_last(p.heads, S + T);
+    for (int hd = 0; hd < p.heads; ++hd) {
+      // scores is (T, S + T): new token t sees every cached slot and new tokens 0..t.
+      RowMatrix scores = q.middleCols(hd * d, d) * K.middleCols(hd * d, d).transpose() * inv_sqrt_d;
+      for (int t = 0; t < T; ++t) softmax_prefix(scores.row(t), S + t + 1);
+      o.middleCols(hd * d, d) = scores * V.middleCols(hd * d, d);
+      att_last.row(hd) = scores.row(T - 1);
+    }
+    x = x + affine(o, L.wo, L.bo);
+    x = add_mlp(m, L, x);
+    tr.layer_out.push_back(x);
+    tr.keys_raw.push_back(k_raw);
+    tr.attention_last.push_back(att_last);
+  }
+  kv_cache_append_slots(cache, tokens, positions);
+  tr.logits = layer_norm(m, x, m.lnf_gain, m.lnf_bias) * m.unembed;
+  return tr;
+}
+
+}  // namespace poslab

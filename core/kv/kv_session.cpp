@@ -1,0 +1,283 @@
+// Driving the KV-cache experiments (see kv_session.hpp): the same tokens go to one cache
+// per method; after each step every cache is compared with full recomputation.
+#include "kv/kv_session.hpp"
+
+#include <cstdint>
+
+#include "common/errors.hpp"
+
+namespace poslab {
+namespace {
+
+uint64_t mix(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Token id number i of stream `which` (0 = episode, 1 = B, 2 = A, 3 = new tokens), in [lo, hi).
+int stream_id(const KvModelParams& p, int which, int i, int lo, int hi) {
+  const uint64_t h = mix(mix(static_cast<uint64_t>(p.seed) * 4 + which) ^ static_cast<uint64_t>(i));
+  return lo + static_cast<int>(h % static_cast<uint64_t>(hi - lo));
+}
+
+std::vector<double> iota(int n, double from = 0) {
+  std::vector<double> v(n);
+  for (int i = 0; i < n; ++i) v[i] = from + i;
+  return v;
+}
+
+void label_last(KvCache& c, const std::vector<std::string>& labels) {
+  const size_t first = c.slots.size() - labels.size();
+  for (size_t i = 0; i < labels.size(); ++i) c.slots[first + i].label = labels[i];
+}
+
+// Ground-truth keys of one layer (S, W) moved to the index each slot of `c` is used at
+// (truth keys sit at 0..S-1; a RoPE method keeping absolute indices uses others).
+RowMatrix truth_keys_at_used(const KvSession& ses, const KvCache& c, int layer) {
+  const RowMatrix& K = ses.truth_cache.layers[layer].keys;
+  if (ses.model.params.positions != KvPositions::rope) return K;
+  std::vector<double> from, to;
+  for (size_t i = 0; i < c.slots.size(); ++i) {
+    from.push_back(ses.truth_cache.slots[i].used_at);
+    to.push_back(c.slots[i].used_at);
+  }
+  if (from == to) return K;
+  const RopeParams rp = kv_rope_params(ses.model.params);
+  const int d = rp.head_dim;
+  RowMatrix out(K.rows(), K.cols());
+  for (int h = 0; h < ses.model.params.heads; ++h) {
+    const RowMatrix block = K.middleCols(h * d, d);
+    out.middleCols(h * d, d) = rope_reencode(rp, block, from, to);
+  }
+  return out;
+}
+
+// Compares a method's last step with the session's ground truth; T new tokens.
+KvStepErrors measure(const KvSession& ses, const KvMethodState& st, int T) {
+  KvStepErrors e;
+  e.step = ses.step;
+  const int L = ses.model.params.layers;
+  const int n = static_cast<int>(ses.truth.logits.rows());
+  for (int l = 0; l < L; ++l) {
+    e.output_error.push_back(kv_relative_error(st.last.layer_out[l], ses.truth.layer_out[l].bottomRows(T)));
+    if (kv_cache_size(st.cache) != n)
+      throw InputError("internal: cache of " + kv_method_name(st.method) + " holds " +
+                       std::to_string(kv_cache_size(st.cache)) + " slots, recomputation " + std::to_string(n));
+    e.key_error.push_back(kv_relative_error(st.cache.layers[l].keys, truth_keys_at_used(ses, st.cache, l)));
+    e.value_error.push_back(kv_relative_error(st.cache.layers[l].values, ses.truth_cache.layers[l].values));
+  }
+  e.logits_error = kv_relative_error(st.last.logits, ses.truth.logits.bottomRows(T));
+  return e;
+}
+
+void compute_truth(KvSession& ses, const std::vector<int>& tokens) {
+  ses.truth = kv_forward_full(ses.model, tokens, iota(static_cast<int>(tokens.size())), &ses.truth_cache,
+                              ses.settings.cache_float32);
+}
+
+std::vector<int> window_tokens(const KvSession& ses, int begin, int end) {
+  std::vector<int> t;
+  for (int i = begin; i < end; ++i) t.push_back(kv_stream_token(ses.model.params, i));
+  return t;
+}
+
+std::vector<std::string> window_labels(int begin, int end) {
+  std::vector<std::string> l;
+  for (int i = begin; i < end; ++i) l.push_back(kv_stream_label(i));
+  return l;
+}
+
+// Sliding: append stream tokens [window_end, window_end + n) to every method's cache at
+// the index that method continues with, then measure against recomputing the window.
+void sliding_append(KvSession& ses, int n) {
+  const int begin = ses.window_end, end = ses.window_end + n;
+  const std::vector<int> tokens = window_tokens(ses, begin, end);
+  const std::vector<std::string> labels = window_labels(begin, end);
+  ++ses.step;
+  compute_truth(ses, window_tokens(ses, ses.window_begin, end));
+  for (auto& st : ses.methods) {
+    st.last = kv_forward_cached(ses.model, st.cache, tokens, iota(n, kv_cache_next_index(st.cache)));
+    label_last(st.cache, labels);
+  }
+  ses.window_end = end;
+  for (auto& st : ses.methods) st.history.push_back(measure(ses, st, n));
+}
+
+KvCache recompute_cache(const KvSession& ses, const std::vector<int>& tokens, const std::vector<std::string>& labels) {
+  KvCache c;
+  kv_forward_full(ses.model, tokens, iota(static_cast<int>(tokens.size())), &c, ses.settings.cache_float32);
+  label_last(c, labels);
+  return c;
+}
+
+}  // namespace
+
+int kv_stream_token(const KvModelParams& p, int i) {
+  const int half = p.vocab / 2;
+  return i % 2 == 0 ? stream_id(p, 0, i, 0, half) : stream_id(p, 0, i, half, p.vocab);
+}
+
+std::string kv_stream_label(int i) { return (i % 2 == 0 ? "s" : "a") + std::to_string(i / 2 + 1); }
+
+KvSession kv_session_start(const KvLabSettings& s) {
+  kv_lab_validate(s);
+  KvSession ses;
+  ses.settings = s;
+  ses.model = kv_model_make(s.model);
+  const KvModelParams& p = s.model;
+  for (auto m : kv_methods_for(s.scenario, p.positions)) ses.methods.push_back(KvMethodState{m, {}, {}, {}, {}});
+  if (s.scenario == KvScenario::sliding) {
+    ses.window_begin = 0;
+    ses.window_end = p.context;
+    const std::vector<int> tokens = window_tokens(ses, 0, p.context);
+    const KvCache c = recompute_cache(ses, tokens, window_labels(0, p.context));
+    for (auto& st : ses.methods) st.cache = c;
+    compute_truth(ses, tokens);
+    return ses;
+  }
+  for (int i = 0; i < s.first_length; ++i) ses.doc_b.push_back(stream_id(p, 1, i, 0, p.vocab));
+  for (int i = 0; i < s.second_length; ++i) ses.doc_a.push_back(stream_id(p, 2, i, 0, p.vocab));
+  ses.trace_b = kv_forward_full(ses.model, ses.doc_b, iota(s.first_length), &ses.cache_b, s.cache_float32);
+  ses.trace_a = kv_forward_full(ses.model, ses.doc_a, iota(s.second_length), &ses.cache_a, s.cache_float32);
+  for (int i = 0; i < s.first_length; ++i) ses.cache_b.slots[i].label = "B" + std::to_string(i);
+  for (int i = 0; i < s.second_length; ++i) ses.cache_a.slots[i].label = "A" + std::to_string(i);
+  for (auto& st : ses.methods) st.cache = kv_cache_make(p.layers, p.width, s.cache_float32);
+  return ses;
+}
+
+void kv_session_slide(KvSession& ses) {
+  if (ses.settings.scenario != KvScenario::sliding)
+    throw InputError("slide: only the sliding scenario has a window (this is " +
+                     kv_scenario_name(ses.settings.scenario) + ")");
+  const int drop = 2 * ses.settings.drop_steps;
+  if (ses.window_end - ses.window_begin <= drop)
+    throw InputError("slide: the window holds " + std::to_string(ses.window_end - ses.window_begin) +
+                     " tokens, too few to drop " + std::to_string(drop));
+  ses.window_begin += drop;
+  const std::vector<int> kept = window_tokens(ses, ses.window_begin, ses.window_end);
+  for (auto& st : ses.methods) {
+    kv_cache_drop_oldest(st.cache, drop);
+    switch (st.method) {
+      case KvMethod::naive:
+        kv_cache_reset_indices(st.cache);
+        break;
+      case KvMethod::legacy:
+        kv_cache_reset_indices(st.cache);
+        kv_cache_correct_legacy(ses.model, st.cache);
+        break;
+      case KvMethod::keep:
+        break;
+      case KvMethod::kshift:
+        kv_cache_reset_indices(st.cache);
+        kv_cache_rope_shift(ses.model, st.cache);
+        break;
+      case KvMethod::recompute:
+        st.cache = recompute_cache(ses, kept, window_labels(ses.window_begin, ses.window_end));
+        break;
+      default:
+        throw InputError("method " + kv_method_name(st.method) + " does not apply to a sliding window");
+    }
+  }
+  sliding_append(ses, drop);
+}
+
+void kv_session_stitch(KvSession& ses) {
+  const KvLabSettings& s = ses.settings;
+  if (s.scenario == KvScenario::sliding) throw InputError("stitch: choose scenario stitch or rag first");
+  if (ses.stitched) throw InputError("stitch: the caches are already stitched; restart to stitch again");
+  const std::vector<int> idx = kv_retrieved_indices(s);
+  const KvCache first = kv_cache_select(ses.cache_b, idx);
+  const KvCache stitched = kv_cache_stitch(first, ses.cache_a);
+  ses.text.clear();
+  ses.text_labels.clear();
+  for (int i : idx) {
+    ses.text.push_back(ses.doc_b[i]);
+    ses.text_labels.push_back("B" + std::to_string(i));
+  }
+  for (size_t i = 0; i < ses.doc_a.size(); ++i) {
+    ses.text.push_back(ses.doc_a[i]);
+    ses.text_labels.push_back("A" + std::to_string(i));
+  }
+  const int L = static_cast<int>(ses.text.size());
+  compute_truth(ses, ses.text);
+  label_last(ses.truth_cache, ses.text_labels);
+  const KvModelParams& p = ses.model.params;
+  for (auto& st : ses.methods) {
+    st.cache = stitched;
+    switch (st.method) {
+      case KvMethod::naive:
+        break;
+      case KvMethod::reencode:
+        kv_cache_rope_reencode(ses.model, st.cache, false);
+        break;
+      case KvMethod::reencode_scaled:
+        kv_cache_rope_reencode(ses.model, st.cache, true);
+        break;
+      case KvMethod::kshift:
+        kv_cache_rope_shift(ses.model, st.cache);
+        break;
+      case KvMethod::recompute:
+        st.cache = recompute_cache(ses, ses.text, ses.text_labels);
+        break;
+      default:
+        throw InputError("method " + kv_method_name(st.method) + " does not apply to stitching");
+    }
+    // Reference: the source runs' raw keys, rotated to their global index 0..L-1.
+    st.key_position_error.clear();
+    for (int l = 0; l < p.layers; ++l) {
+      RowMatrix raw(L, p.width);
+      for (size_t i = 0; i < idx.size(); ++i) raw.row(i) = ses.trace_b.keys_raw[l].row(idx[i]);
+      raw.bottomRows(ses.doc_a.size()) = ses.trace_a.keys_raw[l];
+      st.key_position_error.push_back(kv_relative_error(st.cache.layers[l].keys, kv_rotate_heads(ses.model, raw, iota(L))));
+    }
+  }
+  ses.stitched = true;
+}
+
+void kv_session_append(KvSession& ses) {
+  const KvLabSettings& s = ses.settings;
+  if (s.scenario == KvScenario::sliding) {
+    const int n = ses.window_end - ses.window_begin;
+    if (s.model.positions == KvPositions::learned && n + 2 > s.model.context)
+      throw InputError("append: the window already holds " + std::to_string(n) + " of C = " +
+                       std::to_string(s.model.context) +
+                       " tokens and learned positions have no row past C - 1; slide the window instead");
+    sliding_append(ses, 2);
+    return;
+  }
+  if (!ses.stitched) kv_session_stitch(ses);
+  // k = new tokens so far (the text is [first block; A; new tokens]).
+  const int k = static_cast<int>(ses.text.size() - ses.doc_a.size() - kv_retrieved_indices(s).size());
+  const int token = stream_id(s.model, 3, k, 0, s.model.vocab);
+  const std::string label = "n" + std::to_string(k);
+  ses.text.push_back(token);
+  ses.text_labels.push_back(label);
+  ++ses.step;
+  compute_truth(ses, ses.text);
+  label_last(ses.truth_cache, ses.text_labels);
+  for (auto& st : ses.methods) {
+    st.last = kv_forward_cached(ses.model, st.cache, {token}, {kv_cache_next_index(st.cache)});
+    label_last(st.cache, {label});
+    st.history.push_back(measure(ses, st, 1));
+  }
+}
+
+const KvMethodState& kv_session_method(const KvSession& ses, KvMethod m) {
+  for (const auto& st : ses.methods)
+    if (st.method == m) return st;
+  throw InputError("method " + kv_method_name(m) + " is not run in scenario " + kv_scenario_name(ses.settings.scenario));
+}
+
+KvSession kv_run_scenario(const KvLabSettings& s) {
+  KvSession ses = kv_session_start(s);
+  if (s.scenario != KvScenario::sliding) kv_session_stitch(ses);
+  for (int i = 0; i < s.steps; ++i) {
+    if (s.scenario == KvScenario::sliding) kv_session_slide(ses);
+    else kv_session_append(ses);
+  }
+  return ses;
+}
+
+}  // namespace poslab

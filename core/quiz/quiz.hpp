@@ -1,0 +1,79 @@
+// Lessons' quiz items as plain data, and the grading rules the panel and the command line
+// share. The text comes from lessons/<id>/quiz.toml (read by io/lessons); every text is
+// given in English and Chinese. Numeric questions are generated in numeric.hpp.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace poslab {
+
+enum class Language { en, zh };
+
+// One text in both languages. zh may be empty only while loading (the lint rejects it).
+struct LocalText {
+  std::string en;
+  std::string zh;
+  // The text in `lang`, falling back to English when the Chinese text is missing.
+  const std::string& in(Language lang) const { return lang == Language::zh && !zh.empty() ? zh : en; }
+  bool complete() const { return !en.empty() && !zh.empty(); }
+};
+
+// single: one correct option; multiple: one or more; numeric: generated parameters, a
+// number checked within a tolerance; predict: a choice made before a lab shows the answer;
+// open: free text, then a reference answer and a self-assessment checklist;
+// spot_error: a quoted claim from popular material and a choice of what is wrong with it.
+enum class QuestionKind { single, multiple, numeric, predict, open, spot_error };
+
+const std::vector<std::string>& quiz_kind_names();      // "single", "multiple", ...
+QuestionKind quiz_kind_from_name(const std::string& name);  // throws InputError
+const std::string& quiz_kind_name(QuestionKind kind);
+bool quiz_is_choice(QuestionKind kind);  // single, multiple, predict, spot_error
+
+struct ChoiceOption {
+  LocalText text;     // what the user picks
+  bool correct = false;
+  LocalText explain;  // why this option is right or wrong (shown after answering)
+};
+
+struct Question {
+  std::string id;                     // unique within its lesson, e.g. "q1-permutation"
+  QuestionKind kind = QuestionKind::single;
+  LocalText prompt;                   // Markdown; numeric prompts hold {param} placeholders
+  std::vector<ChoiceOption> options;  // choice kinds: at least 2
+  LocalText explain;                  // numeric: how to compute it; others: optional note
+  std::string generator;              // numeric: name from quiz_generator_names()
+  LocalText unit;                     // numeric: unit of the answer ("rad", "tokens"), may be empty
+  std::string preset;                 // predict: lab preset the question opens first
+  std::string reveal_preset;          // predict: preset that shows the answer (empty = preset)
+  LocalText reveal;                   // predict: what to look at in the lab after answering
+  LocalText claim;                    // spot_error: the quoted claim
+  LocalText reference;                // open: reference answer (Markdown)
+  std::vector<LocalText> checklist;   // open: self-assessment items
+  int line = 0;                       // line of its [[question]] header in quiz.toml
+};
+
+struct Quiz {
+  std::vector<Question> questions;
+  std::vector<LocalText> checklist;  // completion checklist of the whole lesson
+};
+
+// Option indices marked correct, ascending.
+std::vector<int> quiz_correct_options(const Question& q);
+
+struct ChoiceVerdict {
+  bool correct = false;
+  std::vector<int> missed;  // correct options not chosen
+  std::vector<int> wrong;   // chosen options that are not correct
+};
+// Grades a set of chosen option indices (0-based). Throws InputError when the question is
+// not a choice question, an index is out of range, or a single-answer question gets more
+// than one (or no) option.
+ChoiceVerdict quiz_check_choice(const Question& q, const std::vector<int>& chosen);
+
+// Option letters for people and scripts: 0 -> "A". Parses "B" or "A,C" (also "1,3" as
+// 1-based numbers) into sorted unique 0-based indices; throws InputError naming the item.
+std::string quiz_option_letter(int index);
+std::vector<int> quiz_parse_choices(const std::string& text, int option_count);
+
+}  // namespace poslab

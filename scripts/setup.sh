@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# PosLab set-up on Debian 12, in one command:
+#   scripts/setup.sh run    install what is missing, build (release), start the app
+#   scripts/setup.sh test   install what is missing, build (release), run every test
+# Safe to run again: installs only missing packages, rebuilds only what changed.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+mode="${1:-}"
+if [[ "$mode" != "run" && "$mode" != "test" ]]; then
+  echo "usage: scripts/setup.sh run|test" >&2
+  exit 2
+fi
+
+# 1. Debian packages (list in scripts/debian-packages.txt).
+mapfile -t wanted < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/debian-packages.txt)
+missing=()
+for pkg in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -eq 0 ]]; then
+    echo "== installing ${#missing[@]} missing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  else
+    echo "These Debian packages are missing: ${missing[*]}" >&2
+    echo "Install them as root, then run this command again:" >&2
+    echo "  sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+# 2. Release build with CMake presets (Ninja, build/release).
+jobs="$(nproc 2>/dev/null || echo 2)"
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$jobs"
+
+# 3. Start the app, or run the whole test suite (GUI tests use xvfb-run themselves).
+if [[ "$mode" == "run" ]]; then
+  exec build/release/app/poslab
+else
+  ctest --preset release -j "$jobs"
+fi
