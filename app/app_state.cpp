@@ -126,6 +126,19 @@ void AppState::save() {
   }
 }
 
+void AppState::autosave(double now_s, double min_interval_s) {
+  if (headless_ || now_s - last_save_time_ < min_interval_s) return;
+  std::string snapshot = settings_.active_lab + (settings_.dark_theme ? "d" : "l") + format_double(settings_.ui_scale) +
+                         std::to_string(settings_.window_width) + "x" + std::to_string(settings_.window_height);
+  for (const auto& id : settings_.open_labs) snapshot += "|" + id;
+  for (const auto& p : panels_) snapshot += "|" + p->preset();
+  last_save_time_ = now_s;
+  if (snapshot == last_saved_) return;
+  const bool first = last_saved_.empty();
+  last_saved_ = std::move(snapshot);
+  if (!first) save();  // the state at start-up is what was just loaded
+}
+
 void AppState::release_gl() {
   for (auto& p : panels_) p->release_gl();
 }

@@ -38,8 +38,11 @@ class AppState final : public AppContext {
   bool wants_continuous_frames();
   void select_lab(const std::string& id);
   Panel* find_panel(const std::string& id);
-  // Saves settings (and each open lab's preset) atomically; reports failures on the banner.
+  // Saves settings (and each lab's preset) atomically; reports failures on the banner.
   void save();
+  // Saves when something changed and at least `min_interval_s` passed since the last save,
+  // so a crash or kill loses at most a few seconds of settings.
+  void autosave(double now_s, double min_interval_s = 2.0);
   void release_gl();
 
   const std::vector<std::string>& errors() const { return errors_; }
@@ -67,6 +70,8 @@ class AppState final : public AppContext {
   std::string select_next_;      // tab to bring to front on the next frame
   std::string preset_edit_;      // text in the preset field of the active lab
   std::string preset_edit_for_;  // lab whose preset the field shows
+  std::string last_saved_;        // serialised settings at the last save
+  double last_save_time_ = 0;
   int frames_requested_ = 3;
   bool quit_requested_ = false;
   bool fonts_dirty_ = false;

@@ -35,6 +35,8 @@ struct Options {
   bool check = false;
   std::string presets_file;
   int width = 0, height = 0;
+  std::string theme;  // "", "dark" or "light"
+  float scale = 0;    // 0 = settings / monitor
 };
 
 std::string find_lessons_dir() {
@@ -171,6 +173,8 @@ int main(int argc, char** argv) {
   cli.add_flag("--frame-times", opt.frame_times, "print frame-time statistics (with --frames)");
   cli.add_flag("--check", opt.check, "headless self-check of every panel; exit 1 on failure");
   cli.add_option("--presets-file", opt.presets_file, "with --check: also run these presets (one per line)");
+  cli.add_option("--theme", opt.theme, "colour theme for this run")->check(CLI::IsMember({"dark", "light"}));
+  cli.add_option("--scale", opt.scale, "UI scale for this run (1 = 96 dpi)")->check(CLI::Range(0.5, 3.0));
   cli.add_option("--width", opt.width, "window width in pixels")->check(CLI::Range(320, 16384));
   cli.add_option("--height", opt.height, "window height in pixels")->check(CLI::Range(240, 16384));
   try {
@@ -226,6 +230,8 @@ int main(int argc, char** argv) {
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
     Frontend fe(window, state);
+    if (!opt.theme.empty()) state.settings().dark_theme = opt.theme == "dark";
+    if (opt.scale > 0) state.settings().ui_scale = opt.scale;
     state.setup_style(fe.content_scale());
 
     if (!opt.preset.empty()) state.open_lab(opt.preset);
@@ -264,6 +270,8 @@ int main(int argc, char** argv) {
       while (!glfwWindowShouldClose(window) && !state.quit_requested()) {
         fe.frame(true);
         fe.present();
+        glfwGetWindowSize(window, &state.settings().window_width, &state.settings().window_height);
+        state.autosave(glfwGetTime());
       }
       glfwGetWindowSize(window, &state.settings().window_width, &state.settings().window_height);
       state.save();

@@ -68,7 +68,11 @@ const char* band_name(PairBand band) {
 
 std::string compact(double v) {
   char buf[32];
-  if (std::abs(v) >= 1e5 || (std::abs(v) < 1e-2 && v != 0)) std::snprintf(buf, sizeof buf, "%.2e", v);
+  if (std::abs(v) >= 1e5 || (std::abs(v) < 1e-2 && v != 0)) {
+    // Short scientific form ("1.6e5") so labels fit under small dials.
+    const int e = static_cast<int>(std::floor(std::log10(std::abs(v))));
+    std::snprintf(buf, sizeof buf, "%.1fe%d", v / std::pow(10.0, e), e);
+  }
   else if (std::abs(v) >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
   else std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
