@@ -106,7 +106,7 @@ void AppState::apply_theme() {
 void AppState::setup_style(float content_scale) {
   content_scale_ = content_scale > 0 ? content_scale : 1.0f;
   scale_ = settings_.ui_scale > 0 ? settings_.ui_scale : std::clamp(content_scale_, 1.0f, 3.0f);
-  fonts_ = load_fonts(scale_, lessons_dir_);
+  fonts_ = load_fonts(scale_, lessons_dir_, extra_glyphs_);
   if (!fonts_.note.empty()) report_error("fonts", fonts_.note);
   apply_theme();
 }
@@ -114,6 +114,22 @@ void AppState::setup_style(float content_scale) {
 void AppState::rebuild_fonts(float content_scale) {
   fonts_dirty_ = false;
   setup_style(content_scale);
+}
+
+void AppState::ensure_glyphs(const std::string& utf8) {
+  if (!fonts_.body) return;
+  const char* text = utf8.c_str();
+  const char* end = text + utf8.size();
+  while (text < end) {
+    unsigned int c = 0;
+    text += ImTextCharFromUtf8(&c, text, end);
+    if (c == 0) break;
+    if (c < 0x80 || c > 0xFFFF) continue;  // ASCII is always there; ImWchar is 16-bit
+    if (!fonts_.body->FindGlyphNoFallback(static_cast<ImWchar>(c)) && asked_glyphs_.insert(c).second) {
+      extra_glyphs_ += utf8;  // rebuild once per new character, even if no font has it
+      fonts_dirty_ = true;
+    }
+  }
 }
 
 void AppState::save() {

@@ -2,6 +2,7 @@
 // frame-pacing state. main.cpp owns exactly one; panels reach it only through AppContext.
 #pragma once
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ class AppState final : public AppContext {
   const std::string& data_dir() const override { return data_dir_; }
   ImFont* cjk_font() const override { return fonts_.has_cjk ? fonts_.body : nullptr; }
   bool headless() const override { return headless_; }
+  void ensure_glyphs(const std::string& utf8) override;
 
   // ---- shell ----
   // Applies the theme and fonts for `content_scale` (monitor) unless the user chose a scale.
@@ -70,6 +72,8 @@ class AppState final : public AppContext {
   std::string select_next_;      // tab to bring to front on the next frame
   std::string preset_edit_;      // text in the preset field of the active lab
   std::string preset_edit_for_;  // lab whose preset the field shows
+  std::string extra_glyphs_;      // text typed by the user whose glyphs the atlas must hold
+  std::set<unsigned> asked_glyphs_;  // characters already requested (a font may lack some)
   std::string last_saved_;        // serialised settings at the last save
   double last_save_time_ = 0;
   int frames_requested_ = 3;

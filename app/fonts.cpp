@@ -35,7 +35,7 @@ void add_lesson_text(ImFontGlyphRangesBuilder& b, const std::string& lessons_dir
 
 }  // namespace
 
-Fonts load_fonts(float scale, const std::string& lessons_dir) {
+Fonts load_fonts(float scale, const std::string& lessons_dir, const std::string& extra_text) {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
   Fonts f;
@@ -57,6 +57,7 @@ Fonts load_fonts(float scale, const std::string& lessons_dir) {
   ImFontGlyphRangesBuilder cjk_builder;
   cjk_builder.AddText("中文英语课程测验进度语言正确错误答案提交重试完成");
   add_lesson_text(cjk_builder, lessons_dir);
+  cjk_builder.AddText(extra_text.c_str());
   built.clear();
   cjk_builder.BuildRanges(&built);
   f.cjk_ranges = std::make_shared<std::vector<ImWchar>>(built.begin(), built.end());

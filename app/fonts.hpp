@@ -22,6 +22,7 @@ struct Fonts {
 
 // Builds the atlas at the given scale. Call before the first frame, or between frames
 // followed by re-creating the backend's font texture.
-Fonts load_fonts(float scale, const std::string& lessons_dir);
+// extra_text: more characters to include (text the user typed).
+Fonts load_fonts(float scale, const std::string& lessons_dir, const std::string& extra_text = {});
 
 }  // namespace poslab::app

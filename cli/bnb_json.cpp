@@ -11,8 +11,8 @@ namespace poslab::cli {
 using namespace bnb;
 
 Json bnb_episode_json(const EpisodeRecord& rec, bool relational) {
-  Json tokens = Json::array(), actions = Json::array(), expert = Json::array(), rewards = Json::array(),
-       rel = Json::array();
+  Json tokens = Json::array(), actions = Json::array(), expert = Json::array(),
+       rewards = Json::array(), rel = Json::array();
   std::vector<double> rel_buf(kSlots * kSlots * kRelDim);
   for (int t = 0; t < rec.rows; ++t) {
     Json rt = Json::array(), ra = Json::array(), re = Json::array();
@@ -74,7 +74,8 @@ std::pair<int, int> parse_team_sizes(const std::string& text) {
   static const std::regex re("([1-4])v([1-4])");
   std::smatch m;
   if (!std::regex_match(text, m, re))
-    throw InputError("--teams \"" + text + "\": must be random or NvM with N, M in 1..4 (e.g. 4v4, 2v3)");
+    throw InputError("--teams \"" + text +
+                     "\": must be random or NvM with N, M in 1..4 (e.g. 4v4, 2v3)");
   return {std::stoi(m[1]), std::stoi(m[2])};
 }
 
@@ -88,12 +89,15 @@ std::vector<JointAction> read_action_file(const std::string& path) {
   }
   if (j.is_object() && j.contains("actions")) j = j["actions"];
   if (!j.is_array())
-    throw FileError(path, "expected a JSON array of steps (each 8 [power, turn, shoot]) or an object with \"actions\"");
+    throw FileError(path,
+                    "expected a JSON array of steps (each 8 [power, turn, shoot]) or an object "
+                    "with \"actions\"");
   std::vector<JointAction> out;
   for (size_t t = 0; t < j.size(); ++t) {
     const Json& step = j[t];
     if (!step.is_array() || step.size() != kSlots)
-      throw FileError(path, "step " + std::to_string(t) + ": expected 8 [power, turn, shoot] triples, one per slot");
+      throw FileError(path, "step " + std::to_string(t) +
+                                ": expected 8 [power, turn, shoot] triples, one per slot");
     JointAction a{};
     for (int k = 0; k < kSlots; ++k) {
       const Json& x = step[k];
@@ -101,8 +105,8 @@ std::vector<JointAction> read_action_file(const std::string& path) {
       for (int h = 0; ok && h < 3; ++h)
         ok = x[h].is_number_integer() && x[h].get<int>() >= 0 && x[h].get<int>() < kActionSizes[h];
       if (!ok)
-        throw FileError(path, "step " + std::to_string(t) + " slot " + std::to_string(k) + ": " + x.dump() +
-                                  " is not [power 0..2, turn 0..6, shoot 0..1]");
+        throw FileError(path, "step " + std::to_string(t) + " slot " + std::to_string(k) + ": " +
+                                  x.dump() + " is not [power 0..2, turn 0..6, shoot 0..1]");
       a[k] = {x[0].get<uint8_t>(), x[1].get<uint8_t>(), x[2].get<uint8_t>()};
     }
     out.push_back(a);

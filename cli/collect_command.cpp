@@ -54,9 +54,10 @@ void draw_progress(int64_t done, int64_t total, int64_t steps, double seconds) {
   const int filled = static_cast<int>(frac * width);
   std::string bar(static_cast<size_t>(filled), '#');
   bar.append(static_cast<size_t>(width - filled), '.');
-  std::fprintf(stderr, "\r[%s] %3d%% %lld/%lld episodes  %lld steps  %.1fk steps/s  %.1f s   ", bar.c_str(),
-               static_cast<int>(frac * 100.0), static_cast<long long>(done), static_cast<long long>(total),
-               static_cast<long long>(steps), seconds > 0 ? static_cast<double>(steps) / seconds / 1000.0 : 0.0, seconds);
+  std::fprintf(stderr, "\r[%s] %3d%% %lld/%lld episodes  %lld steps  %.1fk steps/s  %.1f s   ",
+               bar.c_str(), static_cast<int>(frac * 100.0), static_cast<long long>(done),
+               static_cast<long long>(total), static_cast<long long>(steps),
+               seconds > 0 ? static_cast<double>(steps) / seconds / 1000.0 : 0.0, seconds);
   std::fflush(stderr);
 }
 
@@ -65,7 +66,9 @@ void run(const CollectArgs& a) {
     throw InputError("--episodes = " + std::to_string(a.episodes) + ": must be in [1, 1e8]");
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = a.threads == 0 ? hw : a.threads;
-  if (threads < 1 || threads > 256) throw InputError("--threads = " + std::to_string(a.threads) + ": must be in [0, 256] (0 = all cores)");
+  if (threads < 1 || threads > 256)
+    throw InputError("--threads = " + std::to_string(a.threads) +
+                     ": must be in [0, 256] (0 = all cores)");
   bnb::EpisodeSpec base;
   const auto [t0, t1] = parse_team_sizes(a.teams);
   base.config.team0_size = t0;
@@ -73,7 +76,8 @@ void run(const CollectArgs& a) {
   base.config.max_steps = a.max_steps;
   bnb::validate(base.config);
   base.policy = bnb::policy_from_name(a.policy);
-  if (base.policy == bnb::PolicyKind::replay) throw InputError("--policy replay is not for collect (use expert, noisy or random)");
+  if (base.policy == bnb::PolicyKind::replay)
+    throw InputError("--policy replay is not for collect (use expert, noisy or random)");
 
   io::BnbWriterOptions opts;
   opts.compression = a.compression;
@@ -136,7 +140,8 @@ void run(const CollectArgs& a) {
     bnb::EpisodeRecord rec;
     {
       std::unique_lock lock(mu);
-      cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return done.count(written) > 0 || running == 0; });
+      cv.wait_for(lock, std::chrono::milliseconds(200),
+                  [&] { return done.count(written) > 0 || running == 0; });
       auto it = done.find(written);
       if (it == done.end()) {
         if (running == 0) break;
@@ -176,8 +181,9 @@ void run(const CollectArgs& a) {
     std::fprintf(stderr, "\n");
   }
   if (interrupted && !a.quiet)
-    std::fprintf(stderr, "interrupted: %lld of %lld episodes written; %s is valid\n", static_cast<long long>(written),
-                 static_cast<long long>(a.episodes), a.output.c_str());
+    std::fprintf(stderr, "interrupted: %lld of %lld episodes written; %s is valid\n",
+                 static_cast<long long>(written), static_cast<long long>(a.episodes),
+                 a.output.c_str());
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(a.output, ec);
   Json out;
@@ -190,7 +196,8 @@ void run(const CollectArgs& a) {
   out["seconds"] = seconds;
   out["agent_steps_per_second"] = seconds > 0 ? static_cast<double>(steps) / seconds : 0.0;
   out["file_bytes"] = ec ? 0 : static_cast<int64_t>(bytes);
-  out["bytes_per_million_steps"] = steps > 0 && !ec ? static_cast<double>(bytes) * 1e6 / static_cast<double>(steps) : 0.0;
+  out["bytes_per_million_steps"] =
+      steps > 0 && !ec ? static_cast<double>(bytes) * 1e6 / static_cast<double>(steps) : 0.0;
   out["interrupted"] = interrupted;
   std::cout << out.dump(2) << "\n";
 }
@@ -199,18 +206,22 @@ void run(const CollectArgs& a) {
 
 void add_collect_command(CLI::App& app) {
   auto a = std::make_shared<CollectArgs>();
-  auto* cmd = app.add_subcommand("collect", "Collect Boost and Broadside episodes into an HDF5 dataset");
+  auto* cmd =
+      app.add_subcommand("collect", "Collect Boost and Broadside episodes into an HDF5 dataset");
   cmd->add_option("--episodes", a->episodes, "number of episodes")->required();
   cmd->add_option("--output,-o", a->output, "output .h5 file")->required();
   cmd->add_option("--threads", a->threads, "worker threads (0 = one per core)");
   cmd->add_option("--seed", a->seed, "seed of episode 0; episode e uses seed + e");
-  cmd->add_option("--policy", a->policy, "noisy (default, sticky noise with team skills) | expert | random");
+  cmd->add_option("--policy", a->policy,
+                  "noisy (default, sticky noise with team skills) | expert | random");
   cmd->add_option("--teams", a->teams, "random (1v1..4v4, 25 % each) or NvM, e.g. 4v4");
   cmd->add_option("--max-steps", a->max_steps, "truncation, agent steps (default 512)");
-  cmd->add_option("--compression", a->compression, "deflate level 0..9 with shuffle (0 = none; default 1)");
+  cmd->add_option("--compression", a->compression,
+                  "deflate level 0..9 with shuffle (0 = none; default 1)");
   cmd->add_flag("--force", a->force, "replace the output file if it exists");
   cmd->add_flag("--quiet", a->quiet, "no progress bar");
-  cmd->add_flag("--progress", a->progress, "show the progress bar even when stderr is not a terminal");
+  cmd->add_flag("--progress", a->progress,
+                "show the progress bar even when stderr is not a terminal");
   cmd->callback([a] { run(*a); });
 }
 

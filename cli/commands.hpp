@@ -6,6 +6,11 @@
 namespace poslab::cli {
 
 void add_rope_command(CLI::App& app);
+void add_sim_command(CLI::App& app);      // Boost and Broadside: one episode
+void add_collect_command(CLI::App& app);  // Boost and Broadside: HDF5 dataset
+void add_inspect_command(CLI::App& app);  // Boost and Broadside: dataset summary
 void add_quiz_command(CLI::App& app);
+void add_kv_command(CLI::App& app);
+void add_attention_command(CLI::App& app);
 
 }  // namespace poslab::cli

@@ -10,7 +10,12 @@ int main(int argc, char** argv) {
   CLI::App app{"PosLab command line: position-encoding computations as JSON"};
   app.require_subcommand(1);
   poslab::cli::add_rope_command(app);
+  poslab::cli::add_sim_command(app);
+  poslab::cli::add_collect_command(app);
+  poslab::cli::add_inspect_command(app);
   poslab::cli::add_quiz_command(app);
+  poslab::cli::add_kv_command(app);
+  poslab::cli::add_attention_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -2,7 +2,9 @@
 //   quiz list                         lessons, their questions, and what is broken
 //   quiz show LESSON QUESTION         one question as JSON (numeric: parameters from --seed)
 //   quiz check LESSON QUESTION -a X   grade an answer (letters "B" / "A,C", or a number)
+//   quiz presets [--lines]            every lab preset the lessons open
 // The answers themselves are only printed by `check`.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -51,14 +53,16 @@ std::pair<const Lesson*, const Question*> find(const LessonLibrary& lib, const Q
   if (q == nullptr) {
     std::string ids;
     for (const auto& x : lesson->quiz.questions) ids += (ids.empty() ? "" : ", ") + x.id;
-    throw InputError("question \"" + a.question + "\" is not in lesson " + a.lesson + " (questions: " + ids + ")");
+    throw InputError("question \"" + a.question + "\" is not in lesson " + a.lesson +
+                     " (questions: " + ids + ")");
   }
   return {lesson, q};
 }
 
 Json problems_json(const std::vector<LessonProblem>& problems) {
   Json arr = Json::array();
-  for (const auto& p : problems) arr.push_back({{"file", p.file}, {"line", p.line}, {"message", p.message}});
+  for (const auto& p : problems)
+    arr.push_back({{"file", p.file}, {"line", p.line}, {"message", p.message}});
   return arr;
 }
 
@@ -75,7 +79,8 @@ void run_list(const QuizArgs& a) {
     j["summary"] = l.entry.summary.in(lang);
     j["status"] = l.broken() ? "broken" : "ok";
     Json qs = Json::array();
-    for (const auto& q : l.quiz.questions) qs.push_back({{"id", q.id}, {"kind", quiz_kind_name(q.kind)}});
+    for (const auto& q : l.quiz.questions)
+      qs.push_back({{"id", q.id}, {"kind", quiz_kind_name(q.kind)}});
     j["questions"] = qs;
     j["lab_links"] = markdown_lab_links(l.text_en);
     if (l.broken()) j["problems"] = problems_json(l.problems);
@@ -107,7 +112,8 @@ Json question_json(const Lesson& lesson, const Question& q, Language lang, std::
   if (quiz_is_choice(q.kind)) {
     Json opts = Json::array();
     for (size_t i = 0; i < q.options.size(); ++i)
-      opts.push_back({{"letter", quiz_option_letter(static_cast<int>(i))}, {"text", q.options[i].text.in(lang)}});
+      opts.push_back({{"letter", quiz_option_letter(static_cast<int>(i))},
+                      {"text", q.options[i].text.in(lang)}});
     j["options"] = opts;
     j["multiple"] = q.kind == QuestionKind::multiple;
   }
@@ -136,8 +142,10 @@ void run_check(const QuizArgs& a) {
   out["id"] = q->id;
   out["kind"] = quiz_kind_name(q->kind);
   if (quiz_is_choice(q->kind)) {
-    if (a.answer.empty()) throw InputError("--answer is missing: give option letters, e.g. --answer B or A,C");
-    const std::vector<int> chosen = quiz_parse_choices(a.answer, static_cast<int>(q->options.size()));
+    if (a.answer.empty())
+      throw InputError("--answer is missing: give option letters, e.g. --answer B or A,C");
+    const std::vector<int> chosen =
+        quiz_parse_choices(a.answer, static_cast<int>(q->options.size()));
     const ChoiceVerdict v = quiz_check_choice(*q, chosen);
     out["correct"] = v.correct;
     Json picked = Json::array(), right = Json::array(), explanations = Json::array();
@@ -155,7 +163,8 @@ void run_check(const QuizArgs& a) {
       out["reveal_preset"] = q->reveal_preset.empty() ? q->preset : q->reveal_preset;
     }
   } else if (q->kind == QuestionKind::numeric) {
-    if (a.answer.empty()) throw InputError("--answer is missing: give a number, e.g. --answer 3.14");
+    if (a.answer.empty())
+      throw InputError("--answer is missing: give a number, e.g. --answer 3.14");
     const double given = parse_double(a.answer, "--answer");
     const NumericQuestion nq = quiz_generate(q->generator, a.seed);
     const NumericVerdict v = quiz_check_numeric(nq, given);
@@ -176,8 +185,32 @@ void run_check(const QuizArgs& a) {
   std::cout << out.dump(2) << "\n";
 }
 
+// Every lab preset the lessons use (lab links in both languages, predict questions), so
+// the app's --check can load each one: JSON by default, one per line with --lines.
+void run_presets(const QuizArgs& a, bool lines) {
+  const LessonLibrary lib = load(a);
+  std::vector<std::string> all;
+  auto add = [&](const std::string& p) {
+    if (!p.empty() && std::find(all.begin(), all.end(), p) == all.end()) all.push_back(p);
+  };
+  for (const auto& l : lib.lessons) {
+    for (const auto& p : markdown_lab_links(l.text_en)) add(p);
+    for (const auto& p : markdown_lab_links(l.text_zh)) add(p);
+    for (const auto& q : l.quiz.questions) {
+      add(q.preset);
+      add(q.reveal_preset);
+    }
+  }
+  if (lines) {
+    for (const auto& p : all) std::cout << p << "\n";
+    return;
+  }
+  std::cout << Json(all).dump(2) << "\n";
+}
+
 void add_common(CLI::App* cmd, QuizArgs& a) {
-  cmd->add_option("--dir", a.dir, "lessons folder (default: $POSLAB_LESSONS_DIR or the installed lessons)");
+  cmd->add_option("--dir", a.dir,
+                  "lessons folder (default: $POSLAB_LESSONS_DIR or the installed lessons)");
   cmd->add_option("--lang", a.lang, "en | zh");
 }
 
@@ -185,7 +218,8 @@ void add_common(CLI::App* cmd, QuizArgs& a) {
 
 void add_quiz_command(CLI::App& app) {
   auto args = std::make_shared<QuizArgs>();
-  auto* quiz = app.add_subcommand("quiz", "lessons' quizzes: list lessons, show a question, check an answer");
+  auto* quiz = app.add_subcommand(
+      "quiz", "lessons' quizzes: list lessons, show a question, check an answer");
   quiz->require_subcommand(1);
 
   auto* list = quiz->add_subcommand("list", "every lesson with its questions and problems");
@@ -198,6 +232,12 @@ void add_quiz_command(CLI::App& app) {
   show->add_option("question", args->question, "question id")->required();
   show->add_option("--seed", args->seed, "numeric questions: seed of the parameters (default 0)");
   show->callback([args] { run_show(*args); });
+
+  auto* presets = quiz->add_subcommand("presets", "every lab preset the lessons open");
+  add_common(presets, *args);
+  auto lines = std::make_shared<bool>(false);
+  presets->add_flag("--lines", *lines, "one preset per line (a presets file for poslab --check)");
+  presets->callback([args, lines] { run_presets(*args, *lines); });
 
   auto* check = quiz->add_subcommand("check", "grade an answer");
   add_common(check, *args);

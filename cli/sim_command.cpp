@@ -40,7 +40,9 @@ void run(const SimArgs& a) {
   out["policy"] = bnb::policy_names()[static_cast<int>(spec.policy)];
   out["max_steps"] = a.steps;
   out["outcome"] = bnb_outcome(rec, a.steps);
-  out["screen"] = "x right, y down; angles positive counter-clockwise in maths coordinates (clockwise on screen)";
+  out["screen"] =
+      "x right, y down; angles positive counter-clockwise in maths coordinates (clockwise on "
+      "screen)";
   Json ep = bnb_episode_json(rec, a.relational);
   for (auto& [k, v] : ep.items()) out[k] = std::move(v);
   std::cout << out.dump() << "\n";
@@ -50,14 +52,18 @@ void run(const SimArgs& a) {
 
 void add_sim_command(CLI::App& app) {
   auto a = std::make_shared<SimArgs>();
-  auto* cmd = app.add_subcommand("sim", "Simulate one Boost and Broadside episode; JSON trajectory on stdout");
+  auto* cmd = app.add_subcommand(
+      "sim", "Simulate one Boost and Broadside episode; JSON trajectory on stdout");
   cmd->add_option("--seed", a->seed, "episode seed (same seed, same episode)");
   cmd->add_option("--teams", a->teams, "team sizes: random (1v1..4v4, 25 % each) or NvM, e.g. 4v4");
   cmd->add_option("--steps", a->steps, "maximum agent steps (truncation), 1..100000; default 512");
-  cmd->add_option("--policy", a->policy, "expert | noisy | random (noisy = sticky behaviour noise)");
-  cmd->add_option("--actions", a->actions_file,
-                  "replay a JSON action file: [[ [power, turn, shoot] x 8 ] per step], or sim's own output");
-  cmd->add_flag("--relational", a->relational, "also output the 12 relational features of every pair (R, 8, 8, 12)");
+  cmd->add_option("--policy", a->policy,
+                  "expert | noisy | random (noisy = sticky behaviour noise)");
+  cmd->add_option(
+      "--actions", a->actions_file,
+      "replay a JSON action file: [[ [power, turn, shoot] x 8 ] per step], or sim's own output");
+  cmd->add_flag("--relational", a->relational,
+                "also output the 12 relational features of every pair (R, 8, 8, 12)");
   cmd->callback([a] { run(*a); });
 }
 

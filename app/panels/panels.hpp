@@ -7,5 +7,9 @@
 namespace poslab::app {
 
 std::unique_ptr<Panel> make_rope_wheels_panel();
+std::unique_ptr<Panel> make_kv_panel();
+std::unique_ptr<Panel> make_attention_panel();
+std::unique_ptr<Panel> make_arena_panel();
+std::unique_ptr<Panel> make_lessons_panel();
 
 }  // namespace poslab::app

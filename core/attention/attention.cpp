@@ -170,7 +170,7 @@ AttentionInput attention_count_input(int count, double shift) {
     throw InputError("tokens = " + std::to_string(count) + ": must be in [1, " +
                      std::to_string(kAttentionMaxTokens) + "]");
   std::vector<std::string> tokens;
-  for (int t = 0; t < count; ++t) tokens.push_back("t" + std::to_string(t));
+  for (int t = 0; t < count; ++t) tokens.push_back(std::string(1, 't').append(std::to_string(t)));
   return attention_sequence_input(std::move(tokens), shift);
 }
 
@@ -353,7 +353,7 @@ Eigen::MatrixXi attention_t5_buckets(const AttentionModel& m) {
   return out;
 }
 
-AttentionResult attention_compute(const AttentionModel& m, const std::atomic<bool>* cancel) {
+AttentionResult attention_compute(const AttentionModel& m, const std::atomic<bool>* cancel, int only_head) {
   const AttentionParams& p = m.params;
   const int T = static_cast<int>(m.input.tokens.size());
   AttentionResult r;
@@ -361,7 +361,11 @@ AttentionResult attention_compute(const AttentionModel& m, const std::atomic<boo
   r.missing = m.missing;
   r.note = missing_note(m);
   const bool has_bias = attention_encoding_kind(p.encoding) == EncodingKind::bias;
+  if (only_head >= p.heads)
+    throw InputError("head = " + std::to_string(only_head) + ": must be below heads = " + std::to_string(p.heads));
+  r.heads.resize(p.heads);
   for (int h = 0; h < p.heads; ++h) {
+    if (only_head >= 0 && h != only_head) continue;
     if (cancel && cancel->load()) break;
     const RowMatrixF q = attention_queries(m, h).cast<float>();
     const RowMatrixF k = attention_keys(m, h).cast<float>();
@@ -372,7 +376,7 @@ AttentionResult attention_compute(const AttentionModel& m, const std::atomic<boo
     attention_scores_softmax(q.data(), k.data(), T, p.head_dim, static_cast<float>(r.scale),
                              has_bias ? head.bias.data() : nullptr, p.causal, head.scores.data(),
                              head.weights.data());
-    r.heads.push_back(std::move(head));
+    r.heads[h] = std::move(head);
   }
   return r;
 }

@@ -152,9 +152,12 @@ struct AttentionResult {
   std::vector<int> missing;                // tokens without a learned position row
   std::string note;                        // what a reader must know (missing rows), else empty
 };
-// All heads. If `cancel` becomes true the computation stops early and returns what it has
-// (heads possibly fewer than H): used by the app when inputs change mid-way.
-AttentionResult attention_compute(const AttentionModel& m, const std::atomic<bool>* cancel = nullptr);
+// All heads, or with only_head >= 0 just that one (heads still has H entries; the others
+// are left empty, 0 x 0): the app shows one head, and 64 heads of 1024^2 cells would be
+// half a gigabyte. If `cancel` becomes true the computation stops early and returns what
+// it has: used by the app when inputs change mid-way.
+AttentionResult attention_compute(const AttentionModel& m, const std::atomic<bool>* cancel = nullptr,
+                                  int only_head = -1);
 
 // One cell's logit split into its parts (all already scaled). For absolute encodings
 // q.k = (c_i + p_i) W_q . (c_j + p_j) W_k splits into four terms; RoPE's score is not a

@@ -22,7 +22,8 @@ std::string format_number(double v) {
 
 }  // namespace
 
-AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::vector<int> align) {
+AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::vector<int> align,
+                                      int only_head) {
   const int T = static_cast<int>(a.input.tokens.size());
   if (static_cast<int>(b.input.tokens.size()) != T || a.params.heads != b.params.heads)
     throw InputError("compare: both sides need the same token count and heads (" + std::to_string(T) + " vs " +
@@ -31,10 +32,13 @@ AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::v
   if (align.empty())
     for (int t = 0; t < T; ++t) align.push_back(t);
   AttentionComparison c;
-  c.a = attention_compute(a);
-  c.b = attention_compute(b);
+  c.a = attention_compute(a, nullptr, only_head);
+  c.b = attention_compute(b, nullptr, only_head);
+  c.score_diff.resize(c.a.heads.size());
+  c.weight_diff.resize(c.a.heads.size());
   for (size_t h = 0; h < c.a.heads.size(); ++h) {
     const auto &ha = c.a.heads[h], &hb = c.b.heads[h];
+    if (ha.scores.size() == 0) continue;  // head not computed
     RowMatrixF ds(T, T), dw(T, T);
     for (int i = 0; i < T; ++i) {
       for (int j = 0; j < T; ++j) {
@@ -51,8 +55,8 @@ AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::v
         c.max_abs_weight_diff = std::max(c.max_abs_weight_diff, std::abs(static_cast<double>(dw(i, j))));
       }
     }
-    c.score_diff.push_back(std::move(ds));
-    c.weight_diff.push_back(std::move(dw));
+    c.score_diff[h] = std::move(ds);
+    c.weight_diff[h] = std::move(dw);
   }
   c.model_a = std::move(a);
   c.model_b = std::move(b);
@@ -84,19 +88,20 @@ std::vector<int> attention_ordering_alignment(const std::vector<std::string>& a,
 }
 
 AttentionComparison attention_compare_encodings(const AttentionParams& p, AttentionEncoding other,
-                                                const AttentionInput& in) {
+                                                const AttentionInput& in, int only_head) {
   AttentionParams q = p;
   q.encoding = other;
-  AttentionComparison c = attention_compare(attention_build(p, in), attention_build(q, in));
+  AttentionComparison c = attention_compare(attention_build(p, in), attention_build(q, in), {}, only_head);
   c.note = std::string(attention_encoding_label(other)) + " minus " + attention_encoding_label(p.encoding) +
            ": " + c.note;
   return c;
 }
 
 AttentionComparison attention_compare_orderings(const AttentionParams& p, const AttentionInput& a,
-                                                const AttentionInput& b) {
+                                                const AttentionInput& b, int only_head) {
   std::vector<int> align = attention_ordering_alignment(a.tokens, b.tokens);
-  AttentionComparison c = attention_compare(attention_build(p, a), attention_build(p, b), std::move(align));
+  AttentionComparison c =
+      attention_compare(attention_build(p, a), attention_build(p, b), std::move(align), only_head);
   c.note = "second ordering, rows/columns matched by token, minus first: " + c.note;
   return c;
 }
@@ -108,11 +113,12 @@ std::vector<int> attention_reversal(int tokens) {
 }
 
 AttentionComparison attention_permutation_demo(const AttentionParams& p, const AttentionInput& in,
-                                               const std::vector<int>& order) {
+                                               const std::vector<int>& order, int only_head) {
   const AttentionInput b = attention_reorder_tokens(in, order);
   std::vector<int> align(order.size());
   for (size_t t = 0; t < order.size(); ++t) align[order[t]] = static_cast<int>(t);
-  AttentionComparison c = attention_compare(attention_build(p, in), attention_build(p, b), std::move(align));
+  AttentionComparison c =
+      attention_compare(attention_build(p, in), attention_build(p, b), std::move(align), only_head);
   const bool invariant = (attention_encoding_kind(p.encoding) == EncodingKind::none || !p.use_position) && !p.causal;
   c.note = std::string(invariant ? "no position information: permuting the tokens only permutes the matrix. "
                                  : "with positions (or a causal mask) the permuted sentence scores differently. ") +
@@ -120,9 +126,10 @@ AttentionComparison attention_permutation_demo(const AttentionParams& p, const A
   return c;
 }
 
-AttentionComparison attention_shift_demo(const AttentionParams& p, const AttentionInput& in, double k) {
+AttentionComparison attention_shift_demo(const AttentionParams& p, const AttentionInput& in, double k,
+                                         int only_head) {
   AttentionComparison c =
-      attention_compare(attention_build(p, in), attention_build(p, attention_shift_input(in, k)));
+      attention_compare(attention_build(p, in), attention_build(p, attention_shift_input(in, k)), {}, only_head);
   const EncodingKind kind = attention_encoding_kind(p.encoding);
   std::string why;
   if (!p.use_position || kind == EncodingKind::none)
@@ -154,12 +161,17 @@ std::vector<double> attention_row_entropy(const RowMatrixF& weights) {
   return e;
 }
 
-ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens) {
+ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens, int only_head) {
   ExtrapolationDemo d;
   d.trained_length = p.table_length;
   d.model = attention_build(p, attention_count_input(tokens));
-  d.result = attention_compute(d.model);
+  d.result = attention_compute(d.model, nullptr, only_head);
   for (const auto& h : d.result.heads) {
+    if (h.weights.size() == 0) {  // head not computed
+      d.row_entropy.emplace_back();
+      d.row_max.emplace_back();
+      continue;
+    }
     d.row_entropy.push_back(attention_row_entropy(h.weights));
     std::vector<double> mx(h.weights.rows());
     for (Eigen::Index i = 0; i < h.weights.rows(); ++i) mx[i] = h.weights.row(i).maxCoeff();

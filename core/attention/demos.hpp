@@ -27,7 +27,9 @@ struct AttentionComparison {
 };
 
 // Both models must have the same heads and tokens count; throws InputError otherwise.
-AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::vector<int> align = {});
+// only_head >= 0 computes that head alone (the other heads' matrices stay empty).
+AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::vector<int> align = {},
+                                      int only_head = -1);
 
 // Where each token of `a` sits in `b` when b is a reordering of a (same tokens, any order;
 // repeated tokens are matched in order). Throws InputError naming a token that differs.
@@ -36,19 +38,20 @@ std::vector<int> attention_ordering_alignment(const std::vector<std::string>& a,
 
 // Two encodings over the same tokens (params_b = params_a with another encoding).
 AttentionComparison attention_compare_encodings(const AttentionParams& p, AttentionEncoding other,
-                                                const AttentionInput& in);
+                                                const AttentionInput& in, int only_head = -1);
 // The same sentence in two orders (e.g. 我 喜欢 你 vs 你 喜欢 我), aligned by token.
 AttentionComparison attention_compare_orderings(const AttentionParams& p, const AttentionInput& a,
-                                                const AttentionInput& b);
+                                                const AttentionInput& b, int only_head = -1);
 // Permutation demo: B has A's tokens in `order` (token t of B = token order[t] of A).
 // Without an encoding (and without the causal mask) the aligned difference is zero.
 AttentionComparison attention_permutation_demo(const AttentionParams& p, const AttentionInput& in,
-                                               const std::vector<int>& order);
+                                               const std::vector<int>& order, int only_head = -1);
 // The reversal permutation [T-1, ..., 0], the default order of the permutation demo.
 std::vector<int> attention_reversal(int tokens);
 // Shift demo: B adds k to every position. Zero difference for RoPE, ALiBi, T5, Swin;
 // non-zero for absolute encodings.
-AttentionComparison attention_shift_demo(const AttentionParams& p, const AttentionInput& in, double k);
+AttentionComparison attention_shift_demo(const AttentionParams& p, const AttentionInput& in, double k,
+                                         int only_head = -1);
 
 // Extrapolation demo: `tokens` positions 0 .. tokens-1 when the model was trained on
 // `trained_length` (the learned table's length). Per query row, the entropy of its
@@ -57,11 +60,11 @@ struct ExtrapolationDemo {
   AttentionModel model;
   AttentionResult result;
   int trained_length = 0;
-  std::vector<std::vector<double>> row_entropy;  // H x T, NaN for undefined rows
-  std::vector<std::vector<double>> row_max;      // H x T
+  std::vector<std::vector<double>> row_entropy;  // H x T, NaN for undefined rows (empty: head skipped)
+  std::vector<std::vector<double>> row_max;      // H x T (empty: head skipped)
   std::string note;                              // what this encoding does past L
 };
-ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens);
+ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens, int only_head = -1);
 
 // RoPE distance decay: score(delta) / sqrt(Dh) for q = k = all ones (RoFormer's bound)
 // and for the seeded content q of the first token and k of the second (head `head`).

@@ -37,7 +37,8 @@ EpisodeRecord run_episode(const EpisodeSpec& spec) {
   rec.rewards.reserve(expect * 2);
   for (;;) {
     const Decision d = behaviour_act(b, s);
-    const bool sequence_over = spec.policy == PolicyKind::replay && s.step >= static_cast<int>(spec.replay.size());
+    const bool sequence_over =
+        spec.policy == PolicyKind::replay && s.step >= static_cast<int>(spec.replay.size());
     append_row(rec, s, d, StepInfo{});  // row t holds S_t; its reward is known after the step
     if (s.done || sequence_over) break;
     const StepInfo info = sim_step(s, d.executed);

@@ -36,7 +36,9 @@ void write_tokens(const SimState& s, float* out) {
   }
 }
 
-Kinematics ship_kinematics(const Ship& ship) { return {ship.pos, ship.vel, ship.att}; }
+Kinematics ship_kinematics(const Ship& ship) {
+  return {ship.pos, ship.vel, ship.att};
+}
 
 Kinematics token_kinematics(const float* token) {
   constexpr double two_pi = 2.0 * std::numbers::pi;
@@ -45,6 +47,8 @@ Kinematics token_kinematics(const float* token) {
                          kWorldH * std::atan2(double(token[6]), double(token[7])) / two_pi});
   k.vel = {double(token[8]) * kVelocityScale, double(token[9]) * kVelocityScale};
   k.att = {double(token[10]), double(token[11])};
+  const double n = k.att.norm();  // unit up to float rounding; absent ships have (0, 0)
+  if (n > 0.0) k.att = k.att * (1.0 / n);
   return k;
 }
 

@@ -17,8 +17,9 @@ using Token = std::array<float, kTokenDim>;
 using Relational = std::array<double, kRelDim>;
 
 inline constexpr std::array<const char*, kTokenDim> kTokenNames{
-    "alive", "team", "health/100", "power/100", "sin 2pi x/W", "cos 2pi x/W", "sin 2pi y/H", "cos 2pi y/H",
-    "vx/180", "vy/180", "attitude x", "attitude y", "fired", "cooldown/0.1s", "delta/15deg"};
+    "alive",       "team",        "health/100",  "power/100",     "sin 2pi x/W",
+    "cos 2pi x/W", "sin 2pi y/H", "cos 2pi y/H", "vx/180",        "vy/180",
+    "attitude x",  "attitude y",  "fired",       "cooldown/0.1s", "delta/15deg"};
 inline constexpr std::array<const char*, kRelDim> kRelNames{
     "r_x", "r_y", "rv_x", "rv_y", "d", "inv", "s", "closing", "dir_x", "dir_y", "ttca", "dot"};
 inline constexpr double kVelocityScale = 180.0;  // vx / 180 in the token and in rv
@@ -34,7 +35,8 @@ struct Kinematics {
   Vec2 pos, vel, att;
 };
 Kinematics ship_kinematics(const Ship& ship);
-// The same from a token: x = W * atan2(sin, cos) / 2pi wrapped, v = 180 * (vx, vy).
+// The same from a token: x = W * atan2(sin, cos) / 2pi wrapped, v = 180 * (vx, vy),
+// attitude renormalised (float rounding would otherwise make d(i, j) != d(j, i)).
 Kinematics token_kinematics(const float* token);
 
 // Features of ship j as seen by observer i. Δp = p_j - p_i is wrapped to the minimum image;

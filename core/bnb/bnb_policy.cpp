@@ -13,8 +13,12 @@ namespace {
 
 constexpr double kDeg = std::numbers::pi / 180.0;
 
-uint8_t head_value(const ShipAction& a, int head) { return head == 0 ? a.power : head == 1 ? a.turn : a.shoot; }
-void set_head(ShipAction& a, int head, uint8_t v) { (head == 0 ? a.power : head == 1 ? a.turn : a.shoot) = v; }
+uint8_t head_value(const ShipAction& a, int head) {
+  return head == 0 ? a.power : head == 1 ? a.turn : a.shoot;
+}
+void set_head(ShipAction& a, int head, uint8_t v) {
+  (head == 0 ? a.power : head == 1 ? a.turn : a.shoot) = v;
+}
 
 }  // namespace
 
@@ -86,15 +90,24 @@ StickyNoise sticky_noise_init(Rng& rng) {
   const int pattern = rng.uniform_int(4);
   const double x = rng.uniform(), x2 = rng.uniform();
   switch (pattern) {
-    case 0: n.skill = {1.0, 1.0}; break;
-    case 1: n.skill = {1.0, x}; break;
-    case 2: n.skill = {x, 1.0}; break;
-    default: n.skill = {x, x2}; break;
+    case 0:
+      n.skill = {1.0, 1.0};
+      break;
+    case 1:
+      n.skill = {1.0, x};
+      break;
+    case 2:
+      n.skill = {x, 1.0};
+      break;
+    default:
+      n.skill = {x, x2};
+      break;
   }
   return n;
 }
 
-JointAction sticky_noise_apply(StickyNoise& noise, const SimState& s, const JointAction& expert, Rng& rng) {
+JointAction sticky_noise_apply(StickyNoise& noise, const SimState& s, const JointAction& expert,
+                               Rng& rng) {
   JointAction out{};
   for (int k = 0; k < kSlots; ++k) {
     const Ship& sh = s.ships[k];
@@ -117,7 +130,8 @@ JointAction random_actions(const SimState& s, Rng& rng) {
   JointAction out{};
   for (int k = 0; k < kSlots; ++k) {
     if (!s.ships[k].alive) continue;
-    for (int h = 0; h < kActionHeads; ++h) set_head(out[k], h, static_cast<uint8_t>(rng.uniform_int(kActionSizes[h])));
+    for (int h = 0; h < kActionHeads; ++h)
+      set_head(out[k], h, static_cast<uint8_t>(rng.uniform_int(kActionSizes[h])));
   }
   return out;
 }
@@ -135,9 +149,15 @@ Decision behaviour_act(Behaviour& b, const SimState& s) {
   Decision d;
   d.expert = expert_actions(s);
   switch (b.kind) {
-    case PolicyKind::expert: d.executed = d.expert; break;
-    case PolicyKind::noisy_expert: d.executed = sticky_noise_apply(b.noise, s, d.expert, b.rng); break;
-    case PolicyKind::random: d.executed = random_actions(s, b.rng); break;
+    case PolicyKind::expert:
+      d.executed = d.expert;
+      break;
+    case PolicyKind::noisy_expert:
+      d.executed = sticky_noise_apply(b.noise, s, d.expert, b.rng);
+      break;
+    case PolicyKind::random:
+      d.executed = random_actions(s, b.rng);
+      break;
     case PolicyKind::replay:
       d.executed = s.step < static_cast<int>(b.replay.size()) ? b.replay[s.step] : JointAction{};
       break;

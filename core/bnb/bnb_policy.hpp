@@ -12,7 +12,7 @@
 namespace poslab::bnb {
 
 enum class PolicyKind { expert, noisy_expert, random, replay };
-const std::vector<std::string>& policy_names();  // "expert", "noisy", "random", "replay"
+const std::vector<std::string>& policy_names();        // "expert", "noisy", "random", "replay"
 PolicyKind policy_from_name(const std::string& name);  // throws InputError naming it
 
 // The scripted expert for slot k (zeros for dead or absent ships, and when no enemy is alive).
@@ -25,15 +25,16 @@ JointAction expert_actions(const SimState& s);
 struct StickyNoise {
   std::array<double, 2> skill{1.0, 1.0};  // per team, in [0, 1]
   struct Head {
-    int timer = 0;        // agent steps left in the current stretch
-    bool follow = true;   // follow the expert during this stretch
-    uint8_t value = 0;    // held value when not following
+    int timer = 0;       // agent steps left in the current stretch
+    bool follow = true;  // follow the expert during this stretch
+    uint8_t value = 0;   // held value when not following
   };
   std::array<std::array<Head, kActionHeads>, kSlots> heads{};
 };
 // Team skills from {(1,1), (1,X), (X,1), (X,X')}, 25 % each, X, X' ~ U(0, 1).
 StickyNoise sticky_noise_init(Rng& rng);
-JointAction sticky_noise_apply(StickyNoise& noise, const SimState& s, const JointAction& expert, Rng& rng);
+JointAction sticky_noise_apply(StickyNoise& noise, const SimState& s, const JointAction& expert,
+                               Rng& rng);
 // Uniform random actions for alive ships (zeros for the others).
 JointAction random_actions(const SimState& s, Rng& rng);
 

@@ -24,8 +24,8 @@ void check_actions(const JointAction& actions) {
   for (int k = 0; k < kSlots; ++k) {
     const ShipAction& a = actions[k];
     if (a.power >= kPowerCount || a.turn >= kTurnCount || a.shoot >= kShootCount)
-      throw InputError("action of slot " + std::to_string(k) + " = [" + std::to_string(a.power) + ", " +
-                       std::to_string(a.turn) + ", " + std::to_string(a.shoot) +
+      throw InputError("action of slot " + std::to_string(k) + " = [" + std::to_string(a.power) +
+                       ", " + std::to_string(a.turn) + ", " + std::to_string(a.shoot) +
                        "]: must be [power 0..2, turn 0..6, shoot 0..1]");
   }
 }
@@ -50,7 +50,8 @@ void substep_ship(SimState& s, int k, const ShipAction& act, StepInfo& info) {
     int live = 0;
     for (const Bullet& o : s.bullets) live += o.owner == k;
     if (live >= kMaxBulletsPerShip) {  // ring: drop this ship's oldest bullet
-      const auto oldest = std::find_if(s.bullets.begin(), s.bullets.end(), [k](const Bullet& o) { return o.owner == k; });
+      const auto oldest = std::find_if(s.bullets.begin(), s.bullets.end(),
+                                       [k](const Bullet& o) { return o.owner == k; });
       s.bullets.erase(oldest);
     }
     s.bullets.push_back(b);
@@ -114,8 +115,10 @@ void hit_tests(SimState& s, StepInfo& info) {
 }  // namespace
 
 void validate(const EpisodeConfig& c) {
-  require_in_range("team0_size", c.team0_size, EpisodeConfig::team_size_range, "0 = random per the spec");
-  require_in_range("team1_size", c.team1_size, EpisodeConfig::team_size_range, "0 = same as team 0");
+  require_in_range("team0_size", c.team0_size, EpisodeConfig::team_size_range,
+                   "0 = random per the spec");
+  require_in_range("team1_size", c.team1_size, EpisodeConfig::team_size_range,
+                   "0 = same as team 0");
   require_in_range("max_steps", c.max_steps, EpisodeConfig::max_steps_range);
 }
 

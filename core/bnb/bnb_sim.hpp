@@ -15,32 +15,40 @@
 namespace poslab::bnb {
 
 // ---- World and ship constants (spec sections 1-2) ----
-inline constexpr double kWorldW = 1024.0;          // map width, pixels
-inline constexpr double kWorldH = 1024.0;          // map height, pixels
-inline constexpr int kSlots = 8;                   // ship slots: 0-3 team 0, 4-7 team 1
+inline constexpr double kWorldW = 1024.0;  // map width, pixels
+inline constexpr double kWorldH = 1024.0;  // map height, pixels
+inline constexpr int kSlots = 8;           // ship slots: 0-3 team 0, 4-7 team 1
 inline constexpr int kSlotsPerTeam = 4;
-inline constexpr double kDt = 0.02;                // physics substep, seconds
-inline constexpr int kSubsteps = 2;                // substeps per agent step (25 Hz)
+inline constexpr double kDt = 0.02;  // physics substep, seconds
+inline constexpr int kSubsteps = 2;  // substeps per agent step (25 Hz)
 inline constexpr double kAgentDt = kDt * kSubsteps;
-inline constexpr int kMaxEpisodeSteps = 512;       // truncation, agent steps
-inline constexpr double kShipRadius = 10.0;        // collision radius, pixels
+inline constexpr int kMaxEpisodeSteps = 512;  // truncation, agent steps
+inline constexpr double kShipRadius = 10.0;   // collision radius, pixels
 inline constexpr double kMaxHealth = 100.0;
 inline constexpr double kMaxPower = 100.0;
-inline constexpr double kBulletSpeed = 500.0;      // pixels/s added along the attitude
-inline constexpr double kBulletCost = 3.0;         // power per shot
-inline constexpr double kBulletDamage = 10.0;      // health per hit
-inline constexpr int kBulletLifeTicks = 50;        // 1.0 s in substeps
-inline constexpr int kCooldownTicks = 5;           // 0.1 s in substeps
+inline constexpr double kBulletSpeed = 500.0;  // pixels/s added along the attitude
+inline constexpr double kBulletCost = 3.0;     // power per shot
+inline constexpr double kBulletDamage = 10.0;  // health per hit
+inline constexpr int kBulletLifeTicks = 50;    // 1.0 s in substeps
+inline constexpr int kCooldownTicks = 5;       // 0.1 s in substeps
 inline constexpr double kCooldownSeconds = kCooldownTicks * kDt;
-inline constexpr double kBulletSpreadStd = 12.0;   // Gaussian noise per velocity component, px/s
-inline constexpr int kMaxBulletsPerShip = 16;      // ring: the oldest is dropped when full
+inline constexpr double kBulletSpreadStd = 12.0;  // Gaussian noise per velocity component, px/s
+inline constexpr int kMaxBulletsPerShip = 16;     // ring: the oldest is dropped when full
 
 // The episode clock and the bullet timers count substeps (integers) so that "0.1 s has
 // elapsed" and "life <= 0" are exact; time in seconds is ticks * kDt.
 
 // ---- Actions: MultiDiscrete [power 3, turn 7, shoot 2] (spec section 3) ----
 enum class Power : uint8_t { coast = 0, boost = 1, reverse = 2 };
-enum class Turn : uint8_t { straight = 0, left, right, sharp_left, sharp_right, air_brake, sharp_air_brake };
+enum class Turn : uint8_t {
+  straight = 0,
+  left,
+  right,
+  sharp_left,
+  sharp_right,
+  air_brake,
+  sharp_air_brake
+};
 inline constexpr int kPowerCount = 3, kTurnCount = 7, kShootCount = 2;
 inline constexpr int kActionHeads = 3;
 inline constexpr std::array<int, kActionHeads> kActionSizes{kPowerCount, kTurnCount, kShootCount};
@@ -50,8 +58,8 @@ struct PowerSpec {
   double thrust;  // force along the attitude (mass 1), px/s^2
   double rate;    // power change, per second
 };
-inline constexpr std::array<PowerSpec, kPowerCount> kPowerTable{{
-    {"COAST", 8.0, 10.0}, {"BOOST", 80.0, -40.0}, {"REVERSE", -10.0, 20.0}}};
+inline constexpr std::array<PowerSpec, kPowerCount> kPowerTable{
+    {{"COAST", 8.0, 10.0}, {"BOOST", 80.0, -40.0}, {"REVERSE", -10.0, 20.0}}};
 
 struct TurnSpec {
   const char* name;
@@ -94,18 +102,18 @@ struct Vec2 {
 };
 
 struct Ship {
-  bool present = false;    // slot used this episode (absent ships are never alive)
+  bool present = false;  // slot used this episode (absent ships are never alive)
   bool alive = false;
-  int team = 0;            // 0 for slots 0-3, 1 for slots 4-7
-  Vec2 pos;                // [0, W) x [0, H), pixels
-  Vec2 vel;                // pixels/s
-  Vec2 att;                // attitude (unit vector, the nose)
-  double health = 0.0;     // [0, 100]
-  double power = 0.0;      // [0, 100]
+  int team = 0;                          // 0 for slots 0-3, 1 for slots 4-7
+  Vec2 pos;                              // [0, W) x [0, H), pixels
+  Vec2 vel;                              // pixels/s
+  Vec2 att;                              // attitude (unit vector, the nose)
+  double health = 0.0;                   // [0, 100]
+  double power = 0.0;                    // [0, 100]
   int last_fire_tick = -kCooldownTicks;  // substep of the last shot (t_last = -0.1 s at start)
-  uint8_t turn = 0;        // turn action of the last agent step (its delta is the sideslip)
-  bool fired = false;      // fired during the last agent step
-  int death_tick = -1;     // substep clock when it died (its frozen state uses this clock)
+  uint8_t turn = 0;     // turn action of the last agent step (its delta is the sideslip)
+  bool fired = false;   // fired during the last agent step
+  int death_tick = -1;  // substep clock when it died (its frozen state uses this clock)
 };
 
 struct Bullet {
@@ -132,8 +140,8 @@ struct SimState {
   int step = 0;                 // agent steps since reset
   int max_steps = kMaxEpisodeSteps;
   bool done = false;
-  int winner = -1;              // team that won, or -1 (draw, truncation, still running)
-  Rng rng{0};                   // reset draws and bullet spread
+  int winner = -1;  // team that won, or -1 (draw, truncation, still running)
+  Rng rng{0};       // reset draws and bullet spread
 };
 
 // What one agent step did, per team. Rewards (spec section 8): +0.001 per HP of damage
@@ -168,6 +176,8 @@ inline Vec2 wrap_delta(Vec2 d) {
 Vec2 wrap_position(Vec2 p);
 // Seconds of cooldown left for a ship at the current clock, in [0, 0.1].
 double cooldown_remaining(const Ship& ship, int tick);
-inline double delta_radians(int turn) { return kTurnTable[turn].delta_deg * std::numbers::pi / 180.0; }
+inline double delta_radians(int turn) {
+  return kTurnTable[turn].delta_deg * std::numbers::pi / 180.0;
+}
 
 }  // namespace poslab::bnb

@@ -28,7 +28,7 @@ struct KvModelParams {
   KvPositions positions = KvPositions::learned;
   int context = 10;                         // C: learned table rows = window in tokens, [4, 512], even
   bool layer_norm = true;                   // pre-LayerNorm in every block (off: K, V linear in P at layer 0)
-  double position_std = 1.0;                // std of learned position-table entries (tokens have 1), [0, 10]
+  double position_std = 0.5;                // std of learned position-table entries (tokens have 1), [0, 10]
   double attention_gain = 1.5;              // multiplies W_q, W_k at init: sharper attention, [0.1, 10]
   double rope_base = 10000.0;               // b (rope_theta), (1, 1e12]
   RopeLayout rope_layout = RopeLayout::half_split;

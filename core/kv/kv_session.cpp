@@ -22,6 +22,13 @@ int stream_id(const KvModelParams& p, int which, int i, int lo, int hi) {
   return lo + static_cast<int>(h % static_cast<uint64_t>(hi - lo));
 }
 
+// "B7", "n0": built by appending (GCC 12 warns falsely on "literal" + std::to_string).
+std::string tagged(const char* prefix, int i) {
+  std::string s(prefix);
+  s += std::to_string(i);
+  return s;
+}
+
 std::vector<double> iota(int n, double from = 0) {
   std::vector<double> v(n);
   for (int i = 0; i < n; ++i) v[i] = from + i;
@@ -119,7 +126,7 @@ int kv_stream_token(const KvModelParams& p, int i) {
   return i % 2 == 0 ? stream_id(p, 0, i, 0, half) : stream_id(p, 0, i, half, p.vocab);
 }
 
-std::string kv_stream_label(int i) { return (i % 2 == 0 ? "s" : "a") + std::to_string(i / 2 + 1); }
+std::string kv_stream_label(int i) { return tagged(i % 2 == 0 ? "s" : "a", i / 2 + 1); }
 
 KvSession kv_session_start(const KvLabSettings& s) {
   kv_lab_validate(s);
@@ -141,8 +148,8 @@ KvSession kv_session_start(const KvLabSettings& s) {
   for (int i = 0; i < s.second_length; ++i) ses.doc_a.push_back(stream_id(p, 2, i, 0, p.vocab));
   ses.trace_b = kv_forward_full(ses.model, ses.doc_b, iota(s.first_length), &ses.cache_b, s.cache_float32);
   ses.trace_a = kv_forward_full(ses.model, ses.doc_a, iota(s.second_length), &ses.cache_a, s.cache_float32);
-  for (int i = 0; i < s.first_length; ++i) ses.cache_b.slots[i].label = "B" + std::to_string(i);
-  for (int i = 0; i < s.second_length; ++i) ses.cache_a.slots[i].label = "A" + std::to_string(i);
+  for (int i = 0; i < s.first_length; ++i) ses.cache_b.slots[i].label = tagged("B", i);
+  for (int i = 0; i < s.second_length; ++i) ses.cache_a.slots[i].label = tagged("A", i);
   for (auto& st : ses.methods) st.cache = kv_cache_make(p.layers, p.width, s.cache_float32);
   return ses;
 }
@@ -194,11 +201,11 @@ void kv_session_stitch(KvSession& ses) {
   ses.text_labels.clear();
   for (int i : idx) {
     ses.text.push_back(ses.doc_b[i]);
-    ses.text_labels.push_back("B" + std::to_string(i));
+    ses.text_labels.push_back(tagged("B", i));
   }
   for (size_t i = 0; i < ses.doc_a.size(); ++i) {
     ses.text.push_back(ses.doc_a[i]);
-    ses.text_labels.push_back("A" + std::to_string(i));
+    ses.text_labels.push_back(tagged("A", i));
   }
   const int L = static_cast<int>(ses.text.size());
   compute_truth(ses, ses.text);
@@ -251,7 +258,7 @@ void kv_session_append(KvSession& ses) {
   // k = new tokens so far (the text is [first block; A; new tokens]).
   const int k = static_cast<int>(ses.text.size() - ses.doc_a.size() - kv_retrieved_indices(s).size());
   const int token = stream_id(s.model, 3, k, 0, s.model.vocab);
-  const std::string label = "n" + std::to_string(k);
+  const std::string label = tagged("n", k);
   ses.text.push_back(token);
   ses.text_labels.push_back(label);
   ++ses.step;
@@ -268,6 +275,26 @@ const KvMethodState& kv_session_method(const KvSession& ses, KvMethod m) {
   for (const auto& st : ses.methods)
     if (st.method == m) return st;
   throw InputError("method " + kv_method_name(m) + " is not run in scenario " + kv_scenario_name(ses.settings.scenario));
+}
+
+std::vector<double> kv_slot_key_errors(const KvSession& ses, const KvMethodState& st, int layer, int head) {
+  const int S = kv_cache_size(st.cache);
+  if (S == 0 || S != kv_cache_size(ses.truth_cache) || layer < 0 || layer >= ses.model.params.layers) return {};
+  const RowMatrix truth = truth_keys_at_used(ses, st.cache, layer);
+  const RowMatrix& keys = st.cache.layers[layer].keys;
+  const int d = kv_head_dim(ses.model.params);
+  const int c0 = head < 0 ? 0 : head * d, w = head < 0 ? ses.model.params.width : d;
+  std::vector<double> err(S);
+  for (int i = 0; i < S; ++i)
+    err[i] = kv_relative_error(RowMatrix(keys.block(i, c0, 1, w)), RowMatrix(truth.block(i, c0, 1, w)));
+  return err;
+}
+
+KvSlotAngles kv_slot_angles(const KvModelParams& p, const KvSlot& slot, int pair) {
+  const Eigen::VectorXd inv = rope_inv_freq(kv_rope_params(p));
+  if (pair < 0 || pair >= inv.size())
+    throw InputError("pair " + std::to_string(pair) + ": a head has " + std::to_string(inv.size()) + " RoPE pairs");
+  return {slot.encoded_at * inv[pair], slot.used_at * inv[pair]};
 }
 
 KvSession kv_run_scenario(const KvLabSettings& s) {

@@ -77,6 +77,19 @@ void kv_session_stitch(KvSession& ses);
 // The state of one method (throws InputError if the scenario does not run it).
 const KvMethodState& kv_session_method(const KvSession& ses, KvMethod m);
 
+// Per slot: relative error of a method's cached key at `layer` (one head, or every head
+// with head = -1) against the ground truth's key at the slot's used index. Empty when the
+// method's cache and the ground truth hold different slots (e.g. before stitching).
+std::vector<double> kv_slot_key_errors(const KvSession& ses, const KvMethodState& st, int layer, int head);
+
+// RoPE pair `pair` of a slot: the angle its stored key encodes (encoded_at * theta) and
+// the angle it should have where it is used (used_at * theta), in radians, not reduced.
+struct KvSlotAngles {
+  double stored;
+  double should;
+};
+KvSlotAngles kv_slot_angles(const KvModelParams& p, const KvSlot& slot, int pair);
+
 // start, stitch if needed, then settings.steps slides or new tokens.
 KvSession kv_run_scenario(const KvLabSettings& s);
 

@@ -1,11 +1,12 @@
-// Numeric question generators and their checker (see numeric.hpp). Answers about RoPE
-// come from core/rope, so a question can never disagree with what the labs draw.
+// Numeric question generators and their checker (see numeric.hpp). Answers come from
+// core/rope and core/attention, so a question can never disagree with what the labs draw.
 #include "quiz/numeric.hpp"
 
 #include <cmath>
 #include <functional>
 #include <utility>
 
+#include "attention/encodings.hpp"
 #include "common/errors.hpp"
 #include "common/preset.hpp"
 #include "rope/rope.hpp"
@@ -77,7 +78,8 @@ const std::vector<std::pair<std::string, Generator>>& generators() {
          const int d = static_cast<int>(r.pick({64, 128}));
          const double base = 10000, s = r.pick({2, 4, 8});
          const int i = r.uniform(0, d / 2 - 1), m = r.uniform(1, 8000);
-         q.params = {{"d", double(d)}, {"base", base}, {"i", double(i)}, {"m", double(m)}, {"s", s}};
+         q.params = {
+             {"d", double(d)}, {"base", base}, {"i", double(i)}, {"m", double(m)}, {"s", s}};
          RopeParams p = rope_params(d, base);
          p.scaling = RopeScaling::linear;
          p.factor = s;
@@ -89,7 +91,11 @@ const std::vector<std::pair<std::string, Generator>>& generators() {
          const int d = static_cast<int>(r.pick({64, 128}));
          const double base = 10000;
          const int i = r.uniform(0, d / 2 - 1), from = r.uniform(100, 4000), to = r.uniform(0, 99);
-         q.params = {{"d", double(d)}, {"base", base}, {"i", double(i)}, {"p", double(from)}, {"q", double(to)}};
+         q.params = {{"d", double(d)},
+                     {"base", base},
+                     {"i", double(i)},
+                     {"p", double(from)},
+                     {"q", double(to)}};
          // A re-encode is ONE rotation by (new - old) positions (rope_reencode does this).
          q.answer = rope_angles(rope_params(d, base), {double(to - from)})(0, i);
          angle_tolerance(q);
@@ -108,7 +114,8 @@ const std::vector<std::pair<std::string, Generator>>& generators() {
       {"yarn_last_kept_pair",
        [](QuizRng& r, NumericQuestion& q) {
          const int d = static_cast<int>(r.pick({64, 128}));
-         const double base = r.pick({10000, 500000}), L = r.pick({2048, 4096, 8192}), s = r.pick({4, 8, 16});
+         const double base = r.pick({10000, 500000}), L = r.pick({2048, 4096, 8192}),
+                      s = r.pick({4, 8, 16});
          q.params = {{"d", double(d)}, {"base", base}, {"L", L}, {"s", s}};
          RopeParams p = rope_params(d, base);
          p.scaling = RopeScaling::yarn;
@@ -132,6 +139,16 @@ const std::vector<std::pair<std::string, Generator>>& generators() {
          q.answer = mscale * mscale;
          q.rel_tol = 0.005;
        }},
+      {"half_split_partner",
+       [](QuizRng& r, NumericQuestion& q) {
+         const int d = static_cast<int>(r.pick({8, 16, 32, 64, 128}));
+         const int j = r.uniform(0, d - 1);
+         q.params = {{"d", double(d)}, {"j", double(j)}, {"last", double(d - 1)}};
+         RopeParams p = rope_params(d, 10000);
+         const auto [first, second] = rope_pair_dims(p, j % (d / 2));  // half-split: pair j mod d/2
+         q.answer = first == j ? second : first;
+         q.integer = true;
+       }},
       {"sinusoid_value",
        [](QuizRng& r, NumericQuestion& q) {
          const int d = static_cast<int>(r.pick({16, 64, 512}));
@@ -146,48 +163,59 @@ const std::vector<std::pair<std::string, Generator>>& generators() {
          const int n = static_cast<int>(r.pick({4, 8, 16, 6, 12}));
          const int h = r.uniform(1, n);
          q.params = {{"n", double(n)}, {"h", double(h)}};
-         q.answer = quiz_alibi_slope(h, n);
+         q.answer = alibi_slopes(n)[static_cast<size_t>(h - 1)];
          q.rel_tol = 0.002;
        }},
       {"t5_bucket_encoder",
        [](QuizRng& r, NumericQuestion& q) {
          const int rel = r.uniform(-200, 200);
          q.params = {{"rel", double(rel)}};
-         q.answer = quiz_t5_bucket(rel, true, 32, 128);
+         q.answer = t5_bucket(rel, true, 32, 128);
          q.integer = true;
        }},
       {"t5_bucket_decoder",
        [](QuizRng& r, NumericQuestion& q) {
          const int rel = -r.uniform(0, 200);
          q.params = {{"rel", double(rel)}, {"dist", double(-rel)}};
-         q.answer = quiz_t5_bucket(rel, false, 32, 128);
+         q.answer = t5_bucket(rel, false, 32, 128);
          q.integer = true;
        }},
       {"swin_index",
        [](QuizRng& r, NumericQuestion& q) {
          const int wh = r.uniform(2, 7), ww = r.uniform(2, 7);
          const int dh = r.uniform(-(wh - 1), wh - 1), dw = r.uniform(-(ww - 1), ww - 1);
-         q.params = {{"wh", double(wh)}, {"ww", double(ww)}, {"dh", double(dh)}, {"dw", double(dw)},
+         q.params = {{"wh", double(wh)},
+                     {"ww", double(ww)},
+                     {"dh", double(dh)},
+                     {"dw", double(dw)},
                      {"size", double((2 * wh - 1) * (2 * ww - 1))}};
-         q.answer = quiz_swin_index(dh, dw, wh, ww);
+         q.answer = swin_relative_index(dh, dw, wh, ww);
          q.integer = true;
        }},
       {"kv_window_index",
        [](QuizRng& r, NumericQuestion& q) {
          const int t = r.uniform(1, 2), c = r.uniform(4, 10), k = r.uniform(1, 3);
          const int p = r.uniform(t * k, t * c - 1);
-         q.params = {{"t", double(t)}, {"c", double(c)}, {"k", double(k)}, {"p", double(p)},
+         q.params = {{"t", double(t)},
+                     {"c", double(c)},
+                     {"k", double(k)},
+                     {"p", double(p)},
                      {"last", double(t * c - 1)}};
          q.answer = p - t * k;  // the dropped t*k tokens no longer count
          q.integer = true;
        }},
       {"stitch_shift",
        [](QuizRng& r, NumericQuestion& q) {
-         const int start = r.uniform(50, 300), len_first = r.uniform(4, 32), len_second = r.uniform(10, 200);
+         const int start = r.uniform(50, 300), len_first = r.uniform(4, 32),
+                   len_second = r.uniform(10, 200);
          const int j = r.uniform(0, len_first + len_second - 1);
          const int original = j < len_first ? start + j : j - len_first;
-         q.params = {{"start", double(start)}, {"r", double(len_first)}, {"n", double(len_second)},
-                     {"j", double(j)}, {"end", double(start + len_first - 1)}, {"last", double(len_second - 1)}};
+         q.params = {{"start", double(start)},
+                     {"r", double(len_first)},
+                     {"n", double(len_second)},
+                     {"j", double(j)},
+                     {"end", double(start + len_first - 1)},
+                     {"last", double(len_second - 1)}};
          q.answer = j - original;  // new global position minus the position it was encoded at
          q.integer = true;
        }},
@@ -238,7 +266,8 @@ NumericVerdict quiz_check_numeric(const NumericQuestion& q, double given) {
 }
 
 std::string quiz_param_text(double value) {
-  if (value == std::round(value) && std::abs(value) < 1e15) return std::to_string(static_cast<long long>(value));
+  if (value == std::round(value) && std::abs(value) < 1e15)
+    return std::to_string(static_cast<long long>(value));
   return format_double(value);
 }
 
@@ -257,8 +286,8 @@ std::string quiz_fill_template(const std::string& text, const NumericQuestion& q
     }
     const size_t close = text.find('}', i);
     if (close == std::string::npos)
-      throw InputError("prompt of generator " + q.generator + ": \"{\" at character " + std::to_string(i) +
-                       " is never closed (write {{ for a literal brace)");
+      throw InputError("prompt of generator " + q.generator + ": \"{\" at character " +
+                       std::to_string(i) + " is never closed (write {{ for a literal brace)");
     const std::string name = text.substr(i + 1, close - i - 1);
     const NumericParam* found = nullptr;
     for (const auto& p : q.params)
@@ -273,44 +302,6 @@ std::string quiz_fill_template(const std::string& text, const NumericQuestion& q
     i = close + 1;
   }
   return out;
-}
-
-double quiz_alibi_slope(int h, int n) {
-  if (n < 1 || h < 1 || h > n)
-    throw InputError("ALiBi head h = " + std::to_string(h) + " of n = " + std::to_string(n) +
-                     ": need 1 <= h <= n");
-  int p = 1;  // largest power of two <= n
-  while (p * 2 <= n) p *= 2;
-  if (h <= p) return std::exp2(-8.0 * h / p);
-  // The remaining heads take every second slope of the 2p-head list: its heads 1, 3, 5, ...
-  const int k = h - p;
-  return std::exp2(-8.0 * (2 * k - 1) / (2.0 * p));
-}
-
-int quiz_t5_bucket(int relative_position, bool bidirectional, int num_buckets, int max_distance) {
-  int bucket = 0;
-  int n = 0;
-  if (bidirectional) {
-    num_buckets /= 2;
-    if (relative_position > 0) bucket += num_buckets;  // keys after the query get the upper half
-    n = std::abs(relative_position);
-  } else {
-    n = relative_position < 0 ? -relative_position : 0;  // the future collapses to bucket 0
-  }
-  const int max_exact = num_buckets / 2;
-  if (n < max_exact) return bucket + n;
-  // A tiny epsilon so exact boundaries (e.g. n = 16 of 8 exact) land where exact math puts them.
-  const double large = max_exact + std::floor(std::log(double(n) / max_exact) /
-                                                  std::log(double(max_distance) / max_exact) *
-                                                  (num_buckets - max_exact) + 1e-9);
-  return bucket + std::min(static_cast<int>(large), num_buckets - 1);
-}
-
-int quiz_swin_index(int dh, int dw, int wh, int ww) {
-  if (std::abs(dh) >= wh || std::abs(dw) >= ww)
-    throw InputError("Swin offset (" + std::to_string(dh) + ", " + std::to_string(dw) + ") does not fit a " +
-                     std::to_string(wh) + " x " + std::to_string(ww) + " window");
-  return (dh + wh - 1) * (2 * ww - 1) + (dw + ww - 1);
 }
 
 }  // namespace poslab

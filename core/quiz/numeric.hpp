@@ -33,6 +33,7 @@ struct NumericQuestion {
 //   ntk_base            NTK-aware base b' = b s^(d/(d-2))
 //   yarn_last_kept_pair highest pair index YaRN leaves unchanged (defaults alpha 1, beta 32)
 //   yarn_logit_scale    factor YaRN's temperature puts on the logits, (0.1 ln s + 1)^2
+//   half_split_partner  the dimension paired with dimension j in the half-split layout
 //   sinusoid_value      value of dimension j of the sinusoidal encoding at position pos
 //   alibi_slope         ALiBi slope of head h of n
 //   t5_bucket_encoder   T5 bucket of key - query = rel, bidirectional (32 buckets, max 128)
@@ -58,13 +59,5 @@ std::string quiz_param_text(double value);
 // Replaces every {name} in `text` by its parameter's value; throws InputError naming the
 // placeholder when the question has no such parameter. "{{" stays a literal "{".
 std::string quiz_fill_template(const std::string& text, const NumericQuestion& q);
-
-// Reference formulas of the relative biases (the lessons' numeric questions use them).
-// ALiBi slope of head h (1-based) of n heads, also for n not a power of two.
-double quiz_alibi_slope(int h, int n);
-// T5 bucket of relative_position = key - query (HF/Mesh TensorFlow rule).
-int quiz_t5_bucket(int relative_position, bool bidirectional, int num_buckets, int max_distance);
-// Swin's index into its (2Wh-1)(2Ww-1) table for offsets dh in (-Wh, Wh), dw in (-Ww, Ww).
-int quiz_swin_index(int dh, int dw, int wh, int ww);
 
 }  // namespace poslab

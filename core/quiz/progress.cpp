@@ -7,7 +7,8 @@
 
 namespace poslab {
 
-ChoiceVerdict quiz_answer_choice(AnswerRecord& rec, const Question& q, const std::vector<int>& chosen) {
+ChoiceVerdict quiz_answer_choice(AnswerRecord& rec, const Question& q,
+                                 const std::vector<int>& chosen) {
   const ChoiceVerdict v = quiz_check_choice(q, chosen);  // throws before anything is recorded
   rec.attempts += 1;
   rec.answered = true;
@@ -20,7 +21,8 @@ ChoiceVerdict quiz_answer_choice(AnswerRecord& rec, const Question& q, const std
 
 NumericVerdict quiz_answer_numeric(AnswerRecord& rec, const Question& q, double given) {
   if (q.kind != QuestionKind::numeric)
-    throw InputError("question \"" + q.id + "\" is a " + quiz_kind_name(q.kind) + " question, not numeric");
+    throw InputError("question \"" + q.id + "\" is a " + quiz_kind_name(q.kind) +
+                     " question, not numeric");
   const NumericVerdict v = quiz_check_numeric(quiz_generate(q.generator, rec.seed), given);
   rec.attempts += 1;
   rec.answered = true;
@@ -29,9 +31,11 @@ NumericVerdict quiz_answer_numeric(AnswerRecord& rec, const Question& q, double 
   return v;
 }
 
-void quiz_answer_open(AnswerRecord& rec, const Question& q, const std::string& text, const std::vector<bool>& ticks) {
+void quiz_answer_open(AnswerRecord& rec, const Question& q, const std::string& text,
+                      const std::vector<bool>& ticks) {
   if (q.kind != QuestionKind::open)
-    throw InputError("question \"" + q.id + "\" is a " + quiz_kind_name(q.kind) + " question, not open");
+    throw InputError("question \"" + q.id + "\" is a " + quiz_kind_name(q.kind) +
+                     " question, not open");
   if (!rec.answered) rec.attempts += 1;
   rec.answered = true;
   rec.text = text;
@@ -53,7 +57,8 @@ double quiz_question_score(const Question& q, const AnswerRecord& rec) {
   if (q.kind == QuestionKind::open) {
     if (q.checklist.empty()) return 1.0;
     int ticked = 0;
-    for (size_t i = 0; i < q.checklist.size() && i < rec.ticks.size(); ++i) ticked += rec.ticks[i] ? 1 : 0;
+    for (size_t i = 0; i < q.checklist.size() && i < rec.ticks.size(); ++i)
+      ticked += rec.ticks[i] ? 1 : 0;
     return double(ticked) / double(q.checklist.size());
   }
   return rec.correct ? 1.0 : 0.0;

@@ -14,14 +14,14 @@ namespace poslab {
 
 // The latest state of one question.
 struct AnswerRecord {
-  int attempts = 0;            // answers submitted so far (retries count), >= 0
-  bool answered = false;       // the current attempt has been submitted
-  bool correct = false;        // the current attempt was right (open: every item ticked)
-  std::vector<int> chosen;     // choice kinds: option indices of the current attempt
-  double number = 0;           // numeric: the value given
-  std::uint64_t seed = 0;      // numeric: seed of the current attempt's parameters
-  std::string text;            // open: the learner's own answer
-  std::vector<bool> ticks;     // open: self-assessment items ticked
+  int attempts = 0;         // answers submitted so far (retries count), >= 0
+  bool answered = false;    // the current attempt has been submitted
+  bool correct = false;     // the current attempt was right (open: every item ticked)
+  std::vector<int> chosen;  // choice kinds: option indices of the current attempt
+  double number = 0;        // numeric: the value given
+  std::uint64_t seed = 0;   // numeric: seed of the current attempt's parameters
+  std::string text;         // open: the learner's own answer
+  std::vector<bool> ticks;  // open: self-assessment items ticked
 };
 
 struct LessonProgress {
@@ -37,9 +37,11 @@ struct Progress {
 
 // Grading that also records the attempt. Choice and numeric: throw InputError on bad
 // input (nothing is recorded then). Open: stores the text and the ticks.
-ChoiceVerdict quiz_answer_choice(AnswerRecord& rec, const Question& q, const std::vector<int>& chosen);
+ChoiceVerdict quiz_answer_choice(AnswerRecord& rec, const Question& q,
+                                 const std::vector<int>& chosen);
 NumericVerdict quiz_answer_numeric(AnswerRecord& rec, const Question& q, double given);
-void quiz_answer_open(AnswerRecord& rec, const Question& q, const std::string& text, const std::vector<bool>& ticks);
+void quiz_answer_open(AnswerRecord& rec, const Question& q, const std::string& text,
+                      const std::vector<bool>& ticks);
 // Starts a new attempt (new seed for numeric questions); attempts so far are kept.
 void quiz_retry(AnswerRecord& rec, std::uint64_t new_seed);
 

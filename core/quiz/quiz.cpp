@@ -9,7 +9,8 @@
 namespace poslab {
 
 const std::vector<std::string>& quiz_kind_names() {
-  static const std::vector<std::string> names{"single", "multiple", "numeric", "predict", "open", "spot_error"};
+  static const std::vector<std::string> names{"single",  "multiple", "numeric",
+                                              "predict", "open",     "spot_error"};
   return names;
 }
 
@@ -22,11 +23,13 @@ QuestionKind quiz_kind_from_name(const std::string& name) {
   throw InputError("question kind \"" + name + "\" is unknown (use one of: " + list + ")");
 }
 
-const std::string& quiz_kind_name(QuestionKind kind) { return quiz_kind_names()[static_cast<size_t>(kind)]; }
+const std::string& quiz_kind_name(QuestionKind kind) {
+  return quiz_kind_names()[static_cast<size_t>(kind)];
+}
 
 bool quiz_is_choice(QuestionKind kind) {
-  return kind == QuestionKind::single || kind == QuestionKind::multiple || kind == QuestionKind::predict ||
-         kind == QuestionKind::spot_error;
+  return kind == QuestionKind::single || kind == QuestionKind::multiple ||
+         kind == QuestionKind::predict || kind == QuestionKind::spot_error;
 }
 
 std::vector<int> quiz_correct_options(const Question& q) {
@@ -38,18 +41,21 @@ std::vector<int> quiz_correct_options(const Question& q) {
 
 ChoiceVerdict quiz_check_choice(const Question& q, const std::vector<int>& chosen) {
   if (!quiz_is_choice(q.kind))
-    throw InputError("question \"" + q.id + "\" is a " + quiz_kind_name(q.kind) + " question, not a choice");
+    throw InputError("question \"" + q.id + "\" is a " + quiz_kind_name(q.kind) +
+                     " question, not a choice");
   const int n = static_cast<int>(q.options.size());
   std::vector<int> picked = chosen;
   std::sort(picked.begin(), picked.end());
   picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
   for (int c : picked)
     if (c < 0 || c >= n)
-      throw InputError("answer option " + std::to_string(c + 1) + " of question \"" + q.id + "\": there are only " +
-                       std::to_string(n) + " options (A-" + quiz_option_letter(n - 1) + ")");
+      throw InputError("answer option " + std::to_string(c + 1) + " of question \"" + q.id +
+                       "\": there are only " + std::to_string(n) + " options (A-" +
+                       quiz_option_letter(n - 1) + ")");
   if (picked.empty()) throw InputError("question \"" + q.id + "\": choose at least one option");
   if (q.kind != QuestionKind::multiple && picked.size() > 1)
-    throw InputError("question \"" + q.id + "\" takes exactly one option, got " + std::to_string(picked.size()));
+    throw InputError("question \"" + q.id + "\" takes exactly one option, got " +
+                     std::to_string(picked.size()));
   ChoiceVerdict v;
   for (int i = 0; i < n; ++i) {
     const bool is_picked = std::binary_search(picked.begin(), picked.end(), i);
@@ -72,17 +78,21 @@ std::vector<int> quiz_parse_choices(const std::string& text, int option_count) {
     size_t end = text.find(',', start);
     if (end == std::string::npos) end = text.size();
     std::string item = text.substr(start, end - start);
-    item.erase(std::remove_if(item.begin(), item.end(), [](unsigned char c) { return std::isspace(c); }),
-               item.end());
+    item.erase(
+        std::remove_if(item.begin(), item.end(), [](unsigned char c) { return std::isspace(c); }),
+        item.end());
     int index = -1;
     if (item.size() == 1 && std::isalpha(static_cast<unsigned char>(item[0]))) {
       index = std::toupper(static_cast<unsigned char>(item[0])) - 'A';
-    } else if (!item.empty() && std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); }) &&
+    } else if (!item.empty() &&
+               std::all_of(item.begin(), item.end(),
+                           [](unsigned char c) { return std::isdigit(c); }) &&
                item.size() < 4) {
       index = std::stoi(item) - 1;
     }
     if (index < 0 || index >= option_count)
-      throw InputError("answer \"" + text + "\": item \"" + item + "\" is not an option (use letters A-" +
+      throw InputError("answer \"" + text + "\": item \"" + item +
+                       "\" is not an option (use letters A-" +
                        quiz_option_letter(option_count - 1) + ", comma-separated)");
     out.push_back(index);
     start = end + 1;

@@ -15,7 +15,9 @@ struct LocalText {
   std::string en;
   std::string zh;
   // The text in `lang`, falling back to English when the Chinese text is missing.
-  const std::string& in(Language lang) const { return lang == Language::zh && !zh.empty() ? zh : en; }
+  const std::string& in(Language lang) const {
+    return lang == Language::zh && !zh.empty() ? zh : en;
+  }
   bool complete() const { return !en.empty() && !zh.empty(); }
 };
 
@@ -25,32 +27,32 @@ struct LocalText {
 // spot_error: a quoted claim from popular material and a choice of what is wrong with it.
 enum class QuestionKind { single, multiple, numeric, predict, open, spot_error };
 
-const std::vector<std::string>& quiz_kind_names();      // "single", "multiple", ...
+const std::vector<std::string>& quiz_kind_names();          // "single", "multiple", ...
 QuestionKind quiz_kind_from_name(const std::string& name);  // throws InputError
 const std::string& quiz_kind_name(QuestionKind kind);
 bool quiz_is_choice(QuestionKind kind);  // single, multiple, predict, spot_error
 
 struct ChoiceOption {
-  LocalText text;     // what the user picks
-  bool correct = false;
-  LocalText explain;  // why this option is right or wrong (shown after answering)
+  LocalText text;        // what the user picks
+  bool correct = false;  // one of the declared correct answers
+  LocalText explain;     // why this option is right or wrong (shown after answering)
 };
 
 struct Question {
-  std::string id;                     // unique within its lesson, e.g. "q1-permutation"
-  QuestionKind kind = QuestionKind::single;
-  LocalText prompt;                   // Markdown; numeric prompts hold {param} placeholders
-  std::vector<ChoiceOption> options;  // choice kinds: at least 2
-  LocalText explain;                  // numeric: how to compute it; others: optional note
-  std::string generator;              // numeric: name from quiz_generator_names()
-  LocalText unit;                     // numeric: unit of the answer ("rad", "tokens"), may be empty
-  std::string preset;                 // predict: lab preset the question opens first
-  std::string reveal_preset;          // predict: preset that shows the answer (empty = preset)
-  LocalText reveal;                   // predict: what to look at in the lab after answering
-  LocalText claim;                    // spot_error: the quoted claim
-  LocalText reference;                // open: reference answer (Markdown)
-  std::vector<LocalText> checklist;   // open: self-assessment items
-  int line = 0;                       // line of its [[question]] header in quiz.toml
+  std::string id;                            // unique within its lesson, e.g. "q1-permutation"
+  QuestionKind kind = QuestionKind::single;  // what is asked and how it is graded
+  LocalText prompt;                          // Markdown; numeric prompts hold {param} placeholders
+  std::vector<ChoiceOption> options;         // choice kinds: at least 2
+  LocalText explain;                         // numeric: how to compute it; others: optional note
+  std::string generator;                     // numeric: name from quiz_generator_names()
+  LocalText unit;                    // numeric: unit of the answer ("rad", "tokens"), may be empty
+  std::string preset;                // predict: lab preset the question opens first
+  std::string reveal_preset;         // predict: preset that shows the answer (empty = preset)
+  LocalText reveal;                  // predict: what to look at in the lab after answering
+  LocalText claim;                   // spot_error: the quoted claim
+  LocalText reference;               // open: reference answer (Markdown)
+  std::vector<LocalText> checklist;  // open: self-assessment items
+  int line = 0;                      // line of its [[question]] header in quiz.toml
 };
 
 struct Quiz {

@@ -20,8 +20,10 @@ using bnb::kTokenDim;
 
 const char* const kLayout =
     "row t of an episode: tokens = state S_t, actions = action taken in S_t (slot k at [t, k]), "
-    "expert_actions = scripted expert in S_t, rewards = per team for the step from S_t; the last row of "
-    "each episode is the terminal state (its action not executed, reward 0). Screen convention: y down.";
+    "expert_actions = scripted expert in S_t, rewards = per team for the step from S_t; the last "
+    "row of "
+    "each episode is the terminal state (its action not executed, reward 0). Screen convention: y "
+    "down.";
 
 // Owns one HDF5 identifier and closes it with the matching H5?close.
 class Hid {
@@ -52,7 +54,9 @@ class Hid {
   Closer closer_ = nullptr;
 };
 
-void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void quiet_hdf5() {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 struct DatasetSpec {
   const char* name;
@@ -82,20 +86,24 @@ hsize_t row_elements(const DatasetSpec& d) {
 }
 
 // ---- attributes ----
-void write_attr_i64(const std::string& path, hid_t obj, const char* name, const std::vector<int64_t>& v) {
+void write_attr_i64(const std::string& path, hid_t obj, const char* name,
+                    const std::vector<int64_t>& v) {
   const hsize_t n = v.size();
   Hid space(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose);
   Hid attr;
   if (H5Aexists(obj, name) > 0) {
     attr = Hid(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
   } else {
-    attr = Hid(H5Acreate2(obj, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    attr =
+        Hid(H5Acreate2(obj, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   }
   if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_INT64, v.data()) < 0)
-    throw FileError(path, std::string("cannot write attribute '") + name + "' (disk full or not writable?)");
+    throw FileError(
+        path, std::string("cannot write attribute '") + name + "' (disk full or not writable?)");
 }
 
-void write_attr_f64(const std::string& path, hid_t obj, const char* name, const std::vector<double>& v) {
+void write_attr_f64(const std::string& path, hid_t obj, const char* name,
+                    const std::vector<double>& v) {
   const hsize_t n = v.size();
   Hid space(n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose);
   Hid attr(H5Acreate2(obj, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
@@ -117,7 +125,8 @@ bool read_attr_str(hid_t obj, const char* name, std::string& out) {
   if (H5Aexists(obj, name) <= 0) return false;
   Hid attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
   Hid type(H5Aget_type(attr.get()), H5Tclose);
-  if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0) return false;
+  if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0)
+    return false;
   const size_t n = H5Tget_size(type.get());
   Hid mem(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(mem.get(), n);
@@ -145,19 +154,22 @@ bool read_attr_i64(hid_t obj, const char* name, int64_t& out) {
 }
 
 // ---- writing rows ----
-void append_rows(const std::string& path, hid_t dset, const DatasetSpec& d, hsize_t old_rows, hsize_t new_rows,
-                 const void* data) {
+void append_rows(const std::string& path, hid_t dset, const DatasetSpec& d, hsize_t old_rows,
+                 hsize_t new_rows, const void* data) {
   std::array<hsize_t, 3> dims{old_rows + new_rows, d.inner[0], d.inner[1]};
   const auto fail = [&](const char* what) {
-    throw FileError(path, std::string(what) + " dataset '" + d.name + "' failed (disk full or file not writable?)");
+    throw FileError(path, std::string(what) + " dataset '" + d.name +
+                              "' failed (disk full or file not writable?)");
   };
   if (H5Dset_extent(dset, dims.data()) < 0) fail("growing");
   Hid fspace(H5Dget_space(dset), H5Sclose);
   std::array<hsize_t, 3> start{old_rows, 0, 0}, count{new_rows, d.inner[0], d.inner[1]};
-  if (H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
+  if (H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                          nullptr) < 0)
     fail("selecting rows of");
   Hid mspace(H5Screate_simple(d.rank, count.data(), nullptr), H5Sclose);
-  if (H5Dwrite(dset, d.mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, data) < 0) fail("writing");
+  if (H5Dwrite(dset, d.mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, data) < 0)
+    fail("writing");
 }
 
 }  // namespace
@@ -174,19 +186,23 @@ BnbDatasetWriter::BnbDatasetWriter(const std::string& path, const BnbWriterOptio
     : h_(std::make_unique<Handles>()), path_(path) {
   quiet_hdf5();
   if (options.compression < 0 || options.compression > 9)
-    throw InputError("compression = " + std::to_string(options.compression) + ": must be 0 (none) .. 9");
+    throw InputError("compression = " + std::to_string(options.compression) +
+                     ": must be 0 (none) .. 9");
   if (options.chunk_rows < 16 || options.chunk_rows > 65536)
-    throw InputError("chunk_rows = " + std::to_string(options.chunk_rows) + ": must be in [16, 65536]");
+    throw InputError("chunk_rows = " + std::to_string(options.chunk_rows) +
+                     ": must be in [16, 65536]");
   std::error_code ec;
   if (!options.overwrite && std::filesystem::exists(path, ec))
-    throw FileError(path, "already exists; choose another output path or pass --force to replace it");
+    throw FileError(path,
+                    "already exists; choose another output path or pass --force to replace it");
   h_->file = Hid(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-  if (!h_->file.valid()) throw FileError(path, "cannot create the file (does its directory exist and is it writable?)");
+  if (!h_->file.valid())
+    throw FileError(path, "cannot create the file (does its directory exist and is it writable?)");
   const hid_t f = h_->file.get();
 
   const auto create = [&](const DatasetSpec& d, hsize_t chunk) {
-    std::array<hsize_t, 3> dims{0, d.inner[0], d.inner[1]}, maxdims{H5S_UNLIMITED, d.inner[0], d.inner[1]},
-        chunks{chunk, d.inner[0], d.inner[1]};
+    std::array<hsize_t, 3> dims{0, d.inner[0], d.inner[1]},
+        maxdims{H5S_UNLIMITED, d.inner[0], d.inner[1]}, chunks{chunk, d.inner[0], d.inner[1]};
     Hid space(H5Screate_simple(d.rank, dims.data(), maxdims.data()), H5Sclose);
     Hid plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_chunk(plist.get(), d.rank, chunks.data());
@@ -195,12 +211,14 @@ BnbDatasetWriter::BnbDatasetWriter(const std::string& path, const BnbWriterOptio
       H5Pset_deflate(plist.get(), static_cast<unsigned>(options.compression));
     }
     H5Pset_fletcher32(plist.get());  // per-chunk checksums: corrupted bytes are detected on read
-    Hid ds(H5Dcreate2(f, d.name, d.file_type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT), H5Dclose);
+    Hid ds(H5Dcreate2(f, d.name, d.file_type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT),
+           H5Dclose);
     if (!ds.valid()) throw FileError(path, std::string("cannot create dataset '") + d.name + "'");
     return ds;
   };
   const auto rs = row_specs();
-  for (size_t i = 0; i < rs.size(); ++i) h_->rows[i] = create(rs[i], static_cast<hsize_t>(options.chunk_rows));
+  for (size_t i = 0; i < rs.size(); ++i)
+    h_->rows[i] = create(rs[i], static_cast<hsize_t>(options.chunk_rows));
   const auto es = episode_specs();
   for (size_t i = 0; i < es.size(); ++i) h_->episodes[i] = create(es[i], 1024);
 
@@ -233,14 +251,15 @@ void BnbDatasetWriter::append(const bnb::EpisodeRecord& ep) {
   const hsize_t n = static_cast<hsize_t>(ep.rows), old = static_cast<hsize_t>(rows_);
   const std::vector<int64_t> ids(n, episodes_);
   const auto rs = row_specs();
-  const void* data[5] = {ep.tokens.data(), ep.actions.data(), ep.expert_actions.data(), ep.rewards.data(),
-                         ids.data()};
-  const size_t sizes[5] = {ep.tokens.size(), ep.actions.size(), ep.expert_actions.size(), ep.rewards.size(),
-                           ids.size()};
+  const void* data[5] = {ep.tokens.data(), ep.actions.data(), ep.expert_actions.data(),
+                         ep.rewards.data(), ids.data()};
+  const size_t sizes[5] = {ep.tokens.size(), ep.actions.size(), ep.expert_actions.size(),
+                           ep.rewards.size(), ids.size()};
   for (size_t i = 0; i < rs.size(); ++i) {
     if (sizes[i] != n * row_elements(rs[i]))
-      throw InputError(std::string("episode array '") + rs[i].name + "' has " + std::to_string(sizes[i]) +
-                       " values, expected rows x " + std::to_string(row_elements(rs[i])));
+      throw InputError(std::string("episode array '") + rs[i].name + "' has " +
+                       std::to_string(sizes[i]) + " values, expected rows x " +
+                       std::to_string(row_elements(rs[i])));
     append_rows(path_, h_->rows[i].get(), rs[i], old, n, data[i]);
   }
   const int64_t len = ep.rows;
@@ -252,7 +271,8 @@ void BnbDatasetWriter::append(const bnb::EpisodeRecord& ep) {
   ++episodes_;
   write_attr_i64(path_, h_->file.get(), "num_episodes", {episodes_});
   write_attr_i64(path_, h_->file.get(), "total_timesteps", {rows_});
-  if (H5Fflush(h_->file.get(), H5F_SCOPE_GLOBAL) < 0) throw FileError(path_, "flush failed (disk full?)");
+  if (H5Fflush(h_->file.get(), H5F_SCOPE_GLOBAL) < 0)
+    throw FileError(path_, "flush failed (disk full?)");
 }
 
 void BnbDatasetWriter::close() {
@@ -278,22 +298,26 @@ BnbDatasetReader::BnbDatasetReader(const std::string& path) : h_(std::make_uniqu
   const std::string regenerate = "; regenerate it with `poslab-cli collect`";
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw FileError(path, "no such file (check the path)");
-  if (std::filesystem::is_directory(path, ec)) throw FileError(path, "is a directory, not a dataset file");
+  if (std::filesystem::is_directory(path, ec))
+    throw FileError(path, "is a directory, not a dataset file");
   if (H5Fis_hdf5(path.c_str()) <= 0)
     throw FileError(path, "not an HDF5 file (wrong file, or its header is corrupt)" + regenerate);
   h_->file = Hid(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!h_->file.valid())
-    throw FileError(path, "HDF5 cannot open it: truncated or corrupt (an interrupted copy?)" + regenerate);
+    throw FileError(
+        path, "HDF5 cannot open it: truncated or corrupt (an interrupted copy?)" + regenerate);
   const hid_t f = h_->file.get();
 
   std::string magic;
   if (!read_attr_str(f, "magic", magic) || magic != kBnbMagic)
-    throw FileError(path, "not a Boost and Broadside dataset (root attribute 'magic' is missing or not \"" +
-                              std::string(kBnbMagic) + "\")" + regenerate);
+    throw FileError(
+        path, "not a Boost and Broadside dataset (root attribute 'magic' is missing or not \"" +
+                  std::string(kBnbMagic) + "\")" + regenerate);
   if (!read_attr_i64(f, "format_version", info_.format_version))
     throw FileError(path, "has no integer 'format_version' attribute" + regenerate);
   if (info_.format_version != kBnbFormatVersion)
-    throw FileError(path, "format_version " + std::to_string(info_.format_version) + ", but this build reads version " +
+    throw FileError(path, "format_version " + std::to_string(info_.format_version) +
+                              ", but this build reads version " +
                               std::to_string(kBnbFormatVersion) + regenerate + " from this build");
   if (!read_attr_i64(f, "num_episodes", info_.num_episodes) || info_.num_episodes < 0)
     throw FileError(path, "attribute 'num_episodes' is missing or negative" + regenerate);
@@ -306,13 +330,19 @@ BnbDatasetReader::BnbDatasetReader(const std::string& path) : h_(std::make_uniqu
     if (H5Lexists(f, d.name, H5P_DEFAULT) <= 0)
       throw FileError(path, std::string("dataset '") + d.name + "' is missing" + regenerate);
     Hid ds(H5Dopen2(f, d.name, H5P_DEFAULT), H5Dclose);
-    if (!ds.valid()) throw FileError(path, std::string("dataset '") + d.name + "' cannot be opened (corrupt?)");
+    if (!ds.valid())
+      throw FileError(path, std::string("dataset '") + d.name + "' cannot be opened (corrupt?)");
     Hid type(H5Dget_type(ds.get()), H5Tclose);
     const bool want_float = d.mem_type == H5T_NATIVE_FLOAT;
     const H5T_class_t cls = H5Tget_class(type.get());
-    if (cls != (want_float ? H5T_FLOAT : H5T_INTEGER) || H5Tget_size(type.get()) != H5Tget_size(d.file_type))
-      throw FileError(path, std::string("dataset '") + d.name + "' has the wrong element type (expected " +
-                                (want_float ? "f4" : H5Tget_size(d.file_type) == 1 ? "u1" : "8-byte integer") + ")");
+    if (cls != (want_float ? H5T_FLOAT : H5T_INTEGER) ||
+        H5Tget_size(type.get()) != H5Tget_size(d.file_type))
+      throw FileError(path, std::string("dataset '") + d.name +
+                                "' has the wrong element type (expected " +
+                                (want_float                      ? "f4"
+                                 : H5Tget_size(d.file_type) == 1 ? "u1"
+                                                                 : "8-byte integer") +
+                                ")");
     Hid space(H5Dget_space(ds.get()), H5Sclose);
     std::array<hsize_t, 3> dims{0, 0, 0};
     const int rank = H5Sget_simple_extent_ndims(space.get());
@@ -326,22 +356,28 @@ BnbDatasetReader::BnbDatasetReader(const std::string& path) : h_(std::make_uniqu
       std::string got = "(";
       for (int i = 0; i < rank && i < 3; ++i) got += (i ? ", " : "") + std::to_string(dims[i]);
       got += ")";
-      throw FileError(path, std::string("dataset '") + d.name + "' has shape " + (rank == d.rank ? got : "of rank " + std::to_string(rank)) +
-                                ", expected " + want + " from the attributes (damaged or interrupted write?)" + regenerate);
+      throw FileError(
+          path, std::string("dataset '") + d.name + "' has shape " +
+                    (rank == d.rank ? got : "of rank " + std::to_string(rank)) + ", expected " +
+                    want + " from the attributes (damaged or interrupted write?)" + regenerate);
     }
     return ds;
   };
   const auto rs = row_specs();
-  for (size_t i = 0; i < rs.size(); ++i) h_->rows[i] = open(rs[i], static_cast<hsize_t>(info_.total_timesteps));
+  for (size_t i = 0; i < rs.size(); ++i)
+    h_->rows[i] = open(rs[i], static_cast<hsize_t>(info_.total_timesteps));
   const auto es = episode_specs();
-  for (size_t i = 0; i < es.size(); ++i) h_->episodes[i] = open(es[i], static_cast<hsize_t>(info_.num_episodes));
+  for (size_t i = 0; i < es.size(); ++i)
+    h_->episodes[i] = open(es[i], static_cast<hsize_t>(info_.num_episodes));
 
   info_.episode_lengths.resize(static_cast<size_t>(info_.num_episodes));
   info_.episode_seeds.resize(static_cast<size_t>(info_.num_episodes));
-  if (info_.num_episodes > 0 &&
-      (H5Dread(h_->episodes[0].get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, info_.episode_lengths.data()) < 0 ||
-       H5Dread(h_->episodes[1].get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, info_.episode_seeds.data()) < 0))
-    throw FileError(path, "reading episode_lengths / episode_seeds failed: the file is corrupt" + regenerate);
+  if (info_.num_episodes > 0 && (H5Dread(h_->episodes[0].get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
+                                         H5P_DEFAULT, info_.episode_lengths.data()) < 0 ||
+                                 H5Dread(h_->episodes[1].get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
+                                         H5P_DEFAULT, info_.episode_seeds.data()) < 0))
+    throw FileError(
+        path, "reading episode_lengths / episode_seeds failed: the file is corrupt" + regenerate);
   int64_t sum = 0;
   for (size_t e = 0; e < info_.episode_lengths.size(); ++e) {
     const int64_t len = info_.episode_lengths[e];
@@ -352,18 +388,21 @@ BnbDatasetReader::BnbDatasetReader(const std::string& path) : h_(std::make_uniqu
     sum += len;
   }
   if (sum != info_.total_timesteps)
-    throw FileError(path, "episode_lengths add up to " + std::to_string(sum) + " rows but total_timesteps = " +
-                              std::to_string(info_.total_timesteps) + " (corrupt file)" + regenerate);
+    throw FileError(
+        path, "episode_lengths add up to " + std::to_string(sum) + " rows but total_timesteps = " +
+                  std::to_string(info_.total_timesteps) + " (corrupt file)" + regenerate);
 }
 
 BnbDatasetReader::~BnbDatasetReader() = default;
 
 void BnbDatasetReader::read_rows(int64_t first, int64_t count, std::vector<float>& tokens,
-                                 std::vector<uint8_t>& actions, std::vector<uint8_t>& expert_actions) const {
+                                 std::vector<uint8_t>& actions,
+                                 std::vector<uint8_t>& expert_actions) const {
   quiet_hdf5();
   if (first < 0 || count < 0 || first + count > info_.total_timesteps)
-    throw InputError("rows [" + std::to_string(first) + ", " + std::to_string(first + count) + ") outside the " +
-                     std::to_string(info_.total_timesteps) + " rows of " + info_.path);
+    throw InputError("rows [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                     ") outside the " + std::to_string(info_.total_timesteps) + " rows of " +
+                     info_.path);
   const auto rs = row_specs();
   void* out[3];
   tokens.resize(static_cast<size_t>(count) * kSlots * kTokenDim);
@@ -381,17 +420,20 @@ void BnbDatasetReader::read_rows(int64_t first, int64_t count, std::vector<float
     H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, cnt.data(), nullptr);
     Hid mspace(H5Screate_simple(d.rank, cnt.data(), nullptr), H5Sclose);
     if (H5Dread(h_->rows[i].get(), d.mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, out[i]) < 0)
-      throw FileError(info_.path, std::string("reading '") + d.name + "' rows " + std::to_string(first) + ".." +
-                                      std::to_string(first + count - 1) +
-                                      " failed: the data is corrupt (checksum or decompression error); "
-                                      "regenerate it with `poslab-cli collect`");
+      throw FileError(info_.path,
+                      std::string("reading '") + d.name + "' rows " + std::to_string(first) + ".." +
+                          std::to_string(first + count - 1) +
+                          " failed: the data is corrupt (checksum or decompression error); "
+                          "regenerate it with `poslab-cli collect`");
   }
   for (size_t i = 0; i < actions.size(); ++i) {
     const int head = static_cast<int>(i % kActionHeads);
     if (actions[i] >= bnb::kActionSizes[head] || expert_actions[i] >= bnb::kActionSizes[head])
-      throw FileError(info_.path, "action value out of range at row " +
-                                      std::to_string(first + static_cast<int64_t>(i / (kSlots * kActionHeads))) +
-                                      " (corrupt file)");
+      throw FileError(
+          info_.path,
+          "action value out of range at row " +
+              std::to_string(first + static_cast<int64_t>(i / (kSlots * kActionHeads))) +
+              " (corrupt file)");
   }
 }
 
@@ -399,7 +441,8 @@ bnb::EpisodeRecord BnbDatasetReader::read_episode(int64_t e) const {
   quiet_hdf5();
   if (e < 0 || e >= info_.num_episodes)
     throw InputError("episode " + std::to_string(e) + " does not exist: " + info_.path + " has " +
-                     std::to_string(info_.num_episodes) + " episodes (0.." + std::to_string(info_.num_episodes - 1) + ")");
+                     std::to_string(info_.num_episodes) + " episodes (0.." +
+                     std::to_string(info_.num_episodes - 1) + ")");
   bnb::EpisodeRecord rec;
   const int64_t first = info_.episode_offsets[static_cast<size_t>(e)];
   const int64_t n = info_.episode_lengths[static_cast<size_t>(e)];
@@ -413,16 +456,20 @@ bnb::EpisodeRecord BnbDatasetReader::read_episode(int64_t e) const {
   for (int i = 3; i < 5; ++i) {
     const DatasetSpec& d = rs[i];
     Hid fspace(H5Dget_space(h_->rows[i].get()), H5Sclose);
-    std::array<hsize_t, 3> start{static_cast<hsize_t>(first), 0, 0}, cnt{static_cast<hsize_t>(n), d.inner[0], d.inner[1]};
+    std::array<hsize_t, 3> start{static_cast<hsize_t>(first), 0, 0},
+        cnt{static_cast<hsize_t>(n), d.inner[0], d.inner[1]};
     H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, cnt.data(), nullptr);
     Hid mspace(H5Screate_simple(d.rank, cnt.data(), nullptr), H5Sclose);
-    if (H5Dread(h_->rows[i].get(), d.mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, out[i - 3]) < 0)
-      throw FileError(info_.path, std::string("reading '") + d.name + "' of episode " + std::to_string(e) +
-                                      " failed: the data is corrupt; regenerate it with `poslab-cli collect`");
+    if (H5Dread(h_->rows[i].get(), d.mem_type, mspace.get(), fspace.get(), H5P_DEFAULT,
+                out[i - 3]) < 0)
+      throw FileError(info_.path,
+                      std::string("reading '") + d.name + "' of episode " + std::to_string(e) +
+                          " failed: the data is corrupt; regenerate it with `poslab-cli collect`");
   }
   for (int64_t id : ids)
     if (id != e)
-      throw FileError(info_.path, "episode_ids of episode " + std::to_string(e) + " contain " + std::to_string(id) +
+      throw FileError(info_.path, "episode_ids of episode " + std::to_string(e) + " contain " +
+                                      std::to_string(id) +
                                       ": episode_lengths and episode_ids disagree (corrupt file)");
   return rec;
 }

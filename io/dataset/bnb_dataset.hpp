@@ -22,18 +22,18 @@ inline constexpr int64_t kBnbFormatVersion = 1;
 inline constexpr const char* kBnbMagic = "poslab/boost-and-broadside";
 
 struct BnbWriterOptions {
-  int compression = 1;          // deflate level with byte shuffle, 0 = none, [0, 9]
-  int chunk_rows = 512;         // rows per chunk of the per-row datasets, [16, 65536]
-  bool overwrite = false;       // replace an existing file (else it is an error)
-  std::string policy = "noisy"; // recorded in the 'policy' attribute
+  int compression = 1;           // deflate level with byte shuffle, 0 = none, [0, 9]
+  int chunk_rows = 512;          // rows per chunk of the per-row datasets, [16, 65536]
+  bool overwrite = false;        // replace an existing file (else it is an error)
+  std::string policy = "noisy";  // recorded in the 'policy' attribute
 };
 
 struct BnbDatasetInfo {
   std::string path;
   int64_t format_version = 0;
-  int64_t num_episodes = 0;            // E
-  int64_t total_timesteps = 0;         // S
-  std::string policy;                  // attribute, may be empty
+  int64_t num_episodes = 0;              // E
+  int64_t total_timesteps = 0;           // S
+  std::string policy;                    // attribute, may be empty
   std::vector<int64_t> episode_lengths;  // (E,) rows of each episode
   std::vector<int64_t> episode_offsets;  // (E,) first row of each episode
   std::vector<uint64_t> episode_seeds;   // (E,)
@@ -76,8 +76,8 @@ class BnbDatasetReader {
   bnb::EpisodeRecord read_episode(int64_t e) const;
   // Rows [first, first + count) of tokens (count, 8, 15) and actions (count, 8, 3) for
   // whole-file statistics.
-  void read_rows(int64_t first, int64_t count, std::vector<float>& tokens, std::vector<uint8_t>& actions,
-                 std::vector<uint8_t>& expert_actions) const;
+  void read_rows(int64_t first, int64_t count, std::vector<float>& tokens,
+                 std::vector<uint8_t>& actions, std::vector<uint8_t>& expert_actions) const;
 
  private:
   struct Handles;

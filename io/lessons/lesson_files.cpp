@@ -5,11 +5,11 @@
 
 #include <toml++/toml.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
-#include <unistd.h>
 
 #include "common/atomic_file.hpp"
 #include "common/errors.hpp"
@@ -21,7 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+int line_of(const toml::node& n) {
+  return static_cast<int>(n.source().begin.line);
+}
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -36,7 +38,9 @@ class TableReader {
               std::vector<LessonProblem>& problems)
       : t_(t), file_(std::move(file)), what_(std::move(what)), line_(line), problems_(problems) {}
 
-  void problem(int line, const std::string& message) { problems_.push_back({file_, line, message}); }
+  void problem(int line, const std::string& message) {
+    problems_.push_back({file_, line, message});
+  }
 
   bool has(const std::string& key) const { return t_.contains(key); }
   int line_at(const std::string& key) const {
@@ -68,12 +72,14 @@ class TableReader {
     LocalText out;
     const toml::node* n = t_.get(key);
     if (n == nullptr) {
-      if (required) problem(line_, what_ + ": \"" + key + ".en\" and \"" + key + ".zh\" are missing");
+      if (required)
+        problem(line_, what_ + ": \"" + key + ".en\" and \"" + key + ".zh\" are missing");
       return out;
     }
     const toml::table* lt = n->as_table();
     if (lt == nullptr) {
-      problem(line_of(*n), what_ + ": \"" + key + "\" must hold two texts, " + key + ".en and " + key + ".zh");
+      problem(line_of(*n),
+              what_ + ": \"" + key + "\" must hold two texts, " + key + ".en and " + key + ".zh");
       return out;
     }
     read_local(*lt, key, line_at(key), out);
@@ -91,7 +97,8 @@ class TableReader {
       const toml::node* v = lt.get(lang);
       std::string& target = std::string(lang) == "en" ? out.en : out.zh;
       if (v == nullptr) {
-        problem(line, what_ + ": \"" + key + "." + lang + "\" is missing (every text needs English and Chinese)");
+        problem(line, what_ + ": \"" + key + "." + lang +
+                          "\" is missing (every text needs English and Chinese)");
       } else if (const auto* s = v->as_string()) {
         target = s->get();
         if (target.empty()) problem(line_of(*v), what_ + ": \"" + key + "." + lang + "\" is empty");
@@ -106,12 +113,14 @@ class TableReader {
     std::vector<LocalText> out;
     const toml::node* n = t_.get(key);
     if (n == nullptr) {
-      if (required) problem(line_, what_ + ": \"" + key + "\" is missing (a list of {en, zh} items)");
+      if (required)
+        problem(line_, what_ + ": \"" + key + "\" is missing (a list of {en, zh} items)");
       return out;
     }
     const toml::array* arr = n->as_array();
     if (arr == nullptr) {
-      problem(line_of(*n), what_ + ": \"" + key + "\" must be a list of {en = \"...\", zh = \"...\"} items");
+      problem(line_of(*n),
+              what_ + ": \"" + key + "\" must be a list of {en = \"...\", zh = \"...\"} items");
       return out;
     }
     for (size_t i = 0; i < arr->size(); ++i) {
@@ -158,12 +167,13 @@ std::optional<toml::table> parse_toml(const std::string& text, const std::string
   }
 }
 
-void check_preset(const std::string& preset, const std::string& what, const std::string& file, int line,
-                  std::vector<LessonProblem>& problems) {
+void check_preset(const std::string& preset, const std::string& what, const std::string& file,
+                  int line, std::vector<LessonProblem>& problems) {
   try {
     lab_preset_canonical(preset);
   } catch (const Error& e) {
-    problems.push_back({file, line, what + ": preset \"" + preset + "\" does not load: " + e.what()});
+    problems.push_back(
+        {file, line, what + ": preset \"" + preset + "\" does not load: " + e.what()});
   }
 }
 
@@ -172,12 +182,13 @@ Question parse_question(const toml::table& t, int index, const std::string& file
   Question q;
   q.line = line_of(t);
   const toml::node* id_node = t.get("id");
-  const std::string label = id_node && id_node->as_string() ? "question \"" + id_node->as_string()->get() + "\""
-                                                            : "question " + std::to_string(index + 1);
+  const std::string label = id_node && id_node->as_string()
+                                ? "question \"" + id_node->as_string()->get() + "\""
+                                : "question " + std::to_string(index + 1);
   TableReader r(t, file, label, q.line, problems);
   q.id = r.string("id", true);
-  r.only_keys({"id", "kind", "prompt", "option", "explain", "generator", "unit", "preset", "reveal_preset",
-               "reveal", "claim", "reference", "checklist"});
+  r.only_keys({"id", "kind", "prompt", "option", "explain", "generator", "unit", "preset",
+               "reveal_preset", "reveal", "claim", "reference", "checklist"});
   const std::string kind = r.string("kind", true);
   try {
     if (!kind.empty()) q.kind = quiz_kind_from_name(kind);
@@ -190,18 +201,21 @@ Question parse_question(const toml::table& t, int index, const std::string& file
 
   auto forbid = [&](const std::vector<std::string>& keys) {
     for (const auto& k : keys)
-      if (r.has(k)) r.problem(r.line_at(k), "\"" + k + "\" does not belong to a " + kind + " question");
+      if (r.has(k))
+        r.problem(r.line_at(k), "\"" + k + "\" does not belong to a " + kind + " question");
   };
 
   if (quiz_is_choice(q.kind)) {
     const toml::node* n = t.get("option");
     const toml::array* arr = n ? n->as_array() : nullptr;
     if (arr == nullptr) {
-      r.problem(n ? line_of(*n) : q.line, "a " + kind + " question needs [[question.option]] tables");
+      r.problem(n ? line_of(*n) : q.line,
+                "a " + kind + " question needs [[question.option]] tables");
     } else {
       for (size_t i = 0; i < arr->size(); ++i) {
         const toml::table* ot = arr->get(i)->as_table();
-        const std::string what = "option " + quiz_option_letter(static_cast<int>(i)) + " of question \"" + q.id + "\"";
+        const std::string what =
+            "option " + quiz_option_letter(static_cast<int>(i)) + " of question \"" + q.id + "\"";
         if (ot == nullptr) {
           r.problem(line_of(*arr->get(i)), what + " must be a table");
           continue;
@@ -215,10 +229,12 @@ Question parse_question(const toml::table& t, int index, const std::string& file
         q.options.push_back(std::move(o));
       }
       const size_t correct = quiz_correct_options(q).size();
-      if (q.options.size() < 2) r.problem(q.line, "a " + kind + " question needs at least 2 options");
+      if (q.options.size() < 2)
+        r.problem(q.line, "a " + kind + " question needs at least 2 options");
       if (q.kind == QuestionKind::multiple ? correct < 1 : correct != 1)
         r.problem(q.line, "a " + kind + " question needs " +
-                              (q.kind == QuestionKind::multiple ? "at least one option" : "exactly one option") +
+                              (q.kind == QuestionKind::multiple ? "at least one option"
+                                                                : "exactly one option") +
                               " with correct = true, found " + std::to_string(correct));
     }
   } else {
@@ -245,9 +261,11 @@ Question parse_question(const toml::table& t, int index, const std::string& file
     q.preset = r.string("preset", true);
     q.reveal_preset = r.string("reveal_preset", false);
     q.reveal = r.local("reveal", true);
-    if (!q.preset.empty()) check_preset(q.preset, "question \"" + q.id + "\"", file, r.line_at("preset"), problems);
+    if (!q.preset.empty())
+      check_preset(q.preset, "question \"" + q.id + "\"", file, r.line_at("preset"), problems);
     if (!q.reveal_preset.empty())
-      check_preset(q.reveal_preset, "question \"" + q.id + "\"", file, r.line_at("reveal_preset"), problems);
+      check_preset(q.reveal_preset, "question \"" + q.id + "\"", file, r.line_at("reveal_preset"),
+                   problems);
   } else {
     forbid({"preset", "reveal_preset", "reveal"});
   }
@@ -259,8 +277,10 @@ Question parse_question(const toml::table& t, int index, const std::string& file
     forbid({"reference", "checklist"});
   }
 
-  if (q.kind == QuestionKind::spot_error) q.claim = r.local("claim", true);
-  else forbid({"claim"});
+  if (q.kind == QuestionKind::spot_error)
+    q.claim = r.local("claim", true);
+  else
+    forbid({"claim"});
   return q;
 }
 
@@ -268,7 +288,8 @@ Question parse_question(const toml::table& t, int index, const std::string& file
 int line_of_text(const std::string& text, const std::string& needle) {
   const size_t at = text.find(needle);
   if (at == std::string::npos) return 0;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
 }
 
 bool valid_id(const std::string& id) {
@@ -313,7 +334,8 @@ std::string default_lessons_dir() {
 #endif
   std::error_code ec;
   for (const auto& c : candidates)
-    if (fs::is_regular_file(fs::path(c) / "catalog.toml", ec)) return fs::path(c).lexically_normal().string();
+    if (fs::is_regular_file(fs::path(c) / "catalog.toml", ec))
+      return fs::path(c).lexically_normal().string();
   return candidates.empty() ? std::string("lessons") : candidates.back();
 }
 
@@ -327,7 +349,8 @@ std::vector<LessonEntry> load_catalog(const std::string& dir) {
   auto fail_on_problems = [&] {
     if (problems.empty()) return;
     const LessonProblem& p = problems.front();
-    throw FileError(file, (p.line > 0 ? "line " + std::to_string(p.line) + ": " : std::string()) + p.message);
+    throw FileError(
+        file, (p.line > 0 ? "line " + std::to_string(p.line) + ": " : std::string()) + p.message);
   };
   const auto table = parse_toml(read_file(file), file, problems);
   fail_on_problems();
@@ -338,7 +361,8 @@ std::vector<LessonEntry> load_catalog(const std::string& dir) {
     problems.push_back({file, 1, "\"format = " + std::to_string(kCatalogFormat) + "\" is missing"});
   else if (format->as_integer()->get() != kCatalogFormat)
     problems.push_back({file, line_of(*format),
-                        "format " + std::to_string(format->as_integer()->get()) + " is not supported (this build reads " +
+                        "format " + std::to_string(format->as_integer()->get()) +
+                            " is not supported (this build reads " +
                             std::to_string(kCatalogFormat) + "): update PosLab or the lessons"});
   const toml::node* list = table->get("lesson");
   const toml::array* arr = list ? list->as_array() : nullptr;
@@ -348,7 +372,8 @@ std::vector<LessonEntry> load_catalog(const std::string& dir) {
   for (size_t i = 0; i < arr->size(); ++i) {
     const toml::table* t = arr->get(i)->as_table();
     if (t == nullptr) {
-      problems.push_back({file, line_of(*arr->get(i)), "lesson " + std::to_string(i + 1) + " must be a table"});
+      problems.push_back(
+          {file, line_of(*arr->get(i)), "lesson " + std::to_string(i + 1) + " must be a table"});
       break;
     }
     LessonEntry e;
@@ -359,15 +384,18 @@ std::vector<LessonEntry> load_catalog(const std::string& dir) {
     e.title = r.local("title", true);
     e.summary = r.local("summary", true);
     if (!e.id.empty() && !valid_id(e.id))
-      r.problem(r.line_at("id"), "lesson id \"" + e.id + "\" may hold only a-z, 0-9, - and _ (it names a folder)");
-    if (!seen.insert(e.id).second) r.problem(r.line_at("id"), "lesson id \"" + e.id + "\" appears twice");
+      r.problem(r.line_at("id"),
+                "lesson id \"" + e.id + "\" may hold only a-z, 0-9, - and _ (it names a folder)");
+    if (!seen.insert(e.id).second)
+      r.problem(r.line_at("id"), "lesson id \"" + e.id + "\" appears twice");
     entries.push_back(std::move(e));
   }
   fail_on_problems();
   return entries;
 }
 
-Quiz parse_quiz(const std::string& toml_text, const std::string& file, std::vector<LessonProblem>& problems) {
+Quiz parse_quiz(const std::string& toml_text, const std::string& file,
+                std::vector<LessonProblem>& problems) {
   Quiz quiz;
   const auto table = parse_toml(toml_text, file, problems);
   if (!table) return quiz;
@@ -376,18 +404,21 @@ Quiz parse_quiz(const std::string& toml_text, const std::string& file, std::vect
   const toml::node* list = table->get("question");
   const toml::array* arr = list ? list->as_array() : nullptr;
   if (arr == nullptr || arr->empty()) {
-    problems.push_back({file, list ? line_of(*list) : 1, "no [[question]] tables: a lesson needs at least one question"});
+    problems.push_back({file, list ? line_of(*list) : 1,
+                        "no [[question]] tables: a lesson needs at least one question"});
   } else {
     std::set<std::string> ids;
     for (size_t i = 0; i < arr->size(); ++i) {
       const toml::table* t = arr->get(i)->as_table();
       if (t == nullptr) {
-        problems.push_back({file, line_of(*arr->get(i)), "question " + std::to_string(i + 1) + " must be a table"});
+        problems.push_back({file, line_of(*arr->get(i)),
+                            "question " + std::to_string(i + 1) + " must be a table"});
         continue;
       }
       Question q = parse_question(*t, static_cast<int>(i), file, problems);
       if (!q.id.empty() && !ids.insert(q.id).second)
-        problems.push_back({file, q.line, "question id \"" + q.id + "\" appears twice in this lesson"});
+        problems.push_back(
+            {file, q.line, "question id \"" + q.id + "\" appears twice in this lesson"});
       quiz.questions.push_back(std::move(q));
     }
   }
@@ -403,8 +434,9 @@ Lesson load_lesson(const std::string& dir, const LessonEntry& entry) {
   auto& problems = lesson.problems;
   std::error_code ec;
   if (!fs::is_directory(lesson.folder, ec)) {
-    problems.push_back({(fs::path(dir) / "catalog.toml").string(), entry.line,
-                        "lesson \"" + entry.id + "\": folder " + lesson.folder + " does not exist"});
+    problems.push_back(
+        {(fs::path(dir) / "catalog.toml").string(), entry.line,
+         "lesson \"" + entry.id + "\": folder " + lesson.folder + " does not exist"});
     return lesson;
   }
   // Lesson text in both languages.
@@ -431,17 +463,20 @@ Lesson load_lesson(const std::string& dir, const LessonEntry& entry) {
     for (const auto& b : doc.blocks) headings[k] += b.kind == MdBlockKind::heading ? 1 : 0;
     links[k] = markdown_lab_links(doc);
     for (const auto& preset : links[k])
-      check_preset(preset, "lab link", file, line_of_text(raw[k], kLabLinkPrefix + preset), problems);
+      check_preset(preset, "lab link", file, line_of_text(raw[k], kLabLinkPrefix + preset),
+                   problems);
   }
   if (!raw[0].empty() && !raw[1].empty()) {
     const std::string zh_file = lesson.folder + "/lesson.zh.md";
     if (links[0] != links[1])
       problems.push_back({zh_file, 0,
-                          "lab links differ from lesson.en.md (" + std::to_string(links[1].size()) + " vs " +
-                              std::to_string(links[0].size()) + "): both languages must open the same presets in the same order"});
+                          "lab links differ from lesson.en.md (" + std::to_string(links[1].size()) +
+                              " vs " + std::to_string(links[0].size()) +
+                              "): both languages must open the same presets in the same order"});
     if (headings[0] != headings[1])
       problems.push_back({zh_file, 0,
-                          std::to_string(headings[1]) + " headings, lesson.en.md has " + std::to_string(headings[0]) +
+                          std::to_string(headings[1]) + " headings, lesson.en.md has " +
+                              std::to_string(headings[0]) +
                               ": both languages should follow the same outline"});
   }
   // Quiz.
@@ -462,7 +497,8 @@ LessonLibrary load_lessons(const std::string& dir) {
     entries = load_catalog(dir);
   } catch (const FileError& e) {
     const std::string what = e.what();  // "<path>: <message>"
-    lib.catalog_problem = LessonProblem{e.path(), 0, what.substr(std::min(what.size(), e.path().size() + 2))};
+    lib.catalog_problem =
+        LessonProblem{e.path(), 0, what.substr(std::min(what.size(), e.path().size() + 2))};
     return lib;
   }
   for (const auto& e : entries) lib.lessons.push_back(load_lesson(dir, e));
@@ -484,7 +520,8 @@ UiText load_ui_text(const std::string& dir) {
       const std::string key(k.str());
       const toml::table* lt = v.as_table();
       if (lt == nullptr) {
-        problems.push_back({file, line_of(v), "\"" + key + "\" must be {en = \"...\", zh = \"...\"}"});
+        problems.push_back(
+            {file, line_of(v), "\"" + key + "\" must be {en = \"...\", zh = \"...\"}"});
         continue;
       }
       TableReader r(*table, file, "ui text", 1, problems);
@@ -493,7 +530,8 @@ UiText load_ui_text(const std::string& dir) {
   }
   if (!problems.empty()) {
     const LessonProblem& p = problems.front();
-    throw FileError(file, (p.line > 0 ? "line " + std::to_string(p.line) + ": " : std::string()) + p.message);
+    throw FileError(
+        file, (p.line > 0 ? "line " + std::to_string(p.line) + ": " : std::string()) + p.message);
   }
   return ui;
 }

@@ -26,33 +26,33 @@
 namespace poslab {
 
 struct LessonProblem {
-  std::string file;     // path of the file at fault
-  int line = 0;         // 1-based; 0 when the problem concerns the whole file
-  std::string message;  // what is wrong and what to do
+  std::string file;          // path of the file at fault
+  int line = 0;              // 1-based; 0 when the problem concerns the whole file
+  std::string message;       // what is wrong and what to do
   std::string text() const;  // "file:line: message"
 };
 
 struct LessonEntry {
   std::string id;     // folder name under lessons/, e.g. "03-rope"
-  LocalText title;
+  LocalText title;    // shown in the catalog and above the lesson
   LocalText summary;  // one sentence for the catalog
   int line = 0;       // line of its [[lesson]] table in catalog.toml
 };
 
 struct Lesson {
   LessonEntry entry;
-  std::string folder;                  // absolute or relative path of the lesson folder
-  MdDocument text_en, text_zh;         // lesson.en.md, lesson.zh.md
-  Quiz quiz;                           // quiz.toml
-  std::vector<LessonProblem> problems; // empty when the lesson is fine
+  std::string folder;                   // absolute or relative path of the lesson folder
+  MdDocument text_en, text_zh;          // lesson.en.md, lesson.zh.md
+  Quiz quiz;                            // quiz.toml
+  std::vector<LessonProblem> problems;  // empty when the lesson is fine
   bool broken() const { return !problems.empty(); }
   const MdDocument& text(Language lang) const { return lang == Language::zh ? text_zh : text_en; }
   const Question* find_question(const std::string& id) const;
 };
 
 struct LessonLibrary {
-  std::string dir;                         // the lessons folder
-  std::vector<Lesson> lessons;             // catalog order
+  std::string dir;                               // the lessons folder
+  std::vector<Lesson> lessons;                   // catalog order
   std::optional<LessonProblem> catalog_problem;  // set when catalog.toml itself is unusable
   const Lesson* find(const std::string& id) const;
 };
@@ -71,7 +71,8 @@ Lesson load_lesson(const std::string& dir, const LessonEntry& entry);
 LessonLibrary load_lessons(const std::string& dir);
 
 // Parses quiz text (the contents of a quiz.toml named `file`), appending problems.
-Quiz parse_quiz(const std::string& toml_text, const std::string& file, std::vector<LessonProblem>& problems);
+Quiz parse_quiz(const std::string& toml_text, const std::string& file,
+                std::vector<LessonProblem>& problems);
 
 // The panel's own words in both languages, from lessons/ui.toml ([text] key = {en, zh}),
 // kept with the lessons so the Chinese glyphs are found where the font atlas looks.

@@ -54,7 +54,8 @@ std::string attribute_text(const MD_ATTRIBUTE& a) {
   std::string out;
   if (a.text == nullptr) return out;
   for (int i = 0; a.substr_offsets[i] < a.size; ++i) {
-    const std::string_view piece(a.text + a.substr_offsets[i], a.substr_offsets[i + 1] - a.substr_offsets[i]);
+    const std::string_view piece(a.text + a.substr_offsets[i],
+                                 a.substr_offsets[i + 1] - a.substr_offsets[i]);
     out += a.substr_types[i] == MD_TEXT_ENTITY ? decode_entity(piece) : std::string(piece);
   }
   return out;
@@ -76,8 +77,8 @@ struct Builder {
   int strong = 0, emphasis = 0, code = 0, strike = 0;
   std::vector<std::string> links;
   // Indices, not pointers: the block vector grows while md4c streams.
-  int current = -1;  // block receiving text (-1 between blocks)
-  int cell = -1;     // table_row: cell receiving text; -1 = the block's own spans
+  int current = -1;        // block receiving text (-1 between blocks)
+  int cell = -1;           // table_row: cell receiving text; -1 = the block's own spans
   bool accepting = false;  // text is wanted (false e.g. between table cells)
 
   MdBlock& open(MdBlockKind kind) {
@@ -114,8 +115,8 @@ struct Builder {
     if (!links.empty()) style.link = links.back();
     if (!target->empty()) {
       MdSpan& last = target->back();
-      if (last.strong == style.strong && last.emphasis == style.emphasis && last.code == style.code &&
-          last.strike == style.strike && last.link == style.link) {
+      if (last.strong == style.strong && last.emphasis == style.emphasis &&
+          last.code == style.code && last.strike == style.strike && last.link == style.link) {
         last.text.append(text);
         return;
       }
@@ -154,10 +155,12 @@ int on_enter_block(MD_BLOCKTYPE type, void* detail, void* user) {
       b.close();
       break;
     case MD_BLOCK_H:
-      b.open(MdBlockKind::heading).level = static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level);
+      b.open(MdBlockKind::heading).level =
+          static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level);
       break;
     case MD_BLOCK_CODE:
-      b.open(MdBlockKind::code).lang = attribute_text(static_cast<MD_BLOCK_CODE_DETAIL*>(detail)->lang);
+      b.open(MdBlockKind::code).lang =
+          attribute_text(static_cast<MD_BLOCK_CODE_DETAIL*>(detail)->lang);
       break;
     case MD_BLOCK_HTML:
       b.open(MdBlockKind::code);
@@ -240,12 +243,23 @@ int on_leave_block(MD_BLOCKTYPE type, void*, void* user) {
 int on_enter_span(MD_SPANTYPE type, void* detail, void* user) {
   auto& b = *static_cast<Builder*>(user);
   switch (type) {
-    case MD_SPAN_EM: ++b.emphasis; break;
-    case MD_SPAN_STRONG: ++b.strong; break;
-    case MD_SPAN_CODE: ++b.code; break;
-    case MD_SPAN_DEL: ++b.strike; break;
-    case MD_SPAN_A: b.links.push_back(attribute_text(static_cast<MD_SPAN_A_DETAIL*>(detail)->href)); break;
-    default: break;  // images show their alt text; no other spans are enabled
+    case MD_SPAN_EM:
+      ++b.emphasis;
+      break;
+    case MD_SPAN_STRONG:
+      ++b.strong;
+      break;
+    case MD_SPAN_CODE:
+      ++b.code;
+      break;
+    case MD_SPAN_DEL:
+      ++b.strike;
+      break;
+    case MD_SPAN_A:
+      b.links.push_back(attribute_text(static_cast<MD_SPAN_A_DETAIL*>(detail)->href));
+      break;
+    default:
+      break;  // images show their alt text; no other spans are enabled
   }
   return 0;
 }
@@ -253,12 +267,23 @@ int on_enter_span(MD_SPANTYPE type, void* detail, void* user) {
 int on_leave_span(MD_SPANTYPE type, void*, void* user) {
   auto& b = *static_cast<Builder*>(user);
   switch (type) {
-    case MD_SPAN_EM: --b.emphasis; break;
-    case MD_SPAN_STRONG: --b.strong; break;
-    case MD_SPAN_CODE: --b.code; break;
-    case MD_SPAN_DEL: --b.strike; break;
-    case MD_SPAN_A: b.links.pop_back(); break;
-    default: break;
+    case MD_SPAN_EM:
+      --b.emphasis;
+      break;
+    case MD_SPAN_STRONG:
+      --b.strong;
+      break;
+    case MD_SPAN_CODE:
+      --b.code;
+      break;
+    case MD_SPAN_DEL:
+      --b.strike;
+      break;
+    case MD_SPAN_A:
+      b.links.pop_back();
+      break;
+    default:
+      break;
   }
   return 0;
 }
@@ -267,11 +292,21 @@ int on_text(MD_TEXTTYPE type, const MD_CHAR* text, MD_SIZE size, void* user) {
   auto& b = *static_cast<Builder*>(user);
   const std::string_view t(text, size);
   switch (type) {
-    case MD_TEXT_NULLCHAR: b.add_text("\xEF\xBF\xBD"); break;
-    case MD_TEXT_BR: b.add_text("\n"); break;
-    case MD_TEXT_SOFTBR: b.add_text(" "); break;
-    case MD_TEXT_ENTITY: b.add_text(decode_entity(t)); break;
-    default: b.add_text(t); break;
+    case MD_TEXT_NULLCHAR:
+      b.add_text("\xEF\xBF\xBD");
+      break;
+    case MD_TEXT_BR:
+      b.add_text("\n");
+      break;
+    case MD_TEXT_SOFTBR:
+      b.add_text(" ");
+      break;
+    case MD_TEXT_ENTITY:
+      b.add_text(decode_entity(t));
+      break;
+    default:
+      b.add_text(t);
+      break;
   }
   return 0;
 }
@@ -299,7 +334,8 @@ std::vector<std::string> markdown_lab_links(const MdDocument& doc) {
   auto scan = [&](const std::vector<MdSpan>& spans) {
     std::string last;
     for (const auto& s : spans) {
-      if (s.link.rfind(prefix, 0) == 0 && s.link != last) out.push_back(s.link.substr(prefix.size()));
+      if (s.link.rfind(prefix, 0) == 0 && s.link != last)
+        out.push_back(s.link.substr(prefix.size()));
       last = s.link;
     }
   };

@@ -21,18 +21,18 @@ enum class MdBlockKind { heading, paragraph, list_item, code, rule, table_row };
 
 struct MdBlock {
   MdBlockKind kind = MdBlockKind::paragraph;
-  int level = 0;                             // heading: 1..6
-  int indent = 0;                            // list nesting depth (0 = not in a list)
-  int quote = 0;                             // block-quote depth (0 = not quoted)
-  bool ordered = false;                      // list_item: numbered list
-  int number = 0;                            // list_item: its number in an ordered list
-  bool continuation = false;                 // paragraph continuing a list item (no bullet)
-  std::vector<MdSpan> spans;                 // heading, paragraph, list_item
-  std::vector<std::vector<MdSpan>> cells;    // table_row
-  bool header = false;                       // table_row: header row
-  int columns = 0;                           // table_row: columns of its table
-  std::string code;                          // code: the text, lines ending in "\n"
-  std::string lang;                          // code: info string, e.g. "python"
+  int level = 0;                           // heading: 1..6
+  int indent = 0;                          // list nesting depth (0 = not in a list)
+  int quote = 0;                           // block-quote depth (0 = not quoted)
+  bool ordered = false;                    // list_item: numbered list
+  int number = 0;                          // list_item: its number in an ordered list
+  bool continuation = false;               // paragraph continuing a list item (no bullet)
+  std::vector<MdSpan> spans;               // heading, paragraph, list_item
+  std::vector<std::vector<MdSpan>> cells;  // table_row
+  bool header = false;                     // table_row: header row
+  int columns = 0;                         // table_row: columns of its table
+  std::string code;                        // code: the text, lines ending in "\n"
+  std::string lang;                        // code: info string, e.g. "python"
 };
 
 struct MdDocument {

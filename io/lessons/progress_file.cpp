@@ -41,7 +41,9 @@ std::string timestamp() {
 
 }  // namespace
 
-std::string progress_path(const std::string& data_dir) { return (fs::path(data_dir) / "progress.json").string(); }
+std::string progress_path(const std::string& data_dir) {
+  return (fs::path(data_dir) / "progress.json").string();
+}
 
 std::string progress_to_json(const Progress& p) {
   Json j;
@@ -78,15 +80,17 @@ Progress progress_from_json(const std::string& text, const std::string& source) 
   try {
     j = Json::parse(text);
   } catch (const Json::parse_error& e) {
-    throw FileError(source, std::string("not valid JSON: ") + e.what());
+    throw FileError(source, "not valid JSON (error at byte " + std::to_string(e.byte) + ")");
   }
   std::string field = "(top level)";
   try {
     if (!j.is_object() || j.value("format", "") != std::string(kProgressFormat))
-      throw FileError(source, std::string("not a PosLab progress file (\"format\" is not \"") + kProgressFormat + "\")");
+      throw FileError(source, std::string("not a PosLab progress file (\"format\" is not \"") +
+                                  kProgressFormat + "\")");
     const int version = j.at("version").get<int>();
     if (version != kProgressVersion)
-      throw FileError(source, "progress version " + std::to_string(version) + " is not supported (this build reads " +
+      throw FileError(source, "progress version " + std::to_string(version) +
+                                  " is not supported (this build reads " +
                                   std::to_string(kProgressVersion) + ")");
     Progress p;
     field = "language";
@@ -115,7 +119,10 @@ Progress progress_from_json(const std::string& text, const std::string& source) 
     }
     return p;
   } catch (const Json::exception& e) {
-    throw FileError(source, field + ": " + e.what());
+    // nlohmann's text starts with "[json.exception.type_error.302] ": keep only the reason.
+    std::string why = e.what();
+    if (const size_t close = why.find("] "); close != std::string::npos) why.erase(0, close + 2);
+    throw FileError(source, field + ": " + why);
   }
 }
 
@@ -129,13 +136,14 @@ ProgressLoad load_progress(const std::string& path) {
   } catch (const FileError& e) {
     // Keep the unreadable file for the user (and for us to learn from), start afresh.
     std::string backup = path + ".corrupt-" + timestamp();
-    for (int n = 2; fs::exists(backup, ec); ++n) backup = path + ".corrupt-" + timestamp() + "-" + std::to_string(n);
+    for (int n = 2; fs::exists(backup, ec); ++n)
+      backup = path + ".corrupt-" + timestamp() + "-" + std::to_string(n);
     if (std::rename(path.c_str(), backup.c_str()) != 0)
-      throw FileError(path, std::string("is corrupt and could not be moved aside: ") + std::strerror(errno) +
-                                " (move or delete it by hand)");
+      throw FileError(path, std::string("is corrupt and could not be moved aside: ") +
+                                std::strerror(errno) + " (move or delete it by hand)");
     out.backup_path = backup;
-    out.notice = "Your lesson progress file could not be read (" + std::string(e.what()) +
-                 "). It was kept as " + backup + " and progress starts fresh.";
+    out.notice = "Your lesson progress could not be read (" + std::string(e.what()) +
+                 "). It was kept as " + backup + "; progress starts fresh.";
     return out;
   }
 }

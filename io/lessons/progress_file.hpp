@@ -10,7 +10,7 @@
 namespace poslab {
 
 inline constexpr const char* kProgressFormat = "poslab-progress";  // "format" field
-inline constexpr int kProgressVersion = 1;                          // "version" field
+inline constexpr int kProgressVersion = 1;                         // "version" field
 
 struct ProgressLoad {
   Progress progress;        // what was read, or fresh progress

@@ -1,0 +1,873 @@
+// The Boost and Broadside arena: a live 4v4 (or 1v1..4v4) fight flown by the scripted
+// expert, drawn top-down on the toroidal map with shaders/arena.{vert,frag}; take the helm
+// of one ship from the keyboard; click a ship to see its 15-value state vector and its 12
+// relational features to every other ship; or open an HDF5 dataset and scrub its episodes
+// on a timeline. The simulation, features and file reading live in core/bnb and io/dataset.
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app_context.hpp"
+#include "bnb/arena_lab.hpp"
+#include "bnb/bnb_episode.hpp"
+#include "bnb/bnb_features.hpp"
+#include "common/errors.hpp"
+#include "dataset/bnb_dataset.hpp"
+#include "gfx/gl.hpp"
+#include "gfx/render_target.hpp"
+#include "gfx/shader.hpp"
+#include "panels/panels.hpp"
+
+namespace poslab::app {
+namespace {
+
+using bnb::kSlots;
+using bnb::Vec2;
+
+constexpr int kMaxStepsPerFrame = 40;  // catch-up limit so a slow frame cannot snowball
+
+struct Vertex {
+  float x, y;        // world pixels (y down)
+  float r, g, b, a;  // colour
+};
+
+// What one frame shows, from the live simulation or from a row of a file.
+struct ShipView {
+  bool present = false, alive = false;
+  int team = 0;
+  Vec2 pos, att;
+  double health = 0, power = 0;
+  bool fired = false;
+};
+struct FrameView {
+  std::array<ShipView, kSlots> ships;
+  std::vector<std::pair<Vec2, int>> bullets;     // position, owner team
+  std::array<std::vector<Vec2>, kSlots> trails;  // oldest first, ends at the ship
+};
+
+struct Colour {
+  float r, g, b, a;
+};
+Colour team_colour(int team, float alpha = 1.0f) {
+  return team == 0 ? Colour{0.30f, 0.65f, 1.00f, alpha} : Colour{1.00f, 0.45f, 0.25f, alpha};
+}
+ImU32 to_u32(Colour c) {
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, c.a));
+}
+
+// Geometry in world pixels, as triangles.
+class Mesh {
+ public:
+  std::vector<Vertex> v;
+  void tri(Vec2 a, Vec2 b, Vec2 c, Colour k) {
+    for (Vec2 p : {a, b, c}) v.push_back({float(p.x), float(p.y), k.r, k.g, k.b, k.a});
+  }
+  void quad(Vec2 a, Vec2 b, Vec2 c, Vec2 d, Colour k) {
+    tri(a, b, c, k);
+    tri(a, c, d, k);
+  }
+  void rect(Vec2 lo, Vec2 hi, Colour k) { quad(lo, {hi.x, lo.y}, hi, {lo.x, hi.y}, k); }
+  void line(Vec2 a, Vec2 b, double width, Colour k) {
+    const Vec2 d = b - a;
+    const double n = d.norm();
+    if (n < 1e-9) return;
+    const Vec2 off = d.perp() * (0.5 * width / n);
+    quad(a + off, b + off, b - off, a - off, k);
+  }
+  void ring(Vec2 c, double radius, double width, Colour k) {
+    constexpr int seg = 32;
+    for (int i = 0; i < seg; ++i) {
+      const double a0 = 2 * std::numbers::pi * i / seg, a1 = 2 * std::numbers::pi * (i + 1) / seg;
+      line(c + Vec2{std::cos(a0), std::sin(a0)} * radius,
+           c + Vec2{std::cos(a1), std::sin(a1)} * radius, width, k);
+    }
+  }
+};
+
+struct ArenaGl {
+  gfx::RenderTarget target;
+  gfx::ShaderProgram program;
+  GLuint vao = 0, vbo = 0;
+};
+
+// The panel's UI state.
+struct ArenaUi {
+  bnb::ArenaLabSettings lab;
+  // Live simulation and what it was started with.
+  bnb::SimState sim;
+  bnb::Behaviour behaviour;
+  bool live_ready = false;
+  int applied_seed = -1, applied_team0 = -1, applied_team1 = -1, applied_policy = -1;
+  std::array<std::deque<Vec2>, kSlots> trails;
+  bnb::JointAction last_actions{};
+  std::array<double, 2> returns{0, 0};
+  double step_accum = 0;
+  // Dataset file.
+  std::unique_ptr<io::BnbDatasetReader> reader;
+  std::string opened_path;  // path the reader (or the last failed attempt) belongs to
+  bnb::EpisodeRecord episode;
+  int loaded_episode = -1;
+  std::array<char, 1024> path_buf{};
+  double row_accum = 0;
+  // Drawing.
+  ArenaGl gl;
+  Mesh mesh;
+  FrameView view;
+  int ships_drawn = 0;
+  int inspector_rows = -1;        // relational rows shown for the selected ship (check_state)
+  bool helm_keys_active = false;  // keyboard steers the helm ship (map hovered or window focused)
+};
+
+const char* kPolicyNames[] = {"expert", "noisy expert", "random"};
+
+bnb::PolicyKind policy_kind(int p) {
+  return p == 0   ? bnb::PolicyKind::expert
+         : p == 1 ? bnb::PolicyKind::noisy_expert
+                  : bnb::PolicyKind::random;
+}
+
+void tooltip(const char* text) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+class ArenaPanel final : public Panel {
+ public:
+  ArenaPanel() { restart(); }
+  const char* id() const override { return bnb::kArenaLabName; }
+  const char* title() const override { return "Boost and Broadside arena"; }
+  std::string preset() const override { return bnb::arena_to_preset(ui_.lab); }
+  void load_preset(const std::string& text) override {
+    ui_.lab = bnb::arena_from_preset(text);
+    copy_path_to_buffer();
+    ui_.live_ready = false;  // restart with the preset's seed and teams
+  }
+  bool animating() const override { return ui_.lab.playing; }
+  void release_gl() override {
+    ui_.gl.target.release();
+    ui_.gl.program = gfx::ShaderProgram();
+    if (ui_.gl.vbo) glDeleteBuffers(1, &ui_.gl.vbo);
+    if (ui_.gl.vao) glDeleteVertexArrays(1, &ui_.gl.vao);
+    ui_.gl.vbo = ui_.gl.vao = 0;
+  }
+
+  std::vector<std::string> check_presets() const override {
+    return {"arena?team0=1&team1=4&speed=16&trail=100&ship=0",
+            "arena?team0=0&team1=0&seed=2147483647&policy=random&helm=7&ship=7",
+            "arena?play=0&grid=0&trail=0&ship=3&speed=0.1&policy=noisy",
+            "arena?team0=4&team1=1&seed=0&helm=0&ship=4",
+            "arena?source=file&episode=1000000000&row=1000000"};
+  }
+
+  std::string check_state() const override {
+    const ArenaUi& u = ui_;
+    if (u.lab.source == bnb::ArenaSource::live) {
+      if (!u.live_ready) return "live simulation was never started";
+      const auto sizes = bnb::team_sizes(u.sim);
+      if (u.lab.team0_size > 0 && sizes[0] != u.lab.team0_size)
+        return "team 0 has " + std::to_string(sizes[0]) + " ships";
+      if (u.lab.team1_size > 0 && sizes[1] != u.lab.team1_size)
+        return "team 1 has " + std::to_string(sizes[1]) + " ships";
+      for (int k = 0; k < kSlots; ++k) {
+        const bnb::Ship& s = u.sim.ships[k];
+        if (s.present &&
+            (s.pos.x < 0 || s.pos.x >= bnb::kWorldW || s.pos.y < 0 || s.pos.y >= bnb::kWorldH))
+          return "ship " + std::to_string(k) + " is off the map";
+        if (s.health < 0 || s.health > 100 || s.power < 0 || s.power > 100)
+          return "ship " + std::to_string(k) + " health/power out of bounds";
+      }
+    }
+    int shown = 0, present = 0;
+    for (const ShipView& s : u.view.ships) {
+      shown += s.alive;
+      present += s.present;
+    }
+    if (u.ships_drawn != shown)
+      return "drew " + std::to_string(u.ships_drawn) + " ships, " + std::to_string(shown) +
+             " alive";
+    const int sel = u.lab.selected;
+    if (sel >= 0 && u.view.ships[sel].present && u.inspector_rows != present - 1)
+      return "inspector shows " + std::to_string(u.inspector_rows) + " relational rows for " +
+             std::to_string(present - 1) + " other ships";
+    if (u.lab.source == bnb::ArenaSource::file && u.reader == nullptr && !u.lab.file.empty() &&
+        u.opened_path != u.lab.file)
+      return "file was never opened";
+    return {};
+  }
+
+  void draw(AppContext& ctx) override {
+    ArenaUi& u = ui_;
+    const float scale = ctx.ui_scale();
+    const double dt =
+        ctx.headless() ? 1.0 / 60.0 : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
+    if (u.lab.source == bnb::ArenaSource::live) {
+      if (!u.live_ready || u.applied_seed != u.lab.seed || u.applied_team0 != u.lab.team0_size ||
+          u.applied_team1 != u.lab.team1_size || u.applied_policy != u.lab.policy)
+        restart();
+      advance_live(dt);
+      build_live_view();
+    } else {
+      open_file_if_needed(ctx);
+      advance_file(dt);
+      build_file_view();
+    }
+    if (u.lab.playing) ctx.request_frames(2);
+
+    ImGui::BeginChild("##arena_controls", ImVec2(310.0f * scale, 0), true);
+    draw_controls(ctx, scale);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    const float right_w = 520.0f * scale;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float map_w = std::max(120.0f, avail.x - right_w - ImGui::GetStyle().ItemSpacing.x);
+    ImGui::BeginChild("##arena_map", ImVec2(map_w, 0), false, ImGuiWindowFlags_NoScrollbar);
+    draw_map(scale);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##arena_inspector", ImVec2(0, 0), true);
+    draw_ship_list(scale);
+    draw_inspector();
+    ImGui::EndChild();
+  }
+
+ private:
+  // ---------------- live simulation ----------------
+  void restart() {
+    ArenaUi& u = ui_;
+    bnb::EpisodeConfig c;
+    c.team0_size = u.lab.team0_size;
+    c.team1_size = u.lab.team1_size;
+    c.max_steps = bnb::kMaxEpisodeSteps;
+    u.sim = bnb::sim_reset(static_cast<uint64_t>(u.lab.seed), c);
+    u.behaviour = bnb::behaviour_init(policy_kind(u.lab.policy), static_cast<uint64_t>(u.lab.seed));
+    for (auto& t : u.trails) t.clear();
+    u.last_actions = {};
+    u.returns = {0, 0};
+    u.step_accum = 0;
+    u.applied_seed = u.lab.seed;
+    u.applied_team0 = u.lab.team0_size;
+    u.applied_team1 = u.lab.team1_size;
+    u.applied_policy = u.lab.policy;
+    u.live_ready = true;
+    push_trails();
+  }
+
+  // The helm ship's action from the keyboard (GLFW key codes; ImGui 1.86 legacy key API).
+  bnb::ShipAction helm_action() const {
+    bnb::ShipAction a;
+    const ImGuiIO& io = ImGui::GetIO();
+    if (io.WantTextInput) return a;
+    const auto down = [](int k1, int k2) { return ImGui::IsKeyDown(k1) || ImGui::IsKeyDown(k2); };
+    const bool up = down(GLFW_KEY_W, GLFW_KEY_UP), back = down(GLFW_KEY_S, GLFW_KEY_DOWN);
+    const bool left = down(GLFW_KEY_A, GLFW_KEY_LEFT), right = down(GLFW_KEY_D, GLFW_KEY_RIGHT);
+    const bool sharp = io.KeyShift;
+    a.power = static_cast<uint8_t>(up     ? bnb::Power::boost
+                                   : back ? bnb::Power::reverse
+                                          : bnb::Power::coast);
+    bnb::Turn t = bnb::Turn::straight;
+    if (left && right)
+      t = sharp ? bnb::Turn::sharp_air_brake : bnb::Turn::air_brake;
+    else if (left)
+      t = sharp ? bnb::Turn::sharp_left : bnb::Turn::left;
+    else if (right)
+      t = sharp ? bnb::Turn::sharp_right : bnb::Turn::right;
+    a.turn = static_cast<uint8_t>(t);
+    a.shoot = ImGui::IsKeyDown(GLFW_KEY_SPACE) ? 1 : 0;
+    return a;
+  }
+
+  void live_step() {
+    ArenaUi& u = ui_;
+    if (u.sim.done) return;
+    bnb::Decision d = bnb::behaviour_act(u.behaviour, u.sim);
+    if (u.lab.helm >= 0 && u.sim.ships[u.lab.helm].alive && ui_.helm_keys_active)
+      d.executed[u.lab.helm] = helm_action();
+    else if (u.lab.helm >= 0)
+      d.executed[u.lab.helm] = {};  // at the helm but keys not captured: coast
+    const bnb::StepInfo info = bnb::sim_step(u.sim, d.executed);
+    u.last_actions = d.executed;
+    u.returns[0] += info.reward[0];
+    u.returns[1] += info.reward[1];
+    push_trails();
+    if (u.sim.done) u.lab.playing = false;
+  }
+
+  void push_trails() {
+    ArenaUi& u = ui_;
+    for (int k = 0; k < kSlots; ++k) {
+      const bnb::Ship& s = u.sim.ships[k];
+      if (!s.alive) continue;
+      u.trails[k].push_back(s.pos);
+      while (u.trails[k].size() > static_cast<size_t>(bnb::ArenaLabSettings::trail_range.hi) + 1)
+        u.trails[k].pop_front();
+    }
+  }
+
+  void advance_live(double dt) {
+    ArenaUi& u = ui_;
+    if (!u.lab.playing || u.sim.done) return;
+    u.step_accum += dt * u.lab.speed / bnb::kAgentDt;
+    int n = 0;
+    while (u.step_accum >= 1.0 && n < kMaxStepsPerFrame && !u.sim.done) {
+      live_step();
+      u.step_accum -= 1.0;
+      ++n;
+    }
+    if (n == kMaxStepsPerFrame) u.step_accum = 0;
+  }
+
+  void build_live_view() {
+    ArenaUi& u = ui_;
+    FrameView& v = u.view;
+    for (int k = 0; k < kSlots; ++k) {
+      const bnb::Ship& s = u.sim.ships[k];
+      v.ships[k] = {s.present, s.alive, s.team, s.pos, s.att, s.health, s.power, s.fired};
+      v.trails[k].clear();
+      const auto& tr = u.trails[k];
+      const size_t keep = std::min(tr.size(), static_cast<size_t>(u.lab.trail) + 1);
+      if (s.alive) v.trails[k].assign(tr.end() - static_cast<std::ptrdiff_t>(keep), tr.end());
+    }
+    v.bullets.clear();
+    for (const bnb::Bullet& b : u.sim.bullets)
+      v.bullets.emplace_back(b.pos, b.owner / bnb::kSlotsPerTeam);
+  }
+
+  // ---------------- dataset file ----------------
+  void copy_path_to_buffer() {
+    auto& buf = ui_.path_buf;
+    std::snprintf(buf.data(), buf.size(), "%s", ui_.lab.file.c_str());
+  }
+
+  void open_file_if_needed(AppContext& ctx, bool force = false) {
+    ArenaUi& u = ui_;
+    if (u.lab.file == u.opened_path && !force) return;
+    u.opened_path = u.lab.file;
+    u.reader.reset();
+    u.loaded_episode = -1;
+    u.episode = {};
+    if (u.lab.file.empty()) return;
+    try {
+      u.reader = std::make_unique<io::BnbDatasetReader>(u.lab.file);
+    } catch (const Error& e) {
+      ctx.report_error(title(), e.what());
+    }
+  }
+
+  void advance_file(double dt) {
+    ArenaUi& u = ui_;
+    if (!u.reader || u.reader->info().num_episodes == 0) {
+      u.lab.playing = false;
+      return;
+    }
+    const int64_t episodes = u.reader->info().num_episodes;
+    u.lab.episode = static_cast<int>(std::clamp<int64_t>(u.lab.episode, 0, episodes - 1));
+    if (u.loaded_episode != u.lab.episode) {
+      try {
+        u.episode = u.reader->read_episode(u.lab.episode);
+        u.loaded_episode = u.lab.episode;
+      } catch (const Error& e) {
+        u.episode = {};
+        u.loaded_episode = u.lab.episode;
+        u.lab.playing = false;
+        throw;  // the shell shows it as a banner
+      }
+    }
+    if (u.episode.rows == 0) return;
+    if (u.lab.playing) {
+      u.row_accum += dt * u.lab.speed / bnb::kAgentDt;
+      const int adv = static_cast<int>(u.row_accum);
+      u.row_accum -= adv;
+      u.lab.row += adv;
+      if (u.lab.row >= u.episode.rows - 1) u.lab.playing = false;
+    }
+    u.lab.row = std::clamp(u.lab.row, 0, u.episode.rows - 1);
+  }
+
+  const float* file_tokens(int row) const {
+    return ui_.episode.tokens.data() + static_cast<size_t>(row) * kSlots * bnb::kTokenDim;
+  }
+
+  void build_file_view() {
+    ArenaUi& u = ui_;
+    FrameView& v = u.view;
+    v.bullets.clear();
+    for (int k = 0; k < kSlots; ++k) {
+      v.ships[k] = {};
+      v.trails[k].clear();
+    }
+    if (u.episode.rows == 0) return;
+    const int row = u.lab.row;
+    const float* tok0 = file_tokens(0);
+    const float* tok = file_tokens(row);
+    for (int k = 0; k < kSlots; ++k) {
+      const float* t = tok + k * bnb::kTokenDim;
+      ShipView& s = v.ships[k];
+      s.present = tok0[k * bnb::kTokenDim] > 0.5f;
+      if (!s.present) continue;
+      const bnb::Kinematics kin = bnb::token_kinematics(t);
+      s.alive = t[0] > 0.5f;
+      s.team = k / bnb::kSlotsPerTeam;
+      s.pos = kin.pos;
+      s.att = kin.att;
+      s.health = 100.0 * static_cast<double>(t[2]);
+      s.power = 100.0 * static_cast<double>(t[3]);
+      s.fired = t[12] > 0.5f;
+      if (!s.alive) continue;
+      for (int r = std::max(0, row - u.lab.trail); r <= row; ++r)
+        v.trails[k].push_back(bnb::token_kinematics(file_tokens(r) + k * bnb::kTokenDim).pos);
+    }
+  }
+
+  // ---------------- controls ----------------
+  void draw_controls(AppContext& ctx, float scale) {
+    ArenaUi& u = ui_;
+    bnb::ArenaLabSettings& s = u.lab;
+    ImGui::PushItemWidth(150.0f * scale);
+    int source = static_cast<int>(s.source);
+    ImGui::TextUnformatted("Source");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("live", &source, 0)) s.playing = true;
+    ImGui::SameLine();
+    ImGui::RadioButton("HDF5 file", &source, 1);
+    s.source = static_cast<bnb::ArenaSource>(source);
+    ImGui::Separator();
+
+    if (s.source == bnb::ArenaSource::live) {
+      ImGui::TextDisabled("New episode");
+      int seed = s.seed;
+      if (ImGui::InputInt("seed", &seed))
+        s.seed = std::clamp(seed, 0, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
+      ImGui::SliderInt("team 0 ships", &s.team0_size, 0, 4, s.team0_size == 0 ? "random" : "%d",
+                       ImGuiSliderFlags_AlwaysClamp);
+      ImGui::SliderInt("team 1 ships", &s.team1_size, 0, 4, s.team1_size == 0 ? "= team 0" : "%d",
+                       ImGuiSliderFlags_AlwaysClamp);
+      ImGui::Combo("others flown by", &s.policy, kPolicyNames, 3);
+      tooltip(
+          "expert: the scripted expert; noisy expert: sticky behaviour noise with team skills (as "
+          "in the\n"
+          "collected data); random: uniform random actions.");
+      if (ImGui::Button("Restart")) restart();
+      ImGui::SameLine();
+      if (ImGui::Button("Next seed"))
+        s.seed = std::min(s.seed + 1, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
+      ImGui::Separator();
+    } else {
+      draw_file_controls(ctx, scale);
+    }
+
+    if (ImGui::Button(s.playing ? "Pause" : "Play")) s.playing = !s.playing;
+    ImGui::SameLine();
+    if (ImGui::Button("Step")) {
+      s.playing = false;
+      if (s.source == bnb::ArenaSource::live)
+        live_step();
+      else
+        s.row = std::min(s.row + 1, std::max(0, u.episode.rows - 1));
+    }
+    double speed = s.speed;
+    const double lo = bnb::ArenaLabSettings::speed_range.lo,
+                 hi = bnb::ArenaLabSettings::speed_range.hi;
+    if (ImGui::SliderScalar("speed", ImGuiDataType_Double, &speed, &lo, &hi, "%.2fx",
+                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+      s.speed = speed;
+    tooltip("1x = real time, 25 agent steps per second");
+    ImGui::SliderInt("trail (steps)", &s.trail, 0,
+                     static_cast<int>(bnb::ArenaLabSettings::trail_range.hi), "%d",
+                     ImGuiSliderFlags_AlwaysClamp);
+    ImGui::Checkbox("grid (128 px)", &s.grid);
+    ImGui::PopItemWidth();
+
+    if (s.source == bnb::ArenaSource::live) {
+      ImGui::Separator();
+      const auto alive = bnb::alive_counts(u.sim);
+      ImGui::Text("step %d / %d   t = %.2f s", u.sim.step, u.sim.max_steps, u.sim.tick * bnb::kDt);
+      ImGui::Text("alive: team 0 %d, team 1 %d", alive[0], alive[1]);
+      ImGui::Text("returns: %.3f / %.3f", u.returns[0], u.returns[1]);
+      if (u.sim.done) {
+        const char* what = u.sim.winner == 0          ? "team 0 (blue) wins"
+                           : u.sim.winner == 1        ? "team 1 (orange) wins"
+                           : alive[0] + alive[1] == 0 ? "draw"
+                                                      : "truncated at 512 steps";
+        ImGui::TextColored(ImVec4(1, 0.85f, 0.3f, 1), "Episode over: %s", what);
+        if (ImGui::Button("New episode (next seed)")) {
+          s.seed = std::min(s.seed + 1, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
+          s.playing = true;
+        }
+      }
+      ImGui::Separator();
+      ImGui::TextDisabled("Take the helm");
+      int helm = s.helm;
+      ImGui::SetNextItemWidth(150.0f * scale);
+      if (ImGui::SliderInt("helm slot", &helm, -1, kSlots - 1, helm < 0 ? "none" : "slot %d",
+                           ImGuiSliderFlags_AlwaysClamp))
+        s.helm = helm;
+      ImGui::TextWrapped(
+          "Keys (map hovered or this window focused): W/Up boost, S/Down reverse, A/Left and "
+          "D/Right turn, "
+          "Shift for sharp turns, both sideways keys = air brake, Space fires. The expert flies "
+          "every other ship.");
+      if (s.helm >= 0)
+        ImGui::TextColored(
+            ui_.helm_keys_active ? ImVec4(0.5f, 1, 0.5f, 1) : ImVec4(0.7f, 0.7f, 0.7f, 1), "%s",
+            ui_.helm_keys_active ? "keys captured" : "keys not captured: hover the map");
+    }
+  }
+
+  void draw_file_controls(AppContext& ctx, float scale) {
+    ArenaUi& u = ui_;
+    bnb::ArenaLabSettings& s = u.lab;
+    ImGui::TextDisabled("Dataset (poslab-cli collect)");
+    ImGui::SetNextItemWidth(-1);
+    const bool enter =
+        ImGui::InputTextWithHint("##path", "/path/to/data.h5", u.path_buf.data(), u.path_buf.size(),
+                                 ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("Open") || enter) {
+      s.file = u.path_buf.data();
+      s.episode = 0;
+      s.row = 0;
+      open_file_if_needed(ctx, true);  // reopen even the same path (it may have been rewritten)
+    }
+    if (!u.reader) {
+      ImGui::TextWrapped(
+          s.file.empty()
+              ? "No file open. Make one with:\n  poslab-cli collect --episodes 100 -o data.h5"
+              : "The file could not be opened (see the banner).");
+      ImGui::Separator();
+      return;
+    }
+    const io::BnbDatasetInfo& info = u.reader->info();
+    ImGui::Text("%lld episodes, %lld rows, policy %s", static_cast<long long>(info.num_episodes),
+                static_cast<long long>(info.total_timesteps), info.policy.c_str());
+    if (info.num_episodes > 0) {
+      ImGui::SetNextItemWidth(150.0f * scale);
+      int ep = s.episode;
+      if (ImGui::SliderInt("episode", &ep, 0,
+                           static_cast<int>(std::min<int64_t>(info.num_episodes - 1, 2147483647)),
+                           "%d", ImGuiSliderFlags_AlwaysClamp) &&
+          ep != s.episode) {
+        s.episode = ep;
+        s.row = 0;
+      }
+      if (u.episode.rows > 0) {
+        ImGui::Text("seed %llu, %d rows (%d steps)",
+                    static_cast<unsigned long long>(u.episode.seed), u.episode.rows,
+                    u.episode.rows - 1);
+        ImGui::SetNextItemWidth(-1);
+        ImGui::SliderInt("##timeline", &s.row, 0, u.episode.rows - 1, "row %d",
+                         ImGuiSliderFlags_AlwaysClamp);
+        tooltip("timeline: drag to scrub through the episode");
+        ImGui::TextDisabled("Bullets are not stored in datasets.");
+      }
+    }
+    ImGui::Separator();
+  }
+
+  // ---------------- map ----------------
+  void build_mesh(float side_px) {
+    ArenaUi& u = ui_;
+    Mesh& m = u.mesh;
+    m.v.clear();
+    const double W = bnb::kWorldW, H = bnb::kWorldH;
+    m.rect({0, 0}, {W, H}, {0, 0, 0, 1});           // background quad, painted by mode 0
+    const double px = W / std::max(1.0f, side_px);  // world pixels per screen pixel
+    // Trails: fading segments, each drawn with the minimum-image step so seams are crossed.
+    for (int k = 0; k < kSlots; ++k) {
+      const auto& tr = u.view.trails[k];
+      for (size_t i = 1; i < tr.size(); ++i) {
+        const Vec2 a = tr[i - 1], b = a + bnb::wrap_delta(tr[i] - tr[i - 1]);
+        const float alpha = 0.6f * static_cast<float>(i) / static_cast<float>(tr.size());
+        m.line(a, b, 2.0 * px, team_colour(u.view.ships[k].team, alpha));
+      }
+    }
+    // Bullets: small diamonds in a lighter team colour.
+    for (const auto& [p, team] : u.view.bullets) {
+      Colour c = team_colour(team);
+      c = {0.5f + 0.5f * c.r, 0.5f + 0.5f * c.g, 0.5f + 0.5f * c.b, 1.0f};
+      const double r = std::max(2.5, 2.0 * px);
+      m.quad(p + Vec2{r, 0}, p + Vec2{0, r}, p - Vec2{r, 0}, p - Vec2{0, r}, c);
+    }
+    // Ships: triangles along the attitude, bars above. Dead ships as faint wrecks.
+    u.ships_drawn = 0;
+    for (int k = 0; k < kSlots; ++k) {
+      const ShipView& s = u.view.ships[k];
+      if (!s.present) continue;
+      const Vec2 a = s.att.norm() > 0 ? s.att * (1.0 / s.att.norm()) : Vec2{1, 0};
+      const Vec2 side = a.perp();
+      const double g = std::max(1.0, 1.3 * px);  // glyph scale: at least ~18 screen px long
+      const double len = 14.0 * g, wid = 9.0 * g;
+      const Vec2 nose = s.pos + a * len, l = s.pos - a * (0.6 * len) + side * wid,
+                 r = s.pos - a * (0.6 * len) - side * wid;
+      if (!s.alive) {
+        m.tri(nose, l, r, {0.45f, 0.45f, 0.45f, 0.35f});
+        continue;
+      }
+      ++u.ships_drawn;
+      if (k == u.lab.selected) m.ring(s.pos, 17.0 * g, 2.0 * px, {1, 1, 1, 0.9f});
+      if (k == u.lab.helm && u.lab.source == bnb::ArenaSource::live)
+        m.ring(s.pos, 21.0 * g, 2.0 * px, {0.4f, 1.0f, 0.4f, 0.9f});
+      m.ring(s.pos, bnb::kShipRadius, 1.0 * px, team_colour(s.team, 0.35f));  // collision radius
+      m.tri(nose, l, r, team_colour(s.team));
+      m.tri(nose, s.pos - a * (0.3 * len) + side * (0.35 * wid),
+            s.pos - a * (0.3 * len) - side * (0.35 * wid), {1, 1, 1, 0.55f});
+      if (s.fired)
+        m.tri(nose + a * (6.0 * g), nose + side * (3.0 * g), nose - side * (3.0 * g),
+              {1, 1, 0.6f, 0.9f});
+      // Bars: health (green), power (yellow), 28 px wide above the ship.
+      const double bw = 28.0 * g, bh = 3.5 * g;
+      const Vec2 o = s.pos + Vec2{-bw / 2, -20.0 * g - 2 * bh};
+      m.rect(o, o + Vec2{bw, bh}, {0.1f, 0.1f, 0.1f, 0.8f});
+      m.rect(o, o + Vec2{bw * std::clamp(s.health / 100.0, 0.0, 1.0), bh}, {0.35f, 0.9f, 0.35f, 1});
+      const Vec2 o2 = o + Vec2{0, bh + 1.0};
+      m.rect(o2, o2 + Vec2{bw, bh}, {0.1f, 0.1f, 0.1f, 0.8f});
+      m.rect(o2, o2 + Vec2{bw * std::clamp(s.power / 100.0, 0.0, 1.0), bh},
+             {1.0f, 0.85f, 0.25f, 1});
+    }
+  }
+
+  void render_map(int side) {
+    ArenaGl& g = ui_.gl;
+    if (!g.program.id()) g.program = gfx::ShaderProgram("arena.vert", "arena.frag");
+    if (!g.vao) {
+      glGenVertexArrays(1, &g.vao);
+      glGenBuffers(1, &g.vbo);
+      glBindVertexArray(g.vao);
+      glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
+      glEnableVertexAttribArray(0);
+      glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(Vertex), reinterpret_cast<void*>(0));
+      glEnableVertexAttribArray(1);
+      glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(Vertex),
+                            reinterpret_cast<void*>(2 * sizeof(float)));
+      glBindVertexArray(0);
+    }
+    GLint saved_program = 0, saved_vao = 0, saved_buffer = 0;
+    glGetIntegerv(GL_CURRENT_PROGRAM, &saved_program);
+    glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &saved_vao);
+    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &saved_buffer);
+    const GLboolean blend = glIsEnabled(GL_BLEND), scissor = glIsEnabled(GL_SCISSOR_TEST);
+    g.target.bind(side, side);
+    glDisable(GL_SCISSOR_TEST);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    g.program.use();
+    const std::vector<Vertex>& v = ui_.mesh.v;
+    glBindVertexArray(g.vao);
+    glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(v.size() * sizeof(Vertex)), v.data(),
+                 GL_STREAM_DRAW);
+    glUniform2f(g.program.uniform("world_size"), float(bnb::kWorldW), float(bnb::kWorldH));
+    glUniform1f(g.program.uniform("grid_step"), 128.0f);
+    glUniform1f(g.program.uniform("screen_per_world"), static_cast<float>(side / bnb::kWorldW));
+    glUniform1i(g.program.uniform("grid_on"), ui_.lab.grid ? 1 : 0);
+    glUniform3f(g.program.uniform("background"), 0.055f, 0.07f, 0.11f);
+    glUniform3f(g.program.uniform("grid_colour"), 0.20f, 0.25f, 0.33f);
+    // Background (first 6 vertices) once, then everything else as 9 wrapped copies.
+    glUniform1i(g.program.uniform("mode"), 0);
+    glUniform1i(g.program.uniform("ghosts"), 0);
+    glDrawArrays(GL_TRIANGLES, 0, 6);
+    glUniform1i(g.program.uniform("mode"), 1);
+    glUniform1i(g.program.uniform("ghosts"), 1);
+    if (v.size() > 6) glDrawArraysInstanced(GL_TRIANGLES, 6, static_cast<GLsizei>(v.size() - 6), 9);
+    g.target.unbind();
+    glBindVertexArray(saved_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, saved_buffer);
+    glUseProgram(saved_program);
+    if (!blend) glDisable(GL_BLEND);
+    if (scissor) glEnable(GL_SCISSOR_TEST);
+  }
+
+  void draw_map(float scale) {
+    ArenaUi& u = ui_;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float text_h = ImGui::GetTextLineHeightWithSpacing() * 2.2f;
+    const float side = std::max(64.0f, std::min(avail.x, avail.y - text_h));
+    build_mesh(side);
+    render_map(static_cast<int>(side));
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    // The framebuffer's row 0 is the bottom: flip v so world y = 0 is at the top.
+    ImGui::Image(u.gl.target.texture(), ImVec2(side, side), ImVec2(0, 1), ImVec2(1, 0));
+    const bool hovered = ImGui::IsItemHovered();
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const Vec2 world{(mouse.x - o.x) / side * bnb::kWorldW, (mouse.y - o.y) / side * bnb::kWorldH};
+    ui_.helm_keys_active =
+        u.lab.helm >= 0 &&
+        (hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    // Slot numbers next to the ships (and their ghosts near the edges).
+    for (int k = 0; k < kSlots; ++k) {
+      const ShipView& s = u.view.ships[k];
+      if (!s.present) continue;
+      char label[8];
+      std::snprintf(label, sizeof label, "%d", k);
+      for (int gx = -1; gx <= 1; ++gx)
+        for (int gy = -1; gy <= 1; ++gy) {
+          const double wx = s.pos.x + gx * bnb::kWorldW + 16.0,
+                       wy = s.pos.y + gy * bnb::kWorldH + 4.0;
+          if (wx < 0 || wx > bnb::kWorldW - 8 || wy < 0 || wy > bnb::kWorldH - 8) continue;
+          dl->AddText(
+              ImVec2(o.x + float(wx / bnb::kWorldW) * side, o.y + float(wy / bnb::kWorldH) * side),
+              s.alive ? IM_COL32(230, 230, 230, 220) : IM_COL32(140, 140, 140, 160), label);
+        }
+    }
+    if (hovered) {
+      int nearest = -1;
+      double best = 30.0;
+      for (int k = 0; k < kSlots; ++k) {
+        if (!u.view.ships[k].present) continue;
+        const double d = bnb::wrap_delta(u.view.ships[k].pos - world).norm();
+        if (d < best) best = d, nearest = k;
+      }
+      if (nearest >= 0)
+        ImGui::SetTooltip("slot %d: click to inspect", nearest);
+      else
+        ImGui::SetTooltip("x = %.0f, y = %.0f", world.x, world.y);
+      if (ImGui::IsMouseClicked(0)) u.lab.selected = nearest;
+    }
+    ImGui::TextDisabled(
+        "Screen convention: x right, y DOWN (as the simulator); map %gx%g, wraps at every edge.",
+        bnb::kWorldW, bnb::kWorldH);
+    ImGui::TextDisabled(
+        "A positive angle (RIGHT, +5 deg) turns clockwise on screen. Grid: 128 px.  Scale %.2f",
+        scale);
+  }
+
+  // ---------------- ship list and inspector ----------------
+  void draw_ship_list(float scale) {
+    ArenaUi& u = ui_;
+    ImGui::TextDisabled("Ships (click a row or a ship to inspect)");
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+    if (!ImGui::BeginTable("##ships", 5, flags)) return;
+    ImGui::TableSetupColumn("slot");
+    ImGui::TableSetupColumn("status");
+    ImGui::TableSetupColumn("health", ImGuiTableColumnFlags_WidthFixed, 90.0f * scale);
+    ImGui::TableSetupColumn("power", ImGuiTableColumnFlags_WidthFixed, 90.0f * scale);
+    ImGui::TableSetupColumn("action");
+    ImGui::TableHeadersRow();
+    for (int k = 0; k < kSlots; ++k) {
+      const ShipView& s = u.view.ships[k];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      char label[32];
+      std::snprintf(label, sizeof label, "%d (team %d)", k, k / bnb::kSlotsPerTeam);
+      ImGui::PushStyleColor(ImGuiCol_Text, to_u32(team_colour(k / bnb::kSlotsPerTeam)));
+      if (ImGui::Selectable(label, u.lab.selected == k, ImGuiSelectableFlags_SpanAllColumns))
+        u.lab.selected = k;
+      ImGui::PopStyleColor();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(
+          !s.present ? "absent"
+          : s.alive
+              ? (k == u.lab.helm && u.lab.source == bnb::ArenaSource::live ? "alive, you" : "alive")
+              : "dead");
+      ImGui::TableNextColumn();
+      if (s.present) {
+        char t[16];
+        std::snprintf(t, sizeof t, "%.0f", s.health);
+        ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImVec4(0.35f, 0.9f, 0.35f, 1));
+        ImGui::ProgressBar(static_cast<float>(s.health / 100.0), ImVec2(-1, 0), t);
+        ImGui::PopStyleColor();
+      }
+      ImGui::TableNextColumn();
+      if (s.present) {
+        char t[16];
+        std::snprintf(t, sizeof t, "%.0f", s.power);
+        ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImVec4(1.0f, 0.8f, 0.25f, 1));
+        ImGui::ProgressBar(static_cast<float>(s.power / 100.0), ImVec2(-1, 0), t);
+        ImGui::PopStyleColor();
+      }
+      ImGui::TableNextColumn();
+      if (s.alive) {
+        const bnb::ShipAction a = current_action(k);
+        ImGui::Text("%s %s%s", bnb::kPowerTable[a.power].name, bnb::kTurnTable[a.turn].name,
+                    a.shoot ? " FIRE" : "");
+      }
+    }
+    ImGui::EndTable();
+  }
+
+  bnb::ShipAction current_action(int k) const {
+    const ArenaUi& u = ui_;
+    if (u.lab.source == bnb::ArenaSource::live) return u.last_actions[k];
+    if (u.episode.rows == 0) return {};
+    return bnb::record_actions(u.episode, u.lab.row)[k];
+  }
+
+  void draw_inspector() {
+    ArenaUi& u = ui_;
+    u.inspector_rows = -1;
+    const int sel = u.lab.selected;
+    ImGui::Separator();
+    if (sel < 0 || !u.view.ships[sel].present) {
+      ImGui::TextDisabled("Click a ship to see its state vector and relational features.");
+      return;
+    }
+    // Token and relational features from core, for the live state or the file row.
+    bnb::Token token{};
+    std::array<bnb::Relational, kSlots> rel{};
+    if (u.lab.source == bnb::ArenaSource::live) {
+      token = bnb::ship_token(u.sim, sel);
+      for (int j = 0; j < kSlots; ++j) rel[j] = bnb::relational_features(u.sim, sel, j);
+    } else {
+      if (u.episode.rows == 0) return;
+      const float* tok = file_tokens(u.lab.row);
+      std::copy(tok + sel * bnb::kTokenDim, tok + (sel + 1) * bnb::kTokenDim, token.begin());
+      std::vector<double> all(kSlots * kSlots * bnb::kRelDim);
+      bnb::relational_from_tokens(tok, all.data());
+      for (int j = 0; j < kSlots; ++j)
+        std::copy(all.begin() + (sel * kSlots + j) * bnb::kRelDim,
+                  all.begin() + (sel * kSlots + j + 1) * bnb::kRelDim, rel[j].begin());
+    }
+    ImGui::Text("Slot %d: state vector (15 values)", sel);
+    if (ImGui::BeginTable("##token", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+      for (int c = 0; c < bnb::kTokenDim; ++c) {
+        if (c % 2 == 0) ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%2d %s", c, bnb::kTokenNames[c]);
+        ImGui::TableNextColumn();
+        ImGui::Text("%+.4f", static_cast<double>(token[c]));
+      }
+      ImGui::EndTable();
+    }
+    ImGui::Text("Relational features: slot %d observing each other ship", sel);
+    ImGui::TextDisabled("in slot %d's frame (x along its nose); positions / 1024, velocities / 180",
+                        sel);
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
+    if (!ImGui::BeginTable("##relational", 1 + bnb::kRelDim, flags)) return;
+    ImGui::TableSetupColumn("ship");
+    for (int c = 0; c < bnb::kRelDim; ++c) ImGui::TableSetupColumn(bnb::kRelNames[c]);
+    ImGui::TableHeadersRow();
+    int rows = 0;
+    for (int j = 0; j < kSlots; ++j) {
+      if (j == sel || !u.view.ships[j].present) continue;
+      ++rows;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(
+          ImGui::ColorConvertU32ToFloat4(to_u32(team_colour(j / bnb::kSlotsPerTeam))), "%d%s", j,
+          u.view.ships[j].alive ? "" : " (dead)");
+      for (int c = 0; c < bnb::kRelDim; ++c) {
+        ImGui::TableNextColumn();
+        ImGui::Text("%+.3f", rel[j][c]);
+      }
+    }
+    ImGui::EndTable();
+    u.inspector_rows = rows;
+  }
+
+  ArenaUi ui_;
+};
+
+}  // namespace
+
+std::unique_ptr<Panel> make_arena_panel() {
+  return std::make_unique<ArenaPanel>();
+}
+
+}  // namespace poslab::app

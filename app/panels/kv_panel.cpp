@@ -1,0 +1,824 @@
+// The KV-cache lab: a small real transformer's cache drawn slot by slot (token, index it
+// was computed at, index it is used at now), the index corrections of seeds 000 and 001
+// (UniZero's sliding window with learned positions, RoPE K-shift, stitching and KV-cache
+// RAG with re-encoded keys), and every method's error against full recomputation. All
+// numbers come from core/kv (kv_session.hpp); this file lays them out and draws them.
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <future>
+#include <limits>
+#include <memory>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "app_context.hpp"
+#include "common/errors.hpp"
+#include "gfx/heatmap_texture.hpp"
+#include "kv/kv_session.hpp"
+#include "panels/panels.hpp"
+
+namespace poslab::app {
+namespace {
+
+enum class KvOp { none, run, restart, append, slide, stitch, more };
+enum class PlotMetric { output, keys, logits };
+
+using SessionPtr = std::shared_ptr<const KvSession>;
+
+// The panel's UI state: the lab settings (what presets capture), the last finished
+// session, the background job computing the next one, and what was drawn (for checks).
+struct KvUi {
+  KvLabSettings lab;
+  SessionPtr session;                 // last finished computation (never half-updated)
+  std::string session_key;            // experiment key the session was computed for
+  std::future<SessionPtr> job;        // running computation, if valid()
+  std::string job_key;                // experiment key of the running job
+  std::string failed_key;             // key whose computation failed (not retried until changed)
+  PlotMetric plot_metric = PlotMetric::output;
+  gfx::HeatmapTexture heat;
+  std::string heat_key;               // what the heatmap texture currently shows
+  int heat_rows = 0, heat_cols = 0;
+  int strip_slots = 0;                // slots in the strip last drawn
+  int meter_rows = 0;                 // method rows in the error meters last drawn
+};
+
+// The part of the settings that defines the experiment (not which method or layer is viewed).
+std::string experiment_key(const KvLabSettings& s) {
+  KvLabSettings k = s;
+  k.method = KvLabSettings{}.method;
+  k.view_layer = k.view_head = k.view_pair = 0;
+  return kv_to_preset(k);
+}
+
+ImU32 method_colour(KvMethod m) {
+  switch (m) {
+    case KvMethod::naive: return IM_COL32(230, 80, 70, 255);
+    case KvMethod::legacy: return IM_COL32(240, 170, 50, 255);
+    case KvMethod::keep: return IM_COL32(90, 200, 240, 255);
+    case KvMethod::kshift: return IM_COL32(80, 200, 120, 255);
+    case KvMethod::reencode: return IM_COL32(170, 230, 90, 255);
+    case KvMethod::reencode_scaled: return IM_COL32(220, 110, 220, 255);
+    case KvMethod::recompute: return IM_COL32(200, 200, 200, 255);
+  }
+  return IM_COL32_WHITE;
+}
+
+const char* method_help(KvMethod m) {
+  switch (m) {
+    case KvMethod::naive: return "reuse cached K/V as they are: stale or duplicate indices";
+    case KvMethod::legacy: return "UniZero: K += (P[new]-P[old]) W_k, V += (P[new]-P[old]) W_v per layer (approximate)";
+    case KvMethod::keep: return "RoPE: keep absolute (episode-timestep) indices, only drop old slots";
+    case KvMethod::kshift: return "RoPE: reset indices to 0.. and rotate each key once by (new - old) (llama.cpp K-shift)";
+    case KvMethod::reencode: return "RoPE: inverse rotation at the old index, forward at the new (seed 001)";
+    case KvMethod::reencode_scaled:
+      return "reencode with the YaRN temperature in both cos/sin tables: keys come out mscale^2 too long";
+    case KvMethod::recompute: return "rebuild the cache from the raw tokens: the exact fix";
+  }
+  return "";
+}
+
+// Green (rounding level) -> yellow -> red (order 1) on a log scale.
+ImU32 error_colour(double e, float alpha = 1.0f) {
+  const double l = std::log10(std::max(e, 1e-12));
+  const float t = static_cast<float>(std::clamp((l + 7.0) / 6.0, 0.0, 1.0));
+  const float r = std::min(1.0f, 2.0f * t), g = std::min(1.0f, 2.0f * (1.0f - t)) * 0.85f;
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(0.15f + 0.8f * r, 0.2f + 0.7f * g, 0.25f, alpha));
+}
+
+std::string sci(double v) {
+  char buf[32];
+  if (v == 0) return "0";
+  if (std::abs(v) >= 1e-2 && std::abs(v) < 1e4) std::snprintf(buf, sizeof buf, "%.3g", v);
+  else std::snprintf(buf, sizeof buf, "%.1e", v);
+  return buf;
+}
+
+std::string index_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string prefixed(char c, double index) {
+  std::string s(1, c);
+  s += index_text(index);
+  return s;
+}
+
+void tooltip(const char* text) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+bool slider_int(const char* label, int& v, ParamRange r, const char* help, ImGuiSliderFlags flags = 0) {
+  const bool changed =
+      ImGui::SliderInt(label, &v, static_cast<int>(r.lo), static_cast<int>(r.hi), "%d", flags | ImGuiSliderFlags_AlwaysClamp);
+  tooltip(help);
+  return changed;
+}
+
+bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log, const char* help) {
+  double lo = r.lo, hi = r.hi;
+  const bool changed = ImGui::SliderScalar(label, ImGuiDataType_Double, &v, &lo, &hi, fmt,
+                                           (log ? ImGuiSliderFlags_Logarithmic : 0) | ImGuiSliderFlags_AlwaysClamp);
+  tooltip(help);
+  return changed;
+}
+
+class KvPanel final : public Panel {
+ public:
+  const char* id() const override { return kKvLabName; }
+  const char* title() const override { return "KV cache"; }
+  std::string preset() const override { return kv_to_preset(ui_.lab); }
+  void load_preset(const std::string& text) override {
+    ui_.lab = kv_from_preset(text);
+    ui_.failed_key.clear();
+    ui_.session_key.clear();  // recompute even if the experiment is the same
+  }
+  bool animating() const override { return ui_.job.valid(); }
+
+  std::vector<std::string> check_presets() const override {
+    return {"kv?layers=4&C=512&steps=2&layer=3",
+            "kv?C=4&steps=500&layers=1",
+            "kv?pos=rope&method=kshift&layers=4&heads=16&width=256&C=64&steps=3&layout=interleaved&head=15&pair=7",
+            "kv?pos=rope&scenario=stitch&method=reencode_scaled&scaling=yarn&factor=1024&first=512&second=512&steps=2",
+            "kv?pos=rope&scenario=rag&method=naive&first=512&retrieved=64&from=0&stride=8&steps=1&f32=0",
+            "kv?ln=0&pos_std=10&gain=10&seed=2147483647&vocab=1024&method=naive",
+            "kv?pos=rope&method=naive&base=1000000000000&heads=1&width=8&C=6&drop=2&pair=3",
+            "kv?gain=0.1&pos_std=0&layers=2&layer=1&method=recompute&vocab=4"};
+  }
+
+  std::string check_state() const override {
+    if (ui_.job.valid()) return "a computation is still running after the check frames";
+    if (!ui_.session) return "no session was computed";
+    const KvSession& ses = *ui_.session;
+    const KvLabSettings& s = ses.settings;
+    if (experiment_key(s) != experiment_key(ui_.lab)) return "the session belongs to other settings";
+    const auto methods = kv_methods_for(s.scenario, s.model.positions);
+    if (ses.methods.size() != methods.size())
+      return std::to_string(ses.methods.size()) + " method states for " + std::to_string(methods.size()) + " methods";
+    for (const auto& st : ses.methods) {
+      if (static_cast<int>(st.history.size()) != ses.step)
+        return kv_method_name(st.method) + " has " + std::to_string(st.history.size()) + " steps, session " +
+               std::to_string(ses.step);
+      for (const auto& e : st.history) {
+        for (double v : e.output_error)
+          if (!std::isfinite(v)) return kv_method_name(st.method) + ": non-finite output error";
+        if (st.method == KvMethod::recompute && e.output_error.back() > 1e-4)
+          return "recompute is not at rounding level: " + sci(e.output_error.back());
+      }
+      for (const auto& sl : st.cache.slots)
+        if (s.model.positions == KvPositions::learned && (sl.used_at < 0 || sl.used_at >= s.model.context))
+          return "slot used at " + index_text(sl.used_at) + " outside the learned table";
+    }
+    const int shown = shown_slots(ses);
+    if (ui_.strip_slots != shown)
+      return "strip drew " + std::to_string(ui_.strip_slots) + " slots, the cache holds " + std::to_string(shown);
+    if (ui_.meter_rows != static_cast<int>(methods.size()) && ses.step > 0)
+      return "error meters drew " + std::to_string(ui_.meter_rows) + " rows for " + std::to_string(methods.size());
+    if (ses.step > 0 && ui_.heat_rows != 2 * s.model.heads + 1)
+      return "attention heatmap has " + std::to_string(ui_.heat_rows) + " rows, want 2 x heads + 1";
+    if (s.view_layer >= s.model.layers || s.view_head >= s.model.heads) return "view layer/head out of range";
+    return {};
+  }
+
+  void draw(AppContext& ctx) override {
+    poll(ctx);
+    const float scale = ctx.ui_scale();
+    ImGui::BeginChild("##kv_controls", ImVec2(370.0f * scale, 0), true);
+    const KvLabSettings before = ui_.lab;
+    const KvOp op = draw_controls(ui_.lab, scale);
+    ImGui::EndChild();
+    fix_up(ui_.lab);
+    if (kv_to_preset(ui_.lab) != kv_to_preset(before)) {
+      try {
+        kv_lab_validate(ui_.lab);
+      } catch (const Error& e) {
+        ctx.report_error(title(), e.what());
+        ui_.lab = before;
+      }
+    }
+    const std::string key = experiment_key(ui_.lab);
+    if (!ui_.job.valid()) {
+      if (key != ui_.session_key) {
+        if (key != ui_.failed_key || op != KvOp::none) launch(ctx, KvOp::run);
+      } else if (op != KvOp::none) {
+        launch(ctx, op);
+      }
+    }
+    ImGui::SameLine();
+    ImGui::BeginChild("##kv_view", ImVec2(0, 0), false);
+    draw_view(ctx, scale);
+    ImGui::EndChild();
+  }
+
+  void release_gl() override { ui_.heat.release(); }
+
+ private:
+  // ---- computation -------------------------------------------------------------------
+  void launch(AppContext& ctx, KvOp op) {
+    const KvLabSettings s = ui_.lab;
+    const SessionPtr base = ui_.session;
+    ui_.job_key = experiment_key(s);
+    ui_.job = std::async(std::launch::async, [op, s, base]() -> SessionPtr {
+      if (op == KvOp::run || !base) return std::make_shared<const KvSession>(kv_run_scenario(s));
+      if (op == KvOp::restart) return std::make_shared<const KvSession>(kv_session_start(s));
+      KvSession ses = *base;
+      ses.settings.method = s.method;
+      switch (op) {
+        case KvOp::append: kv_session_append(ses); break;
+        case KvOp::slide: kv_session_slide(ses); break;
+        case KvOp::stitch: kv_session_stitch(ses); break;
+        case KvOp::more:
+          for (int i = 0; i < s.steps; ++i) {
+            if (s.scenario == KvScenario::sliding) kv_session_slide(ses);
+            else kv_session_append(ses);
+          }
+          break;
+        default: break;
+      }
+      return std::make_shared<const KvSession>(std::move(ses));
+    });
+    // Headless checks and screenshots must see the finished state.
+    if (ctx.headless()) ui_.job.wait();
+    poll(ctx);
+  }
+
+  void poll(AppContext& ctx) {
+    if (!ui_.job.valid()) return;
+    if (ui_.job.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      ctx.request_frames(2);
+      return;
+    }
+    try {
+      ui_.session = ui_.job.get();
+      ui_.session_key = ui_.job_key;
+      ui_.failed_key.clear();
+    } catch (const std::exception& e) {
+      ui_.job = {};
+      ui_.failed_key = ui_.job_key;
+      ctx.report_error(title(), e.what());
+    }
+    ui_.heat_key.clear();
+  }
+
+  // Keep the settings consistent after a control changed (stitching needs RoPE, the
+  // method must suit the scenario, views inside the model).
+  static void fix_up(KvLabSettings& s) {
+    KvModelParams& p = s.model;
+    if (s.scenario != KvScenario::sliding) p.positions = KvPositions::rope;
+    const auto ms = kv_methods_for(s.scenario, p.positions);
+    if (std::find(ms.begin(), ms.end(), s.method) == ms.end()) s.method = ms.front();
+    p.context += p.context % 2;
+    s.view_layer = std::clamp(s.view_layer, 0, p.layers - 1);
+    s.view_head = std::clamp(s.view_head, 0, p.heads - 1);
+    s.view_pair = std::clamp(s.view_pair, 0, std::max(0, kv_head_dim(p) / 2 - 1));
+    if (s.scenario == KvScenario::sliding) s.drop_steps = std::min(s.drop_steps, p.context / 2 - 1);
+    if (s.scenario == KvScenario::rag) {
+      s.retrieve_from = std::min(s.retrieve_from, s.first_length - 1);
+      s.retrieved = std::min(s.retrieved, (s.first_length - 1 - s.retrieve_from) / s.retrieve_stride + 1);
+    }
+  }
+
+  // ---- controls ----------------------------------------------------------------------
+  KvOp draw_controls(KvLabSettings& s, float scale) {
+    KvModelParams& p = s.model;
+    KvOp op = KvOp::none;
+    ImGui::PushItemWidth(190.0f * scale);
+
+    ImGui::TextUnformatted("Scenario");
+    int scenario = static_cast<int>(s.scenario);
+    ImGui::RadioButton("sliding window", &scenario, 0);
+    tooltip("Seed 000 (UniZero): the cache holds the last C tokens of an episode s1 a1 s2 a2 ...;\n"
+            "a slide drops the oldest step(s) and appends new ones.");
+    ImGui::SameLine();
+    ImGui::RadioButton("stitch", &scenario, 1);
+    tooltip("Seed 001: [cache of B; cache of A], each computed alone from index 0.");
+    ImGui::SameLine();
+    ImGui::RadioButton("RAG", &scenario, 2);
+    tooltip("Seed 001's KV-cache RAG: [slots retrieved from B (their B indices); cache of A].");
+    s.scenario = static_cast<KvScenario>(scenario);
+
+    int pos = static_cast<int>(p.positions);
+    ImGui::RadioButton("learned absolute", &pos, 0);
+    tooltip("A table of C learned rows added to the token embeddings (GPT-2, UniZero's nn.Embedding).\n"
+            "Stitching needs RoPE.");
+    ImGui::SameLine();
+    ImGui::RadioButton("RoPE", &pos, 1);
+    tooltip("Rotary embedding on Q and K of every head (never on V).");
+    p.positions = static_cast<KvPositions>(pos);
+
+    const auto methods = kv_methods_for(s.scenario, s.scenario == KvScenario::sliding ? p.positions : KvPositions::rope);
+    if (ImGui::BeginCombo("method shown", kv_method_name(s.method).c_str())) {
+      for (auto m : methods) {
+        if (ImGui::Selectable(kv_method_name(m).c_str(), m == s.method)) s.method = m;
+        tooltip(method_help(m));
+      }
+      ImGui::EndCombo();
+    }
+    tooltip("Every method runs on the same tokens; this one is drawn in the strip and heatmap.");
+    ImGui::TextWrapped("%s", method_help(s.method));
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("Steps");
+    const bool sliding = s.scenario == KvScenario::sliding;
+    const bool busy = ui_.job.valid();
+    if (busy) ImGui::BeginDisabled();
+    if (ImGui::Button("Restart")) op = KvOp::restart;
+    tooltip(sliding ? "A fresh full window of C tokens at indices 0..C-1." : "B and A cached separately, not stitched.");
+    ImGui::SameLine();
+    if (ImGui::Button(sliding ? "Append step" : "Append token")) op = KvOp::append;
+    tooltip(sliding ? "Append one episode step (state + action) without dropping: learned positions\n"
+                      "refuse once the window is full (no table row past C - 1)."
+                    : "Generate one new token at index L, L+1, ... attending to all L slots.");
+    if (sliding) {
+      ImGui::SameLine();
+      if (ImGui::Button("Slide")) op = KvOp::slide;
+      tooltip("Drop the oldest step(s), correct the indices with each method, append as many new steps.");
+    } else {
+      ImGui::SameLine();
+      const bool stitched = ui_.session && ui_.session->stitched;
+      if (stitched) ImGui::BeginDisabled();
+      if (ImGui::Button("Stitch")) op = KvOp::stitch;
+      if (stitched) ImGui::EndDisabled();
+      tooltip("Build [first; A] and apply each method's correction.");
+    }
+    if (ImGui::Button(sliding ? "Run slides" : "Run tokens")) op = KvOp::more;
+    tooltip("Continue with 'steps' more slides or new tokens.");
+    ImGui::SameLine();
+    if (ImGui::Button("Rerun from start")) op = KvOp::run;
+    tooltip("Restart, then run 'steps' slides or new tokens (what the command line prints).");
+    if (busy) ImGui::EndDisabled();
+    slider_int("steps", s.steps, KvLabSettings::steps_range, "Slides (sliding) or new tokens (stitch, RAG) per run.",
+               ImGuiSliderFlags_Logarithmic);
+    if (sliding) {
+      slider_int("drop steps", s.drop_steps, {1, static_cast<double>(std::max(1, p.context / 2 - 1))},
+                 "Episode steps (state + action = 2 tokens) dropped per slide.");
+    } else {
+      slider_int("B tokens", s.first_length, KvLabSettings::length_range, "Length of document B (source of the first block).",
+                 ImGuiSliderFlags_Logarithmic);
+      slider_int("A tokens", s.second_length, KvLabSettings::length_range, "Length of document A (the second block).",
+                 ImGuiSliderFlags_Logarithmic);
+      if (s.scenario == KvScenario::rag) {
+        slider_int("retrieved", s.retrieved, {1, static_cast<double>(s.first_length)}, "Slots retrieved from B's cache.");
+        slider_int("from B index", s.retrieve_from, {0, static_cast<double>(s.first_length - 1)},
+                   "B index of the first retrieved slot (the seed's example: 180).");
+        slider_int("stride", s.retrieve_stride, KvLabSettings::retrieve_stride_range,
+                   "Spacing of retrieved B indices (1 = one contiguous chunk).");
+      }
+    }
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("Model");
+    slider_int("layers", p.layers, KvModelParams::layers_range, "Transformer blocks.");
+    int width_choice = p.width;
+    const int widths[] = {32, 64, 128, 256};
+    if (ImGui::BeginCombo("width", std::to_string(p.width).c_str())) {
+      for (int w : widths)
+        if (ImGui::Selectable(std::to_string(w).c_str(), w == p.width)) width_choice = w;
+      ImGui::EndCombo();
+    }
+    p.width = width_choice;
+    int heads_choice = p.heads;
+    if (ImGui::BeginCombo("heads", std::to_string(p.heads).c_str())) {
+      for (int h : {1, 2, 4, 8, 16})
+        if (p.width % h == 0 && (p.width / h) % 2 == 0 &&
+            ImGui::Selectable(std::to_string(h).c_str(), h == p.heads))
+          heads_choice = h;
+      ImGui::EndCombo();
+    }
+    p.heads = heads_choice;
+    ImGui::Text("head dim D = %d", kv_head_dim(p));
+    slider_int("context C", p.context, KvModelParams::context_range,
+               "Window in tokens (even: a step is 2 tokens); learned table rows.", ImGuiSliderFlags_Logarithmic);
+    ImGui::Checkbox("pre-LayerNorm", &p.layer_norm);
+    tooltip("Off: K and V of layer 0 are linear in P, and UniZero's legacy correction is exact there.");
+    if (p.positions == KvPositions::learned)
+      slider_double("position std", p.position_std, KvModelParams::position_std_range, "%.3g", false,
+                    "Std of the learned position rows (token rows have std 1). LayerNorm rescales\n"
+                    "E + P, so the legacy correction's size is off by that factor.");
+    slider_double("attention gain", p.attention_gain, KvModelParams::attention_gain_range, "%.3g", true,
+                  "Scales W_q and W_k at init: higher = sharper attention.");
+    if (p.positions == KvPositions::rope) {
+      slider_double("base", p.rope_base, {2.0, RopeParams::base_range.hi}, "%.6g", true, "rope_theta b.");
+      int layout = static_cast<int>(p.rope_layout);
+      ImGui::RadioButton("interleaved", &layout, 0);
+      ImGui::SameLine();
+      ImGui::RadioButton("half-split", &layout, 1);
+      p.rope_layout = static_cast<RopeLayout>(layout);
+      bool yarn = p.rope_scaling == RopeScaling::yarn;
+      ImGui::Checkbox("YaRN (temperature in cos/sin)", &yarn);
+      tooltip("Scaled cos/sin tables carry mscale = 0.1 ln s + 1 (HF-style): the re-encode with those\n"
+              "tables for its inverse too multiplies keys by mscale^2 (method reencode_scaled).");
+      p.rope_scaling = yarn ? RopeScaling::yarn : RopeScaling::none;
+      if (yarn) {
+        slider_double("factor s", p.rope_factor, RopeParams::factor_range, "%.4g", true, "YaRN scale factor.");
+        const double m = kv_rope_table_scale(p);
+        ImGui::Text("mscale = %.4f, mscale^2 = %.4f", m, m * m);
+      }
+    }
+    ImGui::InputInt("seed", &p.seed);
+    p.seed = std::clamp(p.seed, 0, 2147483647);
+    ImGui::Checkbox("float32 cache", &s.cache_float32);
+    tooltip("Store K/V rounded to float32 as real caches do (rounding level ~1e-7 instead of ~1e-16).");
+
+    ImGui::Separator();
+    ImGui::TextUnformatted("View");
+    slider_int("layer", s.view_layer, {0, static_cast<double>(p.layers - 1)}, "Layer of the heatmap, plot and numbers.");
+    slider_int("head", s.view_head, {0, static_cast<double>(p.heads - 1)}, "Head of the heatmap rows and strip cells.");
+    if (p.positions == KvPositions::rope)
+      slider_int("RoPE pair", s.view_pair, {0, static_cast<double>(std::max(0, kv_head_dim(p) / 2 - 1))},
+                 "Pair drawn on the slot dials (0 = fastest).");
+    int metric = static_cast<int>(ui_.plot_metric);
+    ImGui::TextUnformatted("plot:");
+    ImGui::SameLine();
+    ImGui::RadioButton("output", &metric, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("keys", &metric, 1);
+    ImGui::SameLine();
+    ImGui::RadioButton("logits", &metric, 2);
+    ui_.plot_metric = static_cast<PlotMetric>(metric);
+    ImGui::PopItemWidth();
+    return op;
+  }
+
+  // ---- view --------------------------------------------------------------------------
+  static int shown_slots(const KvSession& ses) {
+    if (ses.settings.scenario != KvScenario::sliding && !ses.stitched)
+      return kv_cache_size(ses.cache_b) + kv_cache_size(ses.cache_a);
+    return kv_cache_size(kv_session_method(ses, ses.settings.method).cache);
+  }
+
+  void draw_view(AppContext& ctx, float scale) {
+    if (!ui_.session) {
+      ImGui::TextUnformatted(ui_.job.valid() ? "computing..." : "no result yet");
+      return;
+    }
+    const KvSession& ses = *ui_.session;
+    KvLabSettings view = ses.settings;  // the session's experiment, with the current view choices
+    view.method = ui_.lab.method;
+    view.view_layer = std::min(ui_.lab.view_layer, view.model.layers - 1);
+    view.view_head = std::min(ui_.lab.view_head, view.model.heads - 1);
+    view.view_pair = std::min(ui_.lab.view_pair, std::max(0, kv_head_dim(view.model) / 2 - 1));
+    const auto ms = kv_methods_for(view.scenario, view.model.positions);
+    if (std::find(ms.begin(), ms.end(), view.method) == ms.end()) view.method = ms.front();
+
+    if (ui_.job.valid()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "computing...");
+    else ImGui::Text("step %d", ses.step);
+    ImGui::SameLine();
+    if (view.scenario == KvScenario::sliding)
+      ImGui::TextDisabled("| window: stream tokens %d..%d | ground truth: the window's raw tokens recomputed at 0..n-1",
+                          ses.window_begin, ses.window_end - 1);
+    else
+      ImGui::TextDisabled("| ground truth: the stitched text [first; A; new tokens] recomputed from scratch");
+
+    draw_strip(ses, view, scale);
+    ImGui::Separator();
+    if (ses.step == 0) {
+      ui_.meter_rows = 0;
+      ImGui::TextWrapped(view.scenario == KvScenario::sliding
+                             ? "Press Slide (or Append step) to drop old tokens and see each correction's error."
+                             : ses.stitched ? "Press Append token to continue at index L."
+                                            : "Press Stitch to build [first; A], then Append token.");
+      if (view.scenario != KvScenario::sliding && ses.stitched) draw_stitch_numbers(ses, view);
+      return;
+    }
+    const float half = std::max(200.0f, ImGui::GetContentRegionAvail().x * 0.5f);
+    ImGui::BeginChild("##meters", ImVec2(half, 210.0f * scale), true);
+    draw_meters(ses, view, scale);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("##heat", ImVec2(0, 210.0f * scale), true);
+    draw_heatmap(ses, view, scale);
+    ImGui::EndChild();
+    if (view.scenario == KvScenario::sliding) {
+      draw_plot(ses, view, scale);
+    } else {
+      ImGui::BeginChild("##stitchnums", ImVec2(half, 0), true);
+      draw_stitch_numbers(ses, view);
+      ImGui::EndChild();
+      ImGui::SameLine();
+      ImGui::BeginChild("##stitchplot", ImVec2(0, 0), false);
+      draw_plot(ses, view, scale);
+      ImGui::EndChild();
+    }
+    (void)ctx;
+  }
+
+  // One column per slot: label, index computed at (c), index used at now (u), a RoPE dial
+  // (stored angle vs the angle it should have), then one cell per layer coloured by that
+  // slot's key error against recomputation.
+  void draw_strip(const KvSession& ses, const KvLabSettings& view, float scale) {
+    const KvModelParams& p = view.model;
+    const bool unstitched = view.scenario != KvScenario::sliding && !ses.stitched;
+    const KvMethodState* st = unstitched ? nullptr : &kv_session_method(ses, view.method);
+    std::vector<const KvSlot*> slots;
+    if (unstitched) {
+      for (const auto& s : ses.cache_b.slots) slots.push_back(&s);
+      for (const auto& s : ses.cache_a.slots) slots.push_back(&s);
+    } else {
+      for (const auto& s : st->cache.slots) slots.push_back(&s);
+    }
+    ui_.strip_slots = static_cast<int>(slots.size());
+    std::vector<std::vector<double>> cell_err;
+    if (st)
+      for (int l = 0; l < p.layers; ++l) cell_err.push_back(kv_slot_key_errors(ses, *st, l, view.view_head));
+
+    if (unstitched)
+      ImGui::TextWrapped("Cache of B (computed alone at 0..%d) then cache of A (alone at 0..%d). Stitching reads them "
+                         "as one sequence 0..L-1.",
+                         kv_cache_size(ses.cache_b) - 1, kv_cache_size(ses.cache_a) - 1);
+    else
+      ImGui::TextWrapped("Cache of '%s': c = index computed at, u = index used at now. Red: stored K/V encode another index; "
+                  "orange: moved approximately or wrong length. Cells: key error per layer, head %d.",
+                  kv_method_name(view.method).c_str(), view.view_head);
+    const bool rope = p.positions == KvPositions::rope;
+    const float line = ImGui::GetTextLineHeight();
+    const float cw = 44.0f * scale, dial = rope ? 30.0f * scale : 0.0f, cell = 12.0f * scale;
+    const float head_h = 3 * line + 6.0f * scale;
+    const float label_w = 26.0f * scale;
+    const float strip_h = head_h + dial + (st ? p.layers * (cell + 2.0f) : 0.0f) + 8.0f * scale;
+    ImGui::BeginChild("##strip", ImVec2(0, strip_h + ImGui::GetStyle().ScrollbarSize + 4.0f), true,
+                      ImGuiWindowFlags_HorizontalScrollbar);
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    const int n = static_cast<int>(slots.size());
+    ImGui::Dummy(ImVec2(label_w + n * (cw + 2.0f), strip_h));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    for (int l = 0; st && l < p.layers; ++l) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "L%d", l);
+      dl->AddText(ImVec2(o.x, o.y + head_h + dial + l * (cell + 2.0f)), dim, buf);
+    }
+    // Draw only the visible columns (a 1000-slot cache would overflow 16-bit draw indices).
+    const float left = ImGui::GetScrollX(), visible = ImGui::GetWindowWidth();
+    const int first = std::max(0, static_cast<int>((left - label_w) / (cw + 2.0f)) - 1);
+    const int last = std::min(n, static_cast<int>((left + visible - label_w) / (cw + 2.0f)) + 2);
+    const std::vector<int> retrieved = kv_retrieved_indices(view);
+    for (int i = first; i < last; ++i) {
+      const KvSlot& s = *slots[i];
+      const float x = o.x + label_w + i * (cw + 2.0f);
+      const bool stale = !unstitched && s.encoded_at != s.used_at;
+      const bool approx = !unstitched && (s.approximate || std::abs(s.key_scale - 1.0) > 1e-12);
+      ImU32 box = IM_COL32(60, 150, 90, 90);
+      if (unstitched) {
+        const bool in_first =
+            i < kv_cache_size(ses.cache_b) && std::find(retrieved.begin(), retrieved.end(), i) != retrieved.end();
+        box = i < kv_cache_size(ses.cache_b) ? (in_first ? IM_COL32(90, 120, 200, 120) : IM_COL32(90, 90, 90, 60))
+                                             : IM_COL32(150, 110, 200, 110);
+      } else if (stale) {
+        box = IM_COL32(220, 70, 60, 140);
+      } else if (approx) {
+        box = IM_COL32(235, 160, 40, 140);
+      }
+      dl->AddRectFilled(ImVec2(x, o.y), ImVec2(x + cw, o.y + head_h), box, 3.0f);
+      dl->AddText(ImVec2(x + 3, o.y + 2), text, s.label.c_str());
+      dl->AddText(ImVec2(x + 3, o.y + 2 + line), text, prefixed('c', s.computed_at).c_str());
+      if (!unstitched) dl->AddText(ImVec2(x + 3, o.y + 2 + 2 * line), text, prefixed('u', s.used_at).c_str());
+      if (rope) draw_slot_dial(dl, p, s, view.view_pair, ImVec2(x + cw * 0.5f, o.y + head_h + dial * 0.5f), dial * 0.42f,
+                               unstitched);
+      for (int l = 0; st && l < p.layers; ++l) {
+        if (i >= static_cast<int>(cell_err[l].size())) continue;
+        const float y = o.y + head_h + dial + l * (cell + 2.0f);
+        dl->AddRectFilled(ImVec2(x, y), ImVec2(x + cw, y + cell), error_colour(cell_err[l][i]));
+      }
+      if (ImGui::IsMouseHoveringRect(ImVec2(x, o.y), ImVec2(x + cw, o.y + strip_h))) {
+        std::string tip = s.label + ": token id " + std::to_string(s.token) + "\ncomputed at index " +
+                          index_text(s.computed_at) + "\nstored K encode index " + index_text(s.encoded_at);
+        if (!unstitched) tip += "\nused at index " + index_text(s.used_at);
+        if (s.approximate) tip += "\nmoved by the approximate legacy correction";
+        if (s.key_scale != 1.0) tip += "\nkeys " + sci(s.key_scale) + " x their correct length";
+        if (rope) {
+          const KvSlotAngles a = kv_slot_angles(p, s, view.view_pair);
+          tip += "\npair " + std::to_string(view.view_pair) + ": stored angle " + sci(a.stored) + " rad, should be " +
+                 sci(a.should) + " rad";
+        }
+        for (int l = 0; st && l < p.layers; ++l)
+          if (i < static_cast<int>(cell_err[l].size()))
+            tip += "\nlayer " + std::to_string(l) + " key error vs recomputation: " + sci(cell_err[l][i]);
+        ImGui::SetTooltip("%s", tip.c_str());
+      }
+    }
+    ImGui::EndChild();
+    if (rope)
+      ImGui::TextDisabled("Dials: pair %d, angles counter-clockwise with y up. Coloured hand: angle the stored key "
+                          "encodes (longer = too long a key); grey hand: angle it should have where it is used.",
+                          view.view_pair);
+  }
+
+  static void draw_slot_dial(ImDrawList* dl, const KvModelParams& p, const KvSlot& s, int pair, ImVec2 c, float r,
+                             bool unstitched) {
+    const KvSlotAngles a = kv_slot_angles(p, s, pair);
+    dl->AddCircleFilled(c, r, ImGui::GetColorU32(ImGuiCol_FrameBg), 20);
+    dl->AddCircle(c, r, ImGui::GetColorU32(ImGuiCol_Border), 20);
+    const double should = unstitched ? a.stored : a.should;
+    dl->AddLine(c, ImVec2(c.x + r * static_cast<float>(std::cos(should)), c.y - r * static_cast<float>(std::sin(should))),
+                IM_COL32(170, 170, 170, 255), 2.0f);
+    const bool ok = unstitched || (a.stored == a.should && s.key_scale == 1.0);
+    const float len = r * static_cast<float>(std::clamp(s.key_scale, 0.3, 1.45));
+    dl->AddLine(c, ImVec2(c.x + len * static_cast<float>(std::cos(a.stored)), c.y - len * static_cast<float>(std::sin(a.stored))),
+                ok ? IM_COL32(80, 210, 120, 255) : IM_COL32(240, 80, 70, 255), 1.5f);
+  }
+
+  // Bars on a log scale, one row per method, one column per layer plus the logits.
+  void draw_meters(const KvSession& ses, const KvLabSettings& view, float scale) {
+    const int L = view.model.layers;
+    ImGui::Text("Error of the new tokens' output vs full recomputation (step %d)", ses.step);
+    tooltip("Relative error ||method - recompute|| / ||recompute|| of the residual stream after each layer\n"
+            "and of the logits, for the tokens appended in the last step. Green: rounding level.");
+    ui_.meter_rows = 0;
+    if (!ImGui::BeginTable("##meters_t", L + 2, ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_RowBg)) return;
+    ImGui::TableSetupColumn("method", ImGuiTableColumnFlags_WidthFixed, 110.0f * scale);
+    for (int l = 0; l < L; ++l) ImGui::TableSetupColumn(("layer " + std::to_string(l)).c_str());
+    ImGui::TableSetupColumn("logits");
+    ImGui::TableHeadersRow();
+    for (const auto& st : ses.methods) {
+      if (st.history.empty()) continue;
+      const KvStepErrors& e = st.history.back();
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushStyleColor(ImGuiCol_Text, method_colour(st.method));
+      if (ImGui::Selectable(kv_method_name(st.method).c_str(), st.method == ui_.lab.method)) ui_.lab.method = st.method;
+      ImGui::PopStyleColor();
+      tooltip(method_help(st.method));
+      for (int l = 0; l <= L; ++l) {
+        ImGui::TableNextColumn();
+        meter(l < L ? e.output_error[l] : e.logits_error, scale);
+      }
+      ++ui_.meter_rows;
+    }
+    ImGui::EndTable();
+    ImGui::TextDisabled("bar length: log10 error from 1e-9 (empty) to 1 (full)");
+  }
+
+  static void meter(double e, float scale) {
+    const float w = std::max(30.0f, ImGui::GetContentRegionAvail().x), h = ImGui::GetTextLineHeight();
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float t = static_cast<float>(std::clamp((std::log10(std::max(e, 1e-12)) + 9.0) / 9.0, 0.02, 1.0));
+    dl->AddRectFilled(o, ImVec2(o.x + w, o.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
+    dl->AddRectFilled(o, ImVec2(o.x + w * t, o.y + h), error_colour(e));
+    const std::string s = sci(e);
+    dl->AddText(ImVec2(o.x + 3.0f * scale, o.y), ImGui::GetColorU32(ImGuiCol_Text), s.c_str());
+    ImGui::Dummy(ImVec2(w, h));
+  }
+
+  // The last new token's attention over the cache (method above, recomputation below).
+  void draw_heatmap(const KvSession& ses, const KvLabSettings& view, float scale) {
+    const KvMethodState& st = kv_session_method(ses, view.method);
+    const int l = view.view_layer, H = view.model.heads;
+    ImGui::Text("Attention of the newest token, layer %d: '%s' (top %d rows) vs recompute (bottom)", l,
+                kv_method_name(view.method).c_str(), H);
+    if (st.last.attention_last.empty() || ses.truth.attention_last.empty()) return;
+    const RowMatrix& a = st.last.attention_last[l];
+    const RowMatrix& b = ses.truth.attention_last[l];
+    const int cols = static_cast<int>(std::max(a.cols(), b.cols())), rows = 2 * H + 1;
+    char key[160];
+    std::snprintf(key, sizeof key, "%p %d %d %d", static_cast<const void*>(&ses), static_cast<int>(view.method), l, ses.step);
+    if (ui_.heat_key != key) {
+      std::vector<float> v(static_cast<size_t>(rows) * cols, std::numeric_limits<float>::quiet_NaN());
+      float vmax = 1e-6f;
+      for (int h = 0; h < H; ++h) {
+        for (int c = 0; c < a.cols(); ++c) v[static_cast<size_t>(h) * cols + c] = static_cast<float>(a(h, c));
+        for (int c = 0; c < b.cols(); ++c) v[static_cast<size_t>(H + 1 + h) * cols + c] = static_cast<float>(b(h, c));
+        vmax = std::max({vmax, static_cast<float>(a.row(h).maxCoeff()), static_cast<float>(b.row(h).maxCoeff())});
+      }
+      ui_.heat.update(v.data(), rows, cols, 0.0f, vmax, gfx::Colormap::viridis);
+      ui_.heat_key = key;
+      ui_.heat_rows = rows;
+      ui_.heat_cols = cols;
+    }
+    const float w = std::max(100.0f, ImGui::GetContentRegionAvail().x);
+    const float h = std::max(60.0f, ImGui::GetContentRegionAvail().y - 2.5f * ImGui::GetTextLineHeightWithSpacing());
+    const ImVec2 hov = ui_.heat.draw(ImVec2(w, h));
+    if (hov.x >= 0) {
+      const int c = static_cast<int>(hov.x), r = static_cast<int>(hov.y);
+      const bool truth = r > H;
+      const int hd = truth ? r - H - 1 : r;
+      const auto& slots = truth ? ses.truth_cache.slots : st.cache.slots;
+      if (r != H && c < static_cast<int>(slots.size())) {
+        const double p = truth ? b(hd, c) : a(hd, c);
+        ImGui::SetTooltip("%s head %d -> slot %d (%s, used at %s): %.4f", truth ? "recompute" : kv_method_name(view.method).c_str(),
+                          hd, c, slots[c].label.c_str(), index_text(slots[c].used_at).c_str(), p);
+      }
+    }
+    ui_.heat.draw_colorbar(ImVec2(std::min(w, 240.0f * scale), 8.0f * scale));
+  }
+
+  // Error against the step number for every method on a log axis.
+  void draw_plot(const KvSession& ses, const KvLabSettings& view, float scale) {
+    const int l = view.view_layer;
+    const char* what = ui_.plot_metric == PlotMetric::output ? "output error" : ui_.plot_metric == PlotMetric::keys ? "key error" : "logits error";
+    ImGui::Text("%s (layer %d) over %s", what, l, view.scenario == KvScenario::sliding ? "window slides" : "new tokens");
+    tooltip(view.scenario == KvScenario::sliding
+                ? "Exact corrections stay at rounding level (~1e-7 with a float32 cache). With more than one layer,\n"
+                  "reused caches also keep context from dropped tokens in layers >= 1: only recompute removes it."
+                : "Against recomputing the stitched text from scratch: never zero for reused caches in layers >= 1.");
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float w = std::max(150.0f, avail.x), h = std::max(80.0f, avail.y - ImGui::GetTextLineHeightWithSpacing());
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##plot", ImVec2(w, h));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(o, ImVec2(o.x + w, o.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
+    const double lo = -10, hi = 1;  // log10 range
+    auto y_of = [&](double e) {
+      const double v = std::clamp(std::log10(std::max(e, 1e-12)), lo, hi);
+      return o.y + h - static_cast<float>((v - lo) / (hi - lo)) * h;
+    };
+    for (int k = static_cast<int>(lo); k <= static_cast<int>(hi); k += 2) {
+      const float y = y_of(std::pow(10.0, k));
+      dl->AddLine(ImVec2(o.x, y), ImVec2(o.x + w, y), IM_COL32(128, 128, 128, 50));
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "1e%d", k);
+      dl->AddText(ImVec2(o.x + 2, y - ImGui::GetTextLineHeight()), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
+    }
+    const float f32 = y_of(5.96e-8);
+    dl->AddLine(ImVec2(o.x, f32), ImVec2(o.x + w, f32), IM_COL32(120, 200, 255, 90), 1.0f);
+    const int steps = ses.step;
+    float lx = o.x + w - 150.0f * scale, ly = o.y + 4.0f;
+    for (const auto& st : ses.methods) {
+      const auto& hist = st.history;
+      auto metric = [&](const KvStepErrors& e) {
+        return ui_.plot_metric == PlotMetric::output ? e.output_error[l]
+               : ui_.plot_metric == PlotMetric::keys ? e.key_error[l]
+                                                     : e.logits_error;
+      };
+      auto x_of = [&](size_t i) {
+        return o.x + (steps > 1 ? w * static_cast<float>(i) / static_cast<float>(steps - 1) : w * 0.5f);
+      };
+      const ImU32 col = method_colour(st.method);
+      const float thick = st.method == view.method ? 2.5f : 1.2f;
+      // A few thousand points at most: decimate to about one per pixel.
+      const size_t stride = std::max<size_t>(1, hist.size() / static_cast<size_t>(w));
+      for (size_t i = stride; i < hist.size(); i += stride)
+        dl->AddLine(ImVec2(x_of(i - stride), y_of(metric(hist[i - stride]))), ImVec2(x_of(i), y_of(metric(hist[i]))), col,
+                    thick);
+      if (hist.size() == 1) dl->AddCircleFilled(ImVec2(x_of(0), y_of(metric(hist[0]))), 3.0f, col);
+      dl->AddLine(ImVec2(lx, ly + 7), ImVec2(lx + 18, ly + 7), col, 2.5f);
+      dl->AddText(ImVec2(lx + 22, ly), ImGui::GetColorU32(ImGuiCol_Text), kv_method_name(st.method).c_str());
+      ly += ImGui::GetTextLineHeight();
+    }
+    if (ImGui::IsItemHovered() && steps > 0) {
+      const float fx = std::clamp((ImGui::GetIO().MousePos.x - o.x) / w, 0.0f, 1.0f);
+      const size_t i = static_cast<size_t>(std::lround(fx * static_cast<float>(std::max(0, steps - 1))));
+      std::string tip = "step " + std::to_string(i + 1);
+      for (const auto& st : ses.methods)
+        if (i < st.history.size()) {
+          const auto& e = st.history[i];
+          tip += "\n" + kv_method_name(st.method) + ": output " + sci(e.output_error[l]) + ", keys " + sci(e.key_error[l]) +
+                 ", logits " + sci(e.logits_error);
+        }
+      ImGui::SetTooltip("%s", tip.c_str());
+    }
+    ImGui::TextDisabled("steps 1..%d; blue line: float32 rounding (6e-8)", steps);
+  }
+
+  // The two stitching numbers, kept apart: positions (key-position error) and content
+  // (output difference against recomputing the stitched text).
+  void draw_stitch_numbers(const KvSession& ses, const KvLabSettings& view) {
+    const int l = view.view_layer;
+    const double ms = kv_rope_table_scale(view.model);
+    ImGui::TextUnformatted("Stitching: two numbers, two questions");
+    ImGui::Separator();
+    if (!ImGui::BeginTable("##stitch_t", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    ImGui::TableSetupColumn("method");
+    ImGui::TableSetupColumn("key-position error");
+    ImGui::TableSetupColumn("output vs scratch");
+    ImGui::TableHeadersRow();
+    for (const auto& st : ses.methods) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(method_colour(st.method)), "%s", kv_method_name(st.method).c_str());
+      ImGui::TableNextColumn();
+      if (l < static_cast<int>(st.key_position_error.size())) ImGui::TextUnformatted(sci(st.key_position_error[l]).c_str());
+      ImGui::TableNextColumn();
+      if (!st.history.empty()) ImGui::TextUnformatted(sci(st.history.back().output_error[l]).c_str());
+      else ImGui::TextDisabled("append a token");
+    }
+    ImGui::EndTable();
+    ImGui::TextWrapped(
+        "Key-position error (layer %d): stitched keys against the source runs' raw keys rotated to their global "
+        "index 0..L-1. It asks only 'is every key at the right position?': rounding level (~1e-7 float32) for "
+        "reencode and kshift, large for naive%s.",
+        l, ms != 1.0 ? "; reencode_scaled is off by mscale^2 - 1" : "; reencode_scaled equals reencode without YaRN");
+    if (ms != 1.0) ImGui::TextWrapped("YaRN: mscale = %.4f, so keys come out %.4f x too long.", ms, ms * ms);
+    ImGui::TextWrapped(
+        "Output vs scratch (layer %d, newest token): against recomputing the stitched text from scratch. Non-zero even "
+        "with exact re-encoding from layer 1 on, because each block's K/V were computed in another context (B alone, "
+        "A alone): re-encoding fixes positions, not content. Layer 0 K/V depend only on token and index, so layer 0 "
+        "agrees.",
+        l);
+  }
+
+  KvUi ui_;
+};
+
+}  // namespace
+
+std::unique_ptr<Panel> make_kv_panel() { return std::make_unique<KvPanel>(); }
+
+}  // namespace poslab::app

@@ -1,0 +1,310 @@
+// `poslab-cli attention`: the attention lab's numbers as JSON. Tokens (a sentence, a token
+// count or a patch grid), an encoding, heads, dims, seed and the content/position switches
+// give the logits and softmax weights per head plus the encoding or bias matrices; --terms
+// adds the content/position split of every cell; --demo and --compare run the lab's demos.
+// Cells without a value (masked, or a position with no learned row) are JSON null.
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "attention/attention_lab.hpp"
+#include "attention/attention_kernel.hpp"
+#include "attention/demos.hpp"
+#include "attention/tokenizer.hpp"
+#include "commands.hpp"
+#include "common/errors.hpp"
+#include "common/preset.hpp"
+#include "json_util.hpp"
+
+namespace poslab::cli {
+namespace {
+
+struct AttentionArgs {
+  std::string preset;
+  AttentionLabSettings flags;  // values of flags given explicitly (applied over the preset)
+  std::string encoding, compare, demo, grid, order, layout;
+  double tokens = 0;           // read as a number so "1e6" gets our range message
+  bool no_content = false, no_position = false, t5_unidirectional = false, terms = false;
+  int head = -1;               // -1 = all heads
+};
+
+double json_number(double v) { return v; }
+
+Json cell(double v) { return std::isfinite(v) ? Json(json_number(v)) : Json(nullptr); }
+
+template <class M>
+Json matrix_json(const M& m) {
+  Json j = Json::array();
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    Json row = Json::array();
+    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(cell(static_cast<double>(m(r, c))));
+    j.push_back(std::move(row));
+  }
+  return j;
+}
+
+Json vector_json(const std::vector<double>& v) {
+  Json j = Json::array();
+  for (double x : v) j.push_back(cell(x));
+  return j;
+}
+
+std::vector<int> parse_order(const std::string& text, int tokens) {
+  std::vector<int> order;
+  for (double v : parse_number_list(text, "--order")) {
+    if (v != std::floor(v))
+      throw InputError("--order: " + format_double(v) + " is not a token index (use whole numbers 0.." +
+                       std::to_string(tokens - 1) + ")");
+    order.push_back(static_cast<int>(v));
+  }
+  return order;
+}
+
+void parse_grid(const std::string& text, AttentionLabSettings& s) {
+  const auto x = text.find('x');
+  if (x == std::string::npos)
+    throw InputError("--grid = \"" + text + "\": expected ROWSxCOLS, e.g. 8x8");
+  const double r = parse_double(text.substr(0, x), "--grid rows");
+  const double c = parse_double(text.substr(x + 1), "--grid cols");
+  require_in_range("--grid rows", r, AttentionLabSettings::grid_side_range);
+  require_in_range("--grid cols", c, AttentionLabSettings::grid_side_range);
+  if (r != std::floor(r) || c != std::floor(c)) throw InputError("--grid = \"" + text + "\": whole numbers please");
+  s.grid_rows = static_cast<int>(r);
+  s.grid_cols = static_cast<int>(c);
+  s.source = AttentionSource::grid;
+  s.query_row = std::min(s.query_row, s.grid_rows - 1);
+  s.query_col = std::min(s.query_col, s.grid_cols - 1);
+}
+
+Json comparison_json(const AttentionComparison& c, int only_head) {
+  Json j;
+  j["note"] = c.note;
+  j["max_abs_score_diff"] = c.max_abs_score_diff;
+  j["max_abs_weight_diff"] = c.max_abs_weight_diff;
+  j["incomparable_cells"] = c.incomparable_cells;
+  j["align"] = c.align;
+  j["tokens_b"] = c.model_b.input.tokens;
+  Json heads = Json::array();
+  for (size_t h = 0; h < c.score_diff.size(); ++h) {
+    if (only_head >= 0 && static_cast<int>(h) != only_head) continue;
+    heads.push_back({{"head", h},
+                     {"logits_b", matrix_json(c.b.heads[h].scores)},
+                     {"score_diff", matrix_json(c.score_diff[h])},
+                     {"weight_diff", matrix_json(c.weight_diff[h])}});
+  }
+  j["heads"] = heads;
+  return j;
+}
+
+void run(AttentionArgs& a, const CLI::App& cmd) {
+  // Start from the preset (or the defaults); flags given explicitly override it.
+  AttentionLabSettings s = a.preset.empty() ? AttentionLabSettings{} : attention_from_preset(a.preset);
+  AttentionParams& p = s.params;
+  const AttentionLabSettings& f = a.flags;
+  if (!a.encoding.empty()) p.encoding = attention_encoding_from_name(a.encoding);
+  if (cmd.count("--heads")) p.heads = f.params.heads;
+  if (cmd.count("--dim")) p.model_dim = f.params.model_dim;
+  if (cmd.count("--head-dim")) p.head_dim = f.params.head_dim;
+  if (cmd.count("--seed")) p.seed = f.params.seed;
+  if (cmd.count("--causal")) p.causal = true;
+  if (a.no_content) p.use_content = false;
+  if (a.no_position) p.use_position = false;
+  if (cmd.count("--table-length")) p.table_length = f.params.table_length;
+  if (cmd.count("--rope-base")) p.rope_base = f.params.rope_base;
+  if (!a.layout.empty()) p.rope_layout = rope_layout_from_name(a.layout);
+  if (cmd.count("--sin-base")) p.sin_base = f.params.sin_base;
+  if (cmd.count("--buckets")) p.t5_buckets = f.params.t5_buckets;
+  if (cmd.count("--max-distance")) p.t5_max_distance = f.params.t5_max_distance;
+  if (a.t5_unidirectional) p.t5_bidirectional = false;
+  if (cmd.count("--alpha")) p.elevation_alpha = f.params.elevation_alpha;
+  if (cmd.count("--terrain-max")) p.terrain_max_m = f.params.terrain_max_m;
+  if (cmd.count("--shift")) s.shift = f.shift;
+  if (cmd.count("--extrapolate")) s.extrapolate_tokens = f.extrapolate_tokens;
+  if (cmd.count("--sentence")) {
+    s.sentence = f.sentence;
+    s.source = AttentionSource::sentence;
+  }
+  if (cmd.count("--sentence-b")) s.sentence_b = f.sentence_b;
+  if (cmd.count("--tokens")) {
+    if (a.tokens != std::floor(a.tokens) || a.tokens < 1 || a.tokens > kAttentionMaxTokens)
+      throw InputError("--tokens = " + format_double(a.tokens) + ": must be a whole number in [1, " +
+                       std::to_string(kAttentionMaxTokens) + "]");
+    s.token_count = static_cast<int>(a.tokens);
+    s.source = AttentionSource::count;
+  }
+  if (!a.grid.empty()) parse_grid(a.grid, s);
+  if (a.head >= 0) s.head = a.head;
+  if (!a.compare.empty()) {
+    if (a.compare == "orderings") {
+      s.compare = AttentionCompare::orderings;
+    } else {
+      s.compare = AttentionCompare::encodings;
+      s.compare_encoding = attention_encoding_from_name(a.compare);
+    }
+  }
+  if (!a.demo.empty()) {
+    int d = 0;
+    const auto& names = attention_demo_names();
+    while (d < static_cast<int>(names.size()) && names[d] != a.demo) ++d;
+    if (d == static_cast<int>(names.size())) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      throw InputError("--demo = \"" + a.demo + "\": expected one of " + list);
+    }
+    s.demo = static_cast<AttentionDemo>(d);
+  }
+  attention_lab_validate(s);
+  if (a.head >= p.heads)
+    throw InputError("--head = " + std::to_string(a.head) + ": must be below --heads = " + std::to_string(p.heads));
+
+  const AttentionInput in = attention_lab_input(s);
+  const AttentionModel m = attention_build(p, in);
+  const AttentionResult r = attention_compute(m, nullptr, a.head);
+  const int T = static_cast<int>(in.tokens.size());
+
+  Json out;
+  out["preset"] = attention_to_preset(s);
+  out["encoding"] = attention_encoding_name(p.encoding);
+  out["label"] = attention_encoding_label(p.encoding);
+  out["tokens"] = in.tokens;
+  out["positions"] = in.positions;
+  if (s.source == AttentionSource::grid) out["grid"] = {s.grid_rows, s.grid_cols};
+  out["heads"] = p.heads;
+  out["model_dim"] = p.model_dim;
+  out["head_dim"] = p.head_dim;
+  out["seed"] = p.seed;
+  out["use_content"] = p.use_content;
+  out["use_position"] = p.use_position;
+  out["causal"] = p.causal;
+  out["scale"] = r.scale;
+  out["kernel"] = attention_kernel_isa();
+  out["note"] = r.note;
+  Json missing = Json::array();
+  for (int t : r.missing) missing.push_back(in.positions[t]);
+  out["positions_without_embedding"] = missing;
+  if (attention_encoding_kind(p.encoding) == EncodingKind::absolute) out["encoding_matrix"] = matrix_json(m.encoding);
+  if (p.encoding == AttentionEncoding::alibi) out["alibi_slopes"] = alibi_slopes(p.heads);
+  if (p.encoding == AttentionEncoding::t5) out["t5_buckets"] = matrix_json(attention_t5_buckets(m));
+  if (p.encoding == AttentionEncoding::elevation) out["terrain_m"] = matrix_json(m.terrain);
+  Json heads = Json::array();
+  for (int h = 0; h < p.heads; ++h) {
+    if (a.head >= 0 && h != a.head) continue;
+    Json jh;
+    jh["head"] = h;
+    jh["logits"] = matrix_json(r.heads[h].scores);
+    jh["weights"] = matrix_json(r.heads[h].weights);
+    if (r.heads[h].bias.size()) jh["bias"] = matrix_json(r.heads[h].bias);
+    if (a.terms) {
+      Json terms = Json::array();
+      for (int i = 0; i < T; ++i) {
+        Json row = Json::array();
+        for (int j = 0; j < T; ++j) {
+          const ScoreTerms t = attention_score_terms(m, h, i, j);
+          row.push_back({{"cc", t.content_content}, {"cp", t.content_position}, {"pc", t.position_content},
+                         {"pp", t.position_position}, {"rotation", t.rotation}, {"bias", t.bias},
+                         {"total", cell(t.total)}});
+        }
+        terms.push_back(std::move(row));
+      }
+      jh["terms"] = terms;
+    }
+    heads.push_back(std::move(jh));
+  }
+  out["per_head"] = heads;
+
+  if (s.compare == AttentionCompare::encodings)
+    out["compare"] = comparison_json(attention_compare_encodings(p, s.compare_encoding, in, a.head), a.head);
+  else if (s.compare == AttentionCompare::orderings)
+    out["compare"] = comparison_json(attention_compare_orderings(p, in, attention_lab_input_b(s), a.head), a.head);
+
+  Json demo;
+  switch (s.demo) {
+    case AttentionDemo::none:
+      break;
+    case AttentionDemo::permutation:
+      demo = comparison_json(
+          attention_permutation_demo(p, in, a.order.empty() ? attention_reversal(T) : parse_order(a.order, T), a.head), a.head);
+      break;
+    case AttentionDemo::shift:
+      demo = comparison_json(attention_shift_demo(p, in, s.shift, a.head), a.head);
+      demo["k"] = s.shift;
+      break;
+    case AttentionDemo::extrapolation: {
+      const ExtrapolationDemo d = attention_extrapolation_demo(p, s.extrapolate_tokens, a.head);
+      demo["note"] = d.note;
+      demo["trained_length"] = d.trained_length;
+      demo["tokens"] = s.extrapolate_tokens;
+      Json hs = Json::array();
+      for (size_t h = 0; h < d.row_entropy.size(); ++h)
+        if (!d.row_entropy[h].empty())
+          hs.push_back({{"head", h}, {"row_entropy", vector_json(d.row_entropy[h])}, {"row_max", vector_json(d.row_max[h])}});
+      demo["heads"] = hs;
+      break;
+    }
+    case AttentionDemo::rope_decay: {
+      const RopeDecay d = attention_rope_decay(m, std::max(a.head, 0), s.decay_max, 257);
+      demo = {{"deltas", d.deltas}, {"ones", d.ones}, {"content", d.content}};
+      break;
+    }
+    case AttentionDemo::alibi_slopes:
+      demo = {{"slopes", alibi_slopes(p.heads)}};
+      break;
+    case AttentionDemo::t5_buckets: {
+      Json ranges = Json::array();
+      for (const auto& b : t5_bucket_ranges(p.t5_bidirectional, p.t5_buckets, p.t5_max_distance, 2 * p.t5_max_distance))
+        ranges.push_back({{"bucket", b.bucket}, {"count", b.count}, {"lo", b.lo}, {"hi", b.hi}, {"open_ended", b.open_ended}});
+      demo = {{"bidirectional", p.t5_bidirectional}, {"ranges", ranges}, {"map", matrix_json(attention_t5_buckets(m))}};
+      break;
+    }
+  }
+  if (s.demo != AttentionDemo::none) {
+    demo["name"] = attention_demo_names()[static_cast<int>(s.demo)];
+    out["demo"] = demo;
+  }
+  std::cout << out.dump(2) << "\n";
+}
+
+}  // namespace
+
+void add_attention_command(CLI::App& app) {
+  auto args = std::make_shared<AttentionArgs>();
+  auto* cmd = app.add_subcommand("attention", "attention logits/weights per head under a position encoding");
+  AttentionLabSettings& s = args->flags;
+  AttentionParams& p = s.params;
+  std::string names;
+  for (const auto& n : attention_encoding_names()) names += (names.empty() ? "" : " | ") + n;
+  cmd->add_option("--preset", args->preset, "an attention-lab preset, e.g. 'attention?enc=alibi&heads=6'");
+  cmd->add_option("--encoding", args->encoding, names);
+  auto* src = cmd->add_option_group("tokens", "where tokens come from (default: the preset's sentence)");
+  src->add_option("--sentence", s.sentence, "words split on spaces, or Chinese text one character per token");
+  src->add_option("--tokens", args->tokens, "N distinct tokens t0..t(N-1), 1..1024");
+  src->add_option("--grid", args->grid, "ROWSxCOLS patch grid (for swin, sincos2d, elevation)");
+  src->require_option(0, 1);
+  cmd->add_option("--heads", p.heads, "attention heads, 1..64");
+  cmd->add_option("--dim", p.model_dim, "model dims D of content/absolute encodings (even, 4..1024)");
+  cmd->add_option("--head-dim", p.head_dim, "dims per head after W_q/W_k (even, 2..256)");
+  cmd->add_option("--seed", p.seed, "seed of content vectors, W_q/W_k, tables, terrain");
+  cmd->add_flag("--causal", p.causal, "mask keys after the query");
+  cmd->add_flag("--no-content", args->no_content, "position only: drop token content");
+  cmd->add_flag("--no-position", args->no_position, "content only: drop the encoding");
+  cmd->add_option("--shift", s.shift, "k added to every position (shift demo)");
+  cmd->add_option("--table-length", p.table_length, "learned table rows = trained length");
+  cmd->add_option("--sin-base", p.sin_base, "sinusoid base (10000)");
+  cmd->add_option("--rope-base", p.rope_base, "RoPE base (rope_theta)");
+  cmd->add_option("--layout", args->layout, "RoPE layout: interleaved | half");
+  cmd->add_option("--buckets", p.t5_buckets, "T5 num_buckets");
+  cmd->add_option("--max-distance", p.t5_max_distance, "T5 max_distance");
+  cmd->add_flag("--t5-unidirectional", args->t5_unidirectional, "T5 decoder buckets (past only)");
+  cmd->add_option("--alpha", p.elevation_alpha, "elevation-bias alpha");
+  cmd->add_option("--terrain-max", p.terrain_max_m, "highest terrain point in metres");
+  cmd->add_option("--head", args->head, "print only this head (default: all)");
+  cmd->add_flag("--terms", args->terms, "add the per-cell split cc/cp/pc/pp/rotation/bias");
+  cmd->add_option("--compare", args->compare, "another encoding name (side by side), or 'orderings'");
+  cmd->add_option("--sentence-b", s.sentence_b, "the second ordering for --compare orderings");
+  cmd->add_option("--demo", args->demo, "permutation | shift | extrapolation | decay | slopes | buckets");
+  cmd->add_option("--order", args->order, "permutation demo: new order as token indices, e.g. 2,1,0");
+  cmd->add_option("--extrapolate", s.extrapolate_tokens, "extrapolation demo: tokens (past --table-length)");
+  cmd->callback([args, cmd] { run(*args, *cmd); });
+}
+
+}  // namespace poslab::cli

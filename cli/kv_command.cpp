@@ -1,0 +1,189 @@
+// `poslab-cli kv`: run a KV-cache scenario (sliding window, stitching two caches, KV-cache
+// RAG) with a small real transformer and print, per method, step and layer, how far cached
+// decoding is from full recomputation, as JSON.
+#include <iostream>
+
+#include "commands.hpp"
+#include "common/errors.hpp"
+#include "json_util.hpp"
+#include "kv/kv_session.hpp"
+
+namespace poslab::cli {
+namespace {
+
+struct KvArgs {
+  std::string preset;
+  KvLabSettings lab;        // receives the explicitly given numeric flags
+  std::string scenario, method, positions, layout, scaling, layer_norm;
+  bool float64 = false;
+};
+
+Json vec(const std::vector<double>& v) { return Json(v); }
+
+Json cache_json(const KvCache& c) {
+  Json labels = Json::array(), computed = Json::array(), encoded = Json::array(), used = Json::array(),
+       scale = Json::array();
+  for (const auto& s : c.slots) {
+    labels.push_back(s.label);
+    computed.push_back(s.computed_at);
+    encoded.push_back(s.encoded_at);
+    used.push_back(s.used_at);
+    scale.push_back(s.key_scale);
+  }
+  return {{"labels", labels}, {"computed_at", computed}, {"encoded_at", encoded}, {"used_at", used},
+          {"key_scale", scale}};
+}
+
+Json method_json(const KvMethodState& st, int layers) {
+  Json steps = Json::array();
+  std::vector<double> worst(layers, 0.0);
+  for (const auto& e : st.history) {
+    steps.push_back({{"step", e.step},
+                     {"output_error", vec(e.output_error)},
+                     {"key_error", vec(e.key_error)},
+                     {"value_error", vec(e.value_error)},
+                     {"logits_error", e.logits_error}});
+    for (int l = 0; l < layers; ++l) worst[l] = std::max(worst[l], e.output_error[l]);
+  }
+  Json j{{"method", kv_method_name(st.method)}};
+  if (!st.key_position_error.empty()) j["key_position_error"] = vec(st.key_position_error);
+  j["max_output_error"] = vec(worst);
+  j["final_output_error"] = st.history.empty() ? Json::array() : vec(st.history.back().output_error);
+  j["final_cache"] = cache_json(st.cache);
+  j["steps"] = steps;
+  return j;
+}
+
+Json notes(const KvLabSettings& s) {
+  Json n = Json::array();
+  if (s.scenario == KvScenario::sliding) {
+    n.push_back("ground truth: the window's raw tokens recomputed at indices 0..n-1 after every slide");
+    n.push_back("layer 0 keys depend only on token and index, so layer-0 key_error isolates the index "
+                "correction; deeper layers also carry context from dropped tokens, which only recompute removes");
+  } else {
+    n.push_back("key_position_error: stitched keys vs the source runs' raw keys rotated to their global index "
+                "0..L-1 (positions only; rounding level when re-encoding is right)");
+    n.push_back("output_error: new tokens vs recomputing the stitched text from scratch; non-zero even with "
+                "exact re-encoding, because each block's K/V were computed in another context");
+  }
+  return n;
+}
+
+void run(KvArgs& a, const CLI::App& cmd) {
+  KvLabSettings s = a.preset.empty() ? KvLabSettings{} : kv_from_preset(a.preset);
+  const KvLabSettings& f = a.lab;
+  KvModelParams& p = s.model;
+  if (cmd.count("--layers")) p.layers = f.model.layers;
+  if (cmd.count("--width")) p.width = f.model.width;
+  if (cmd.count("--heads")) p.heads = f.model.heads;
+  if (cmd.count("--vocab")) p.vocab = f.model.vocab;
+  if (cmd.count("--context")) p.context = f.model.context;
+  if (cmd.count("--position-std")) p.position_std = f.model.position_std;
+  if (cmd.count("--gain")) p.attention_gain = f.model.attention_gain;
+  if (cmd.count("--base")) p.rope_base = f.model.rope_base;
+  if (cmd.count("--factor")) p.rope_factor = f.model.rope_factor;
+  if (cmd.count("--L")) p.rope_original_context = f.model.rope_original_context;
+  if (cmd.count("--seed")) p.seed = f.model.seed;
+  if (cmd.count("--steps")) s.steps = f.steps;
+  if (cmd.count("--drop")) s.drop_steps = f.drop_steps;
+  if (cmd.count("--first")) s.first_length = f.first_length;
+  if (cmd.count("--second")) s.second_length = f.second_length;
+  if (cmd.count("--retrieved")) s.retrieved = f.retrieved;
+  if (cmd.count("--from")) s.retrieve_from = f.retrieve_from;
+  if (cmd.count("--stride")) s.retrieve_stride = f.retrieve_stride;
+  if (a.float64) s.cache_float32 = false;
+  if (!a.positions.empty()) {
+    bool found = false;
+    for (size_t i = 0; i < kv_positions_names().size(); ++i)
+      if (kv_positions_names()[i] == a.positions) {
+        p.positions = static_cast<KvPositions>(i);
+        found = true;
+      }
+    if (!found) throw InputError("--positions = \"" + a.positions + "\": expected learned or rope");
+  }
+  if (!a.layer_norm.empty()) {
+    if (a.layer_norm != "on" && a.layer_norm != "off")
+      throw InputError("--layer-norm = \"" + a.layer_norm + "\": expected on or off");
+    p.layer_norm = a.layer_norm == "on";
+  }
+  if (!a.layout.empty()) p.rope_layout = rope_layout_from_name(a.layout);
+  if (!a.scaling.empty()) p.rope_scaling = rope_scaling_from_name(a.scaling);
+  if (!a.scenario.empty()) s.scenario = kv_scenario_from_name(a.scenario);
+  // "all" (the default without a preset) runs and prints every method of the scenario.
+  const std::string method = !a.method.empty() ? a.method : a.preset.empty() ? "all" : kv_method_name(s.method);
+  const bool all = method == "all";
+  if (!all) s.method = kv_method_from_name(method);
+  else if (const auto ms = kv_methods_for(s.scenario, p.positions); !ms.empty()) s.method = ms.front();
+  // Views follow the model (they are panel state, not experiment inputs).
+  s.view_layer = std::min(s.view_layer, p.layers - 1);
+  s.view_head = std::min(s.view_head, std::max(p.heads - 1, 0));
+
+  const KvSession ses = kv_run_scenario(s);
+  Json out;
+  out["lab"] = kKvLabName;
+  out["preset"] = kv_to_preset(s);
+  out["scenario"] = kv_scenario_name(s.scenario);
+  out["positions"] = kv_positions_names()[static_cast<int>(p.positions)];
+  out["model"] = {{"layers", p.layers}, {"width", p.width}, {"heads", p.heads}, {"head_dim", kv_head_dim(p)},
+                  {"vocab", p.vocab}, {"context", p.context}, {"layer_norm", p.layer_norm}, {"seed", p.seed},
+                  {"cache_float32", s.cache_float32}};
+  if (p.positions == KvPositions::rope)
+    out["rope"] = {{"base", p.rope_base},
+                   {"layout", rope_layout_names()[static_cast<int>(p.rope_layout)]},
+                   {"scaling", rope_scaling_names()[static_cast<int>(p.rope_scaling)]},
+                   {"factor", p.rope_factor},
+                   {"table_scale", kv_rope_table_scale(p)},
+                   {"table_scale_squared", kv_rope_table_scale(p) * kv_rope_table_scale(p)}};
+  out["steps"] = s.steps;
+  if (s.scenario != KvScenario::sliding) {
+    std::vector<double> first;
+    for (int i : kv_retrieved_indices(s)) first.push_back(i);
+    out["first_original_positions"] = first;
+    out["stitched_length"] = static_cast<int>(first.size()) + s.second_length;
+  }
+  out["notes"] = notes(s);
+  Json methods = Json::array();
+  for (const auto& st : ses.methods)
+    if (all || st.method == s.method) methods.push_back(method_json(st, p.layers));
+  out["methods"] = methods;
+  std::cout << out.dump(2) << "\n";
+}
+
+}  // namespace
+
+void add_kv_command(CLI::App& app) {
+  auto args = std::make_shared<KvArgs>();
+  auto* cmd = app.add_subcommand("kv", "KV-cache index corrections measured against full recomputation");
+  KvLabSettings& s = args->lab;
+  KvModelParams& p = s.model;
+  cmd->add_option("--preset", args->preset, "a kv-lab preset string, e.g. 'kv?pos=rope&method=kshift'");
+  cmd->add_option("--scenario", args->scenario, "sliding | stitch | rag");
+  cmd->add_option("--method", args->method,
+                  "all | naive | legacy | keep | kshift | reencode | reencode_scaled | recompute");
+  cmd->add_option("--positions", args->positions, "learned | rope");
+  cmd->add_option("--layers", p.layers, "transformer blocks, 1..4");
+  cmd->add_option("--width", p.width, "model width W (8..256)");
+  cmd->add_option("--heads", p.heads, "attention heads (W/heads must be even)");
+  cmd->add_option("--vocab", p.vocab, "vocabulary size");
+  cmd->add_option("--context", p.context, "C: window and learned-table length in tokens (even)");
+  cmd->add_option("--layer-norm", args->layer_norm, "on | off (pre-LayerNorm in every block)");
+  cmd->add_option("--position-std", p.position_std, "std of learned position-table entries");
+  cmd->add_option("--gain", p.attention_gain, "init gain of W_q and W_k (sharper attention)");
+  cmd->add_option("--base", p.rope_base, "RoPE base (rope_theta)");
+  cmd->add_option("--layout", args->layout, "interleaved | half");
+  cmd->add_option("--scaling", args->scaling, "none | linear | ntk | dynamic | yarn | llama3");
+  cmd->add_option("--factor", p.rope_factor, "context-extension factor s (YaRN temperature 0.1 ln s + 1)");
+  cmd->add_option("--L", p.rope_original_context, "trained context the scaling refers to");
+  cmd->add_option("--steps", s.steps, "window slides (sliding) or new tokens (stitch, rag)");
+  cmd->add_option("--drop", s.drop_steps, "episode steps dropped per slide");
+  cmd->add_option("--first", s.first_length, "stitch/rag: tokens of document B");
+  cmd->add_option("--second", s.second_length, "stitch/rag: tokens of document A");
+  cmd->add_option("--retrieved", s.retrieved, "rag: slots retrieved from B");
+  cmd->add_option("--from", s.retrieve_from, "rag: B index of the first retrieved slot");
+  cmd->add_option("--stride", s.retrieve_stride, "rag: spacing of the retrieved B indices");
+  cmd->add_option("--seed", p.seed, "weights and token streams");
+  cmd->add_flag("--float64", args->float64, "keep the cache in float64 (default: rounded to float32)");
+  cmd->callback([args, cmd] { run(*args, *cmd); });
+}
+
+}  // namespace poslab::cli

@@ -1,0 +1,121 @@
+// Makes damaged Boost and Broadside dataset files for the rejection tests: a valid file is
+// written with the real writer, then one thing is broken with the raw HDF5 C API or by
+// cutting / overwriting bytes. Shared by the Catch2 tests and the make_bad_dataset tool
+// that the command-line test uses.
+#pragma once
+#include <hdf5.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bnb/bnb_episode.hpp"
+#include "dataset/bnb_dataset.hpp"
+
+namespace poslab::testing {
+
+// Writes `n` episodes (mixed policies and team sizes) and returns them.
+inline std::vector<bnb::EpisodeRecord> write_valid_dataset(const std::string& path, int n = 3,
+                                                           int compression = 1) {
+  io::BnbWriterOptions opts;
+  opts.overwrite = true;
+  opts.compression = compression;
+  opts.chunk_rows = 64;
+  io::BnbDatasetWriter w(path, opts);
+  std::vector<bnb::EpisodeRecord> out;
+  for (int e = 0; e < n; ++e) {
+    bnb::EpisodeSpec spec;
+    spec.seed = 100 + static_cast<uint64_t>(e);
+    spec.policy = static_cast<bnb::PolicyKind>(e % 3);
+    spec.config.team0_size = 1 + e % 4;
+    spec.config.team1_size = 1 + (e + 1) % 4;
+    out.push_back(bnb::run_episode(spec));
+    w.append(out.back());
+  }
+  w.close();
+  return out;
+}
+
+inline void check(bool ok, const char* what) {
+  if (!ok) throw std::runtime_error(std::string("bad_datasets: ") + what);
+}
+
+inline void set_int_attribute(const std::string& path, const char* name, int64_t value) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  check(f >= 0, "open");
+  const hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+  check(a >= 0 && H5Awrite(a, H5T_NATIVE_INT64, &value) >= 0, "write attribute");
+  H5Aclose(a);
+  H5Fclose(f);
+}
+
+inline void delete_attribute(const std::string& path, const char* name) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  check(f >= 0 && H5Adelete(f, name) >= 0, "delete attribute");
+  H5Fclose(f);
+}
+
+// Replaces `tokens` with a (S, 8, 14) dataset (one value per ship missing).
+inline void break_token_shape(const std::string& path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  check(f >= 0, "open");
+  hid_t d = H5Dopen2(f, "tokens", H5P_DEFAULT);
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[3];
+  H5Sget_simple_extent_dims(sp, dims, nullptr);
+  H5Sclose(sp);
+  H5Dclose(d);
+  check(H5Ldelete(f, "tokens", H5P_DEFAULT) >= 0, "delete tokens");
+  dims[2] = 14;
+  sp = H5Screate_simple(3, dims, nullptr);
+  d = H5Dcreate2(f, "tokens", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  check(d >= 0, "create tokens");
+  H5Dclose(d);
+  H5Sclose(sp);
+  H5Fclose(f);
+}
+
+inline void delete_dataset(const std::string& path, const char* name) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  check(f >= 0 && H5Ldelete(f, name, H5P_DEFAULT) >= 0, "delete dataset");
+  H5Fclose(f);
+}
+
+// Keeps the first `fraction` of the bytes.
+inline void truncate_file(const std::string& path, double fraction) {
+  const auto size = std::filesystem::file_size(path);
+  std::filesystem::resize_file(path, static_cast<uintmax_t>(static_cast<double>(size) * fraction));
+}
+
+// Overwrites 16 bytes in the middle of the stored bytes of the last chunk of `tokens`
+// (its checksum then fails on read).
+inline void corrupt_token_chunk(const std::string& path) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  check(f >= 0, "open");
+  const hid_t d = H5Dopen2(f, "tokens", H5P_DEFAULT);
+  const hid_t sp = H5Dget_space(d);
+  hsize_t n = 0;
+  check(H5Dget_num_chunks(d, sp, &n) >= 0 && n > 0, "chunks");
+  hsize_t offset[3];
+  unsigned mask = 0;
+  haddr_t addr = 0;
+  hsize_t size = 0;
+  check(H5Dget_chunk_info(d, sp, n - 1, offset, &mask, &addr, &size) >= 0, "chunk info");
+  H5Sclose(sp);
+  H5Dclose(d);
+  H5Fclose(f);
+  std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+  io.seekp(static_cast<std::streamoff>(addr + size / 2));
+  const char junk[16] = {'\x5a', '\x13', '\x77', '\x00', '\x42', '\x42', '\x01', '\x7f',
+                         '\x6b', '\x2c', '\x00', '\x01', '\x23', '\x45', '\x67', '\x13'};
+  io.write(junk, sizeof junk);
+}
+
+}  // namespace poslab::testing

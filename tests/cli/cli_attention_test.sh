@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# poslab-cli attention: valid calls print JSON that an independent reader (python3's json)
+# accepts and whose numbers obey the invariants (rows sum to 1, causal zeros, shift and
+# permutation behaviour, hand-computed ALiBi slopes and T5 ranges); invalid input exits 2
+# with a one-line error naming the value.
+set -u
+cli="$1"
+fail=0
+
+expect_exit2() {  # expect_exit2 <text the error must contain> <args...>
+  local want="$1"; shift
+  local err rc
+  err=$("$cli" "$@" 2>&1 >/dev/null </dev/null); rc=$?
+  if [ "$rc" -ne 2 ] || ! grep -qF -- "$want" <<<"$err" || [ "$(wc -l <<<"$err")" -ne 1 ]; then
+    echo "FAIL: '$*' gave exit $rc, error: $err (wanted exit 2 and one line with '$want')"; fail=1
+  fi
+}
+
+check_json() {  # check_json <python expression on j> <args...>
+  local expr="$1"; shift
+  local out
+  out=$("$cli" "$@" </dev/null) || { echo "FAIL: '$*' exited non-zero"; fail=1; return; }
+  if ! python3 -c "import json,sys,math; j=json.load(sys.stdin); sys.exit(0 if ($expr) else 1)" <<<"$out"; then
+    echo "FAIL: '$*': $expr does not hold"; fail=1
+  fi
+}
+
+rows_sum_1="all(abs(sum(r)-1)<1e-5 for h in j['per_head'] for r in h['weights'])"
+check_json "j['tokens']==['我','喜欢','你'] and $rows_sum_1" attention
+check_json "j['tokens']==['我','喜','欢','你']" attention --sentence 我喜欢你
+check_json "len(j['per_head'])==3 and len(j['per_head'][0]['logits'])==20 and $rows_sum_1" attention --tokens 20 --heads 3
+check_json "all(w==0 for h in j['per_head'] for i,r in enumerate(h['weights']) for w in r[i+1:]) and \
+all(x is None for h in j['per_head'] for i,r in enumerate(h['logits']) for x in r[i+1:])" attention --tokens 9 --causal
+check_json "[round(math.log2(s),6) for s in j['alibi_slopes']]==[-2,-4,-6,-8,-1,-3]" attention --encoding alibi --heads 6
+check_json "j['demo']['max_abs_score_diff']<1e-4" attention --encoding rope --tokens 16 --demo shift --shift 100
+check_json "j['demo']['max_abs_score_diff']<1e-4" attention --encoding t5 --tokens 16 --demo shift --shift 7
+check_json "j['demo']['max_abs_score_diff']>1e-2" attention --encoding sin --tokens 16 --demo shift --shift 100
+check_json "j['demo']['max_abs_score_diff']<1e-5" attention --encoding none --demo permutation
+check_json "j['compare']['max_abs_score_diff']<1e-5 and j['compare']['align']==[2,1,0]" \
+  attention --encoding rope --no-position --compare orderings
+check_json "j['demo']['max_abs_score_diff']>1e-2" attention --encoding rope --demo permutation --order 1,0,2
+check_json "[(r['lo'],r['hi']) for r in j['demo']['ranges']][17]==(-20,-19)" \
+  attention --encoding t5 --t5-unidirectional --demo buckets --tokens 4
+check_json "j['positions_without_embedding']==[4.0,5.0] and j['per_head'][0]['logits'][5][0] is None" \
+  attention --encoding learned --table-length 4 --tokens 6
+check_json "j['scale']==1 and 't5_buckets' in j" attention --encoding t5 --tokens 5
+check_json "all(abs(t['cc']+t['cp']+t['pc']+t['pp']-l)<1e-4 for h in j['per_head'] for tr,lr in zip(h['terms'],h['logits']) for t,l in zip(tr,lr))" \
+  attention --encoding sin --tokens 6 --terms
+check_json "all(b<=0 for r in j['per_head'][0]['bias'] for b in r) and len(j['terrain_m'])==4" \
+  attention --encoding elevation --grid 4x5
+check_json "j['compare']['max_abs_score_diff']>0 and len(j['compare']['heads'])==1" \
+  attention --tokens 8 --compare alibi --head 1
+check_json "j['encoding']=='alibi' and j['heads']==6" attention --preset 'attention?enc=alibi&heads=6'
+
+expect_exit2 'encoding "fourier" is unknown' attention --encoding fourier
+expect_exit2 "heads = 0" attention --heads 0
+expect_exit2 "--tokens = 1e+06" attention --tokens 1e6
+expect_exit2 "--tokens = 1e+06" attention --tokens 1000000
+expect_exit2 "sentence has more than 1024 tokens" attention --sentence "$(yes a | head -n 1100 | tr '\n' ' ')"
+expect_exit2 "head_dim = 5" attention --head-dim 5
+expect_exit2 "--grid" attention --grid 8y8
+expect_exit2 "sentence is empty" attention --sentence "   "
+expect_exit2 "missing from the second" attention --compare orderings --sentence-b "你 喜欢 他"
+expect_exit2 "not a permutation" attention --demo permutation --order 0,0,1
+expect_exit2 "attention.enc" attention --preset 'attention?enc=fourier'
+exit $fail
