@@ -28,6 +28,8 @@ class AppState final : public AppContext {
   const std::string& config_dir() const override { return config_dir_; }
   const std::string& data_dir() const override { return data_dir_; }
   ImFont* cjk_font() const override { return fonts_.has_cjk ? fonts_.body : nullptr; }
+  ImFont* heading_font() const override { return fonts_.heading; }
+  ImFont* mono_font() const override { return fonts_.mono; }
   bool headless() const override { return headless_; }
   void ensure_glyphs(const std::string& utf8) override;
 

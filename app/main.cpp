@@ -21,6 +21,7 @@
 #include "common/errors.hpp"
 #include "common/preset.hpp"
 #include "gfx/gl.hpp"
+#include "lessons/lesson_files.hpp"
 
 namespace {
 
@@ -38,17 +39,6 @@ struct Options {
   std::string theme;  // "", "dark" or "light"
   float scale = 0;    // 0 = settings / monitor
 };
-
-std::string find_lessons_dir() {
-  namespace fs = std::filesystem;
-  if (const char* env = std::getenv("POSLAB_LESSONS_DIR"); env && fs::is_directory(env)) return env;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  for (const fs::path& p : {exe.parent_path() / "lessons", exe.parent_path() / "../share/poslab/lessons",
-                            fs::path(POSLAB_SOURCE_DIR) / "lessons"})
-    if (fs::is_directory(p, ec)) return p.string();
-  return std::string(POSLAB_SOURCE_DIR) + "/lessons";
-}
 
 void glfw_error(int code, const char* text) { std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text); }
 
@@ -206,7 +196,7 @@ int main(int argc, char** argv) {
 
   int exit_code = 0;
   {
-    AppState state(headless, find_lessons_dir());
+    AppState state(headless, poslab::default_lessons_dir());
     const int w = opt.width ? opt.width : headless ? 1600 : state.settings().window_width;
     const int h = opt.height ? opt.height : headless ? 1000 : state.settings().window_height;
     GLFWwindow* window = glfwCreateWindow(w, h, "PosLab", nullptr, nullptr);

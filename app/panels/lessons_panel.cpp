@@ -96,18 +96,6 @@ Palette palette(bool dark) {
           ImVec4(0.96f, 0.96f, 0.98f, 1)};
 }
 
-// The shell's atlas holds body, heading and monospace fonts in that order (app/fonts.cpp).
-ImFont* atlas_font(int index) {
-  ImFontAtlas* atlas = ImGui::GetIO().Fonts;
-  return index < atlas->Fonts.Size ? atlas->Fonts[index] : ImGui::GetFont();
-}
-ImFont* heading_font() {
-  return atlas_font(1);
-}
-ImFont* mono_font() {
-  return atlas_font(2);
-}
-
 bool is_ascii(const std::string& s) {
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return static_cast<unsigned char>(c) < 0x80; });
@@ -259,7 +247,7 @@ class MdView {
           ImGui::SetTooltip("%s", s.link.c_str() + std::string(kLabLinkPrefix).size());
         continue;
       }
-      ImFont* font = s.code && is_ascii(s.text) ? mono_font() : body;
+      ImFont* font = s.code && is_ascii(s.text) ? ctx_.mono_font() : body;
       ImVec4 colour = normal;
       if (s.emphasis) colour = pal_.emphasis;
       if (s.strong) colour = pal_.strong;
@@ -281,7 +269,7 @@ class MdView {
     switch (b.kind) {
       case MdBlockKind::heading: {
         ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * (b.level <= 2 ? 0.6f : 0.3f)));
-        ImGui::PushFont(b.level <= 2 ? heading_font() : ImGui::GetFont());
+        ImGui::PushFont(b.level <= 2 ? ctx_.heading_font() : ImGui::GetFont());
         if (b.level == 1) ImGui::SetWindowFontScale(1.2f);
         ImGui::PushStyleColor(ImGuiCol_Text, pal_.heading);
         spans(b.spans);
@@ -322,7 +310,7 @@ class MdView {
         const float pad = ImGui::GetStyle().FramePadding.x;
         ImGui::Dummy(ImVec2(0, pad * 0.5f));
         ImGui::Indent(pad);
-        ImGui::PushFont(is_ascii(text) ? mono_font() : ImGui::GetFont());
+        ImGui::PushFont(is_ascii(text) ? ctx_.mono_font() : ImGui::GetFont());
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextUnformatted(text.c_str());
         ImGui::PopTextWrapPos();
@@ -453,6 +441,7 @@ class LessonsPanel final : public Panel {
   }
 
   void draw(AppContext& ctx) override {
+    heading_font_ = ctx.heading_font();
     ui_.headless = ctx.headless();
     ui_.cjk = ctx.cjk_font() != nullptr;
     if (!ui_.progress_loaded) load_progress_file(ctx);
@@ -560,7 +549,7 @@ class LessonsPanel final : public Panel {
 
   void catalog(const Palette& pal) {
     ui_.drawn_lesson.clear();
-    ImGui::PushFont(heading_font());
+    ImGui::PushFont(heading_font_);
     ImGui::TextUnformatted(w("catalog").c_str());
     ImGui::PopFont();
     int rows = 0;
@@ -636,7 +625,7 @@ class LessonsPanel final : public Panel {
       return;
     }
     ImGui::SameLine();
-    ImGui::PushFont(heading_font());
+    ImGui::PushFont(heading_font_);
     ImGui::TextUnformatted(lesson.entry.title.in(language()).c_str());
     ImGui::PopFont();
     if (lesson.broken()) {
@@ -705,7 +694,7 @@ class LessonsPanel final : public Panel {
       if (const size_t at = header.find("{n}"); at != std::string::npos)
         header.replace(at, 3, std::to_string(n + 1));
       ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.4f));
-      ImGui::PushFont(heading_font());
+      ImGui::PushFont(heading_font_);
       ImGui::TextColored(pal.heading, "%s", header.c_str());
       ImGui::PopFont();
       ImGui::SameLine();
@@ -744,7 +733,7 @@ class LessonsPanel final : public Panel {
   }
 
   void feedback_line(bool correct, const Palette& pal) {
-    ImGui::PushFont(heading_font());
+    ImGui::PushFont(heading_font_);
     ImGui::TextColored(correct ? pal.good : pal.bad, "%s",
                        w(correct ? "correct" : "incorrect").c_str());
     ImGui::PopFont();
@@ -959,7 +948,7 @@ class LessonsPanel final : public Panel {
 
   void completion(AppContext& ctx, const Lesson& lesson, LessonProgress& lp, const Palette& pal) {
     ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.5f));
-    ImGui::PushFont(heading_font());
+    ImGui::PushFont(heading_font_);
     ImGui::TextColored(pal.heading, "%s", w("checklist").c_str());
     ImGui::PopFont();
     lp.checklist.resize(lesson.quiz.checklist.size(), false);
@@ -997,6 +986,7 @@ class LessonsPanel final : public Panel {
   }
 
   LessonsUi ui_;
+  ImFont* heading_font_ = nullptr;  // the shell's heading font, refreshed every frame
 };
 
 }  // namespace

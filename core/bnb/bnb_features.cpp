@@ -55,7 +55,10 @@ Kinematics token_kinematics(const float* token) {
 Relational relational(const Kinematics& i, const Kinematics& j) {
   constexpr double eps = 1e-6;
   const Vec2 dp = wrap_delta(j.pos - i.pos);
-  const Vec2 dv = j.vel - i.vel;
+  // The spec wraps BOTH differences to the minimum image, per axis. For a velocity this
+  // only changes anything when |dv| > 512 px/s on an axis (two ships boosting head-on);
+  // we follow the spec so features match the upstream data layout exactly.
+  const Vec2 dv = wrap_delta(j.vel - i.vel);
   const Vec2 a = i.att;
   const double rx = (dp.x * a.x + dp.y * a.y) / kWorldW;
   const double ry = (-dp.x * a.y + dp.y * a.x) / kWorldH;
