@@ -264,7 +264,9 @@ void AppState::draw_frame() {
   ImGui::SetNextWindowSize(vp->WorkSize);
   const ImGuiWindowFlags host = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar |
-                                ImGuiWindowFlags_NoBringToFrontOnFocus;
+                                ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                ImGuiWindowFlags_NoBackground;  // the clear colour is the background:
+                                                                // one full-screen fill less per frame
   ImGui::Begin("PosLab", nullptr, host);
   draw_menu();
   ImGuiIO& io = ImGui::GetIO();

@@ -69,7 +69,7 @@ class Frontend {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
     glViewport(0, 0, w, h);
-    const ImVec4 bg = state_.dark_theme() ? ImVec4(0.08f, 0.08f, 0.09f, 1) : ImVec4(0.94f, 0.94f, 0.94f, 1);
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];  // host window draws no background
     glClearColor(bg.x, bg.y, bg.z, bg.w);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());

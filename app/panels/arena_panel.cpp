@@ -24,6 +24,7 @@
 #include "gfx/render_target.hpp"
 #include "gfx/shader.hpp"
 #include "panels/panels.hpp"
+#include "widgets.hpp"
 
 namespace poslab::app {
 namespace {
@@ -131,10 +132,6 @@ bnb::PolicyKind policy_kind(int p) {
   return p == 0   ? bnb::PolicyKind::expert
          : p == 1 ? bnb::PolicyKind::noisy_expert
                   : bnb::PolicyKind::random;
-}
-
-void tooltip(const char* text) {
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
 
 class ArenaPanel final : public Panel {

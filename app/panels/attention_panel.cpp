@@ -25,6 +25,7 @@
 #include "common/errors.hpp"
 #include "gfx/heatmap_texture.hpp"
 #include "panels/panels.hpp"
+#include "widgets.hpp"
 
 namespace poslab::app {
 namespace {
@@ -146,21 +147,6 @@ ComputedPtr compute(const AttentionLabSettings& s, const std::string& key, const
   }
   c->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
-}
-
-void tooltip(const char* text) {
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
-}
-
-bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log) {
-  double lo = r.lo, hi = r.hi;
-  return ImGui::SliderScalar(label, ImGuiDataType_Double, &v, &lo, &hi, fmt,
-                             ImGuiSliderFlags_AlwaysClamp | (log ? ImGuiSliderFlags_Logarithmic : 0));
-}
-
-bool slider_int(const char* label, int& v, ParamRange r, bool log = false) {
-  return ImGui::SliderInt(label, &v, static_cast<int>(r.lo), static_cast<int>(r.hi), "%d",
-                          ImGuiSliderFlags_AlwaysClamp | (log ? ImGuiSliderFlags_Logarithmic : 0));
 }
 
 bool encoding_combo(const char* label, AttentionEncoding& e) {

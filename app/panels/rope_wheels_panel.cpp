@@ -15,6 +15,7 @@
 #include "app_context.hpp"
 #include "common/errors.hpp"
 #include "panels/panels.hpp"
+#include "widgets.hpp"
 #include "rope/rope.hpp"
 #include "rope/wheels_lab.hpp"
 
@@ -76,17 +77,6 @@ std::string compact(double v) {
   else if (std::abs(v) >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
   else std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
-}
-
-void tooltip(const char* text) {
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
-}
-
-bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log) {
-  double lo = r.lo, hi = r.hi;
-  return ImGui::SliderScalar(label, ImGuiDataType_Double, &v, &lo, &hi, fmt,
-                             log ? ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp
-                                 : ImGuiSliderFlags_AlwaysClamp);
 }
 
 class RopeWheelsPanel final : public Panel {
@@ -383,19 +373,22 @@ class RopeWheelsPanel final : public Panel {
           ImGui::PopID();
           const float rad = size * 0.5f;
           const ImVec2 c(o.x + rad + 5.0f * scale, o.y + rad + 3.0f * scale);
-          dl->AddCircleFilled(c, rad, face, 48);
+          dl->AddCircleFilled(c, rad, face);  // 0 segments: ImGui picks them from the radius
           const ImU32 ring = scaled ? band_colour(d.bands[i]) : rim;
-          dl->AddCircle(c, rad, ring, 48, scaled ? 3.0f * scale : 1.0f);
-          if (i == s.selected_pair) dl->AddCircle(c, rad + 3.0f * scale, text, 48, 2.0f);
+          dl->AddCircle(c, rad, ring, 0, scaled ? 3.0f * scale : 1.0f);
+          if (i == s.selected_pair) dl->AddCircle(c, rad + 3.0f * scale, text, 0, 2.0f);
           // Trail: the hand's angle at the previous `trail` positions, fading out.
           for (int k = s.trail; k >= 1; --k) {
             const double m = s.position - k;
             if (m < 0) continue;
             const double a = std::fmod(m * d.inv[i], kTwoPi);
             const float alpha = 0.85f * (1.0f - static_cast<float>(k) / static_cast<float>(s.trail + 1));
-            dl->AddCircleFilled(ImVec2(c.x + 0.8f * rad * static_cast<float>(std::cos(a)),
-                                       c.y - 0.8f * rad * static_cast<float>(std::sin(a))),
-                                std::max(1.5f, rad * 0.07f), pair_colour(i, P, alpha), 8);
+            // Dots are tiny: plain quads (2 triangles, no anti-aliasing fringe) keep
+            // 256 dials x 64 trail dots cheap for a software rasteriser.
+            const ImVec2 p(c.x + 0.8f * rad * static_cast<float>(std::cos(a)),
+                           c.y - 0.8f * rad * static_cast<float>(std::sin(a)));
+            const float h = std::max(1.5f, rad * 0.07f);
+            dl->AddRectFilled(ImVec2(p.x - h, p.y - h), ImVec2(p.x + h, p.y + h), pair_colour(i, P, alpha));
           }
           if (scaled) {
             const double a0 = std::fmod(s.position * d.inv0[i], kTwoPi);

@@ -6,24 +6,9 @@
 set -u
 cli="$1"
 fail=0
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
-expect_exit2() {  # expect_exit2 <text the error must contain> <args...>
-  local want="$1"; shift
-  local err rc
-  err=$("$cli" "$@" 2>&1 >/dev/null </dev/null); rc=$?
-  if [ "$rc" -ne 2 ] || ! grep -qF -- "$want" <<<"$err" || [ "$(wc -l <<<"$err")" -ne 1 ]; then
-    echo "FAIL: '$*' gave exit $rc, error: $err (wanted exit 2 and one line with '$want')"; fail=1
-  fi
-}
 
-check_json() {  # check_json <python expression on j> <args...>
-  local expr="$1"; shift
-  local out
-  out=$("$cli" "$@" </dev/null) || { echo "FAIL: '$*' exited non-zero"; fail=1; return; }
-  if ! python3 -c "import json,sys,math; j=json.load(sys.stdin); sys.exit(0 if ($expr) else 1)" <<<"$out"; then
-    echo "FAIL: '$*': $expr does not hold"; fail=1
-  fi
-}
 
 rows_sum_1="all(abs(sum(r)-1)<1e-5 for h in j['per_head'] for r in h['weights'])"
 check_json "j['tokens']==['我','喜欢','你'] and $rows_sum_1" attention

@@ -7,17 +7,10 @@ set -u
 cli="$1"
 make_bad="$2"
 fail=0
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-expect_exit2() {  # expect_exit2 <text the error must contain> <args...>
-  local want="$1"; shift
-  local err rc
-  err=$("$cli" "$@" 2>&1 >/dev/null </dev/null); rc=$?
-  if [ "$rc" -ne 2 ] || ! grep -qF -- "$want" <<<"$err" || [ "$(wc -l <<<"$err")" -ne 1 ]; then
-    echo "FAIL: '$*' gave exit $rc, error: $err (wanted exit 2 and one line with '$want')"; fail=1
-  fi
-}
 
 py_check() {  # py_check <description> <python expression on j> <json file>
   if ! python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$3"; then

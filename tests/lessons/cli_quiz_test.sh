@@ -5,24 +5,9 @@
 set -u
 cli="$1"
 fail=0
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/cli_lib.sh"
 
-expect_exit2() {  # expect_exit2 <text the error must contain> <args...>
-  local want="$1"; shift
-  local err rc
-  err=$("$cli" "$@" 2>&1 >/dev/null </dev/null); rc=$?
-  if [ "$rc" -ne 2 ] || ! grep -qF -- "$want" <<<"$err" || [ "$(wc -l <<<"$err")" -ne 1 ]; then
-    echo "FAIL: '$*' gave exit $rc, error: $err (wanted exit 2 and one line with '$want')"; fail=1
-  fi
-}
 
-check_json() {  # check_json <python expression on j> <args...>
-  local expr="$1"; shift
-  local out
-  out=$("$cli" "$@") || { echo "FAIL: '$*' exited non-zero"; fail=1; return; }
-  if ! python3 -c "import json,sys,math; j=json.load(sys.stdin); sys.exit(0 if ($expr) else 1)" <<<"$out"; then
-    echo "FAIL: '$*': $expr does not hold"; fail=1
-  fi
-}
 
 check_json "len(j['lessons'])>=9 and all(l['status']=='ok' for l in j['lessons'])" quiz list
 check_json "j['lessons'][0]['title']=='为什么注意力需要位置信息'" quiz list --lang zh

@@ -1,0 +1,27 @@
+// Shared ImGui helpers (see widgets.hpp).
+#include "widgets.hpp"
+
+#include <imgui.h>
+
+namespace poslab::app {
+
+void tooltip(const char* text) {
+  if (text && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log, const char* help) {
+  double lo = r.lo, hi = r.hi;
+  const bool changed = ImGui::SliderScalar(label, ImGuiDataType_Double, &v, &lo, &hi, fmt,
+                                           ImGuiSliderFlags_AlwaysClamp | (log ? ImGuiSliderFlags_Logarithmic : 0));
+  tooltip(help);
+  return changed;
+}
+
+bool slider_int(const char* label, int& v, ParamRange r, bool log, const char* help) {
+  const bool changed = ImGui::SliderInt(label, &v, static_cast<int>(r.lo), static_cast<int>(r.hi), "%d",
+                                        ImGuiSliderFlags_AlwaysClamp | (log ? ImGuiSliderFlags_Logarithmic : 0));
+  tooltip(help);
+  return changed;
+}
+
+}  // namespace poslab::app
