@@ -21,6 +21,7 @@
 #include "gfx/heatmap_texture.hpp"
 #include "kv/kv_session.hpp"
 #include "panels/panels.hpp"
+#include "widgets.hpp"
 
 namespace poslab::app {
 namespace {
@@ -108,25 +109,6 @@ std::string prefixed(char c, double index) {
   std::string s(1, c);
   s += index_text(index);
   return s;
-}
-
-void tooltip(const char* text) {
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
-}
-
-bool slider_int(const char* label, int& v, ParamRange r, const char* help, ImGuiSliderFlags flags = 0) {
-  const bool changed =
-      ImGui::SliderInt(label, &v, static_cast<int>(r.lo), static_cast<int>(r.hi), "%d", flags | ImGuiSliderFlags_AlwaysClamp);
-  tooltip(help);
-  return changed;
-}
-
-bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log, const char* help) {
-  double lo = r.lo, hi = r.hi;
-  const bool changed = ImGui::SliderScalar(label, ImGuiDataType_Double, &v, &lo, &hi, fmt,
-                                           (log ? ImGuiSliderFlags_Logarithmic : 0) | ImGuiSliderFlags_AlwaysClamp);
-  tooltip(help);
-  return changed;
 }
 
 class KvPanel final : public Panel {
@@ -353,28 +335,25 @@ class KvPanel final : public Panel {
     if (ImGui::Button("Rerun from start")) op = KvOp::run;
     tooltip("Restart, then run 'steps' slides or new tokens (what the command line prints).");
     if (busy) ImGui::EndDisabled();
-    slider_int("steps", s.steps, KvLabSettings::steps_range, "Slides (sliding) or new tokens (stitch, RAG) per run.",
-               ImGuiSliderFlags_Logarithmic);
+    slider_int("steps", s.steps, KvLabSettings::steps_range, true, "Slides (sliding) or new tokens (stitch, RAG) per run.");
     if (sliding) {
-      slider_int("drop steps", s.drop_steps, {1, static_cast<double>(std::max(1, p.context / 2 - 1))},
+      slider_int("drop steps", s.drop_steps, {1, static_cast<double>(std::max(1, p.context / 2 - 1))}, false,
                  "Episode steps (state + action = 2 tokens) dropped per slide.");
     } else {
-      slider_int("B tokens", s.first_length, KvLabSettings::length_range, "Length of document B (source of the first block).",
-                 ImGuiSliderFlags_Logarithmic);
-      slider_int("A tokens", s.second_length, KvLabSettings::length_range, "Length of document A (the second block).",
-                 ImGuiSliderFlags_Logarithmic);
+      slider_int("B tokens", s.first_length, KvLabSettings::length_range, true, "Length of document B (source of the first block).");
+      slider_int("A tokens", s.second_length, KvLabSettings::length_range, true, "Length of document A (the second block).");
       if (s.scenario == KvScenario::rag) {
-        slider_int("retrieved", s.retrieved, {1, static_cast<double>(s.first_length)}, "Slots retrieved from B's cache.");
-        slider_int("from B index", s.retrieve_from, {0, static_cast<double>(s.first_length - 1)},
+        slider_int("retrieved", s.retrieved, {1, static_cast<double>(s.first_length)}, false, "Slots retrieved from B's cache.");
+        slider_int("from B index", s.retrieve_from, {0, static_cast<double>(s.first_length - 1)}, false,
                    "B index of the first retrieved slot (the seed's example: 180).");
-        slider_int("stride", s.retrieve_stride, KvLabSettings::retrieve_stride_range,
+        slider_int("stride", s.retrieve_stride, KvLabSettings::retrieve_stride_range, false,
                    "Spacing of retrieved B indices (1 = one contiguous chunk).");
       }
     }
 
     ImGui::Separator();
     ImGui::TextUnformatted("Model");
-    slider_int("layers", p.layers, KvModelParams::layers_range, "Transformer blocks.");
+    slider_int("layers", p.layers, KvModelParams::layers_range, false, "Transformer blocks.");
     int width_choice = p.width;
     const int widths[] = {32, 64, 128, 256};
     if (ImGui::BeginCombo("width", std::to_string(p.width).c_str())) {
@@ -393,8 +372,8 @@ class KvPanel final : public Panel {
     }
     p.heads = heads_choice;
     ImGui::Text("head dim D = %d", kv_head_dim(p));
-    slider_int("context C", p.context, KvModelParams::context_range,
-               "Window in tokens (even: a step is 2 tokens); learned table rows.", ImGuiSliderFlags_Logarithmic);
+    slider_int("context C", p.context, KvModelParams::context_range, true,
+               "Window in tokens (even: a step is 2 tokens); learned table rows.");
     ImGui::Checkbox("pre-LayerNorm", &p.layer_norm);
     tooltip("Off: K and V of layer 0 are linear in P, and UniZero's legacy correction is exact there.");
     if (p.positions == KvPositions::learned)
@@ -428,10 +407,10 @@ class KvPanel final : public Panel {
 
     ImGui::Separator();
     ImGui::TextUnformatted("View");
-    slider_int("layer", s.view_layer, {0, static_cast<double>(p.layers - 1)}, "Layer of the heatmap, plot and numbers.");
-    slider_int("head", s.view_head, {0, static_cast<double>(p.heads - 1)}, "Head of the heatmap rows and strip cells.");
+    slider_int("layer", s.view_layer, {0, static_cast<double>(p.layers - 1)}, false, "Layer of the heatmap, plot and numbers.");
+    slider_int("head", s.view_head, {0, static_cast<double>(p.heads - 1)}, false, "Head of the heatmap rows and strip cells.");
     if (p.positions == KvPositions::rope)
-      slider_int("RoPE pair", s.view_pair, {0, static_cast<double>(std::max(0, kv_head_dim(p) / 2 - 1))},
+      slider_int("RoPE pair", s.view_pair, {0, static_cast<double>(std::max(0, kv_head_dim(p) / 2 - 1))}, false,
                  "Pair drawn on the slot dials (0 = fastest).");
     int metric = static_cast<int>(ui_.plot_metric);
     ImGui::TextUnformatted("plot:");
