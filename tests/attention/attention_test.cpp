@@ -183,7 +183,7 @@ TEST_CASE("computing one head leaves the others empty and gives the same numbers
   CHECK_THROWS_AS(attention_compute(m, nullptr, 5), InputError);
 }
 
-TEST_CASE("T5 is not scaled; the others are scaled by 1/sqrt(head_dim)") {
+TEST_CASE("T5 is not scaled and the others are scaled by 1/sqrt(head_dim)") {
   AttentionParams p = params_for(AttentionEncoding::t5);
   CHECK(attention_scale(p) == 1.0);
   p.encoding = AttentionEncoding::alibi;

@@ -103,7 +103,7 @@ TEST_CASE("turning at full power settles at the steady state of the discrete equ
   }
 }
 
-TEST_CASE("boosting drains full power in 2.5 s; coasting and reverse recharge it") {
+TEST_CASE("boosting drains full power in 2.5 s - coasting and reverse recharge it") {
   SimState s = duel({100, 100}, {100, 0}, {600, 700}, {0, 1});
   int steps_to_empty = -1;
   for (int step = 1; step <= 100 && steps_to_empty < 0; ++step) {
@@ -162,7 +162,7 @@ TEST_CASE("power, health and every token value stay within bounds in random epis
     }
 }
 
-TEST_CASE("cooldown: at most one shot per 0.1 s, each costing 3 power; none below 3 power") {
+TEST_CASE("cooldown: at most one shot per 0.1 s, each costing 3 power - none below 3 power") {
   SimState s = duel({100, 100}, {1, 0}, {600, 700}, {0, 1});
   int shots = 0;
   for (int step = 0; step < 10; ++step)
@@ -215,7 +215,7 @@ TEST_CASE("hits are wrap-aware: a bullet hits a ship on the other side of the se
   }
 }
 
-TEST_CASE("no self hits; friendly fire damages teammates") {
+TEST_CASE("no self hits - friendly fire damages teammates") {
   SimState s = duel({500, 400}, {0, 1}, {100, 100}, {1, 0});
   Ship& mate = s.ships[1];  // teammate of slot 0, right in the line of fire
   mate = s.ships[0];
@@ -230,7 +230,7 @@ TEST_CASE("no self hits; friendly fire damages teammates") {
   CHECK(mate.health == 90.0);
 }
 
-TEST_CASE("dead ships are inert: no motion, no shots, frozen token; their bullets fly on") {
+TEST_CASE("dead ships are inert: no motion, no shots, frozen token - their bullets fly on") {
   SimState s = duel({500, 400}, {0, 1}, {500, 440}, {0, -1});
   s.ships[4].health = 10.0;
   s.ships[4].alive = true;
@@ -265,7 +265,7 @@ TEST_CASE("dead ships are inert: no motion, no shots, frozen token; their bullet
   for (const Bullet& b : s.bullets) CHECK(b.owner != 4);
 }
 
-TEST_CASE("rewards are zero-sum per step; the winner gets +1 at the end") {
+TEST_CASE("rewards are zero-sum per step - the winner gets +1 at the end") {
   for (uint64_t seed = 0; seed < 20; ++seed) {
     const EpisodeRecord rec = run_episode({seed, {}, PolicyKind::expert, {}});
     for (int t = 0; t < rec.rows; ++t) {
@@ -286,7 +286,7 @@ TEST_CASE("rewards are zero-sum per step; the winner gets +1 at the end") {
   }
 }
 
-TEST_CASE("determinism: same seed, same episode; replaying executed actions reproduces it") {
+TEST_CASE("determinism: same seed, same episode - replaying executed actions reproduces it") {
   for (PolicyKind policy : {PolicyKind::noisy_expert, PolicyKind::random, PolicyKind::expert})
     for (uint64_t seed : {0ull, 1ull, 12345ull, 0xFFFFFFFFFFull}) {
       INFO("policy=" << policy_names()[static_cast<int>(policy)] << " seed=" << seed);
@@ -394,7 +394,7 @@ TEST_CASE("the expert turns toward the lead point and ends up aiming at a slow t
   CHECK(hits >= 5);
 }
 
-TEST_CASE("random numbers: Beta(2,6) and normal moments; sticky noise with skill 1 is the expert") {
+TEST_CASE("random numbers: Beta(2,6) and normal moments - sticky noise with skill 1 is the expert") {
   Rng rng(99);
   const int n = 200000;
   double m = 0, m2 = 0, g = 0, g2 = 0;

@@ -111,7 +111,7 @@ TEST_CASE("mixing the layouts is not a rotation (seed 004, defect 1)") {
   CHECK(std::abs(s1 - s2) > 1e-3);
 }
 
-TEST_CASE("inverse after forward is the identity; re-encoding is one rotation by the difference") {
+TEST_CASE("inverse after forward is the identity - re-encoding is one rotation by the difference") {
   for (int d : kDims)
     for (auto layout : {RopeLayout::interleaved, RopeLayout::half_split})
       for (int sc = 0; sc < 6; ++sc) {
@@ -177,7 +177,7 @@ TEST_CASE("PI divides every frequency by s") {
   CHECK((rope_inv_freq(p) - rope_inv_freq_original(p) / 4.0).norm() < 1e-15);
 }
 
-TEST_CASE("NTK-aware base b*s^(d/(d-2)); dynamic NTK only past L") {
+TEST_CASE("NTK-aware base b*s^(d/(d-2)) - dynamic NTK only past L") {
   for (int d : {4, 64, 128, 512})
     for (double b : kBases)
       for (double s : {1.0, 2.0, 8.0, 64.0}) {
