@@ -1,5 +1,5 @@
 // The shell: menu, tabs of open labs, preset bar, error banner, theme and settings.
-#include "app_state.hpp"
+#include "app/app_state.hpp"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -7,8 +7,8 @@
 
 #include <algorithm>
 
-#include "common/errors.hpp"
-#include "common/preset.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
 
 namespace poslab::app {
 namespace {
@@ -18,8 +18,10 @@ namespace {
 void unwind_to(ImGuiWindow* lab_window) {
   while (ImGui::GetCurrentWindow() != lab_window) {
     ImGui::ErrorCheckEndWindowRecover(nullptr);
-    if (ImGui::GetCurrentWindow()->Flags & ImGuiWindowFlags_ChildWindow) ImGui::EndChild();
-    else ImGui::End();
+    if (ImGui::GetCurrentWindow()->Flags & ImGuiWindowFlags_ChildWindow)
+      ImGui::EndChild();
+    else
+      ImGui::End();
   }
   ImGui::ErrorCheckEndWindowRecover(nullptr);
 }
@@ -45,7 +47,8 @@ AppState::AppState(bool headless, std::string lessons_dir)
     }
   }
   std::erase_if(settings_.open_labs, [&](const std::string& id) { return !find_panel(id); });
-  if (settings_.open_labs.empty() && !panels_.empty()) settings_.open_labs.push_back(panels_.front()->id());
+  if (settings_.open_labs.empty() && !panels_.empty())
+    settings_.open_labs.push_back(panels_.front()->id());
   select_next_ = settings_.active_lab;
 }
 
@@ -64,7 +67,8 @@ Panel* AppState::find_panel(const std::string& id) {
 
 void AppState::select_lab(const std::string& id) {
   if (!find_panel(id)) return;
-  if (std::find(settings_.open_labs.begin(), settings_.open_labs.end(), id) == settings_.open_labs.end())
+  if (std::find(settings_.open_labs.begin(), settings_.open_labs.end(), id) ==
+      settings_.open_labs.end())
     settings_.open_labs.push_back(id);
   select_next_ = id;
   request_frames(3);
@@ -94,8 +98,10 @@ bool AppState::wants_continuous_frames() {
 
 void AppState::apply_theme() {
   ImGuiStyle style;
-  if (settings_.dark_theme) ImGui::StyleColorsDark(&style);
-  else ImGui::StyleColorsLight(&style);
+  if (settings_.dark_theme)
+    ImGui::StyleColorsDark(&style);
+  else
+    ImGui::StyleColorsLight(&style);
   style.WindowRounding = 4.0f;
   style.FrameRounding = 3.0f;
   style.TabRounding = 3.0f;
@@ -125,7 +131,8 @@ void AppState::ensure_glyphs(const std::string& utf8) {
     text += ImTextCharFromUtf8(&c, text, end);
     if (c == 0) break;
     if (c < 0x80 || c > 0xFFFF) continue;  // ASCII is always there; ImWchar is 16-bit
-    if (!fonts_.body->FindGlyphNoFallback(static_cast<ImWchar>(c)) && asked_glyphs_.insert(c).second) {
+    if (!fonts_.body->FindGlyphNoFallback(static_cast<ImWchar>(c)) &&
+        asked_glyphs_.insert(c).second) {
       extra_glyphs_ += utf8;  // rebuild once per new character, even if no font has it
       fonts_dirty_ = true;
     }
@@ -144,8 +151,10 @@ void AppState::save() {
 
 void AppState::autosave(double now_s, double min_interval_s) {
   if (headless_ || now_s - last_save_time_ < min_interval_s) return;
-  std::string snapshot = settings_.active_lab + (settings_.dark_theme ? "d" : "l") + format_double(settings_.ui_scale) +
-                         std::to_string(settings_.window_width) + "x" + std::to_string(settings_.window_height);
+  std::string snapshot = settings_.active_lab + (settings_.dark_theme ? "d" : "l") +
+                         format_double(settings_.ui_scale) +
+                         std::to_string(settings_.window_width) + "x" +
+                         std::to_string(settings_.window_height);
   for (const auto& id : settings_.open_labs) snapshot += "|" + id;
   for (const auto& p : panels_) snapshot += "|" + p->preset();
   last_save_time_ = now_s;
@@ -172,7 +181,8 @@ void AppState::draw_menu() {
   }
   if (ImGui::BeginMenu("Labs")) {
     for (auto& p : panels_)
-      if (ImGui::MenuItem(p->title(), nullptr, p->id() == settings_.active_lab)) select_lab(p->id());
+      if (ImGui::MenuItem(p->title(), nullptr, p->id() == settings_.active_lab))
+        select_lab(p->id());
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
@@ -187,7 +197,8 @@ void AppState::draw_menu() {
     ImGui::Separator();
     const float choices[] = {0.0f, 1.0f, 1.25f, 1.5f, 2.0f, 2.5f};
     for (float c : choices) {
-      const std::string label = c == 0.0f ? "Scale: follow monitor" : "Scale: " + format_double(c) + "x";
+      const std::string label =
+          c == 0.0f ? "Scale: follow monitor" : "Scale: " + format_double(c) + "x";
       if (ImGui::MenuItem(label.c_str(), nullptr, settings_.ui_scale == c)) {
         settings_.ui_scale = c;
         fonts_dirty_ = true;  // the atlas is rebuilt between frames
@@ -207,10 +218,12 @@ void AppState::draw_menu() {
 
 void AppState::draw_banner() {
   if (errors_.empty()) return;
-  const ImVec4 bg = settings_.dark_theme ? ImVec4(0.45f, 0.12f, 0.12f, 1.0f) : ImVec4(1.0f, 0.85f, 0.85f, 1.0f);
+  const ImVec4 bg =
+      settings_.dark_theme ? ImVec4(0.45f, 0.12f, 0.12f, 1.0f) : ImVec4(1.0f, 0.85f, 0.85f, 1.0f);
   ImGui::PushStyleColor(ImGuiCol_ChildBg, bg);
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  ImGui::BeginChild("##errors", ImVec2(0, line * (static_cast<float>(errors_.size()) + 0.6f)), true);
+  ImGui::BeginChild("##errors", ImVec2(0, line * (static_cast<float>(errors_.size()) + 0.6f)),
+                    true);
   for (const auto& e : errors_) ImGui::TextWrapped("%s", e.c_str());
   ImGui::EndChild();
   ImGui::PopStyleColor();
@@ -223,11 +236,13 @@ void AppState::draw_preset_bar(Panel& p) {
   ImGui::TextUnformatted("Preset");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - 330.0f * scale_);
-  const bool entered = ImGui::InputText("##preset", &preset_edit_, ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool entered =
+      ImGui::InputText("##preset", &preset_edit_, ImGuiInputTextFlags_EnterReturnsTrue);
   const bool editing = ImGui::IsItemActive();
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("The lab's whole state as text. Copy it to share or script it\n"
-                      "(poslab-cli accepts it too); paste one and press Enter to restore it.");
+    ImGui::SetTooltip(
+        "The lab's whole state as text. Copy it to share or script it\n"
+        "(poslab-cli accepts it too); paste one and press Enter to restore it.");
   // Show the current state unless the user is typing in the field.
   if ((!editing && !entered) || preset_edit_for_ != p.id()) {
     preset_edit_ = current;
@@ -262,18 +277,19 @@ void AppState::draw_frame() {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
-  const ImGuiWindowFlags host = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                                ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar |
-                                ImGuiWindowFlags_NoBringToFrontOnFocus |
-                                ImGuiWindowFlags_NoBackground;  // the clear colour is the background:
-                                                                // one full-screen fill less per frame
+  const ImGuiWindowFlags host =
+      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+      ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
+      ImGuiWindowFlags_NoBackground;  // the clear colour is the background:
+                                      // one full-screen fill less per frame
   ImGui::Begin("PosLab", nullptr, host);
   draw_menu();
   ImGuiIO& io = ImGui::GetIO();
   if (io.KeyCtrl && ImGui::IsKeyPressed(81 /* GLFW_KEY_Q */, false)) quit_requested_ = true;
   draw_banner();
 
-  if (ImGui::BeginTabBar("##labs", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
+  if (ImGui::BeginTabBar("##labs",
+                         ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
     std::vector<std::string> still_open;
     for (const auto& id : settings_.open_labs) {
       Panel* p = find_panel(id);

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "app_context.hpp"
-#include "fonts.hpp"
-#include "panel.hpp"
-#include "settings.hpp"
+#include "app/app_context.hpp"
+#include "app/fonts.hpp"
+#include "app/panel.hpp"
+#include "app/settings.hpp"
 
 struct GLFWwindow;
 
@@ -71,12 +71,12 @@ class AppState final : public AppContext {
   float content_scale_ = 1.0f;
   std::vector<std::unique_ptr<Panel>> panels_;
   std::vector<std::string> errors_;
-  std::string select_next_;      // tab to bring to front on the next frame
-  std::string preset_edit_;      // text in the preset field of the active lab
-  std::string preset_edit_for_;  // lab whose preset the field shows
-  std::string extra_glyphs_;      // text typed by the user whose glyphs the atlas must hold
+  std::string select_next_;          // tab to bring to front on the next frame
+  std::string preset_edit_;          // text in the preset field of the active lab
+  std::string preset_edit_for_;      // lab whose preset the field shows
+  std::string extra_glyphs_;         // text typed by the user whose glyphs the atlas must hold
   std::set<unsigned> asked_glyphs_;  // characters already requested (a font may lack some)
-  std::string last_saved_;        // serialised settings at the last save
+  std::string last_saved_;           // serialised settings at the last save
   double last_save_time_ = 0;
   int frames_requested_ = 3;
   bool quit_requested_ = false;

@@ -1,12 +1,12 @@
 // Framebuffer to PNG with stb_image_write (Debian's libstb).
-#include "capture.hpp"
+#include "app/capture.hpp"
 
 #include <stb/stb_image_write.h>
 
 #include <vector>
 
-#include "common/errors.hpp"
-#include "gfx/gl.hpp"
+#include "app/gfx/gl.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab::app {
 
@@ -18,7 +18,8 @@ void write_screenshot(const std::string& path, int width, int height) {
   // GL's origin is bottom-left; PNG rows go top-down.
   stbi_flip_vertically_on_write(1);
   if (!stbi_write_png(path.c_str(), width, height, 3, pixels.data(), width * 3))
-    throw FileError(path, "could not write the screenshot (does the directory exist and is it writable?)");
+    throw FileError(
+        path, "could not write the screenshot (does the directory exist and is it writable?)");
 }
 
 }  // namespace poslab::app

@@ -1,5 +1,5 @@
 // Font atlas construction (see fonts.hpp).
-#include "fonts.hpp"
+#include "app/fonts.hpp"
 
 #include <imgui.h>
 
@@ -78,8 +78,10 @@ Fonts load_fonts(float scale, const std::string& lessons_dir, const std::string&
   f.heading = add(bold ? bold : sans, size * 1.35f, true);
   f.mono = add(mono ? mono : sans, size, false);
   f.has_cjk = cjk != nullptr;
-  if (!sans) f.note = "DejaVu fonts not found (install fonts-dejavu-core); using ImGui's built-in font. ";
-  if (!cjk) f.note += "No Chinese font found (install fonts-wqy-microhei); lessons are shown in English.";
+  if (!sans)
+    f.note = "DejaVu fonts not found (install fonts-dejavu-core); using ImGui's built-in font. ";
+  if (!cjk)
+    f.note += "No Chinese font found (install fonts-wqy-microhei); lessons are shown in English.";
   io.Fonts->Build();
   return f;
 }

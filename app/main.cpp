@@ -3,10 +3,10 @@
 //   --panel/--preset  open a lab in a given state
 //   --frames N [--screenshot out.png] [--frame-times]   render N frames, then exit
 //   --check [--presets-file F]   run every panel with its check presets; exit 1 on failure
-#include <CLI/CLI.hpp>
-#include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -16,12 +16,12 @@
 #include <fstream>
 #include <iostream>
 
-#include "app_state.hpp"
-#include "capture.hpp"
-#include "common/errors.hpp"
-#include "common/preset.hpp"
-#include "gfx/gl.hpp"
-#include "lessons/lesson_files.hpp"
+#include "app/app_state.hpp"
+#include "app/capture.hpp"
+#include "app/gfx/gl.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
+#include "io/lessons/lesson_files.hpp"
 
 namespace {
 
@@ -40,7 +40,9 @@ struct Options {
   float scale = 0;    // 0 = settings / monitor
 };
 
-void glfw_error(int code, const char* text) { std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text); }
+void glfw_error(int code, const char* text) {
+  std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text);
+}
 
 class Frontend {
  public:
@@ -69,12 +71,14 @@ class Frontend {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
     glViewport(0, 0, w, h);
-    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];  // host window draws no background
+    const ImVec4 bg =
+        ImGui::GetStyle().Colors[ImGuiCol_WindowBg];  // host window draws no background
     glClearColor(bg.x, bg.y, bg.z, bg.w);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     glFinish();  // so the measured time includes the GPU (software) rendering
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (ImGui::GetIO().WantSaveIniSettings) ImGui::GetIO().WantSaveIniSettings = false;
     return ms;
   }
@@ -141,7 +145,8 @@ int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
     const std::string again = panel->preset();
     try {
       panel->load_preset(again);
-      if (panel->preset() != again) fail("preset does not round-trip: " + again + " -> " + panel->preset());
+      if (panel->preset() != again)
+        fail("preset does not round-trip: " + again + " -> " + panel->preset());
     } catch (const std::exception& e) {
       fail("own preset does not load: " + again + ": " + e.what());
     }
@@ -158,13 +163,17 @@ int main(int argc, char** argv) {
   CLI::App cli{"PosLab: see why position encodings in transformers work"};
   cli.add_option("--panel", opt.panel, "lab to show first (rope, attention, kv, arena, lessons)");
   cli.add_option("--preset", opt.preset, "open the lab named by this preset in its state");
-  cli.add_option("--frames", opt.frames, "render this many frames, then exit")->check(CLI::Range(1, 1000000));
+  cli.add_option("--frames", opt.frames, "render this many frames, then exit")
+      ->check(CLI::Range(1, 1000000));
   cli.add_option("--screenshot", opt.screenshot, "write the last frame as PNG (needs --frames)");
   cli.add_flag("--frame-times", opt.frame_times, "print frame-time statistics (with --frames)");
   cli.add_flag("--check", opt.check, "headless self-check of every panel; exit 1 on failure");
-  cli.add_option("--presets-file", opt.presets_file, "with --check: also run these presets (one per line)");
-  cli.add_option("--theme", opt.theme, "colour theme for this run")->check(CLI::IsMember({"dark", "light"}));
-  cli.add_option("--scale", opt.scale, "UI scale for this run (1 = 96 dpi)")->check(CLI::Range(0.5, 3.0));
+  cli.add_option("--presets-file", opt.presets_file,
+                 "with --check: also run these presets (one per line)");
+  cli.add_option("--theme", opt.theme, "colour theme for this run")
+      ->check(CLI::IsMember({"dark", "light"}));
+  cli.add_option("--scale", opt.scale, "UI scale for this run (1 = 96 dpi)")
+      ->check(CLI::Range(0.5, 3.0));
   cli.add_option("--width", opt.width, "window width in pixels")->check(CLI::Range(320, 16384));
   cli.add_option("--height", opt.height, "window height in pixels")->check(CLI::Range(240, 16384));
   try {
@@ -178,14 +187,16 @@ int main(int argc, char** argv) {
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
     const char* display = std::getenv("DISPLAY");
-    std::fprintf(stderr,
-                 "poslab: cannot open a window: %s.\n"
-                 "  On a desktop, start it from a graphical session. Without a screen, run it under a\n"
-                 "  virtual display, e.g.:  xvfb-run -a -s \"-screen 0 1600x1000x24\" %s --frames 5 --screenshot out.png\n"
-                 "  Every computation is also available without a display: poslab-cli --help\n",
-                 display && *display ? "the display could not be opened (DISPLAY is set but unusable)"
-                                     : "no display (DISPLAY is not set)",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "poslab: cannot open a window: %s.\n"
+        "  On a desktop, start it from a graphical session. Without a screen, run it under a\n"
+        "  virtual display, e.g.:  xvfb-run -a -s \"-screen 0 1600x1000x24\" %s --frames 5 "
+        "--screenshot out.png\n"
+        "  Every computation is also available without a display: poslab-cli --help\n",
+        display && *display ? "the display could not be opened (DISPLAY is set but unusable)"
+                            : "no display (DISPLAY is not set)",
+        argv[0]);
     return 1;
   }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -201,8 +212,9 @@ int main(int argc, char** argv) {
     const int h = opt.height ? opt.height : headless ? 1000 : state.settings().window_height;
     GLFWwindow* window = glfwCreateWindow(w, h, "PosLab", nullptr, nullptr);
     if (!window) {
-      std::fprintf(stderr, "poslab: could not create an OpenGL 3.3 core window. Is Mesa installed "
-                           "(libgl1-mesa-dri)? Under Xvfb use depth 24: -s \"-screen 0 1600x1000x24\".\n");
+      std::fprintf(stderr,
+                   "poslab: could not create an OpenGL 3.3 core window. Is Mesa installed "
+                   "(libgl1-mesa-dri)? Under Xvfb use depth 24: -s \"-screen 0 1600x1000x24\".\n");
       glfwTerminate();
       return 1;
     }
@@ -252,8 +264,8 @@ int main(int argc, char** argv) {
       if (opt.frame_times && times.size() > 2) {
         std::vector<double> warm(times.begin() + 2, times.end());  // skip start-up frames
         std::sort(warm.begin(), warm.end());
-        std::printf("{\"frames\": %zu, \"median_ms\": %.3f, \"p90_ms\": %.3f, \"max_ms\": %.3f}\n", warm.size(),
-                    warm[warm.size() / 2], warm[warm.size() * 9 / 10], warm.back());
+        std::printf("{\"frames\": %zu, \"median_ms\": %.3f, \"p90_ms\": %.3f, \"max_ms\": %.3f}\n",
+                    warm.size(), warm[warm.size() / 2], warm[warm.size() * 9 / 10], warm.back());
       }
       for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
     } else if (exit_code == 0) {

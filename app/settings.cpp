@@ -1,13 +1,13 @@
 // Settings file I/O (see settings.hpp). JSON through nlohmann-json.
-#include "settings.hpp"
+#include "app/settings.hpp"
 
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "common/atomic_file.hpp"
-#include "common/errors.hpp"
+#include "core/common/atomic_file.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab::app {
 namespace fs = std::filesystem;
@@ -16,9 +16,12 @@ namespace {
 
 std::string xdg_dir(const char* var, const char* fallback_under_home) {
   std::string base;
-  if (const char* v = std::getenv(var); v && *v == '/') base = v;
-  else if (const char* home = std::getenv("HOME"); home && *home) base = std::string(home) + "/" + fallback_under_home;
-  else base = "/tmp";
+  if (const char* v = std::getenv(var); v && *v == '/')
+    base = v;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    base = std::string(home) + "/" + fallback_under_home;
+  else
+    base = "/tmp";
   const std::string dir = base + "/poslab";
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -27,8 +30,12 @@ std::string xdg_dir(const char* var, const char* fallback_under_home) {
 
 }  // namespace
 
-std::string config_dir() { return xdg_dir("XDG_CONFIG_HOME", ".config"); }
-std::string data_dir() { return xdg_dir("XDG_DATA_HOME", ".local/share"); }
+std::string config_dir() {
+  return xdg_dir("XDG_CONFIG_HOME", ".config");
+}
+std::string data_dir() {
+  return xdg_dir("XDG_DATA_HOME", ".local/share");
+}
 
 Settings load_settings(const std::string& dir, std::string& warning) {
   Settings s;

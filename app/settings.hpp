@@ -9,8 +9,8 @@
 namespace poslab::app {
 
 struct Settings {
-  bool dark_theme = true;                          // dark or light colours
-  float ui_scale = 0.0f;                           // 0 = from the monitor's content scale, else [0.5, 3]
+  bool dark_theme = true;  // dark or light colours
+  float ui_scale = 0.0f;   // 0 = from the monitor's content scale, else [0.5, 3]
   std::vector<std::string> open_labs{"rope"};      // panel ids open as tabs, in order
   std::string active_lab = "rope";                 // tab shown at start
   std::map<std::string, std::string> last_preset;  // panel id -> preset when last closed

@@ -1,5 +1,5 @@
 // Shared ImGui helpers (see widgets.hpp).
-#include "widgets.hpp"
+#include "app/widgets.hpp"
 
 #include <imgui.h>
 
@@ -9,17 +9,20 @@ void tooltip(const char* text) {
   if (text && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
 
-bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log, const char* help) {
+bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log,
+                   const char* help) {
   double lo = r.lo, hi = r.hi;
-  const bool changed = ImGui::SliderScalar(label, ImGuiDataType_Double, &v, &lo, &hi, fmt,
-                                           ImGuiSliderFlags_AlwaysClamp | (log ? ImGuiSliderFlags_Logarithmic : 0));
+  const bool changed =
+      ImGui::SliderScalar(label, ImGuiDataType_Double, &v, &lo, &hi, fmt,
+                          ImGuiSliderFlags_AlwaysClamp | (log ? ImGuiSliderFlags_Logarithmic : 0));
   tooltip(help);
   return changed;
 }
 
 bool slider_int(const char* label, int& v, ParamRange r, bool log, const char* help) {
-  const bool changed = ImGui::SliderInt(label, &v, static_cast<int>(r.lo), static_cast<int>(r.hi), "%d",
-                                        ImGuiSliderFlags_AlwaysClamp | (log ? ImGuiSliderFlags_Logarithmic : 0));
+  const bool changed =
+      ImGui::SliderInt(label, &v, static_cast<int>(r.lo), static_cast<int>(r.hi), "%d",
+                       ImGuiSliderFlags_AlwaysClamp | (log ? ImGuiSliderFlags_Logarithmic : 0));
   tooltip(help);
   return changed;
 }

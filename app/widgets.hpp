@@ -1,7 +1,7 @@
 // Small ImGui helpers every lab panel uses: tooltips, and sliders whose limits come from
 // the ParamRange declared next to each parameter in core (so UI and validation agree).
 #pragma once
-#include "common/param_range.hpp"
+#include "core/common/param_range.hpp"
 
 namespace poslab::app {
 
@@ -10,6 +10,7 @@ void tooltip(const char* text);
 // Slider over [r.lo, r.hi] (log scale if asked), clamped; `help` becomes its tooltip.
 bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log,
                    const char* help = nullptr);
-bool slider_int(const char* label, int& v, ParamRange r, bool log = false, const char* help = nullptr);
+bool slider_int(const char* label, int& v, ParamRange r, bool log = false,
+                const char* help = nullptr);
 
 }  // namespace poslab::app

@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "attention/attention.hpp"
-#include "attention/attention_kernel.hpp"
+#include "core/attention/attention.hpp"
+#include "core/attention/attention_kernel.hpp"
 
 using namespace poslab;
 
@@ -26,18 +26,21 @@ static void bm_attention_scores_softmax(benchmark::State& state) {
   for (auto _ : state) {
     for (int h = 0; h < heads; ++h) {
       const size_t off = static_cast<size_t>(h) * tokens * head_dim;
-      attention_scores_softmax(q.data() + off, k.data() + off, tokens, head_dim, scale, nullptr, false,
-                               scores.data(), weights.data());
+      attention_scores_softmax(q.data() + off, k.data() + off, tokens, head_dim, scale, nullptr,
+                               false, scores.data(), weights.data());
     }
     benchmark::DoNotOptimize(weights.data());
     benchmark::ClobberMemory();
   }
   const double flops = 2.0 * tokens * tokens * head_dim * heads;
-  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * static_cast<double>(state.iterations()),
-                                                 benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flops * 1e-9 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.SetLabel(attention_kernel_isa());
 }
-BENCHMARK(bm_attention_scores_softmax)->Args({1024, 64, 8})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_attention_scores_softmax)
+    ->Args({1024, 64, 8})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 static void bm_attention_lab_step(benchmark::State& state) {
   AttentionParams p;

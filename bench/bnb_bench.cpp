@@ -4,7 +4,7 @@
 // with the CLI instead: poslab-cli collect --episodes 7500 --threads 2 -o /tmp/x.h5
 #include <benchmark/benchmark.h>
 
-#include "bnb/bnb_episode.hpp"
+#include "core/bnb/bnb_episode.hpp"
 
 using namespace poslab::bnb;
 

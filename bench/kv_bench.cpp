@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kv/kv_shift_f32.hpp"
+#include "core/kv/kv_shift_f32.hpp"
 
 using namespace poslab;
 
@@ -19,7 +19,8 @@ constexpr std::size_t kBytes = kFloats * sizeof(float);
 
 std::vector<float> filled_cache() {
   std::vector<float> v(kFloats);
-  for (std::size_t i = 0; i < kFloats; ++i) v[i] = static_cast<float>((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
+  for (std::size_t i = 0; i < kFloats; ++i)
+    v[i] = static_cast<float>((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
   return v;
 }
 
@@ -47,7 +48,8 @@ static void bm_kv_shift_f32(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(kBytes));
-  state.SetLabel(layout == RopeLayout::half_split ? "half-split, in place, 256 MiB" : "interleaved, in place, 256 MiB");
+  state.SetLabel(layout == RopeLayout::half_split ? "half-split, in place, 256 MiB"
+                                                  : "interleaved, in place, 256 MiB");
 }
 BENCHMARK(bm_kv_shift_f32)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 

@@ -1,7 +1,7 @@
 // RoPE throughput: rotating a (T, D) block of keys and computing the angle table.
 #include <benchmark/benchmark.h>
 
-#include "rope/rope.hpp"
+#include "core/rope/rope.hpp"
 
 using namespace poslab;
 

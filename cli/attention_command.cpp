@@ -7,14 +7,14 @@
 #include <iostream>
 #include <memory>
 
-#include "attention/attention_lab.hpp"
-#include "attention/attention_kernel.hpp"
-#include "attention/demos.hpp"
-#include "attention/tokenizer.hpp"
-#include "commands.hpp"
-#include "common/errors.hpp"
-#include "common/preset.hpp"
-#include "json_util.hpp"
+#include "cli/commands.hpp"
+#include "cli/json_util.hpp"
+#include "core/attention/attention_kernel.hpp"
+#include "core/attention/attention_lab.hpp"
+#include "core/attention/demos.hpp"
+#include "core/attention/tokenizer.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -23,14 +23,18 @@ struct AttentionArgs {
   std::string preset;
   AttentionLabSettings flags;  // values of flags given explicitly (applied over the preset)
   std::string encoding, compare, demo, grid, order, layout;
-  double tokens = 0;           // read as a number so "1e6" gets our range message
+  double tokens = 0;  // read as a number so "1e6" gets our range message
   bool no_content = false, no_position = false, t5_unidirectional = false, terms = false;
-  int head = -1;               // -1 = all heads
+  int head = -1;  // -1 = all heads
 };
 
-double json_number(double v) { return v; }
+double json_number(double v) {
+  return v;
+}
 
-Json cell(double v) { return std::isfinite(v) ? Json(json_number(v)) : Json(nullptr); }
+Json cell(double v) {
+  return std::isfinite(v) ? Json(json_number(v)) : Json(nullptr);
+}
 
 template <class M>
 Json matrix_json(const M& m) {
@@ -53,8 +57,9 @@ std::vector<int> parse_order(const std::string& text, int tokens) {
   std::vector<int> order;
   for (double v : parse_number_list(text, "--order")) {
     if (v != std::floor(v))
-      throw InputError("--order: " + format_double(v) + " is not a token index (use whole numbers 0.." +
-                       std::to_string(tokens - 1) + ")");
+      throw InputError("--order: " + format_double(v) +
+                       " is not a token index (use whole numbers 0.." + std::to_string(tokens - 1) +
+                       ")");
     order.push_back(static_cast<int>(v));
   }
   return order;
@@ -68,7 +73,8 @@ void parse_grid(const std::string& text, AttentionLabSettings& s) {
   const double c = parse_double(text.substr(x + 1), "--grid cols");
   require_in_range("--grid rows", r, AttentionLabSettings::grid_side_range);
   require_in_range("--grid cols", c, AttentionLabSettings::grid_side_range);
-  if (r != std::floor(r) || c != std::floor(c)) throw InputError("--grid = \"" + text + "\": whole numbers please");
+  if (r != std::floor(r) || c != std::floor(c))
+    throw InputError("--grid = \"" + text + "\": whole numbers please");
   s.grid_rows = static_cast<int>(r);
   s.grid_cols = static_cast<int>(c);
   s.source = AttentionSource::grid;
@@ -98,7 +104,8 @@ Json comparison_json(const AttentionComparison& c, int only_head) {
 
 void run(AttentionArgs& a, const CLI::App& cmd) {
   // Start from the preset (or the defaults); flags given explicitly override it.
-  AttentionLabSettings s = a.preset.empty() ? AttentionLabSettings{} : attention_from_preset(a.preset);
+  AttentionLabSettings s =
+      a.preset.empty() ? AttentionLabSettings{} : attention_from_preset(a.preset);
   AttentionParams& p = s.params;
   const AttentionLabSettings& f = a.flags;
   if (!a.encoding.empty()) p.encoding = attention_encoding_from_name(a.encoding);
@@ -127,8 +134,9 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
   if (cmd.count("--sentence-b")) s.sentence_b = f.sentence_b;
   if (cmd.count("--tokens")) {
     if (a.tokens != std::floor(a.tokens) || a.tokens < 1 || a.tokens > kAttentionMaxTokens)
-      throw InputError("--tokens = " + format_double(a.tokens) + ": must be a whole number in [1, " +
-                       std::to_string(kAttentionMaxTokens) + "]");
+      throw InputError("--tokens = " + format_double(a.tokens) +
+                       ": must be a whole number in [1, " + std::to_string(kAttentionMaxTokens) +
+                       "]");
     s.token_count = static_cast<int>(a.tokens);
     s.source = AttentionSource::count;
   }
@@ -155,7 +163,8 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
   }
   attention_lab_validate(s);
   if (a.head >= p.heads)
-    throw InputError("--head = " + std::to_string(a.head) + ": must be below --heads = " + std::to_string(p.heads));
+    throw InputError("--head = " + std::to_string(a.head) +
+                     ": must be below --heads = " + std::to_string(p.heads));
 
   const AttentionInput in = attention_lab_input(s);
   const AttentionModel m = attention_build(p, in);
@@ -182,7 +191,8 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
   Json missing = Json::array();
   for (int t : r.missing) missing.push_back(in.positions[t]);
   out["positions_without_embedding"] = missing;
-  if (attention_encoding_kind(p.encoding) == EncodingKind::absolute) out["encoding_matrix"] = matrix_json(m.encoding);
+  if (attention_encoding_kind(p.encoding) == EncodingKind::absolute)
+    out["encoding_matrix"] = matrix_json(m.encoding);
   if (p.encoding == AttentionEncoding::alibi) out["alibi_slopes"] = alibi_slopes(p.heads);
   if (p.encoding == AttentionEncoding::t5) out["t5_buckets"] = matrix_json(attention_t5_buckets(m));
   if (p.encoding == AttentionEncoding::elevation) out["terrain_m"] = matrix_json(m.terrain);
@@ -200,8 +210,12 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
         Json row = Json::array();
         for (int j = 0; j < T; ++j) {
           const ScoreTerms t = attention_score_terms(m, h, i, j);
-          row.push_back({{"cc", t.content_content}, {"cp", t.content_position}, {"pc", t.position_content},
-                         {"pp", t.position_position}, {"rotation", t.rotation}, {"bias", t.bias},
+          row.push_back({{"cc", t.content_content},
+                         {"cp", t.content_position},
+                         {"pc", t.position_content},
+                         {"pp", t.position_position},
+                         {"rotation", t.rotation},
+                         {"bias", t.bias},
                          {"total", cell(t.total)}});
         }
         terms.push_back(std::move(row));
@@ -213,9 +227,11 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
   out["per_head"] = heads;
 
   if (s.compare == AttentionCompare::encodings)
-    out["compare"] = comparison_json(attention_compare_encodings(p, s.compare_encoding, in, a.head), a.head);
+    out["compare"] =
+        comparison_json(attention_compare_encodings(p, s.compare_encoding, in, a.head), a.head);
   else if (s.compare == AttentionCompare::orderings)
-    out["compare"] = comparison_json(attention_compare_orderings(p, in, attention_lab_input_b(s), a.head), a.head);
+    out["compare"] = comparison_json(
+        attention_compare_orderings(p, in, attention_lab_input_b(s), a.head), a.head);
 
   Json demo;
   switch (s.demo) {
@@ -223,7 +239,9 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
       break;
     case AttentionDemo::permutation:
       demo = comparison_json(
-          attention_permutation_demo(p, in, a.order.empty() ? attention_reversal(T) : parse_order(a.order, T), a.head), a.head);
+          attention_permutation_demo(
+              p, in, a.order.empty() ? attention_reversal(T) : parse_order(a.order, T), a.head),
+          a.head);
       break;
     case AttentionDemo::shift:
       demo = comparison_json(attention_shift_demo(p, in, s.shift, a.head), a.head);
@@ -237,7 +255,9 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
       Json hs = Json::array();
       for (size_t h = 0; h < d.row_entropy.size(); ++h)
         if (!d.row_entropy[h].empty())
-          hs.push_back({{"head", h}, {"row_entropy", vector_json(d.row_entropy[h])}, {"row_max", vector_json(d.row_max[h])}});
+          hs.push_back({{"head", h},
+                        {"row_entropy", vector_json(d.row_entropy[h])},
+                        {"row_max", vector_json(d.row_max[h])}});
       demo["heads"] = hs;
       break;
     }
@@ -251,9 +271,16 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
       break;
     case AttentionDemo::t5_buckets: {
       Json ranges = Json::array();
-      for (const auto& b : t5_bucket_ranges(p.t5_bidirectional, p.t5_buckets, p.t5_max_distance, 2 * p.t5_max_distance))
-        ranges.push_back({{"bucket", b.bucket}, {"count", b.count}, {"lo", b.lo}, {"hi", b.hi}, {"open_ended", b.open_ended}});
-      demo = {{"bidirectional", p.t5_bidirectional}, {"ranges", ranges}, {"map", matrix_json(attention_t5_buckets(m))}};
+      for (const auto& b : t5_bucket_ranges(p.t5_bidirectional, p.t5_buckets, p.t5_max_distance,
+                                            2 * p.t5_max_distance))
+        ranges.push_back({{"bucket", b.bucket},
+                          {"count", b.count},
+                          {"lo", b.lo},
+                          {"hi", b.hi},
+                          {"open_ended", b.open_ended}});
+      demo = {{"bidirectional", p.t5_bidirectional},
+              {"ranges", ranges},
+              {"map", matrix_json(attention_t5_buckets(m))}};
       break;
     }
   }
@@ -268,20 +295,25 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
 
 void add_attention_command(CLI::App& app) {
   auto args = std::make_shared<AttentionArgs>();
-  auto* cmd = app.add_subcommand("attention", "attention logits/weights per head under a position encoding");
+  auto* cmd = app.add_subcommand("attention",
+                                 "attention logits/weights per head under a position encoding");
   AttentionLabSettings& s = args->flags;
   AttentionParams& p = s.params;
   std::string names;
   for (const auto& n : attention_encoding_names()) names += (names.empty() ? "" : " | ") + n;
-  cmd->add_option("--preset", args->preset, "an attention-lab preset, e.g. 'attention?enc=alibi&heads=6'");
+  cmd->add_option("--preset", args->preset,
+                  "an attention-lab preset, e.g. 'attention?enc=alibi&heads=6'");
   cmd->add_option("--encoding", args->encoding, names);
-  auto* src = cmd->add_option_group("tokens", "where tokens come from (default: the preset's sentence)");
-  src->add_option("--sentence", s.sentence, "words split on spaces, or Chinese text one character per token");
+  auto* src =
+      cmd->add_option_group("tokens", "where tokens come from (default: the preset's sentence)");
+  src->add_option("--sentence", s.sentence,
+                  "words split on spaces, or Chinese text one character per token");
   src->add_option("--tokens", args->tokens, "N distinct tokens t0..t(N-1), 1..1024");
   src->add_option("--grid", args->grid, "ROWSxCOLS patch grid (for swin, sincos2d, elevation)");
   src->require_option(0, 1);
   cmd->add_option("--heads", p.heads, "attention heads, 1..64");
-  cmd->add_option("--dim", p.model_dim, "model dims D of content/absolute encodings (even, 4..1024)");
+  cmd->add_option("--dim", p.model_dim,
+                  "model dims D of content/absolute encodings (even, 4..1024)");
   cmd->add_option("--head-dim", p.head_dim, "dims per head after W_q/W_k (even, 2..256)");
   cmd->add_option("--seed", p.seed, "seed of content vectors, W_q/W_k, tables, terrain");
   cmd->add_flag("--causal", p.causal, "mask keys after the query");
@@ -299,11 +331,15 @@ void add_attention_command(CLI::App& app) {
   cmd->add_option("--terrain-max", p.terrain_max_m, "highest terrain point in metres");
   cmd->add_option("--head", args->head, "print only this head (default: all)");
   cmd->add_flag("--terms", args->terms, "add the per-cell split cc/cp/pc/pp/rotation/bias");
-  cmd->add_option("--compare", args->compare, "another encoding name (side by side), or 'orderings'");
+  cmd->add_option("--compare", args->compare,
+                  "another encoding name (side by side), or 'orderings'");
   cmd->add_option("--sentence-b", s.sentence_b, "the second ordering for --compare orderings");
-  cmd->add_option("--demo", args->demo, "permutation | shift | extrapolation | decay | slopes | buckets");
-  cmd->add_option("--order", args->order, "permutation demo: new order as token indices, e.g. 2,1,0");
-  cmd->add_option("--extrapolate", s.extrapolate_tokens, "extrapolation demo: tokens (past --table-length)");
+  cmd->add_option("--demo", args->demo,
+                  "permutation | shift | extrapolation | decay | slopes | buckets");
+  cmd->add_option("--order", args->order,
+                  "permutation demo: new order as token indices, e.g. 2,1,0");
+  cmd->add_option("--extrapolate", s.extrapolate_tokens,
+                  "extrapolation demo: tokens (past --table-length)");
   cmd->callback([args, cmd] { run(*args, *cmd); });
 }
 

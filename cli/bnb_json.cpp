@@ -1,10 +1,10 @@
 // JSON helpers for the Boost and Broadside subcommands (bnb_json.hpp).
-#include "bnb_json.hpp"
+#include "cli/bnb_json.hpp"
 
 #include <regex>
 
-#include "common/atomic_file.hpp"
-#include "common/errors.hpp"
+#include "core/common/atomic_file.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab::cli {
 

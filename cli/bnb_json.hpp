@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "bnb/bnb_episode.hpp"
-#include "json_util.hpp"
+#include "cli/json_util.hpp"
+#include "core/bnb/bnb_episode.hpp"
 
 namespace poslab::cli {
 

@@ -16,11 +16,11 @@
 #include <mutex>
 #include <thread>
 
-#include "bnb/bnb_episode.hpp"
-#include "bnb_json.hpp"
-#include "commands.hpp"
-#include "common/errors.hpp"
-#include "dataset/bnb_dataset.hpp"
+#include "cli/bnb_json.hpp"
+#include "cli/commands.hpp"
+#include "core/bnb/bnb_episode.hpp"
+#include "core/common/errors.hpp"
+#include "io/dataset/bnb_dataset.hpp"
 
 namespace poslab::cli {
 namespace {

@@ -7,10 +7,10 @@
 #include <iostream>
 #include <map>
 
-#include "bnb_json.hpp"
-#include "commands.hpp"
-#include "common/errors.hpp"
-#include "dataset/bnb_dataset.hpp"
+#include "cli/bnb_json.hpp"
+#include "cli/commands.hpp"
+#include "core/common/errors.hpp"
+#include "io/dataset/bnb_dataset.hpp"
 
 namespace poslab::cli {
 namespace {

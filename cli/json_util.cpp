@@ -1,10 +1,10 @@
 // Helpers shared by the subcommands (see json_util.hpp).
-#include "json_util.hpp"
+#include "cli/json_util.hpp"
 
 #include <sstream>
 
-#include "common/errors.hpp"
-#include "common/preset.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
 
 namespace poslab::cli {
 
@@ -49,15 +49,17 @@ RowMatrix parse_json_matrix(const std::string& text, const std::string& source, 
     throw InputError(source + ": expected a non-empty JSON array of numbers or of rows");
   was_vector = !j[0].is_array();
   std::vector<Json> rows;
-  if (was_vector) rows.push_back(j);
+  if (was_vector)
+    rows.push_back(j);
   else
     for (const auto& r : j) rows.push_back(r);
   const size_t cols = rows[0].size();
   RowMatrix m(rows.size(), cols);
   for (size_t r = 0; r < rows.size(); ++r) {
     if (!rows[r].is_array() || rows[r].size() != cols)
-      throw InputError(source + ": row " + std::to_string(r) + " has " + std::to_string(rows[r].size()) +
-                       " entries, expected " + std::to_string(cols));
+      throw InputError(source + ": row " + std::to_string(r) + " has " +
+                       std::to_string(rows[r].size()) + " entries, expected " +
+                       std::to_string(cols));
     for (size_t c = 0; c < cols; ++c) {
       if (!rows[r][c].is_number())
         throw InputError(source + ": entry [" + std::to_string(r) + "][" + std::to_string(c) +

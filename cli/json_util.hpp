@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "rope/rope.hpp"
+#include "core/rope/rope.hpp"
 
 namespace poslab::cli {
 

@@ -3,26 +3,28 @@
 // decoding is from full recomputation, as JSON.
 #include <iostream>
 
-#include "commands.hpp"
-#include "common/errors.hpp"
-#include "json_util.hpp"
-#include "kv/kv_session.hpp"
+#include "cli/commands.hpp"
+#include "cli/json_util.hpp"
+#include "core/common/errors.hpp"
+#include "core/kv/kv_session.hpp"
 
 namespace poslab::cli {
 namespace {
 
 struct KvArgs {
   std::string preset;
-  KvLabSettings lab;        // receives the explicitly given numeric flags
+  KvLabSettings lab;  // receives the explicitly given numeric flags
   std::string scenario, method, positions, layout, scaling, layer_norm;
   bool float64 = false;
 };
 
-Json vec(const std::vector<double>& v) { return Json(v); }
+Json vec(const std::vector<double>& v) {
+  return Json(v);
+}
 
 Json cache_json(const KvCache& c) {
-  Json labels = Json::array(), computed = Json::array(), encoded = Json::array(), used = Json::array(),
-       scale = Json::array();
+  Json labels = Json::array(), computed = Json::array(), encoded = Json::array(),
+       used = Json::array(), scale = Json::array();
   for (const auto& s : c.slots) {
     labels.push_back(s.label);
     computed.push_back(s.computed_at);
@@ -30,7 +32,10 @@ Json cache_json(const KvCache& c) {
     used.push_back(s.used_at);
     scale.push_back(s.key_scale);
   }
-  return {{"labels", labels}, {"computed_at", computed}, {"encoded_at", encoded}, {"used_at", used},
+  return {{"labels", labels},
+          {"computed_at", computed},
+          {"encoded_at", encoded},
+          {"used_at", used},
           {"key_scale", scale}};
 }
 
@@ -48,7 +53,8 @@ Json method_json(const KvMethodState& st, int layers) {
   Json j{{"method", kv_method_name(st.method)}};
   if (!st.key_position_error.empty()) j["key_position_error"] = vec(st.key_position_error);
   j["max_output_error"] = vec(worst);
-  j["final_output_error"] = st.history.empty() ? Json::array() : vec(st.history.back().output_error);
+  j["final_output_error"] =
+      st.history.empty() ? Json::array() : vec(st.history.back().output_error);
   j["final_cache"] = cache_json(st.cache);
   j["steps"] = steps;
   return j;
@@ -57,14 +63,21 @@ Json method_json(const KvMethodState& st, int layers) {
 Json notes(const KvLabSettings& s) {
   Json n = Json::array();
   if (s.scenario == KvScenario::sliding) {
-    n.push_back("ground truth: the window's raw tokens recomputed at indices 0..n-1 after every slide");
-    n.push_back("layer 0 keys depend only on token and index, so layer-0 key_error isolates the index "
-                "correction; deeper layers also carry context from dropped tokens, which only recompute removes");
+    n.push_back(
+        "ground truth: the window's raw tokens recomputed at indices 0..n-1 after every slide");
+    n.push_back(
+        "layer 0 keys depend only on token and index, so layer-0 key_error isolates the index "
+        "correction; deeper layers also carry context from dropped tokens, which only recompute "
+        "removes");
   } else {
-    n.push_back("key_position_error: stitched keys vs the source runs' raw keys rotated to their global index "
-                "0..L-1 (positions only; rounding level when re-encoding is right)");
-    n.push_back("output_error: new tokens vs recomputing the stitched text from scratch; non-zero even with "
-                "exact re-encoding, because each block's K/V were computed in another context");
+    n.push_back(
+        "key_position_error: stitched keys vs the source runs' raw keys rotated to their global "
+        "index "
+        "0..L-1 (positions only; rounding level when re-encoding is right)");
+    n.push_back(
+        "output_error: new tokens vs recomputing the stitched text from scratch; non-zero even "
+        "with "
+        "exact re-encoding, because each block's K/V were computed in another context");
   }
   return n;
 }
@@ -110,10 +123,14 @@ void run(KvArgs& a, const CLI::App& cmd) {
   if (!a.scaling.empty()) p.rope_scaling = rope_scaling_from_name(a.scaling);
   if (!a.scenario.empty()) s.scenario = kv_scenario_from_name(a.scenario);
   // "all" (the default without a preset) runs and prints every method of the scenario.
-  const std::string method = !a.method.empty() ? a.method : a.preset.empty() ? "all" : kv_method_name(s.method);
+  const std::string method = !a.method.empty()  ? a.method
+                             : a.preset.empty() ? "all"
+                                                : kv_method_name(s.method);
   const bool all = method == "all";
-  if (!all) s.method = kv_method_from_name(method);
-  else if (const auto ms = kv_methods_for(s.scenario, p.positions); !ms.empty()) s.method = ms.front();
+  if (!all)
+    s.method = kv_method_from_name(method);
+  else if (const auto ms = kv_methods_for(s.scenario, p.positions); !ms.empty())
+    s.method = ms.front();
   // Views follow the model (they are panel state, not experiment inputs).
   s.view_layer = std::min(s.view_layer, p.layers - 1);
   s.view_head = std::min(s.view_head, std::max(p.heads - 1, 0));
@@ -124,9 +141,10 @@ void run(KvArgs& a, const CLI::App& cmd) {
   out["preset"] = kv_to_preset(s);
   out["scenario"] = kv_scenario_name(s.scenario);
   out["positions"] = kv_positions_names()[static_cast<int>(p.positions)];
-  out["model"] = {{"layers", p.layers}, {"width", p.width}, {"heads", p.heads}, {"head_dim", kv_head_dim(p)},
-                  {"vocab", p.vocab}, {"context", p.context}, {"layer_norm", p.layer_norm}, {"seed", p.seed},
-                  {"cache_float32", s.cache_float32}};
+  out["model"] = {
+      {"layers", p.layers},         {"width", p.width}, {"heads", p.heads},
+      {"head_dim", kv_head_dim(p)}, {"vocab", p.vocab}, {"context", p.context},
+      {"layer_norm", p.layer_norm}, {"seed", p.seed},   {"cache_float32", s.cache_float32}};
   if (p.positions == KvPositions::rope)
     out["rope"] = {{"base", p.rope_base},
                    {"layout", rope_layout_names()[static_cast<int>(p.rope_layout)]},
@@ -153,10 +171,12 @@ void run(KvArgs& a, const CLI::App& cmd) {
 
 void add_kv_command(CLI::App& app) {
   auto args = std::make_shared<KvArgs>();
-  auto* cmd = app.add_subcommand("kv", "KV-cache index corrections measured against full recomputation");
+  auto* cmd =
+      app.add_subcommand("kv", "KV-cache index corrections measured against full recomputation");
   KvLabSettings& s = args->lab;
   KvModelParams& p = s.model;
-  cmd->add_option("--preset", args->preset, "a kv-lab preset string, e.g. 'kv?pos=rope&method=kshift'");
+  cmd->add_option("--preset", args->preset,
+                  "a kv-lab preset string, e.g. 'kv?pos=rope&method=kshift'");
   cmd->add_option("--scenario", args->scenario, "sliding | stitch | rag");
   cmd->add_option("--method", args->method,
                   "all | naive | legacy | keep | kshift | reencode | reencode_scaled | recompute");
@@ -172,7 +192,8 @@ void add_kv_command(CLI::App& app) {
   cmd->add_option("--base", p.rope_base, "RoPE base (rope_theta)");
   cmd->add_option("--layout", args->layout, "interleaved | half");
   cmd->add_option("--scaling", args->scaling, "none | linear | ntk | dynamic | yarn | llama3");
-  cmd->add_option("--factor", p.rope_factor, "context-extension factor s (YaRN temperature 0.1 ln s + 1)");
+  cmd->add_option("--factor", p.rope_factor,
+                  "context-extension factor s (YaRN temperature 0.1 ln s + 1)");
   cmd->add_option("--L", p.rope_original_context, "trained context the scaling refers to");
   cmd->add_option("--steps", s.steps, "window slides (sliding) or new tokens (stitch, rag)");
   cmd->add_option("--drop", s.drop_steps, "episode steps dropped per slide");
@@ -182,7 +203,8 @@ void add_kv_command(CLI::App& app) {
   cmd->add_option("--from", s.retrieve_from, "rag: B index of the first retrieved slot");
   cmd->add_option("--stride", s.retrieve_stride, "rag: spacing of the retrieved B indices");
   cmd->add_option("--seed", p.seed, "weights and token streams");
-  cmd->add_flag("--float64", args->float64, "keep the cache in float64 (default: rounded to float32)");
+  cmd->add_flag("--float64", args->float64,
+                "keep the cache in float64 (default: rounded to float32)");
   cmd->callback([args, cmd] { run(*args, *cmd); });
 }
 

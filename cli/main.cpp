@@ -3,8 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "commands.hpp"
-#include "common/errors.hpp"
+#include "cli/commands.hpp"
+#include "core/common/errors.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"PosLab command line: position-encoding computations as JSON"};

@@ -8,13 +8,13 @@
 #include <iostream>
 #include <memory>
 
-#include "commands.hpp"
-#include "common/errors.hpp"
-#include "common/preset.hpp"
-#include "json_util.hpp"
-#include "lessons/lesson_files.hpp"
-#include "quiz/numeric.hpp"
-#include "quiz/quiz.hpp"
+#include "cli/commands.hpp"
+#include "cli/json_util.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
+#include "core/quiz/numeric.hpp"
+#include "core/quiz/quiz.hpp"
+#include "io/lessons/lesson_files.hpp"
 
 namespace poslab::cli {
 namespace {

@@ -3,11 +3,11 @@
 #include <iostream>
 #include <iterator>
 
-#include "commands.hpp"
-#include "common/errors.hpp"
-#include "json_util.hpp"
-#include "rope/rope.hpp"
-#include "rope/wheels_lab.hpp"
+#include "cli/commands.hpp"
+#include "cli/json_util.hpp"
+#include "core/common/errors.hpp"
+#include "core/rope/rope.hpp"
+#include "core/rope/wheels_lab.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -24,7 +24,8 @@ struct RopeArgs {
 
 Json band_names(const std::vector<PairBand>& bands) {
   Json j = Json::array();
-  for (auto b : bands) j.push_back(b == PairBand::kept ? "kept" : b == PairBand::blended ? "blended" : "interpolated");
+  for (auto b : bands)
+    j.push_back(b == PairBand::kept ? "kept" : b == PairBand::blended ? "blended" : "interpolated");
   return j;
 }
 
@@ -73,13 +74,17 @@ void run(RopeArgs& a, const CLI::App& cmd) {
   out["bands"] = band_names(rope_pair_bands(p));
   if (p.scaling == RopeScaling::yarn) {
     const YarnBounds b = rope_yarn_bounds(p);
-    out["yarn"] = {{"low_dim", b.low_dim}, {"high_dim", b.high_dim}, {"low", b.low}, {"high", b.high},
+    out["yarn"] = {{"low_dim", b.low_dim},
+                   {"high_dim", b.high_dim},
+                   {"low", b.low},
+                   {"high", b.high},
                    {"keep", to_json(rope_yarn_keep(p))}};
   }
   Json angles = Json::array();
   const RowMatrix a_tab = rope_angles(p, positions);
   for (size_t t = 0; t < positions.size(); ++t)
-    angles.push_back({{"position", positions[t]}, {"angles", to_json(Eigen::VectorXd(a_tab.row(t).transpose()))}});
+    angles.push_back({{"position", positions[t]},
+                      {"angles", to_json(Eigen::VectorXd(a_tab.row(t).transpose()))}});
   out["angles"] = angles;
 
   if (!a.op.empty()) {
@@ -112,11 +117,14 @@ void run(RopeArgs& a, const CLI::App& cmd) {
 
 void add_rope_command(CLI::App& app) {
   auto args = std::make_shared<RopeArgs>();
-  auto* cmd = app.add_subcommand("rope", "RoPE frequencies, scaling, angles; rotate JSON from stdin");
+  auto* cmd =
+      app.add_subcommand("rope", "RoPE frequencies, scaling, angles; rotate JSON from stdin");
   RopeParams& p = args->lab.rope;
-  cmd->add_option("--preset", args->preset, "a wheels-lab preset string, e.g. 'rope?dim=64&base=500000'");
+  cmd->add_option("--preset", args->preset,
+                  "a wheels-lab preset string, e.g. 'rope?dim=64&base=500000'");
   cmd->add_option("--dim", p.head_dim, "head dim D (even, 2..512)");
-  cmd->add_option("--rotary-fraction", p.rotary_fraction, "share of D rotated (partial rotary), (0, 1]");
+  cmd->add_option("--rotary-fraction", p.rotary_fraction,
+                  "share of D rotated (partial rotary), (0, 1]");
   cmd->add_option("--base", p.base, "rope_theta b (> 1)");
   cmd->add_option("--layout", args->layout, "interleaved | half");
   cmd->add_option("--scaling", args->scaling, "none | linear | ntk | dynamic | yarn | llama3");
@@ -124,15 +132,19 @@ void add_rope_command(CLI::App& app) {
   cmd->add_option("--L", p.original_context, "trained context length L");
   cmd->add_option("--current-length", p.current_length, "dynamic NTK: current sequence length");
   cmd->add_option("--beta-fast", p.yarn_beta_fast, "YaRN beta (turns above which pairs are kept)");
-  cmd->add_option("--beta-slow", p.yarn_beta_slow, "YaRN alpha (turns below which pairs are interpolated)");
+  cmd->add_option("--beta-slow", p.yarn_beta_slow,
+                  "YaRN alpha (turns below which pairs are interpolated)");
   cmd->add_option("--mscale", p.yarn_attention_factor, "YaRN attention factor (0 = 0.1 ln s + 1)");
   cmd->add_option("--low-freq-factor", p.llama3_low_freq_factor, "llama3 low_freq_factor");
   cmd->add_option("--high-freq-factor", p.llama3_high_freq_factor, "llama3 high_freq_factor");
   cmd->add_option("--positions", args->positions, "comma-separated positions (one per input row)");
   auto* g = cmd->add_option_group("operation", "rotate JSON read from stdin");
-  g->add_flag_callback("--apply", [args] { args->op = "apply"; }, "rotate by +angle(position)");
-  g->add_flag_callback("--inverse", [args] { args->op = "inverse"; }, "rotate by -angle(position)");
-  g->add_flag_callback("--reencode", [args] { args->op = "reencode"; }, "move from --positions to --to");
+  g->add_flag_callback(
+      "--apply", [args] { args->op = "apply"; }, "rotate by +angle(position)");
+  g->add_flag_callback(
+      "--inverse", [args] { args->op = "inverse"; }, "rotate by -angle(position)");
+  g->add_flag_callback(
+      "--reencode", [args] { args->op = "reencode"; }, "move from --positions to --to");
   g->require_option(0, 1);
   cmd->add_option("--to", args->to_positions, "new positions for --reencode");
   cmd->add_flag("--temperature-in-tables", args->temperature_in_tables,

@@ -3,10 +3,10 @@
 // expert, the noisy expert, uniform random, or a replayed action file.
 #include <iostream>
 
-#include "bnb/bnb_episode.hpp"
-#include "bnb_json.hpp"
-#include "commands.hpp"
-#include "common/errors.hpp"
+#include "cli/bnb_json.hpp"
+#include "cli/commands.hpp"
+#include "core/bnb/bnb_episode.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab::cli {
 namespace {

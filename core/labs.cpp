@@ -1,16 +1,16 @@
 // Dispatch from a preset's lab name to that lab's codec (see labs.hpp).
-#include "labs.hpp"
+#include "core/labs.hpp"
 
 #include <functional>
 #include <utility>
 
-#include "common/errors.hpp"
-#include "common/preset.hpp"
-#include "rope/wheels_lab.hpp"
-#include "bnb/arena_lab.hpp"
-#include "kv/kv_lab.hpp"
-#include "attention/attention_lab.hpp"
-#include "quiz/lessons_lab.hpp"
+#include "core/attention/attention_lab.hpp"
+#include "core/bnb/arena_lab.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
+#include "core/kv/kv_lab.hpp"
+#include "core/quiz/lessons_lab.hpp"
+#include "core/rope/wheels_lab.hpp"
 
 namespace poslab {
 namespace {
@@ -19,11 +19,15 @@ using Canonicalise = std::function<std::string(const std::string&)>;
 
 const std::vector<std::pair<std::string, Canonicalise>>& codecs() {
   static const std::vector<std::pair<std::string, Canonicalise>> all{
-      {kWheelsLabName, [](const std::string& t) { return wheels_to_preset(wheels_from_preset(t)); }},
-      {bnb::kArenaLabName, [](const std::string& t) { return bnb::arena_to_preset(bnb::arena_from_preset(t)); }},
+      {kWheelsLabName,
+       [](const std::string& t) { return wheels_to_preset(wheels_from_preset(t)); }},
+      {bnb::kArenaLabName,
+       [](const std::string& t) { return bnb::arena_to_preset(bnb::arena_from_preset(t)); }},
       {kKvLabName, [](const std::string& t) { return kv_to_preset(kv_from_preset(t)); }},
-      {kAttentionLabName, [](const std::string& t) { return attention_to_preset(attention_from_preset(t)); }},
-      {kLessonsLabName, [](const std::string& t) { return lessons_to_preset(lessons_from_preset(t)); }},
+      {kAttentionLabName,
+       [](const std::string& t) { return attention_to_preset(attention_from_preset(t)); }},
+      {kLessonsLabName,
+       [](const std::string& t) { return lessons_to_preset(lessons_from_preset(t)); }},
   };
   return all;
 }

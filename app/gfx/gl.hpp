@@ -2,5 +2,7 @@
 // GLFW. Include this instead of <glad/gl.h> or <GLFW/glfw3.h> directly.
 #pragma once
 #define GLFW_INCLUDE_NONE
-#include <glad/gl.h>
+// clang-format off: glad must come before GLFW
 #include <GLFW/glfw3.h>
+#include <glad/gl.h>
+// clang-format on

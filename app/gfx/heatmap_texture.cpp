@@ -1,5 +1,5 @@
 // Heatmaps: float data texture -> colour map shader -> RGBA texture for ImGui::Image.
-#include "gfx/heatmap_texture.hpp"
+#include "app/gfx/heatmap_texture.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,7 +11,8 @@ namespace poslab::app::gfx {
 
 namespace {
 
-void make_texture(GLuint& tex, GLint internal, GLenum format, GLenum type, int w, int h, const void* data) {
+void make_texture(GLuint& tex, GLint internal, GLenum format, GLenum type, int w, int h,
+                  const void* data) {
   if (!tex) glGenTextures(1, &tex);
   glBindTexture(GL_TEXTURE_2D, tex);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
@@ -24,8 +25,8 @@ void make_texture(GLuint& tex, GLint internal, GLenum format, GLenum type, int w
 
 }  // namespace
 
-void HeatmapTexture::render(GLuint data_tex, GLuint target_tex, GLuint fbo, int w, int h, float vmin, float vmax,
-                            Colormap map) {
+void HeatmapTexture::render(GLuint data_tex, GLuint target_tex, GLuint fbo, int w, int h,
+                            float vmin, float vmax, Colormap map) {
   if (!program_.id()) program_ = ShaderProgram("fullscreen.vert", "heatmap.frag");
   if (!vao_) glGenVertexArrays(1, &vao_);
   GLint saved_fbo = 0, saved_viewport[4], saved_program = 0, saved_vao = 0, saved_tex = 0;
@@ -62,7 +63,8 @@ void HeatmapTexture::render(GLuint data_tex, GLuint target_tex, GLuint fbo, int 
   if (scissor) glEnable(GL_SCISSOR_TEST);
 }
 
-void HeatmapTexture::update(const float* values, int rows, int cols, float vmin, float vmax, Colormap map) {
+void HeatmapTexture::update(const float* values, int rows, int cols, float vmin, float vmax,
+                            Colormap map) {
   if (rows < 1 || cols < 1 || rows > 4096 || cols > 4096)
     throw std::runtime_error("heatmap of " + std::to_string(rows) + " x " + std::to_string(cols) +
                              " cells is outside 1..4096 per side");
@@ -104,7 +106,8 @@ void HeatmapTexture::draw_colorbar(ImVec2 size) {
   const float lo = diverging ? -m : vmin_, hi = diverging ? m : vmax_;
   for (int i = 0; i < kSteps; ++i) ramp[i] = lo + (hi - lo) * static_cast<float>(i) / (kSteps - 1);
   make_texture(bar_data_, GL_R32F, GL_RED, GL_FLOAT, kSteps, 1, ramp.data());
-  if (!bar_color_) make_texture(bar_color_, GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE, kSteps, 1, nullptr);
+  if (!bar_color_)
+    make_texture(bar_color_, GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE, kSteps, 1, nullptr);
   if (!bar_fbo_) glGenFramebuffers(1, &bar_fbo_);
   render(bar_data_, bar_color_, bar_fbo_, kSteps, 1, lo, hi, map_);
   ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(bar_color_)), size);

@@ -4,8 +4,8 @@
 #pragma once
 #include <imgui.h>
 
-#include "gfx/gl.hpp"
-#include "gfx/shader.hpp"
+#include "app/gfx/gl.hpp"
+#include "app/gfx/shader.hpp"
 
 namespace poslab::app::gfx {
 
@@ -22,7 +22,9 @@ class HeatmapTexture {
   // linearly from [vmin, vmax] onto the colour map (diverging: vmin blue, 0 white, vmax red).
   // Up to 4096 x 4096. Call from the GL thread (inside a panel's draw).
   void update(const float* values, int rows, int cols, float vmin, float vmax, Colormap map);
-  ImTextureID texture() const { return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(color_)); }
+  ImTextureID texture() const {
+    return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(color_));
+  }
   int rows() const { return rows_; }
   int cols() const { return cols_; }
   bool empty() const { return color_ == 0; }
@@ -33,7 +35,8 @@ class HeatmapTexture {
   void release();
 
  private:
-  void render(GLuint data_tex, GLuint target_tex, GLuint fbo, int w, int h, float vmin, float vmax, Colormap map);
+  void render(GLuint data_tex, GLuint target_tex, GLuint fbo, int w, int h, float vmin, float vmax,
+              Colormap map);
   ShaderProgram program_;
   GLuint data_ = 0, color_ = 0, fbo_ = 0, vao_ = 0;
   GLuint bar_data_ = 0, bar_color_ = 0, bar_fbo_ = 0;

@@ -1,5 +1,5 @@
 // Offscreen framebuffer with one RGBA colour texture (see render_target.hpp).
-#include "gfx/render_target.hpp"
+#include "app/gfx/render_target.hpp"
 
 #include <stdexcept>
 

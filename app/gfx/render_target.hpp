@@ -3,7 +3,7 @@
 #pragma once
 #include <imgui.h>
 
-#include "gfx/gl.hpp"
+#include "app/gfx/gl.hpp"
 
 namespace poslab::app::gfx {
 
@@ -18,7 +18,9 @@ class RenderTarget {
   void bind(int width, int height);
   // Restores the default framebuffer and the previous viewport.
   void unbind();
-  ImTextureID texture() const { return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(color_)); }
+  ImTextureID texture() const {
+    return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(color_));
+  }
   int width() const { return width_; }
   int height() const { return height_; }
   void release();

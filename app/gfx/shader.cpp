@@ -1,5 +1,5 @@
 // Compiling the embedded GLSL files into programs (see shader.hpp).
-#include "gfx/shader.hpp"
+#include "app/gfx/shader.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -8,12 +8,14 @@
 
 namespace poslab::app::gfx {
 
-const std::vector<std::pair<std::string_view, std::string_view>>& embedded_shader_table();  // generated
+const std::vector<std::pair<std::string_view, std::string_view>>&
+embedded_shader_table();  // generated
 
 std::string_view embedded_shader(std::string_view file_name) {
   for (const auto& [name, source] : embedded_shader_table())
     if (name == file_name) return source;
-  throw std::runtime_error("shader shaders/" + std::string(file_name) + " was not embedded at build time");
+  throw std::runtime_error("shader shaders/" + std::string(file_name) +
+                           " was not embedded at build time");
 }
 
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "gfx/gl.hpp"
+#include "app/gfx/gl.hpp"
 
 namespace poslab::app::gfx {
 

@@ -14,17 +14,17 @@
 #include <string>
 #include <vector>
 
-#include "app_context.hpp"
-#include "bnb/arena_lab.hpp"
-#include "bnb/bnb_episode.hpp"
-#include "bnb/bnb_features.hpp"
-#include "common/errors.hpp"
-#include "dataset/bnb_dataset.hpp"
-#include "gfx/gl.hpp"
-#include "gfx/render_target.hpp"
-#include "gfx/shader.hpp"
-#include "panels/panels.hpp"
-#include "widgets.hpp"
+#include "app/app_context.hpp"
+#include "app/gfx/gl.hpp"
+#include "app/gfx/render_target.hpp"
+#include "app/gfx/shader.hpp"
+#include "app/panels/panels.hpp"
+#include "app/widgets.hpp"
+#include "core/bnb/arena_lab.hpp"
+#include "core/bnb/bnb_episode.hpp"
+#include "core/bnb/bnb_features.hpp"
+#include "core/common/errors.hpp"
+#include "io/dataset/bnb_dataset.hpp"
 
 namespace poslab::app {
 namespace {

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "app_context.hpp"
-#include "common/errors.hpp"
-#include "gfx/heatmap_texture.hpp"
-#include "kv/kv_session.hpp"
-#include "panels/panels.hpp"
-#include "widgets.hpp"
+#include "app/app_context.hpp"
+#include "app/gfx/heatmap_texture.hpp"
+#include "app/panels/panels.hpp"
+#include "app/widgets.hpp"
+#include "core/common/errors.hpp"
+#include "core/kv/kv_session.hpp"
 
 namespace poslab::app {
 namespace {
@@ -35,17 +35,17 @@ using SessionPtr = std::shared_ptr<const KvSession>;
 // session, the background job computing the next one, and what was drawn (for checks).
 struct KvUi {
   KvLabSettings lab;
-  SessionPtr session;                 // last finished computation (never half-updated)
-  std::string session_key;            // experiment key the session was computed for
-  std::future<SessionPtr> job;        // running computation, if valid()
-  std::string job_key;                // experiment key of the running job
-  std::string failed_key;             // key whose computation failed (not retried until changed)
+  SessionPtr session;           // last finished computation (never half-updated)
+  std::string session_key;      // experiment key the session was computed for
+  std::future<SessionPtr> job;  // running computation, if valid()
+  std::string job_key;          // experiment key of the running job
+  std::string failed_key;       // key whose computation failed (not retried until changed)
   PlotMetric plot_metric = PlotMetric::output;
   gfx::HeatmapTexture heat;
-  std::string heat_key;               // what the heatmap texture currently shows
+  std::string heat_key;  // what the heatmap texture currently shows
   int heat_rows = 0, heat_cols = 0;
-  int strip_slots = 0;                // slots in the strip last drawn
-  int meter_rows = 0;                 // method rows in the error meters last drawn
+  int strip_slots = 0;  // slots in the strip last drawn
+  int meter_rows = 0;   // method rows in the error meters last drawn
 };
 
 // The part of the settings that defines the experiment (not which method or layer is viewed).
@@ -58,27 +58,42 @@ std::string experiment_key(const KvLabSettings& s) {
 
 ImU32 method_colour(KvMethod m) {
   switch (m) {
-    case KvMethod::naive: return IM_COL32(230, 80, 70, 255);
-    case KvMethod::legacy: return IM_COL32(240, 170, 50, 255);
-    case KvMethod::keep: return IM_COL32(90, 200, 240, 255);
-    case KvMethod::kshift: return IM_COL32(80, 200, 120, 255);
-    case KvMethod::reencode: return IM_COL32(170, 230, 90, 255);
-    case KvMethod::reencode_scaled: return IM_COL32(220, 110, 220, 255);
-    case KvMethod::recompute: return IM_COL32(200, 200, 200, 255);
+    case KvMethod::naive:
+      return IM_COL32(230, 80, 70, 255);
+    case KvMethod::legacy:
+      return IM_COL32(240, 170, 50, 255);
+    case KvMethod::keep:
+      return IM_COL32(90, 200, 240, 255);
+    case KvMethod::kshift:
+      return IM_COL32(80, 200, 120, 255);
+    case KvMethod::reencode:
+      return IM_COL32(170, 230, 90, 255);
+    case KvMethod::reencode_scaled:
+      return IM_COL32(220, 110, 220, 255);
+    case KvMethod::recompute:
+      return IM_COL32(200, 200, 200, 255);
   }
   return IM_COL32_WHITE;
 }
 
 const char* method_help(KvMethod m) {
   switch (m) {
-    case KvMethod::naive: return "reuse cached K/V as they are: stale or duplicate indices";
-    case KvMethod::legacy: return "UniZero: K += (P[new]-P[old]) W_k, V += (P[new]-P[old]) W_v per layer (approximate)";
-    case KvMethod::keep: return "RoPE: keep absolute (episode-timestep) indices, only drop old slots";
-    case KvMethod::kshift: return "RoPE: reset indices to 0.. and rotate each key once by (new - old) (llama.cpp K-shift)";
-    case KvMethod::reencode: return "RoPE: inverse rotation at the old index, forward at the new (seed 001)";
+    case KvMethod::naive:
+      return "reuse cached K/V as they are: stale or duplicate indices";
+    case KvMethod::legacy:
+      return "UniZero: K += (P[new]-P[old]) W_k, V += (P[new]-P[old]) W_v per layer (approximate)";
+    case KvMethod::keep:
+      return "RoPE: keep absolute (episode-timestep) indices, only drop old slots";
+    case KvMethod::kshift:
+      return "RoPE: reset indices to 0.. and rotate each key once by (new - old) (llama.cpp "
+             "K-shift)";
+    case KvMethod::reencode:
+      return "RoPE: inverse rotation at the old index, forward at the new (seed 001)";
     case KvMethod::reencode_scaled:
-      return "reencode with the YaRN temperature in both cos/sin tables: keys come out mscale^2 too long";
-    case KvMethod::recompute: return "rebuild the cache from the raw tokens: the exact fix";
+      return "reencode with the YaRN temperature in both cos/sin tables: keys come out mscale^2 "
+             "too long";
+    case KvMethod::recompute:
+      return "rebuild the cache from the raw tokens: the exact fix";
   }
   return "";
 }
@@ -94,8 +109,10 @@ ImU32 error_colour(double e, float alpha = 1.0f) {
 std::string sci(double v) {
   char buf[32];
   if (v == 0) return "0";
-  if (std::abs(v) >= 1e-2 && std::abs(v) < 1e4) std::snprintf(buf, sizeof buf, "%.3g", v);
-  else std::snprintf(buf, sizeof buf, "%.1e", v);
+  if (std::abs(v) >= 1e-2 && std::abs(v) < 1e4)
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.1e", v);
   return buf;
 }
 
@@ -126,9 +143,12 @@ class KvPanel final : public Panel {
   std::vector<std::string> check_presets() const override {
     return {"kv?layers=4&C=512&steps=2&layer=3",
             "kv?C=4&steps=500&layers=1",
-            "kv?pos=rope&method=kshift&layers=4&heads=16&width=256&C=64&steps=3&layout=interleaved&head=15&pair=7",
-            "kv?pos=rope&scenario=stitch&method=reencode_scaled&scaling=yarn&factor=1024&first=512&second=512&steps=2",
-            "kv?pos=rope&scenario=rag&method=naive&first=512&retrieved=64&from=0&stride=8&steps=1&f32=0",
+            "kv?pos=rope&method=kshift&layers=4&heads=16&width=256&C=64&steps=3&layout=interleaved&"
+            "head=15&pair=7",
+            "kv?pos=rope&scenario=stitch&method=reencode_scaled&scaling=yarn&factor=1024&first=512&"
+            "second=512&steps=2",
+            "kv?pos=rope&scenario=rag&method=naive&first=512&retrieved=64&from=0&stride=8&steps=1&"
+            "f32=0",
             "kv?ln=0&pos_std=10&gain=10&seed=2147483647&vocab=1024&method=naive",
             "kv?pos=rope&method=naive&base=1000000000000&heads=1&width=8&C=6&drop=2&pair=3",
             "kv?gain=0.1&pos_std=0&layers=2&layer=1&method=recompute&vocab=4"};
@@ -139,14 +159,16 @@ class KvPanel final : public Panel {
     if (!ui_.session) return "no session was computed";
     const KvSession& ses = *ui_.session;
     const KvLabSettings& s = ses.settings;
-    if (experiment_key(s) != experiment_key(ui_.lab)) return "the session belongs to other settings";
+    if (experiment_key(s) != experiment_key(ui_.lab))
+      return "the session belongs to other settings";
     const auto methods = kv_methods_for(s.scenario, s.model.positions);
     if (ses.methods.size() != methods.size())
-      return std::to_string(ses.methods.size()) + " method states for " + std::to_string(methods.size()) + " methods";
+      return std::to_string(ses.methods.size()) + " method states for " +
+             std::to_string(methods.size()) + " methods";
     for (const auto& st : ses.methods) {
       if (static_cast<int>(st.history.size()) != ses.step)
-        return kv_method_name(st.method) + " has " + std::to_string(st.history.size()) + " steps, session " +
-               std::to_string(ses.step);
+        return kv_method_name(st.method) + " has " + std::to_string(st.history.size()) +
+               " steps, session " + std::to_string(ses.step);
       for (const auto& e : st.history) {
         for (double v : e.output_error)
           if (!std::isfinite(v)) return kv_method_name(st.method) + ": non-finite output error";
@@ -154,17 +176,21 @@ class KvPanel final : public Panel {
           return "recompute is not at rounding level: " + sci(e.output_error.back());
       }
       for (const auto& sl : st.cache.slots)
-        if (s.model.positions == KvPositions::learned && (sl.used_at < 0 || sl.used_at >= s.model.context))
+        if (s.model.positions == KvPositions::learned &&
+            (sl.used_at < 0 || sl.used_at >= s.model.context))
           return "slot used at " + index_text(sl.used_at) + " outside the learned table";
     }
     const int shown = shown_slots(ses);
     if (ui_.strip_slots != shown)
-      return "strip drew " + std::to_string(ui_.strip_slots) + " slots, the cache holds " + std::to_string(shown);
+      return "strip drew " + std::to_string(ui_.strip_slots) + " slots, the cache holds " +
+             std::to_string(shown);
     if (ui_.meter_rows != static_cast<int>(methods.size()) && ses.step > 0)
-      return "error meters drew " + std::to_string(ui_.meter_rows) + " rows for " + std::to_string(methods.size());
+      return "error meters drew " + std::to_string(ui_.meter_rows) + " rows for " +
+             std::to_string(methods.size());
     if (ses.step > 0 && ui_.heat_rows != 2 * s.model.heads + 1)
       return "attention heatmap has " + std::to_string(ui_.heat_rows) + " rows, want 2 x heads + 1";
-    if (s.view_layer >= s.model.layers || s.view_head >= s.model.heads) return "view layer/head out of range";
+    if (s.view_layer >= s.model.layers || s.view_head >= s.model.heads)
+      return "view layer/head out of range";
     return {};
   }
 
@@ -212,16 +238,25 @@ class KvPanel final : public Panel {
       KvSession ses = *base;
       ses.settings.method = s.method;
       switch (op) {
-        case KvOp::append: kv_session_append(ses); break;
-        case KvOp::slide: kv_session_slide(ses); break;
-        case KvOp::stitch: kv_session_stitch(ses); break;
+        case KvOp::append:
+          kv_session_append(ses);
+          break;
+        case KvOp::slide:
+          kv_session_slide(ses);
+          break;
+        case KvOp::stitch:
+          kv_session_stitch(ses);
+          break;
         case KvOp::more:
           for (int i = 0; i < s.steps; ++i) {
-            if (s.scenario == KvScenario::sliding) kv_session_slide(ses);
-            else kv_session_append(ses);
+            if (s.scenario == KvScenario::sliding)
+              kv_session_slide(ses);
+            else
+              kv_session_append(ses);
           }
           break;
-        default: break;
+        default:
+          break;
       }
       return std::make_shared<const KvSession>(std::move(ses));
     });
@@ -262,7 +297,8 @@ class KvPanel final : public Panel {
     if (s.scenario == KvScenario::sliding) s.drop_steps = std::min(s.drop_steps, p.context / 2 - 1);
     if (s.scenario == KvScenario::rag) {
       s.retrieve_from = std::min(s.retrieve_from, s.first_length - 1);
-      s.retrieved = std::min(s.retrieved, (s.first_length - 1 - s.retrieve_from) / s.retrieve_stride + 1);
+      s.retrieved =
+          std::min(s.retrieved, (s.first_length - 1 - s.retrieve_from) / s.retrieve_stride + 1);
     }
   }
 
@@ -275,8 +311,9 @@ class KvPanel final : public Panel {
     ImGui::TextUnformatted("Scenario");
     int scenario = static_cast<int>(s.scenario);
     ImGui::RadioButton("sliding window", &scenario, 0);
-    tooltip("Seed 000 (UniZero): the cache holds the last C tokens of an episode s1 a1 s2 a2 ...;\n"
-            "a slide drops the oldest step(s) and appends new ones.");
+    tooltip(
+        "Seed 000 (UniZero): the cache holds the last C tokens of an episode s1 a1 s2 a2 ...;\n"
+        "a slide drops the oldest step(s) and appends new ones.");
     ImGui::SameLine();
     ImGui::RadioButton("stitch", &scenario, 1);
     tooltip("Seed 001: [cache of B; cache of A], each computed alone from index 0.");
@@ -287,14 +324,16 @@ class KvPanel final : public Panel {
 
     int pos = static_cast<int>(p.positions);
     ImGui::RadioButton("learned absolute", &pos, 0);
-    tooltip("A table of C learned rows added to the token embeddings (GPT-2, UniZero's nn.Embedding).\n"
-            "Stitching needs RoPE.");
+    tooltip(
+        "A table of C learned rows added to the token embeddings (GPT-2, UniZero's nn.Embedding).\n"
+        "Stitching needs RoPE.");
     ImGui::SameLine();
     ImGui::RadioButton("RoPE", &pos, 1);
     tooltip("Rotary embedding on Q and K of every head (never on V).");
     p.positions = static_cast<KvPositions>(pos);
 
-    const auto methods = kv_methods_for(s.scenario, s.scenario == KvScenario::sliding ? p.positions : KvPositions::rope);
+    const auto methods = kv_methods_for(
+        s.scenario, s.scenario == KvScenario::sliding ? p.positions : KvPositions::rope);
     if (ImGui::BeginCombo("method shown", kv_method_name(s.method).c_str())) {
       for (auto m : methods) {
         if (ImGui::Selectable(kv_method_name(m).c_str(), m == s.method)) s.method = m;
@@ -311,16 +350,20 @@ class KvPanel final : public Panel {
     const bool busy = ui_.job.valid();
     if (busy) ImGui::BeginDisabled();
     if (ImGui::Button("Restart")) op = KvOp::restart;
-    tooltip(sliding ? "A fresh full window of C tokens at indices 0..C-1." : "B and A cached separately, not stitched.");
+    tooltip(sliding ? "A fresh full window of C tokens at indices 0..C-1."
+                    : "B and A cached separately, not stitched.");
     ImGui::SameLine();
     if (ImGui::Button(sliding ? "Append step" : "Append token")) op = KvOp::append;
-    tooltip(sliding ? "Append one episode step (state + action) without dropping: learned positions\n"
-                      "refuse once the window is full (no table row past C - 1)."
-                    : "Generate one new token at index L, L+1, ... attending to all L slots.");
+    tooltip(sliding
+                ? "Append one episode step (state + action) without dropping: learned positions\n"
+                  "refuse once the window is full (no table row past C - 1)."
+                : "Generate one new token at index L, L+1, ... attending to all L slots.");
     if (sliding) {
       ImGui::SameLine();
       if (ImGui::Button("Slide")) op = KvOp::slide;
-      tooltip("Drop the oldest step(s), correct the indices with each method, append as many new steps.");
+      tooltip(
+          "Drop the oldest step(s), correct the indices with each method, append as many new "
+          "steps.");
     } else {
       ImGui::SameLine();
       const bool stitched = ui_.session && ui_.session->stitched;
@@ -335,17 +378,22 @@ class KvPanel final : public Panel {
     if (ImGui::Button("Rerun from start")) op = KvOp::run;
     tooltip("Restart, then run 'steps' slides or new tokens (what the command line prints).");
     if (busy) ImGui::EndDisabled();
-    slider_int("steps", s.steps, KvLabSettings::steps_range, true, "Slides (sliding) or new tokens (stitch, RAG) per run.");
+    slider_int("steps", s.steps, KvLabSettings::steps_range, true,
+               "Slides (sliding) or new tokens (stitch, RAG) per run.");
     if (sliding) {
-      slider_int("drop steps", s.drop_steps, {1, static_cast<double>(std::max(1, p.context / 2 - 1))}, false,
+      slider_int("drop steps", s.drop_steps,
+                 {1, static_cast<double>(std::max(1, p.context / 2 - 1))}, false,
                  "Episode steps (state + action = 2 tokens) dropped per slide.");
     } else {
-      slider_int("B tokens", s.first_length, KvLabSettings::length_range, true, "Length of document B (source of the first block).");
-      slider_int("A tokens", s.second_length, KvLabSettings::length_range, true, "Length of document A (the second block).");
+      slider_int("B tokens", s.first_length, KvLabSettings::length_range, true,
+                 "Length of document B (source of the first block).");
+      slider_int("A tokens", s.second_length, KvLabSettings::length_range, true,
+                 "Length of document A (the second block).");
       if (s.scenario == KvScenario::rag) {
-        slider_int("retrieved", s.retrieved, {1, static_cast<double>(s.first_length)}, false, "Slots retrieved from B's cache.");
-        slider_int("from B index", s.retrieve_from, {0, static_cast<double>(s.first_length - 1)}, false,
-                   "B index of the first retrieved slot (the seed's example: 180).");
+        slider_int("retrieved", s.retrieved, {1, static_cast<double>(s.first_length)}, false,
+                   "Slots retrieved from B's cache.");
+        slider_int("from B index", s.retrieve_from, {0, static_cast<double>(s.first_length - 1)},
+                   false, "B index of the first retrieved slot (the seed's example: 180).");
         slider_int("stride", s.retrieve_stride, KvLabSettings::retrieve_stride_range, false,
                    "Spacing of retrieved B indices (1 = one contiguous chunk).");
       }
@@ -375,15 +423,18 @@ class KvPanel final : public Panel {
     slider_int("context C", p.context, KvModelParams::context_range, true,
                "Window in tokens (even: a step is 2 tokens); learned table rows.");
     ImGui::Checkbox("pre-LayerNorm", &p.layer_norm);
-    tooltip("Off: K and V of layer 0 are linear in P, and UniZero's legacy correction is exact there.");
+    tooltip(
+        "Off: K and V of layer 0 are linear in P, and UniZero's legacy correction is exact there.");
     if (p.positions == KvPositions::learned)
-      slider_double("position std", p.position_std, KvModelParams::position_std_range, "%.3g", false,
+      slider_double("position std", p.position_std, KvModelParams::position_std_range, "%.3g",
+                    false,
                     "Std of the learned position rows (token rows have std 1). LayerNorm rescales\n"
                     "E + P, so the legacy correction's size is off by that factor.");
-    slider_double("attention gain", p.attention_gain, KvModelParams::attention_gain_range, "%.3g", true,
-                  "Scales W_q and W_k at init: higher = sharper attention.");
+    slider_double("attention gain", p.attention_gain, KvModelParams::attention_gain_range, "%.3g",
+                  true, "Scales W_q and W_k at init: higher = sharper attention.");
     if (p.positions == KvPositions::rope) {
-      slider_double("base", p.rope_base, {2.0, RopeParams::base_range.hi}, "%.6g", true, "rope_theta b.");
+      slider_double("base", p.rope_base, {2.0, RopeParams::base_range.hi}, "%.6g", true,
+                    "rope_theta b.");
       int layout = static_cast<int>(p.rope_layout);
       ImGui::RadioButton("interleaved", &layout, 0);
       ImGui::SameLine();
@@ -391,11 +442,13 @@ class KvPanel final : public Panel {
       p.rope_layout = static_cast<RopeLayout>(layout);
       bool yarn = p.rope_scaling == RopeScaling::yarn;
       ImGui::Checkbox("YaRN (temperature in cos/sin)", &yarn);
-      tooltip("Scaled cos/sin tables carry mscale = 0.1 ln s + 1 (HF-style): the re-encode with those\n"
-              "tables for its inverse too multiplies keys by mscale^2 (method reencode_scaled).");
+      tooltip(
+          "Scaled cos/sin tables carry mscale = 0.1 ln s + 1 (HF-style): the re-encode with those\n"
+          "tables for its inverse too multiplies keys by mscale^2 (method reencode_scaled).");
       p.rope_scaling = yarn ? RopeScaling::yarn : RopeScaling::none;
       if (yarn) {
-        slider_double("factor s", p.rope_factor, RopeParams::factor_range, "%.4g", true, "YaRN scale factor.");
+        slider_double("factor s", p.rope_factor, RopeParams::factor_range, "%.4g", true,
+                      "YaRN scale factor.");
         const double m = kv_rope_table_scale(p);
         ImGui::Text("mscale = %.4f, mscale^2 = %.4f", m, m * m);
       }
@@ -403,14 +456,18 @@ class KvPanel final : public Panel {
     ImGui::InputInt("seed", &p.seed);
     p.seed = std::clamp(p.seed, 0, 2147483647);
     ImGui::Checkbox("float32 cache", &s.cache_float32);
-    tooltip("Store K/V rounded to float32 as real caches do (rounding level ~1e-7 instead of ~1e-16).");
+    tooltip(
+        "Store K/V rounded to float32 as real caches do (rounding level ~1e-7 instead of ~1e-16).");
 
     ImGui::Separator();
     ImGui::TextUnformatted("View");
-    slider_int("layer", s.view_layer, {0, static_cast<double>(p.layers - 1)}, false, "Layer of the heatmap, plot and numbers.");
-    slider_int("head", s.view_head, {0, static_cast<double>(p.heads - 1)}, false, "Head of the heatmap rows and strip cells.");
+    slider_int("layer", s.view_layer, {0, static_cast<double>(p.layers - 1)}, false,
+               "Layer of the heatmap, plot and numbers.");
+    slider_int("head", s.view_head, {0, static_cast<double>(p.heads - 1)}, false,
+               "Head of the heatmap rows and strip cells.");
     if (p.positions == KvPositions::rope)
-      slider_int("RoPE pair", s.view_pair, {0, static_cast<double>(std::max(0, kv_head_dim(p) / 2 - 1))}, false,
+      slider_int("RoPE pair", s.view_pair,
+                 {0, static_cast<double>(std::max(0, kv_head_dim(p) / 2 - 1))}, false,
                  "Pair drawn on the slot dials (0 = fastest).");
     int metric = static_cast<int>(ui_.plot_metric);
     ImGui::TextUnformatted("plot:");
@@ -446,23 +503,29 @@ class KvPanel final : public Panel {
     const auto ms = kv_methods_for(view.scenario, view.model.positions);
     if (std::find(ms.begin(), ms.end(), view.method) == ms.end()) view.method = ms.front();
 
-    if (ui_.job.valid()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "computing...");
-    else ImGui::Text("step %d", ses.step);
+    if (ui_.job.valid())
+      ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "computing...");
+    else
+      ImGui::Text("step %d", ses.step);
     ImGui::SameLine();
     if (view.scenario == KvScenario::sliding)
-      ImGui::TextDisabled("| window: stream tokens %d..%d | ground truth: the window's raw tokens recomputed at 0..n-1",
-                          ses.window_begin, ses.window_end - 1);
+      ImGui::TextDisabled(
+          "| window: stream tokens %d..%d | ground truth: the window's raw tokens recomputed at "
+          "0..n-1",
+          ses.window_begin, ses.window_end - 1);
     else
-      ImGui::TextDisabled("| ground truth: the stitched text [first; A; new tokens] recomputed from scratch");
+      ImGui::TextDisabled(
+          "| ground truth: the stitched text [first; A; new tokens] recomputed from scratch");
 
     draw_strip(ses, view, scale);
     ImGui::Separator();
     if (ses.step == 0) {
       ui_.meter_rows = 0;
-      ImGui::TextWrapped(view.scenario == KvScenario::sliding
-                             ? "Press Slide (or Append step) to drop old tokens and see each correction's error."
-                             : ses.stitched ? "Press Append token to continue at index L."
-                                            : "Press Stitch to build [first; A], then Append token.");
+      ImGui::TextWrapped(
+          view.scenario == KvScenario::sliding
+              ? "Press Slide (or Append step) to drop old tokens and see each correction's error."
+          : ses.stitched ? "Press Append token to continue at index L."
+                         : "Press Stitch to build [first; A], then Append token.");
       if (view.scenario != KvScenario::sliding && ses.stitched) draw_stitch_numbers(ses, view);
       return;
     }
@@ -505,16 +568,21 @@ class KvPanel final : public Panel {
     ui_.strip_slots = static_cast<int>(slots.size());
     std::vector<std::vector<double>> cell_err;
     if (st)
-      for (int l = 0; l < p.layers; ++l) cell_err.push_back(kv_slot_key_errors(ses, *st, l, view.view_head));
+      for (int l = 0; l < p.layers; ++l)
+        cell_err.push_back(kv_slot_key_errors(ses, *st, l, view.view_head));
 
     if (unstitched)
-      ImGui::TextWrapped("Cache of B (computed alone at 0..%d) then cache of A (alone at 0..%d). Stitching reads them "
-                         "as one sequence 0..L-1.",
-                         kv_cache_size(ses.cache_b) - 1, kv_cache_size(ses.cache_a) - 1);
+      ImGui::TextWrapped(
+          "Cache of B (computed alone at 0..%d) then cache of A (alone at 0..%d). Stitching reads "
+          "them "
+          "as one sequence 0..L-1.",
+          kv_cache_size(ses.cache_b) - 1, kv_cache_size(ses.cache_a) - 1);
     else
-      ImGui::TextWrapped("Cache of '%s': c = index computed at, u = index used at now. Red: stored K/V encode another index; "
-                  "orange: moved approximately or wrong length. Cells: key error per layer, head %d.",
-                  kv_method_name(view.method).c_str(), view.view_head);
+      ImGui::TextWrapped(
+          "Cache of '%s': c = index computed at, u = index used at now. Red: stored K/V encode "
+          "another index; "
+          "orange: moved approximately or wrong length. Cells: key error per layer, head %d.",
+          kv_method_name(view.method).c_str(), view.view_head);
     const bool rope = p.positions == KvPositions::rope;
     const float line = ImGui::GetTextLineHeight();
     const float cw = 44.0f * scale, dial = rope ? 30.0f * scale : 0.0f, cell = 12.0f * scale;
@@ -527,7 +595,8 @@ class KvPanel final : public Panel {
     const int n = static_cast<int>(slots.size());
     ImGui::Dummy(ImVec2(label_w + n * (cw + 2.0f), strip_h));
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text),
+                dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     for (int l = 0; st && l < p.layers; ++l) {
       char buf[16];
       std::snprintf(buf, sizeof buf, "L%d", l);
@@ -545,10 +614,11 @@ class KvPanel final : public Panel {
       const bool approx = !unstitched && (s.approximate || std::abs(s.key_scale - 1.0) > 1e-12);
       ImU32 box = IM_COL32(60, 150, 90, 90);
       if (unstitched) {
-        const bool in_first =
-            i < kv_cache_size(ses.cache_b) && std::find(retrieved.begin(), retrieved.end(), i) != retrieved.end();
-        box = i < kv_cache_size(ses.cache_b) ? (in_first ? IM_COL32(90, 120, 200, 120) : IM_COL32(90, 90, 90, 60))
-                                             : IM_COL32(150, 110, 200, 110);
+        const bool in_first = i < kv_cache_size(ses.cache_b) &&
+                              std::find(retrieved.begin(), retrieved.end(), i) != retrieved.end();
+        box = i < kv_cache_size(ses.cache_b)
+                  ? (in_first ? IM_COL32(90, 120, 200, 120) : IM_COL32(90, 90, 90, 60))
+                  : IM_COL32(150, 110, 200, 110);
       } else if (stale) {
         box = IM_COL32(220, 70, 60, 140);
       } else if (approx) {
@@ -557,49 +627,58 @@ class KvPanel final : public Panel {
       dl->AddRectFilled(ImVec2(x, o.y), ImVec2(x + cw, o.y + head_h), box, 3.0f);
       dl->AddText(ImVec2(x + 3, o.y + 2), text, s.label.c_str());
       dl->AddText(ImVec2(x + 3, o.y + 2 + line), text, prefixed('c', s.computed_at).c_str());
-      if (!unstitched) dl->AddText(ImVec2(x + 3, o.y + 2 + 2 * line), text, prefixed('u', s.used_at).c_str());
-      if (rope) draw_slot_dial(dl, p, s, view.view_pair, ImVec2(x + cw * 0.5f, o.y + head_h + dial * 0.5f), dial * 0.42f,
-                               unstitched);
+      if (!unstitched)
+        dl->AddText(ImVec2(x + 3, o.y + 2 + 2 * line), text, prefixed('u', s.used_at).c_str());
+      if (rope)
+        draw_slot_dial(dl, p, s, view.view_pair, ImVec2(x + cw * 0.5f, o.y + head_h + dial * 0.5f),
+                       dial * 0.42f, unstitched);
       for (int l = 0; st && l < p.layers; ++l) {
         if (i >= static_cast<int>(cell_err[l].size())) continue;
         const float y = o.y + head_h + dial + l * (cell + 2.0f);
         dl->AddRectFilled(ImVec2(x, y), ImVec2(x + cw, y + cell), error_colour(cell_err[l][i]));
       }
       if (ImGui::IsMouseHoveringRect(ImVec2(x, o.y), ImVec2(x + cw, o.y + strip_h))) {
-        std::string tip = s.label + ": token id " + std::to_string(s.token) + "\ncomputed at index " +
-                          index_text(s.computed_at) + "\nstored K encode index " + index_text(s.encoded_at);
+        std::string tip = s.label + ": token id " + std::to_string(s.token) +
+                          "\ncomputed at index " + index_text(s.computed_at) +
+                          "\nstored K encode index " + index_text(s.encoded_at);
         if (!unstitched) tip += "\nused at index " + index_text(s.used_at);
         if (s.approximate) tip += "\nmoved by the approximate legacy correction";
         if (s.key_scale != 1.0) tip += "\nkeys " + sci(s.key_scale) + " x their correct length";
         if (rope) {
           const KvSlotAngles a = kv_slot_angles(p, s, view.view_pair);
-          tip += "\npair " + std::to_string(view.view_pair) + ": stored angle " + sci(a.stored) + " rad, should be " +
-                 sci(a.should) + " rad";
+          tip += "\npair " + std::to_string(view.view_pair) + ": stored angle " + sci(a.stored) +
+                 " rad, should be " + sci(a.should) + " rad";
         }
         for (int l = 0; st && l < p.layers; ++l)
           if (i < static_cast<int>(cell_err[l].size()))
-            tip += "\nlayer " + std::to_string(l) + " key error vs recomputation: " + sci(cell_err[l][i]);
+            tip += "\nlayer " + std::to_string(l) +
+                   " key error vs recomputation: " + sci(cell_err[l][i]);
         ImGui::SetTooltip("%s", tip.c_str());
       }
     }
     ImGui::EndChild();
     if (rope)
-      ImGui::TextDisabled("Dials: pair %d, angles counter-clockwise with y up. Coloured hand: angle the stored key "
-                          "encodes (longer = too long a key); grey hand: angle it should have where it is used.",
-                          view.view_pair);
+      ImGui::TextDisabled(
+          "Dials: pair %d, angles counter-clockwise with y up. Coloured hand: angle the stored key "
+          "encodes (longer = too long a key); grey hand: angle it should have where it is used.",
+          view.view_pair);
   }
 
-  static void draw_slot_dial(ImDrawList* dl, const KvModelParams& p, const KvSlot& s, int pair, ImVec2 c, float r,
-                             bool unstitched) {
+  static void draw_slot_dial(ImDrawList* dl, const KvModelParams& p, const KvSlot& s, int pair,
+                             ImVec2 c, float r, bool unstitched) {
     const KvSlotAngles a = kv_slot_angles(p, s, pair);
     dl->AddCircleFilled(c, r, ImGui::GetColorU32(ImGuiCol_FrameBg), 20);
     dl->AddCircle(c, r, ImGui::GetColorU32(ImGuiCol_Border), 20);
     const double should = unstitched ? a.stored : a.should;
-    dl->AddLine(c, ImVec2(c.x + r * static_cast<float>(std::cos(should)), c.y - r * static_cast<float>(std::sin(should))),
+    dl->AddLine(c,
+                ImVec2(c.x + r * static_cast<float>(std::cos(should)),
+                       c.y - r * static_cast<float>(std::sin(should))),
                 IM_COL32(170, 170, 170, 255), 2.0f);
     const bool ok = unstitched || (a.stored == a.should && s.key_scale == 1.0);
     const float len = r * static_cast<float>(std::clamp(s.key_scale, 0.3, 1.45));
-    dl->AddLine(c, ImVec2(c.x + len * static_cast<float>(std::cos(a.stored)), c.y - len * static_cast<float>(std::sin(a.stored))),
+    dl->AddLine(c,
+                ImVec2(c.x + len * static_cast<float>(std::cos(a.stored)),
+                       c.y - len * static_cast<float>(std::sin(a.stored))),
                 ok ? IM_COL32(80, 210, 120, 255) : IM_COL32(240, 80, 70, 255), 1.5f);
   }
 
@@ -607,10 +686,14 @@ class KvPanel final : public Panel {
   void draw_meters(const KvSession& ses, const KvLabSettings& view, float scale) {
     const int L = view.model.layers;
     ImGui::Text("Error of the new tokens' output vs full recomputation (step %d)", ses.step);
-    tooltip("Relative error ||method - recompute|| / ||recompute|| of the residual stream after each layer\n"
-            "and of the logits, for the tokens appended in the last step. Green: rounding level.");
+    tooltip(
+        "Relative error ||method - recompute|| / ||recompute|| of the residual stream after each "
+        "layer\n"
+        "and of the logits, for the tokens appended in the last step. Green: rounding level.");
     ui_.meter_rows = 0;
-    if (!ImGui::BeginTable("##meters_t", L + 2, ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_RowBg)) return;
+    if (!ImGui::BeginTable("##meters_t", L + 2,
+                           ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_RowBg))
+      return;
     ImGui::TableSetupColumn("method", ImGuiTableColumnFlags_WidthFixed, 110.0f * scale);
     for (int l = 0; l < L; ++l) ImGui::TableSetupColumn(("layer " + std::to_string(l)).c_str());
     ImGui::TableSetupColumn("logits");
@@ -621,7 +704,8 @@ class KvPanel final : public Panel {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushStyleColor(ImGuiCol_Text, method_colour(st.method));
-      if (ImGui::Selectable(kv_method_name(st.method).c_str(), st.method == ui_.lab.method)) ui_.lab.method = st.method;
+      if (ImGui::Selectable(kv_method_name(st.method).c_str(), st.method == ui_.lab.method))
+        ui_.lab.method = st.method;
       ImGui::PopStyleColor();
       tooltip(method_help(st.method));
       for (int l = 0; l <= L; ++l) {
@@ -635,10 +719,12 @@ class KvPanel final : public Panel {
   }
 
   static void meter(double e, float scale) {
-    const float w = std::max(30.0f, ImGui::GetContentRegionAvail().x), h = ImGui::GetTextLineHeight();
+    const float w = std::max(30.0f, ImGui::GetContentRegionAvail().x),
+                h = ImGui::GetTextLineHeight();
     const ImVec2 o = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float t = static_cast<float>(std::clamp((std::log10(std::max(e, 1e-12)) + 9.0) / 9.0, 0.02, 1.0));
+    const float t =
+        static_cast<float>(std::clamp((std::log10(std::max(e, 1e-12)) + 9.0) / 9.0, 0.02, 1.0));
     dl->AddRectFilled(o, ImVec2(o.x + w, o.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
     dl->AddRectFilled(o, ImVec2(o.x + w * t, o.y + h), error_colour(e));
     const std::string s = sci(e);
@@ -650,21 +736,26 @@ class KvPanel final : public Panel {
   void draw_heatmap(const KvSession& ses, const KvLabSettings& view, float scale) {
     const KvMethodState& st = kv_session_method(ses, view.method);
     const int l = view.view_layer, H = view.model.heads;
-    ImGui::Text("Attention of the newest token, layer %d: '%s' (top %d rows) vs recompute (bottom)", l,
-                kv_method_name(view.method).c_str(), H);
+    ImGui::Text("Attention of the newest token, layer %d: '%s' (top %d rows) vs recompute (bottom)",
+                l, kv_method_name(view.method).c_str(), H);
     if (st.last.attention_last.empty() || ses.truth.attention_last.empty()) return;
     const RowMatrix& a = st.last.attention_last[l];
     const RowMatrix& b = ses.truth.attention_last[l];
     const int cols = static_cast<int>(std::max(a.cols(), b.cols())), rows = 2 * H + 1;
     char key[160];
-    std::snprintf(key, sizeof key, "%p %d %d %d", static_cast<const void*>(&ses), static_cast<int>(view.method), l, ses.step);
+    std::snprintf(key, sizeof key, "%p %d %d %d", static_cast<const void*>(&ses),
+                  static_cast<int>(view.method), l, ses.step);
     if (ui_.heat_key != key) {
-      std::vector<float> v(static_cast<size_t>(rows) * cols, std::numeric_limits<float>::quiet_NaN());
+      std::vector<float> v(static_cast<size_t>(rows) * cols,
+                           std::numeric_limits<float>::quiet_NaN());
       float vmax = 1e-6f;
       for (int h = 0; h < H; ++h) {
-        for (int c = 0; c < a.cols(); ++c) v[static_cast<size_t>(h) * cols + c] = static_cast<float>(a(h, c));
-        for (int c = 0; c < b.cols(); ++c) v[static_cast<size_t>(H + 1 + h) * cols + c] = static_cast<float>(b(h, c));
-        vmax = std::max({vmax, static_cast<float>(a.row(h).maxCoeff()), static_cast<float>(b.row(h).maxCoeff())});
+        for (int c = 0; c < a.cols(); ++c)
+          v[static_cast<size_t>(h) * cols + c] = static_cast<float>(a(h, c));
+        for (int c = 0; c < b.cols(); ++c)
+          v[static_cast<size_t>(H + 1 + h) * cols + c] = static_cast<float>(b(h, c));
+        vmax = std::max({vmax, static_cast<float>(a.row(h).maxCoeff()),
+                         static_cast<float>(b.row(h).maxCoeff())});
       }
       ui_.heat.update(v.data(), rows, cols, 0.0f, vmax, gfx::Colormap::viridis);
       ui_.heat_key = key;
@@ -672,7 +763,8 @@ class KvPanel final : public Panel {
       ui_.heat_cols = cols;
     }
     const float w = std::max(100.0f, ImGui::GetContentRegionAvail().x);
-    const float h = std::max(60.0f, ImGui::GetContentRegionAvail().y - 2.5f * ImGui::GetTextLineHeightWithSpacing());
+    const float h = std::max(
+        60.0f, ImGui::GetContentRegionAvail().y - 2.5f * ImGui::GetTextLineHeightWithSpacing());
     const ImVec2 hov = ui_.heat.draw(ImVec2(w, h));
     if (hov.x >= 0) {
       const int c = static_cast<int>(hov.x), r = static_cast<int>(hov.y);
@@ -681,8 +773,9 @@ class KvPanel final : public Panel {
       const auto& slots = truth ? ses.truth_cache.slots : st.cache.slots;
       if (r != H && c < static_cast<int>(slots.size())) {
         const double p = truth ? b(hd, c) : a(hd, c);
-        ImGui::SetTooltip("%s head %d -> slot %d (%s, used at %s): %.4f", truth ? "recompute" : kv_method_name(view.method).c_str(),
-                          hd, c, slots[c].label.c_str(), index_text(slots[c].used_at).c_str(), p);
+        ImGui::SetTooltip("%s head %d -> slot %d (%s, used at %s): %.4f",
+                          truth ? "recompute" : kv_method_name(view.method).c_str(), hd, c,
+                          slots[c].label.c_str(), index_text(slots[c].used_at).c_str(), p);
       }
     }
     ui_.heat.draw_colorbar(ImVec2(std::min(w, 240.0f * scale), 8.0f * scale));
@@ -691,14 +784,21 @@ class KvPanel final : public Panel {
   // Error against the step number for every method on a log axis.
   void draw_plot(const KvSession& ses, const KvLabSettings& view, float scale) {
     const int l = view.view_layer;
-    const char* what = ui_.plot_metric == PlotMetric::output ? "output error" : ui_.plot_metric == PlotMetric::keys ? "key error" : "logits error";
-    ImGui::Text("%s (layer %d) over %s", what, l, view.scenario == KvScenario::sliding ? "window slides" : "new tokens");
+    const char* what = ui_.plot_metric == PlotMetric::output ? "output error"
+                       : ui_.plot_metric == PlotMetric::keys ? "key error"
+                                                             : "logits error";
+    ImGui::Text("%s (layer %d) over %s", what, l,
+                view.scenario == KvScenario::sliding ? "window slides" : "new tokens");
     tooltip(view.scenario == KvScenario::sliding
-                ? "Exact corrections stay at rounding level (~1e-7 with a float32 cache). With more than one layer,\n"
-                  "reused caches also keep context from dropped tokens in layers >= 1: only recompute removes it."
-                : "Against recomputing the stitched text from scratch: never zero for reused caches in layers >= 1.");
+                ? "Exact corrections stay at rounding level (~1e-7 with a float32 cache). With "
+                  "more than one layer,\n"
+                  "reused caches also keep context from dropped tokens in layers >= 1: only "
+                  "recompute removes it."
+                : "Against recomputing the stitched text from scratch: never zero for reused "
+                  "caches in layers >= 1.");
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float w = std::max(150.0f, avail.x), h = std::max(80.0f, avail.y - ImGui::GetTextLineHeightWithSpacing());
+    const float w = std::max(150.0f, avail.x),
+                h = std::max(80.0f, avail.y - ImGui::GetTextLineHeightWithSpacing());
     const ImVec2 o = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("##plot", ImVec2(w, h));
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -713,7 +813,8 @@ class KvPanel final : public Panel {
       dl->AddLine(ImVec2(o.x, y), ImVec2(o.x + w, y), IM_COL32(128, 128, 128, 50));
       char buf[16];
       std::snprintf(buf, sizeof buf, "1e%d", k);
-      dl->AddText(ImVec2(o.x + 2, y - ImGui::GetTextLineHeight()), ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
+      dl->AddText(ImVec2(o.x + 2, y - ImGui::GetTextLineHeight()),
+                  ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
     }
     const float f32 = y_of(5.96e-8);
     dl->AddLine(ImVec2(o.x, f32), ImVec2(o.x + w, f32), IM_COL32(120, 200, 255, 90), 1.0f);
@@ -727,29 +828,32 @@ class KvPanel final : public Panel {
                                                      : e.logits_error;
       };
       auto x_of = [&](size_t i) {
-        return o.x + (steps > 1 ? w * static_cast<float>(i) / static_cast<float>(steps - 1) : w * 0.5f);
+        return o.x +
+               (steps > 1 ? w * static_cast<float>(i) / static_cast<float>(steps - 1) : w * 0.5f);
       };
       const ImU32 col = method_colour(st.method);
       const float thick = st.method == view.method ? 2.5f : 1.2f;
       // A few thousand points at most: decimate to about one per pixel.
       const size_t stride = std::max<size_t>(1, hist.size() / static_cast<size_t>(w));
       for (size_t i = stride; i < hist.size(); i += stride)
-        dl->AddLine(ImVec2(x_of(i - stride), y_of(metric(hist[i - stride]))), ImVec2(x_of(i), y_of(metric(hist[i]))), col,
-                    thick);
+        dl->AddLine(ImVec2(x_of(i - stride), y_of(metric(hist[i - stride]))),
+                    ImVec2(x_of(i), y_of(metric(hist[i]))), col, thick);
       if (hist.size() == 1) dl->AddCircleFilled(ImVec2(x_of(0), y_of(metric(hist[0]))), 3.0f, col);
       dl->AddLine(ImVec2(lx, ly + 7), ImVec2(lx + 18, ly + 7), col, 2.5f);
-      dl->AddText(ImVec2(lx + 22, ly), ImGui::GetColorU32(ImGuiCol_Text), kv_method_name(st.method).c_str());
+      dl->AddText(ImVec2(lx + 22, ly), ImGui::GetColorU32(ImGuiCol_Text),
+                  kv_method_name(st.method).c_str());
       ly += ImGui::GetTextLineHeight();
     }
     if (ImGui::IsItemHovered() && steps > 0) {
       const float fx = std::clamp((ImGui::GetIO().MousePos.x - o.x) / w, 0.0f, 1.0f);
-      const size_t i = static_cast<size_t>(std::lround(fx * static_cast<float>(std::max(0, steps - 1))));
+      const size_t i =
+          static_cast<size_t>(std::lround(fx * static_cast<float>(std::max(0, steps - 1))));
       std::string tip = "step " + std::to_string(i + 1);
       for (const auto& st : ses.methods)
         if (i < st.history.size()) {
           const auto& e = st.history[i];
-          tip += "\n" + kv_method_name(st.method) + ": output " + sci(e.output_error[l]) + ", keys " + sci(e.key_error[l]) +
-                 ", logits " + sci(e.logits_error);
+          tip += "\n" + kv_method_name(st.method) + ": output " + sci(e.output_error[l]) +
+                 ", keys " + sci(e.key_error[l]) + ", logits " + sci(e.logits_error);
         }
       ImGui::SetTooltip("%s", tip.c_str());
     }
@@ -763,7 +867,9 @@ class KvPanel final : public Panel {
     const double ms = kv_rope_table_scale(view.model);
     ImGui::TextUnformatted("Stitching: two numbers, two questions");
     ImGui::Separator();
-    if (!ImGui::BeginTable("##stitch_t", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    if (!ImGui::BeginTable("##stitch_t", 3,
+                           ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp))
+      return;
     ImGui::TableSetupColumn("method");
     ImGui::TableSetupColumn("key-position error");
     ImGui::TableSetupColumn("output vs scratch");
@@ -771,24 +877,36 @@ class KvPanel final : public Panel {
     for (const auto& st : ses.methods) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(method_colour(st.method)), "%s", kv_method_name(st.method).c_str());
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(method_colour(st.method)), "%s",
+                         kv_method_name(st.method).c_str());
       ImGui::TableNextColumn();
-      if (l < static_cast<int>(st.key_position_error.size())) ImGui::TextUnformatted(sci(st.key_position_error[l]).c_str());
+      if (l < static_cast<int>(st.key_position_error.size()))
+        ImGui::TextUnformatted(sci(st.key_position_error[l]).c_str());
       ImGui::TableNextColumn();
-      if (!st.history.empty()) ImGui::TextUnformatted(sci(st.history.back().output_error[l]).c_str());
-      else ImGui::TextDisabled("append a token");
+      if (!st.history.empty())
+        ImGui::TextUnformatted(sci(st.history.back().output_error[l]).c_str());
+      else
+        ImGui::TextDisabled("append a token");
     }
     ImGui::EndTable();
     ImGui::TextWrapped(
-        "Key-position error (layer %d): stitched keys against the source runs' raw keys rotated to their global "
-        "index 0..L-1. It asks only 'is every key at the right position?': rounding level (~1e-7 float32) for "
+        "Key-position error (layer %d): stitched keys against the source runs' raw keys rotated to "
+        "their global "
+        "index 0..L-1. It asks only 'is every key at the right position?': rounding level (~1e-7 "
+        "float32) for "
         "reencode and kshift, large for naive%s.",
-        l, ms != 1.0 ? "; reencode_scaled is off by mscale^2 - 1" : "; reencode_scaled equals reencode without YaRN");
-    if (ms != 1.0) ImGui::TextWrapped("YaRN: mscale = %.4f, so keys come out %.4f x too long.", ms, ms * ms);
+        l,
+        ms != 1.0 ? "; reencode_scaled is off by mscale^2 - 1"
+                  : "; reencode_scaled equals reencode without YaRN");
+    if (ms != 1.0)
+      ImGui::TextWrapped("YaRN: mscale = %.4f, so keys come out %.4f x too long.", ms, ms * ms);
     ImGui::TextWrapped(
-        "Output vs scratch (layer %d, newest token): against recomputing the stitched text from scratch. Non-zero even "
-        "with exact re-encoding from layer 1 on, because each block's K/V were computed in another context (B alone, "
-        "A alone): re-encoding fixes positions, not content. Layer 0 K/V depend only on token and index, so layer 0 "
+        "Output vs scratch (layer %d, newest token): against recomputing the stitched text from "
+        "scratch. Non-zero even "
+        "with exact re-encoding from layer 1 on, because each block's K/V were computed in another "
+        "context (B alone, "
+        "A alone): re-encoding fixes positions, not content. Layer 0 K/V depend only on token and "
+        "index, so layer 0 "
         "agrees.",
         l);
   }
@@ -798,6 +916,8 @@ class KvPanel final : public Panel {
 
 }  // namespace
 
-std::unique_ptr<Panel> make_kv_panel() { return std::make_unique<KvPanel>(); }
+std::unique_ptr<Panel> make_kv_panel() {
+  return std::make_unique<KvPanel>();
+}
 
 }  // namespace poslab::app

@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "app_context.hpp"
-#include "common/errors.hpp"
-#include "common/preset.hpp"
-#include "lessons/lesson_files.hpp"
-#include "lessons/progress_file.hpp"
-#include "panels/panels.hpp"
-#include "quiz/lessons_lab.hpp"
-#include "quiz/numeric.hpp"
-#include "quiz/progress.hpp"
+#include "app/app_context.hpp"
+#include "app/panels/panels.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
+#include "core/quiz/lessons_lab.hpp"
+#include "core/quiz/numeric.hpp"
+#include "core/quiz/progress.hpp"
+#include "io/lessons/lesson_files.hpp"
+#include "io/lessons/progress_file.hpp"
 
 namespace poslab::app {
 namespace {

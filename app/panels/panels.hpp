@@ -2,7 +2,7 @@
 #pragma once
 #include <memory>
 
-#include "panel.hpp"
+#include "app/panel.hpp"
 
 namespace poslab::app {
 

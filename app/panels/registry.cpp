@@ -1,5 +1,5 @@
 // The list of panels, in menu order. Adding a lab = one line here plus its file.
-#include "panels/panels.hpp"
+#include "app/panels/panels.hpp"
 
 namespace poslab::app {
 

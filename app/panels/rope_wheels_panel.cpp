@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "app_context.hpp"
-#include "common/errors.hpp"
-#include "panels/panels.hpp"
-#include "widgets.hpp"
-#include "rope/rope.hpp"
-#include "rope/wheels_lab.hpp"
+#include "app/app_context.hpp"
+#include "app/panels/panels.hpp"
+#include "app/widgets.hpp"
+#include "core/common/errors.hpp"
+#include "core/rope/rope.hpp"
+#include "core/rope/wheels_lab.hpp"
 
 namespace poslab::app {
 namespace {
@@ -27,12 +27,12 @@ constexpr int kDecaySamples = 512;
 
 // Values derived from the settings, recomputed only when the RoPE parameters change.
 struct WheelsDerived {
-  RopeParams params;           // the parameters these values belong to
+  RopeParams params;  // the parameters these values belong to
   bool valid = false;
-  Eigen::VectorXd inv0, inv;   // original and scaled inverse frequencies, (P,)
-  Eigen::VectorXd turns;       // r_i = L / lambda_i, (P,)
-  Eigen::VectorXd keep;        // YaRN gamma_i, (P,) (empty unless yarn)
-  std::vector<PairBand> bands; // per pair
+  Eigen::VectorXd inv0, inv;    // original and scaled inverse frequencies, (P,)
+  Eigen::VectorXd turns;        // r_i = L / lambda_i, (P,)
+  Eigen::VectorXd keep;         // YaRN gamma_i, (P,) (empty unless yarn)
+  std::vector<PairBand> bands;  // per pair
   // Decay curve: score(delta) for delta = 0 .. max, with and without the extension.
   std::vector<float> decay_scaled, decay_original;
   double decay_max = 0;
@@ -56,9 +56,12 @@ ImU32 pair_colour(int pair, int pairs, float alpha = 1.0f) {
 
 ImU32 band_colour(PairBand band) {
   switch (band) {
-    case PairBand::kept: return IM_COL32(80, 200, 120, 255);
-    case PairBand::blended: return IM_COL32(240, 170, 50, 255);
-    case PairBand::interpolated: return IM_COL32(90, 140, 255, 255);
+    case PairBand::kept:
+      return IM_COL32(80, 200, 120, 255);
+    case PairBand::blended:
+      return IM_COL32(240, 170, 50, 255);
+    case PairBand::interpolated:
+      return IM_COL32(90, 140, 255, 255);
   }
   return IM_COL32_WHITE;
 }
@@ -73,9 +76,10 @@ std::string compact(double v) {
     // Short scientific form ("1.6e5") so labels fit under small dials.
     const int e = static_cast<int>(std::floor(std::log10(std::abs(v))));
     std::snprintf(buf, sizeof buf, "%.1fe%d", v / std::pow(10.0, e), e);
-  }
-  else if (std::abs(v) >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, "%.3g", v);
+  } else if (std::abs(v) >= 100)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
 
@@ -106,11 +110,15 @@ class RopeWheelsPanel final : public Panel {
     const int pairs = rope_num_pairs(ui_.lab.rope);
     const WheelsDerived& d = ui_.derived;
     if (!d.valid) return "derived values were never computed";
-    if (d.inv.size() != pairs) return "inv_freq has " + std::to_string(d.inv.size()) + " entries, want " + std::to_string(pairs);
+    if (d.inv.size() != pairs)
+      return "inv_freq has " + std::to_string(d.inv.size()) + " entries, want " +
+             std::to_string(pairs);
     if (ui_.dials_laid_out != pairs)
-      return "laid out " + std::to_string(ui_.dials_laid_out) + " dials for " + std::to_string(pairs) + " pairs";
+      return "laid out " + std::to_string(ui_.dials_laid_out) + " dials for " +
+             std::to_string(pairs) + " pairs";
     for (int i = 0; i < pairs; ++i)
-      if (!std::isfinite(d.inv[i]) || d.inv[i] <= 0) return "inv_freq[" + std::to_string(i) + "] is not a positive number";
+      if (!std::isfinite(d.inv[i]) || d.inv[i] <= 0)
+        return "inv_freq[" + std::to_string(i) + "] is not a positive number";
     for (float v : d.decay_scaled)
       if (!std::isfinite(v)) return "decay curve has a non-finite value";
     if (ui_.lab.selected_pair >= pairs) return "selected pair out of range";
@@ -147,7 +155,8 @@ class RopeWheelsPanel final : public Panel {
   void advance_animation(AppContext& ctx) {
     WheelsLabSettings& s = ui_.lab;
     if (!s.playing) return;
-    const double dt = ctx.headless() ? 1.0 / 60.0 : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
+    const double dt =
+        ctx.headless() ? 1.0 / 60.0 : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
     s.position = std::min(WheelsLabSettings::position_range.hi, s.position + s.speed * dt);
     if (s.position >= WheelsLabSettings::position_range.hi) s.playing = false;
   }
@@ -155,7 +164,8 @@ class RopeWheelsPanel final : public Panel {
   void recompute_if_needed() {
     WheelsDerived& d = ui_.derived;
     const WheelsLabSettings& s = ui_.lab;
-    if (d.valid && d.params == s.rope && d.decay_max == s.decay_max_distance && d.decay_vectors == s.decay_vectors)
+    if (d.valid && d.params == s.rope && d.decay_max == s.decay_max_distance &&
+        d.decay_vectors == s.decay_vectors)
       return;
     d.params = s.rope;
     d.inv0 = rope_inv_freq_original(s.rope);
@@ -173,7 +183,8 @@ class RopeWheelsPanel final : public Panel {
       for (int j = 0; j < D; ++j) k[j] = g(rng);
     }
     std::vector<double> deltas(kDecaySamples);
-    for (int t = 0; t < kDecaySamples; ++t) deltas[t] = s.decay_max_distance * t / (kDecaySamples - 1);
+    for (int t = 0; t < kDecaySamples; ++t)
+      deltas[t] = s.decay_max_distance * t / (kDecaySamples - 1);
     RopeParams plain = s.rope;
     plain.scaling = RopeScaling::none;
     const Eigen::VectorXd scaled = rope_score_vs_distance(s.rope, q, k, deltas);
@@ -189,10 +200,12 @@ class RopeWheelsPanel final : public Panel {
     RopeParams& r = s.rope;
     ImGui::PushItemWidth(200.0f * scale);
     ImGui::TextUnformatted("Position");
-    slider_double("position m", s.position, WheelsLabSettings::position_range, "%.6g", s.log_slider);
+    slider_double("position m", s.position, WheelsLabSettings::position_range, "%.6g",
+                  s.log_slider);
     tooltip("m: the token's index. Pair i's hand points at angle m * theta_i.");
     ImGui::InputDouble("exact m", &s.position, 1.0, 100.0, "%.10g");
-    s.position = std::clamp(s.position, WheelsLabSettings::position_range.lo, WheelsLabSettings::position_range.hi);
+    s.position = std::clamp(s.position, WheelsLabSettings::position_range.lo,
+                            WheelsLabSettings::position_range.hi);
     tooltip("Type any position from 0 to 1e7; +/- step by 1 (Ctrl: 100).");
     ImGui::Checkbox("log slider", &s.log_slider);
     ImGui::SameLine();
@@ -208,12 +221,16 @@ class RopeWheelsPanel final : public Panel {
     if (ImGui::SliderInt("head dim D", &r.head_dim, 2, 512)) r.head_dim += r.head_dim % 2;
     tooltip("D: dims per head (even). There are R/2 pairs, R = rotated dims.");
     slider_double("rotary share", r.rotary_fraction, {0.0625, 1.0}, "%.4g", false);
-    tooltip("Partial rotary: only the first R = share * D dims rotate (e.g. GPT-NeoX uses 0.25);\n"
-            "the rest carry no position.");
+    tooltip(
+        "Partial rotary: only the first R = share * D dims rotate (e.g. GPT-NeoX uses 0.25);\n"
+        "the rest carry no position.");
     slider_double("base b", r.base, {2.0, RopeParams::base_range.hi}, "%.6g", true);
-    tooltip("theta_i = b^(-2i/R): angle per token of pair i.\nlambda_i = 2*pi*b^(2i/R): its wavelength in tokens.\n"
-            "10,000 RoFormer/LLaMA 2; 500,000 Llama 3; 1,000,000 MiniMind.");
-    const std::pair<const char*, double> bases[] = {{"10k (LLaMA 2)", 1e4}, {"500k (Llama 3)", 5e5}, {"1M", 1e6}};
+    tooltip(
+        "theta_i = b^(-2i/R): angle per token of pair i.\nlambda_i = 2*pi*b^(2i/R): its wavelength "
+        "in tokens.\n"
+        "10,000 RoFormer/LLaMA 2; 500,000 Llama 3; 1,000,000 MiniMind.");
+    const std::pair<const char*, double> bases[] = {
+        {"10k (LLaMA 2)", 1e4}, {"500k (Llama 3)", 5e5}, {"1M", 1e6}};
     for (const auto& [label, value] : bases) {
       if (value != 1e4) ImGui::SameLine(0, 4.0f * scale);
       if (ImGui::SmallButton(label)) r.base = value;
@@ -235,20 +252,25 @@ class RopeWheelsPanel final : public Panel {
     int scaling = static_cast<int>(r.scaling);
     const char* names[] = {"none", "linear (PI)", "NTK-aware", "dynamic NTK", "YaRN", "llama3"};
     ImGui::Combo("method", &scaling, names, IM_ARRAYSIZE(names));
-    tooltip("PI: theta_i / s.  NTK: base b * s^(R/(R-2)).  Dynamic NTK: NTK with s*Lc/L-(s-1) once Lc > L.\n"
-            "YaRN: theta'_i = (1-g)*theta_i/s + g*theta_i with ramp g over r_i = L/lambda_i, plus temperature.\n"
-            "llama3: lambda < L/high kept, lambda > L/low divided by s, blend between.");
+    tooltip(
+        "PI: theta_i / s.  NTK: base b * s^(R/(R-2)).  Dynamic NTK: NTK with s*Lc/L-(s-1) once Lc "
+        "> L.\n"
+        "YaRN: theta'_i = (1-g)*theta_i/s + g*theta_i with ramp g over r_i = L/lambda_i, plus "
+        "temperature.\n"
+        "llama3: lambda < L/high kept, lambda > L/low divided by s, blend between.");
     r.scaling = static_cast<RopeScaling>(scaling);
     int L = r.original_context;
     ImGui::SliderInt("trained L", &L, 1, 1000000, "%d", ImGuiSliderFlags_Logarithmic);
     r.original_context = std::clamp(L, 1, 100000000);
-    tooltip("L: the context the model was trained on. r_i = L / lambda_i = turns of pair i within it.");
+    tooltip(
+        "L: the context the model was trained on. r_i = L / lambda_i = turns of pair i within it.");
     if (r.scaling != RopeScaling::none) {
       slider_double("factor s", r.factor, RopeParams::factor_range, "%.4g", true);
       tooltip("s: target context / L.");
     }
     if (r.scaling == RopeScaling::dynamic_ntk) {
-      slider_double("current length", r.current_length, RopeParams::current_length_range, "%.6g", true);
+      slider_double("current length", r.current_length, RopeParams::current_length_range, "%.6g",
+                    true);
       tooltip("Lc: tokens in the running sequence; the base only grows once Lc > L.");
     }
     if (r.scaling == RopeScaling::yarn) {
@@ -256,9 +278,13 @@ class RopeWheelsPanel final : public Panel {
       tooltip("Pairs with more than beta turns inside L are kept as they are.");
       slider_double("alpha (slow)", r.yarn_beta_slow, {0.01, 64.0}, "%.3g", true);
       tooltip("Pairs with fewer than alpha turns inside L are interpolated (theta/s).");
-      slider_double("temperature", r.yarn_attention_factor, RopeParams::attention_factor_range, "%.3g", false);
-      tooltip("mscale multiplies cos and sin, so logits scale by mscale^2.\n0 = default 0.1*ln(s)+1; MiniMind sets 1.");
-      ImGui::Text("mscale = %.4f, logits x %.4f", rope_attention_scale(r), std::pow(rope_attention_scale(r), 2));
+      slider_double("temperature", r.yarn_attention_factor, RopeParams::attention_factor_range,
+                    "%.3g", false);
+      tooltip(
+          "mscale multiplies cos and sin, so logits scale by mscale^2.\n0 = default 0.1*ln(s)+1; "
+          "MiniMind sets 1.");
+      ImGui::Text("mscale = %.4f, logits x %.4f", rope_attention_scale(r),
+                  std::pow(rope_attention_scale(r), 2));
     }
     if (r.scaling == RopeScaling::llama3) {
       slider_double("low_freq_factor", r.llama3_low_freq_factor, {0.25, 16.0}, "%.3g", false);
@@ -281,7 +307,8 @@ class RopeWheelsPanel final : public Panel {
     ImGui::SameLine();
     ImGui::RadioButton("random q, k", &qk, 1);
     s.decay_vectors = static_cast<DecayVectors>(qk);
-    slider_double("decay range", s.decay_max_distance, WheelsLabSettings::decay_max_distance_range, "%.6g", true);
+    slider_double("decay range", s.decay_max_distance, WheelsLabSettings::decay_max_distance_range,
+                  "%.6g", true);
     tooltip("Largest relative distance n - m on the decay plot.");
     ImGui::PopItemWidth();
   }
@@ -303,10 +330,13 @@ class RopeWheelsPanel final : public Panel {
       const int i = pair_of[j];
       dl->AddRectFilled(p0, p1, i >= 0 ? pair_colour(i, P) : IM_COL32(90, 90, 90, 255), 2.0f);
       char label[8];
-      if (i >= 0) std::snprintf(label, sizeof label, "%d", i % 100);
-      else std::snprintf(label, sizeof label, "-");
+      if (i >= 0)
+        std::snprintf(label, sizeof label, "%d", i % 100);
+      else
+        std::snprintf(label, sizeof label, "-");
       const ImVec2 ts = ImGui::CalcTextSize(label);
-      dl->AddText(ImVec2(p0.x + (box - ts.x) * 0.5f, p0.y + (box - ts.y) * 0.5f), IM_COL32(0, 0, 0, 255), label);
+      dl->AddText(ImVec2(p0.x + (box - ts.x) * 0.5f, p0.y + (box - ts.y) * 0.5f),
+                  IM_COL32(0, 0, 0, 255), label);
     }
     ImGui::Dummy(ImVec2(shown * (box + 2), box));
     ImGui::TextDisabled("dims 0..%d, number = pair%s", shown - 1,
@@ -317,9 +347,10 @@ class RopeWheelsPanel final : public Panel {
     const WheelsDerived& d = ui_.derived;
     const RopeParams& r = s.rope;
     const int P = rope_num_pairs(r);
-    ImGui::TextWrapped("m = %.10g   |   %d pairs, R = %d of D = %d dims rotate   |   Dials use maths orientation: "
-                       "0 points right and angles grow counter-clockwise (y up), although screen y points down.",
-                       s.position, P, rope_rotary_dim(r), r.head_dim);
+    ImGui::TextWrapped(
+        "m = %.10g   |   %d pairs, R = %d of D = %d dims rotate   |   Dials use maths orientation: "
+        "0 points right and angles grow counter-clockwise (y up), although screen y points down.",
+        s.position, P, rope_rotary_dim(r), r.head_dim);
     if (r.scaling != RopeScaling::none) {
       ImGui::TextColored(ImColor(band_colour(PairBand::kept)), "kept");
       ImGui::SameLine();
@@ -327,14 +358,17 @@ class RopeWheelsPanel final : public Panel {
       ImGui::SameLine();
       ImGui::TextColored(ImColor(band_colour(PairBand::interpolated)), "interpolated");
       ImGui::SameLine();
-      ImGui::TextDisabled("(ring colour). Grey hand: original theta_i; coloured hand: scaled theta'_i.");
+      ImGui::TextDisabled(
+          "(ring colour). Grey hand: original theta_i; coloured hand: scaled theta'_i.");
     }
     const float bottom_h = 250.0f * scale;
-    ImGui::BeginChild("##dials", ImVec2(0, std::max(120.0f * scale, ImGui::GetContentRegionAvail().y - bottom_h)),
-                      true, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::BeginChild(
+        "##dials", ImVec2(0, std::max(120.0f * scale, ImGui::GetContentRegionAvail().y - bottom_h)),
+        true, ImGuiWindowFlags_HorizontalScrollbar);
     if (ImGui::IsWindowHovered() && ImGui::GetIO().KeyCtrl && ImGui::GetIO().MouseWheel != 0.0f)
-      s.dial_size = std::clamp(s.dial_size * std::pow(1.15, ImGui::GetIO().MouseWheel),
-                               WheelsLabSettings::dial_size_range.lo, WheelsLabSettings::dial_size_range.hi);
+      s.dial_size =
+          std::clamp(s.dial_size * std::pow(1.15, ImGui::GetIO().MouseWheel),
+                     WheelsLabSettings::dial_size_range.lo, WheelsLabSettings::dial_size_range.hi);
     draw_dials(s, d, scale);
     ImGui::EndChild();
     ImGui::BeginChild("##pair", ImVec2(360.0f * scale, 0), true);
@@ -349,15 +383,20 @@ class RopeWheelsPanel final : public Panel {
   void draw_dials(WheelsLabSettings& s, const WheelsDerived& d, float scale) {
     const int P = static_cast<int>(d.inv.size());
     const float size = static_cast<float>(s.dial_size) * scale;
-    const float cell_w = size + 14.0f * scale, cell_h = size + ImGui::GetTextLineHeight() * 2 + 10.0f * scale;
+    const float cell_w = size + 14.0f * scale,
+                cell_h = size + ImGui::GetTextLineHeight() * 2 + 10.0f * scale;
     const float stride = cell_w + ImGui::GetStyle().ItemSpacing.x;  // SameLine adds the spacing
-    const int cols = std::max(1, static_cast<int>((ImGui::GetContentRegionAvail().x + ImGui::GetStyle().ItemSpacing.x) / stride));
+    const int cols = std::max(
+        1, static_cast<int>((ImGui::GetContentRegionAvail().x + ImGui::GetStyle().ItemSpacing.x) /
+                            stride));
     const int rows = (P + cols - 1) / cols;
     ui_.dials_laid_out = std::min(P, rows * cols);
     const bool scaled = s.rope.scaling != RopeScaling::none;
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImU32 face = ImGui::GetColorU32(ImGuiCol_FrameBg), rim = ImGui::GetColorU32(ImGuiCol_Border);
-    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim_text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImU32 face = ImGui::GetColorU32(ImGuiCol_FrameBg),
+                rim = ImGui::GetColorU32(ImGuiCol_Border);
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text),
+                dim_text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     ImGuiListClipper clipper;
     clipper.Begin(rows, cell_h);
     while (clipper.Step()) {
@@ -382,34 +421,41 @@ class RopeWheelsPanel final : public Panel {
             const double m = s.position - k;
             if (m < 0) continue;
             const double a = std::fmod(m * d.inv[i], kTwoPi);
-            const float alpha = 0.85f * (1.0f - static_cast<float>(k) / static_cast<float>(s.trail + 1));
+            const float alpha =
+                0.85f * (1.0f - static_cast<float>(k) / static_cast<float>(s.trail + 1));
             // Dots are tiny: plain quads (2 triangles, no anti-aliasing fringe) keep
             // 256 dials x 64 trail dots cheap for a software rasteriser.
             const ImVec2 p(c.x + 0.8f * rad * static_cast<float>(std::cos(a)),
                            c.y - 0.8f * rad * static_cast<float>(std::sin(a)));
             const float h = std::max(1.5f, rad * 0.07f);
-            dl->AddRectFilled(ImVec2(p.x - h, p.y - h), ImVec2(p.x + h, p.y + h), pair_colour(i, P, alpha));
+            dl->AddRectFilled(ImVec2(p.x - h, p.y - h), ImVec2(p.x + h, p.y + h),
+                              pair_colour(i, P, alpha));
           }
           if (scaled) {
             const double a0 = std::fmod(s.position * d.inv0[i], kTwoPi);
-            dl->AddLine(c, ImVec2(c.x + 0.95f * rad * static_cast<float>(std::cos(a0)),
-                                  c.y - 0.95f * rad * static_cast<float>(std::sin(a0))),
+            dl->AddLine(c,
+                        ImVec2(c.x + 0.95f * rad * static_cast<float>(std::cos(a0)),
+                               c.y - 0.95f * rad * static_cast<float>(std::sin(a0))),
                         IM_COL32(160, 160, 160, 200), 1.5f * scale);
           }
           const double a = std::fmod(s.position * d.inv[i], kTwoPi);
-          dl->AddLine(c, ImVec2(c.x + 0.95f * rad * static_cast<float>(std::cos(a)),
-                                c.y - 0.95f * rad * static_cast<float>(std::sin(a))),
+          dl->AddLine(c,
+                      ImVec2(c.x + 0.95f * rad * static_cast<float>(std::cos(a)),
+                             c.y - 0.95f * rad * static_cast<float>(std::sin(a))),
                       pair_colour(i, P), 2.5f * scale);
           dl->AddCircleFilled(c, 2.5f * scale, text);
           char label[64];
           std::snprintf(label, sizeof label, "i=%d", i);
           dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale), hovered ? text : dim_text, label);
           const std::string lam = "λ=" + compact(kTwoPi / d.inv[i]);
-          dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale + ImGui::GetTextLineHeight()), dim_text, lam.c_str());
+          dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale + ImGui::GetTextLineHeight()),
+                      dim_text, lam.c_str());
           if (hovered)
-            ImGui::SetTooltip("pair %d: theta = %.6g rad/token, wavelength %.6g tokens, r = L/lambda = %.4g turns\n"
-                              "click for details",
-                              i, d.inv[i], kTwoPi / d.inv[i], d.turns[i]);
+            ImGui::SetTooltip(
+                "pair %d: theta = %.6g rad/token, wavelength %.6g tokens, r = L/lambda = %.4g "
+                "turns\n"
+                "click for details",
+                i, d.inv[i], kTwoPi / d.inv[i], d.turns[i]);
         }
       }
     }
@@ -443,11 +489,13 @@ class RopeWheelsPanel final : public Panel {
   void draw_decay(const WheelsLabSettings& s, const WheelsDerived& d, float scale) {
     ImGui::TextUnformatted("Score <R(m)q, R(m+d)k> against relative distance d");
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Depends only on d = n - m (the tests check this). With q = k = ones it is\n"
-                        "sum_i 2 cos(d * theta_i): large near 0, decaying and oscillating further out.");
+      ImGui::SetTooltip(
+          "Depends only on d = n - m (the tests check this). With q = k = ones it is\n"
+          "sum_i 2 cos(d * theta_i): large near 0, decaying and oscillating further out.");
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const ImVec2 o = ImGui::GetCursorScreenPos();
-    const float w = std::max(100.0f, avail.x), h = std::max(60.0f, avail.y - ImGui::GetTextLineHeightWithSpacing());
+    const float w = std::max(100.0f, avail.x),
+                h = std::max(60.0f, avail.y - ImGui::GetTextLineHeightWithSpacing());
     ImGui::InvisibleButton("plot", ImVec2(w, h));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(o, ImVec2(o.x + w, o.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
@@ -458,27 +506,34 @@ class RopeWheelsPanel final : public Panel {
     }
     if (hi <= lo) hi = lo + 1;
     auto pt = [&](size_t t, float v) {
-      return ImVec2(o.x + w * static_cast<float>(t) / (kDecaySamples - 1), o.y + h - h * (v - lo) / (hi - lo));
+      return ImVec2(o.x + w * static_cast<float>(t) / (kDecaySamples - 1),
+                    o.y + h - h * (v - lo) / (hi - lo));
     };
     const float zero_y = pt(0, 0.0f).y;
     dl->AddLine(ImVec2(o.x, zero_y), ImVec2(o.x + w, zero_y), ImGui::GetColorU32(ImGuiCol_Border));
     const bool scaled = s.rope.scaling != RopeScaling::none;
     if (scaled)
       for (size_t t = 1; t < d.decay_original.size(); ++t)
-        dl->AddLine(pt(t - 1, d.decay_original[t - 1]), pt(t, d.decay_original[t]), IM_COL32(150, 150, 150, 200), 1.0f);
+        dl->AddLine(pt(t - 1, d.decay_original[t - 1]), pt(t, d.decay_original[t]),
+                    IM_COL32(150, 150, 150, 200), 1.0f);
     for (size_t t = 1; t < d.decay_scaled.size(); ++t)
-      dl->AddLine(pt(t - 1, d.decay_scaled[t - 1]), pt(t, d.decay_scaled[t]), IM_COL32(255, 170, 60, 255), 1.5f * scale);
+      dl->AddLine(pt(t - 1, d.decay_scaled[t - 1]), pt(t, d.decay_scaled[t]),
+                  IM_COL32(255, 170, 60, 255), 1.5f * scale);
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.4g", hi);
     dl->AddText(ImVec2(o.x + 3, o.y + 2), ImGui::GetColorU32(ImGuiCol_Text), buf);
     std::snprintf(buf, sizeof buf, "%.4g", lo);
-    dl->AddText(ImVec2(o.x + 3, o.y + h - ImGui::GetTextLineHeight() - 2), ImGui::GetColorU32(ImGuiCol_Text), buf);
+    dl->AddText(ImVec2(o.x + 3, o.y + h - ImGui::GetTextLineHeight() - 2),
+                ImGui::GetColorU32(ImGuiCol_Text), buf);
     if (ImGui::IsItemHovered()) {
       const float fx = (ImGui::GetIO().MousePos.x - o.x) / w;
-      const size_t t = std::min<size_t>(kDecaySamples - 1, static_cast<size_t>(std::max(0.0f, fx) * (kDecaySamples - 1) + 0.5f));
-      dl->AddLine(ImVec2(pt(t, lo).x, o.y), ImVec2(pt(t, lo).x, o.y + h), ImGui::GetColorU32(ImGuiCol_Text));
-      ImGui::SetTooltip("d = %.6g\nscore = %.6g%s", d.decay_max * t / (kDecaySamples - 1), d.decay_scaled[t],
-                        scaled ? ("\nwithout extension = " + compact(d.decay_original[t])).c_str() : "");
+      const size_t t = std::min<size_t>(
+          kDecaySamples - 1, static_cast<size_t>(std::max(0.0f, fx) * (kDecaySamples - 1) + 0.5f));
+      dl->AddLine(ImVec2(pt(t, lo).x, o.y), ImVec2(pt(t, lo).x, o.y + h),
+                  ImGui::GetColorU32(ImGuiCol_Text));
+      ImGui::SetTooltip(
+          "d = %.6g\nscore = %.6g%s", d.decay_max * t / (kDecaySamples - 1), d.decay_scaled[t],
+          scaled ? ("\nwithout extension = " + compact(d.decay_original[t])).c_str() : "");
     }
     ImGui::Text("d = 0 ... %s%s", compact(d.decay_max).c_str(),
                 scaled ? "   (orange: with extension, grey: plain RoPE)" : "");
@@ -489,6 +544,8 @@ class RopeWheelsPanel final : public Panel {
 
 }  // namespace
 
-std::unique_ptr<Panel> make_rope_wheels_panel() { return std::make_unique<RopeWheelsPanel>(); }
+std::unique_ptr<Panel> make_rope_wheels_panel() {
+  return std::make_unique<RopeWheelsPanel>();
+}
 
 }  // namespace poslab::app

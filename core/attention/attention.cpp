@@ -1,14 +1,14 @@
 // Building the seeded attention model and computing scores, weights and term splits
 // (see attention.hpp for shapes and the three ways position enters).
-#include "attention/attention.hpp"
+#include "core/attention/attention.hpp"
 
 #include <cmath>
 #include <limits>
 #include <sstream>
 
-#include "attention/attention_kernel.hpp"
-#include "attention/seeded.hpp"
-#include "common/errors.hpp"
+#include "core/attention/attention_kernel.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/random.hpp"
 
 namespace poslab {
 namespace {
@@ -25,18 +25,25 @@ struct EncodingInfo {
 
 const EncodingInfo kEncodings[] = {
     {AttentionEncoding::none, "none", "none (no position information)", EncodingKind::none, false},
-    {AttentionEncoding::sinusoidal, "sin", "sinusoidal, interleaved [sin cos sin cos ...]", EncodingKind::absolute, false},
-    {AttentionEncoding::sinusoidal_concat, "sin_concat", "sinusoidal, concatenated [sin ... | cos ...]", EncodingKind::absolute, false},
-    {AttentionEncoding::learned, "learned", "learned absolute table", EncodingKind::absolute, false},
+    {AttentionEncoding::sinusoidal, "sin", "sinusoidal, interleaved [sin cos sin cos ...]",
+     EncodingKind::absolute, false},
+    {AttentionEncoding::sinusoidal_concat, "sin_concat",
+     "sinusoidal, concatenated [sin ... | cos ...]", EncodingKind::absolute, false},
+    {AttentionEncoding::learned, "learned", "learned absolute table", EncodingKind::absolute,
+     false},
     {AttentionEncoding::rope, "rope", "RoPE (rotary)", EncodingKind::rotary, true},
     {AttentionEncoding::alibi, "alibi", "ALiBi (linear distance bias)", EncodingKind::bias, true},
     {AttentionEncoding::t5, "t5", "T5 relative buckets", EncodingKind::bias, true},
     {AttentionEncoding::swin, "swin", "Swin 2-D relative bias", EncodingKind::bias, true},
-    {AttentionEncoding::sincos_2d, "sincos2d", "2-D sin-cos (MAE / ClimaX)", EncodingKind::absolute, false},
-    {AttentionEncoding::elevation, "elevation", "TopoFlow elevation bias (physics, not position)", EncodingKind::bias, false},
+    {AttentionEncoding::sincos_2d, "sincos2d", "2-D sin-cos (MAE / ClimaX)", EncodingKind::absolute,
+     false},
+    {AttentionEncoding::elevation, "elevation", "TopoFlow elevation bias (physics, not position)",
+     EncodingKind::bias, false},
 };
 
-const EncodingInfo& info(AttentionEncoding e) { return kEncodings[static_cast<int>(e)]; }
+const EncodingInfo& info(AttentionEncoding e) {
+  return kEncodings[static_cast<int>(e)];
+}
 
 // W (D, Dh) with entries N(0, 1/D), so q = c W has unit variance per dim for unit c.
 RowMatrix seeded_projection(uint64_t seed, const char* purpose, int head, int dim, int head_dim) {
@@ -74,7 +81,8 @@ RowMatrix project(const AttentionModel& m, const RowMatrix& w) {
 }
 
 int whole(double v, const char* what) {
-  if (v != std::round(v)) throw InputError(std::string(what) + " = " + std::to_string(v) + ": must be a whole number");
+  if (v != std::round(v))
+    throw InputError(std::string(what) + " = " + std::to_string(v) + ": must be a whole number");
   return static_cast<int>(std::lround(v));
 }
 
@@ -109,10 +117,18 @@ AttentionEncoding attention_encoding_from_name(const std::string& name) {
   throw InputError("encoding \"" + name + "\" is unknown (choose one of: " + list + ")");
 }
 
-const char* attention_encoding_name(AttentionEncoding e) { return info(e).name; }
-const char* attention_encoding_label(AttentionEncoding e) { return info(e).label; }
-EncodingKind attention_encoding_kind(AttentionEncoding e) { return info(e).kind; }
-bool attention_encoding_is_relative(AttentionEncoding e) { return info(e).relative; }
+const char* attention_encoding_name(AttentionEncoding e) {
+  return info(e).name;
+}
+const char* attention_encoding_label(AttentionEncoding e) {
+  return info(e).label;
+}
+EncodingKind attention_encoding_kind(AttentionEncoding e) {
+  return info(e).kind;
+}
+bool attention_encoding_is_relative(AttentionEncoding e) {
+  return info(e).relative;
+}
 
 void attention_validate(const AttentionParams& p) {
   require_in_range("heads", p.heads, AttentionParams::heads_range);
@@ -129,17 +145,21 @@ void attention_validate(const AttentionParams& p) {
   require_in_range("elevation_alpha", p.elevation_alpha, AttentionParams::elevation_alpha_range);
   require_in_range("terrain_max_m", p.terrain_max_m, AttentionParams::terrain_max_range);
   if (p.model_dim % 2)
-    throw InputError("model_dim = " + std::to_string(p.model_dim) + ": must be even (sin/cos pairs)");
+    throw InputError("model_dim = " + std::to_string(p.model_dim) +
+                     ": must be even (sin/cos pairs)");
   if (p.encoding == AttentionEncoding::sincos_2d && p.model_dim % 4)
     throw InputError("model_dim = " + std::to_string(p.model_dim) +
                      ": 2-D sin-cos needs a multiple of 4 (half per axis, sin and cos)");
   if (p.head_dim % 2)
-    throw InputError("head_dim = " + std::to_string(p.head_dim) + ": must be even (RoPE rotates pairs)");
-  if (p.encoding == AttentionEncoding::t5) t5_validate(p.t5_bidirectional, p.t5_buckets, p.t5_max_distance);
+    throw InputError("head_dim = " + std::to_string(p.head_dim) +
+                     ": must be even (RoPE rotates pairs)");
+  if (p.encoding == AttentionEncoding::t5)
+    t5_validate(p.t5_bidirectional, p.t5_buckets, p.t5_max_distance);
 }
 
 double attention_scale(const AttentionParams& p) {
-  return p.encoding == AttentionEncoding::t5 ? 1.0 : 1.0 / std::sqrt(static_cast<double>(p.head_dim));
+  return p.encoding == AttentionEncoding::t5 ? 1.0
+                                             : 1.0 / std::sqrt(static_cast<double>(p.head_dim));
 }
 
 RopeParams attention_rope_params(const AttentionParams& p) {
@@ -176,8 +196,8 @@ AttentionInput attention_count_input(int count, double shift) {
 
 AttentionInput attention_grid_input(int rows, int cols, double shift) {
   if (rows < 1 || cols < 1 || static_cast<long long>(rows) * cols > kAttentionMaxTokens)
-    throw InputError("grid " + std::to_string(rows) + " x " + std::to_string(cols) + ": needs 1 to " +
-                     std::to_string(kAttentionMaxTokens) + " patches");
+    throw InputError("grid " + std::to_string(rows) + " x " + std::to_string(cols) +
+                     ": needs 1 to " + std::to_string(kAttentionMaxTokens) + " patches");
   AttentionInput in;
   in.grid_rows = rows;
   in.grid_cols = cols;
@@ -210,8 +230,8 @@ AttentionInput attention_reorder_tokens(const AttentionInput& in, const std::vec
   for (size_t t = 0; t < order.size(); ++t) {
     const int o = order[t];
     if (o < 0 || o >= static_cast<int>(order.size()) || seen[o])
-      throw InputError("reorder: index list is not a permutation (entry " + std::to_string(t) + " = " +
-                       std::to_string(o) + ")");
+      throw InputError("reorder: index list is not a permutation (entry " + std::to_string(t) +
+                       " = " + std::to_string(o) + ")");
     seen[o] = true;
     out.tokens[t] = in.tokens[o];
   }
@@ -222,16 +242,21 @@ void attention_input_validate(const AttentionInput& in) {
   const size_t T = in.tokens.size();
   if (T == 0) throw InputError("no tokens: give a sentence or a token count of at least 1");
   if (T > static_cast<size_t>(kAttentionMaxTokens))
-    throw InputError("tokens = " + std::to_string(T) + ": at most " + std::to_string(kAttentionMaxTokens) +
+    throw InputError("tokens = " + std::to_string(T) + ": at most " +
+                     std::to_string(kAttentionMaxTokens) +
                      " (the score matrix has tokens^2 cells per head)");
-  if (in.positions.size() != T || in.rows.size() != T || in.cols.size() != T || in.cells.size() != T)
-    throw InputError("attention input: positions, coordinates and cells must have one entry per token");
+  if (in.positions.size() != T || in.rows.size() != T || in.cols.size() != T ||
+      in.cells.size() != T)
+    throw InputError(
+        "attention input: positions, coordinates and cells must have one entry per token");
   for (size_t t = 0; t < T; ++t) {
     if (!std::isfinite(in.positions[t]) || !std::isfinite(in.rows[t]) || !std::isfinite(in.cols[t]))
-      throw InputError("attention input: token " + std::to_string(t) + " has a non-finite position");
+      throw InputError("attention input: token " + std::to_string(t) +
+                       " has a non-finite position");
     if (in.cells[t] < 0 || in.cells[t] >= in.grid_rows * in.grid_cols)
       throw InputError("attention input: token " + std::to_string(t) + " sits outside the " +
-                       std::to_string(in.grid_rows) + " x " + std::to_string(in.grid_cols) + " grid");
+                       std::to_string(in.grid_rows) + " x " + std::to_string(in.grid_cols) +
+                       " grid");
   }
 }
 
@@ -261,7 +286,8 @@ AttentionModel attention_build(const AttentionParams& p, const AttentionInput& i
                                            : SinusoidLayout::concatenated);
       break;
     case AttentionEncoding::learned: {
-      const RowMatrix table = learned_position_table(p.table_length, p.model_dim, seed, p.learned_std);
+      const RowMatrix table =
+          learned_position_table(p.table_length, p.model_dim, seed, p.learned_std);
       m.encoding.resize(T, p.model_dim);
       for (int t = 0; t < T; ++t) {
         if (learned_has_row(in.positions[t], p.table_length)) {
@@ -278,8 +304,9 @@ AttentionModel attention_build(const AttentionParams& p, const AttentionInput& i
       break;
     case AttentionEncoding::t5:
     case AttentionEncoding::swin: {
-      const int entries = p.encoding == AttentionEncoding::t5 ? p.t5_buckets
-                                                              : swin_table_size(in.grid_rows, in.grid_cols);
+      const int entries = p.encoding == AttentionEncoding::t5
+                              ? p.t5_buckets
+                              : swin_table_size(in.grid_rows, in.grid_cols);
       m.bias_table.resize(entries, p.heads);
       for (int h = 0; h < p.heads; ++h) {
         SeededStream rng(seed, p.encoding == AttentionEncoding::t5 ? "t5_bias" : "swin_bias", h);
@@ -297,8 +324,12 @@ AttentionModel attention_build(const AttentionParams& p, const AttentionInput& i
   return m;
 }
 
-RowMatrix attention_queries(const AttentionModel& m, int head) { return project(m, m.w_q.at(head)); }
-RowMatrix attention_keys(const AttentionModel& m, int head) { return project(m, m.w_k.at(head)); }
+RowMatrix attention_queries(const AttentionModel& m, int head) {
+  return project(m, m.w_q.at(head));
+}
+RowMatrix attention_keys(const AttentionModel& m, int head) {
+  return project(m, m.w_k.at(head));
+}
 
 double attention_bias_cell(const AttentionModel& m, int head, int query, int key) {
   const AttentionParams& p = m.params;
@@ -309,7 +340,8 @@ double attention_bias_cell(const AttentionModel& m, int head, int query, int key
       return -alibi_slopes(p.heads).at(head) * std::abs(in.positions[query] - in.positions[key]);
     case AttentionEncoding::t5: {
       const int rel = whole(in.positions[key] - in.positions[query], "T5 relative position");
-      return m.bias_table(t5_bucket(rel, p.t5_bidirectional, p.t5_buckets, p.t5_max_distance), head);
+      return m.bias_table(t5_bucket(rel, p.t5_bidirectional, p.t5_buckets, p.t5_max_distance),
+                          head);
     }
     case AttentionEncoding::swin: {
       const int dh = whole(in.rows[query] - in.rows[key], "Swin row offset");
@@ -328,8 +360,10 @@ double attention_bias_cell(const AttentionModel& m, int head, int query, int key
 RowMatrix attention_bias(const AttentionModel& m, int head) {
   const int T = static_cast<int>(m.input.tokens.size());
   RowMatrix b = RowMatrix::Zero(T, T);
-  if (!m.params.use_position || attention_encoding_kind(m.params.encoding) != EncodingKind::bias) return b;
-  if (m.params.encoding == AttentionEncoding::alibi) {  // the common large case: no per-cell lookups
+  if (!m.params.use_position || attention_encoding_kind(m.params.encoding) != EncodingKind::bias)
+    return b;
+  if (m.params.encoding ==
+      AttentionEncoding::alibi) {  // the common large case: no per-cell lookups
     const double slope = alibi_slopes(m.params.heads).at(head);
     const auto& pos = m.input.positions;
     for (int i = 0; i < T; ++i)
@@ -353,7 +387,8 @@ Eigen::MatrixXi attention_t5_buckets(const AttentionModel& m) {
   return out;
 }
 
-AttentionResult attention_compute(const AttentionModel& m, const std::atomic<bool>* cancel, int only_head) {
+AttentionResult attention_compute(const AttentionModel& m, const std::atomic<bool>* cancel,
+                                  int only_head) {
   const AttentionParams& p = m.params;
   const int T = static_cast<int>(m.input.tokens.size());
   AttentionResult r;
@@ -362,7 +397,8 @@ AttentionResult attention_compute(const AttentionModel& m, const std::atomic<boo
   r.note = missing_note(m);
   const bool has_bias = attention_encoding_kind(p.encoding) == EncodingKind::bias;
   if (only_head >= p.heads)
-    throw InputError("head = " + std::to_string(only_head) + ": must be below heads = " + std::to_string(p.heads));
+    throw InputError("head = " + std::to_string(only_head) +
+                     ": must be below heads = " + std::to_string(p.heads));
   r.heads.resize(p.heads);
   for (int h = 0; h < p.heads; ++h) {
     if (only_head >= 0 && h != only_head) continue;
@@ -385,9 +421,10 @@ ScoreTerms attention_score_terms(const AttentionModel& m, int head, int query, i
   const AttentionParams& p = m.params;
   const int T = static_cast<int>(m.input.tokens.size());
   if (head < 0 || head >= p.heads || query < 0 || query >= T || key < 0 || key >= T)
-    throw InputError("cell (head " + std::to_string(head) + ", query " + std::to_string(query) + ", key " +
-                     std::to_string(key) + ") is outside the " + std::to_string(p.heads) + " heads x " +
-                     std::to_string(T) + " x " + std::to_string(T) + " scores");
+    throw InputError("cell (head " + std::to_string(head) + ", query " + std::to_string(query) +
+                     ", key " + std::to_string(key) + ") is outside the " +
+                     std::to_string(p.heads) + " heads x " + std::to_string(T) + " x " +
+                     std::to_string(T) + " scores");
   const double scale = attention_scale(p);
   const RowMatrix& wq = m.w_q[head];
   const RowMatrix& wk = m.w_k[head];
@@ -407,15 +444,18 @@ ScoreTerms attention_score_terms(const AttentionModel& m, int head, int query, i
     }
     case EncodingKind::rotary: {
       if (!p.use_content && !p.use_position) break;
-      const Eigen::VectorXd q0 = p.use_content ? Eigen::VectorXd((m.content.row(query) * wq).transpose())
-                                               : Eigen::VectorXd::Ones(p.head_dim);
-      const Eigen::VectorXd k0 = p.use_content ? Eigen::VectorXd((m.content.row(key) * wk).transpose())
-                                               : Eigen::VectorXd::Ones(p.head_dim);
+      const Eigen::VectorXd q0 = p.use_content
+                                     ? Eigen::VectorXd((m.content.row(query) * wq).transpose())
+                                     : Eigen::VectorXd::Ones(p.head_dim);
+      const Eigen::VectorXd k0 = p.use_content
+                                     ? Eigen::VectorXd((m.content.row(key) * wk).transpose())
+                                     : Eigen::VectorXd::Ones(p.head_dim);
       const double unrotated = scale * q0.dot(k0);
       double rotated = unrotated;
       if (p.use_position) {
         const RopeParams rp = attention_rope_params(p);
-        rotated = scale * rope_apply(rp, q0, m.input.positions[query]).dot(rope_apply(rp, k0, m.input.positions[key]));
+        rotated = scale * rope_apply(rp, q0, m.input.positions[query])
+                              .dot(rope_apply(rp, k0, m.input.positions[key]));
       }
       // Content on: the unrotated content score, and what rotation changed. Position
       // alone: all of the score is the rotation pattern of the all-ones vectors.
@@ -425,7 +465,8 @@ ScoreTerms attention_score_terms(const AttentionModel& m, int head, int query, i
     }
     case EncodingKind::none:
     case EncodingKind::bias:
-      if (p.use_content) s.content_content = scale * (m.content.row(query) * wq).dot(m.content.row(key) * wk);
+      if (p.use_content)
+        s.content_content = scale * (m.content.row(query) * wq).dot(m.content.row(key) * wk);
       if (p.use_position && attention_encoding_kind(p.encoding) == EncodingKind::bias)
         s.bias = attention_bias_cell(m, head, query, key);
       break;

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "attention/encodings.hpp"
-#include "common/param_range.hpp"
-#include "rope/rope.hpp"
+#include "core/attention/encodings.hpp"
+#include "core/common/param_range.hpp"
+#include "core/rope/rope.hpp"
 
 namespace poslab {
 
@@ -55,24 +55,24 @@ inline constexpr int kAttentionMaxTokens = 1024;  // the lab's (and the CLI's) l
 
 struct AttentionParams {
   AttentionEncoding encoding = AttentionEncoding::rope;
-  int heads = 4;                   // H: attention heads, [1, 64]
-  int model_dim = 64;              // D: content / absolute-encoding dims, even, [4, 1024] (x4 for sincos2d)
-  int head_dim = 16;               // Dh: dims per head after W_q / W_k, even, [2, 256]
-  int seed = 1;                    // seeds content, W_q/W_k, tables and terrain, [0, 2^31-1]
-  bool use_content = true;         // token content enters q and k (off: position alone)
-  bool use_position = true;        // the encoding enters (off: content alone)
-  bool causal = false;             // keys after the query are masked (decoder)
-  double sin_base = 10000.0;       // base of sinusoidal and 2-D sin-cos frequencies, [2, 1e9]
-  int table_length = 64;           // learned table rows = trained length L, [1, 4096]
-  double learned_std = 1.0;        // std of the seeded learned rows, [0.001, 10]
-  double rope_base = 10000.0;      // RoPE base b (rope_theta), [1.000001, 1e12]
+  int heads = 4;       // H: attention heads, [1, 64]
+  int model_dim = 64;  // D: content / absolute-encoding dims, even, [4, 1024] (x4 for sincos2d)
+  int head_dim = 16;   // Dh: dims per head after W_q / W_k, even, [2, 256]
+  int seed = 1;        // seeds content, W_q/W_k, tables and terrain, [0, 2^31-1]
+  bool use_content = true;     // token content enters q and k (off: position alone)
+  bool use_position = true;    // the encoding enters (off: content alone)
+  bool causal = false;         // keys after the query are masked (decoder)
+  double sin_base = 10000.0;   // base of sinusoidal and 2-D sin-cos frequencies, [2, 1e9]
+  int table_length = 64;       // learned table rows = trained length L, [1, 4096]
+  double learned_std = 1.0;    // std of the seeded learned rows, [0.001, 10]
+  double rope_base = 10000.0;  // RoPE base b (rope_theta), [1.000001, 1e12]
   RopeLayout rope_layout = RopeLayout::half_split;  // pairing of head dims (scores agree)
-  bool t5_bidirectional = true;    // T5 encoder (both signs) or decoder (past only)
-  int t5_buckets = 32;             // T5 num_buckets, even, [2, 256]
-  int t5_max_distance = 128;       // T5 max_distance in tokens, [2, 1e6]
-  double bias_std = 1.0;           // std of the seeded T5 / Swin bias tables, [0, 10]
-  double elevation_alpha = 1.0;    // TopoFlow alpha (learnable, init 1), [0, 100]
-  double terrain_max_m = 3000.0;   // highest point of the seeded terrain in metres, [0, 9000]
+  bool t5_bidirectional = true;   // T5 encoder (both signs) or decoder (past only)
+  int t5_buckets = 32;            // T5 num_buckets, even, [2, 256]
+  int t5_max_distance = 128;      // T5 max_distance in tokens, [2, 1e6]
+  double bias_std = 1.0;          // std of the seeded T5 / Swin bias tables, [0, 10]
+  double elevation_alpha = 1.0;   // TopoFlow alpha (learnable, init 1), [0, 100]
+  double terrain_max_m = 3000.0;  // highest point of the seeded terrain in metres, [0, 9000]
 
   static constexpr ParamRange heads_range{1, 64};
   static constexpr ParamRange model_dim_range{4, 1024};
@@ -101,8 +101,8 @@ struct AttentionInput {
   std::vector<std::string> tokens;  // T token texts; a token's content is seeded by its text
   std::vector<double> positions;    // T 1-D positions (index + shift)
   std::vector<double> rows, cols;   // T 2-D coordinates (grid cell + shift), for sincos2d / Swin
-  std::vector<int> cells;           // T ground cells r * grid_cols + c, for the terrain (never shifted)
-  int grid_rows = 1, grid_cols = 1; // terrain size and Swin window
+  std::vector<int> cells;  // T ground cells r * grid_cols + c, for the terrain (never shifted)
+  int grid_rows = 1, grid_cols = 1;  // terrain size and Swin window
 };
 
 // A sentence: token t at position t + shift, on a 1 x T strip of ground.
@@ -123,12 +123,12 @@ void attention_input_validate(const AttentionInput& in);
 struct AttentionModel {
   AttentionParams params;
   AttentionInput input;
-  RowMatrix content;               // (T, D) c_t, seeded by (seed, token text)
-  RowMatrix encoding;              // (T, D) p_t for absolute encodings (NaN row = no embedding), else empty
-  std::vector<RowMatrix> w_q, w_k; // H x (D, Dh), entries ~ N(0, 1/D)
-  std::vector<int> missing;        // tokens whose position has no learned row
-  RowMatrix terrain;               // (grid_rows, grid_cols) metres, elevation only, else empty
-  RowMatrix bias_table;            // T5: (buckets, H); Swin: ((2Wh-1)(2Ww-1), H); else empty
+  RowMatrix content;   // (T, D) c_t, seeded by (seed, token text)
+  RowMatrix encoding;  // (T, D) p_t for absolute encodings (NaN row = no embedding), else empty
+  std::vector<RowMatrix> w_q, w_k;  // H x (D, Dh), entries ~ N(0, 1/D)
+  std::vector<int> missing;         // tokens whose position has no learned row
+  RowMatrix terrain;                // (grid_rows, grid_cols) metres, elevation only, else empty
+  RowMatrix bias_table;             // T5: (buckets, H); Swin: ((2Wh-1)(2Ww-1), H); else empty
 };
 AttentionModel attention_build(const AttentionParams& p, const AttentionInput& in);
 
@@ -156,8 +156,8 @@ struct AttentionResult {
 // are left empty, 0 x 0): the app shows one head, and 64 heads of 1024^2 cells would be
 // half a gigabyte. If `cancel` becomes true the computation stops early and returns what
 // it has: used by the app when inputs change mid-way.
-AttentionResult attention_compute(const AttentionModel& m, const std::atomic<bool>* cancel = nullptr,
-                                  int only_head = -1);
+AttentionResult attention_compute(const AttentionModel& m,
+                                  const std::atomic<bool>* cancel = nullptr, int only_head = -1);
 
 // One cell's logit split into its parts (all already scaled). For absolute encodings
 // q.k = (c_i + p_i) W_q . (c_j + p_j) W_k splits into four terms; RoPE's score is not a

@@ -1,12 +1,12 @@
 // The attention kernel's plain build and the choice between it and the AVX2+FMA build at
 // run time (so one binary runs everywhere and is fast where the CPU allows).
-#include "attention/attention_kernel.hpp"
+#include "core/attention/attention_kernel.hpp"
 
 #include <Eigen/Dense>
 
 #define POSLAB_KERNEL_NS poslab::kernel_generic
 #define POSLAB_EIGEN Eigen
-#include "attention/attention_kernel_body.ipp"
+#include "core/attention/attention_kernel_body.ipp"
 
 #ifdef POSLAB_ATTENTION_AVX2
 namespace poslab::kernel_avx2 {
@@ -32,11 +32,14 @@ bool cpu_has_avx2() {
 void attention_scores_softmax(const float* q, const float* k, int tokens, int head_dim, float scale,
                               const float* bias, bool causal, float* scores, float* weights) {
 #ifdef POSLAB_ATTENTION_AVX2
-  if (cpu_has_avx2()) return kernel_avx2::run(q, k, tokens, head_dim, scale, bias, causal, scores, weights);
+  if (cpu_has_avx2())
+    return kernel_avx2::run(q, k, tokens, head_dim, scale, bias, causal, scores, weights);
 #endif
   kernel_generic::scores_softmax(q, k, tokens, head_dim, scale, bias, causal, scores, weights);
 }
 
-const char* attention_kernel_isa() { return cpu_has_avx2() ? "avx2+fma" : "generic"; }
+const char* attention_kernel_isa() {
+  return cpu_has_avx2() ? "avx2+fma" : "generic";
+}
 
 }  // namespace poslab

@@ -8,7 +8,7 @@
 
 #define POSLAB_KERNEL_NS poslab::kernel_avx2
 #define POSLAB_EIGEN poslab_eigen_avx2
-#include "attention/attention_kernel_body.ipp"
+#include "core/attention/attention_kernel_body.ipp"
 
 namespace poslab::kernel_avx2 {
 

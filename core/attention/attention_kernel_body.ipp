@@ -14,7 +14,8 @@ constexpr int kBlockRows = 128;
 
 inline void scores_softmax(const float* q, const float* k, int tokens, int head_dim, float scale,
                            const float* bias, bool causal, float* scores, float* weights) {
-  using Mat = POSLAB_EIGEN::Matrix<float, POSLAB_EIGEN::Dynamic, POSLAB_EIGEN::Dynamic, POSLAB_EIGEN::RowMajor>;
+  using Mat = POSLAB_EIGEN::Matrix<float, POSLAB_EIGEN::Dynamic, POSLAB_EIGEN::Dynamic,
+                                   POSLAB_EIGEN::RowMajor>;
   const POSLAB_EIGEN::Map<const Mat> Q(q, tokens, head_dim);  // (T, Dh)
   const POSLAB_EIGEN::Map<const Mat> K(k, tokens, head_dim);  // (T, Dh)
   POSLAB_EIGEN::Map<Mat> S(scores, tokens, tokens);           // (T, T)
@@ -25,8 +26,11 @@ inline void scores_softmax(const float* q, const float* k, int tokens, int head_
     const int rows = std::min(kBlockRows, tokens - b0);
     // Causal: keys past the block's last query are never visible; skip their columns.
     const int cols = causal ? b0 + rows : tokens;
-    S.block(b0, 0, rows, cols).noalias() = q_scaled.middleRows(b0, rows) * K.topRows(cols).transpose();
-    if (bias) S.block(b0, 0, rows, cols) += POSLAB_EIGEN::Map<const Mat>(bias, tokens, tokens).block(b0, 0, rows, cols);
+    S.block(b0, 0, rows, cols).noalias() =
+        q_scaled.middleRows(b0, rows) * K.topRows(cols).transpose();
+    if (bias)
+      S.block(b0, 0, rows, cols) +=
+          POSLAB_EIGEN::Map<const Mat>(bias, tokens, tokens).block(b0, 0, rows, cols);
     for (int i = b0; i < b0 + rows; ++i) {
       const int visible = causal ? i + 1 : tokens;
       if (visible < tokens) {

@@ -1,12 +1,12 @@
 // Preset codec and input builders of the attention lab. Only fields that differ from the
 // defaults are written, which keeps lesson presets short.
-#include "attention/attention_lab.hpp"
+#include "core/attention/attention_lab.hpp"
 
 #include <type_traits>
 
-#include "attention/tokenizer.hpp"
-#include "common/errors.hpp"
-#include "common/preset.hpp"
+#include "core/attention/tokenizer.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
 
 namespace poslab {
 
@@ -19,7 +19,8 @@ const std::vector<std::string>& attention_compare_names() {
   return n;
 }
 const std::vector<std::string>& attention_demo_names() {
-  static const std::vector<std::string> n{"none", "permutation", "shift", "extrapolation", "decay", "slopes", "buckets"};
+  static const std::vector<std::string> n{"none",  "permutation", "shift",  "extrapolation",
+                                          "decay", "slopes",      "buckets"};
   return n;
 }
 
@@ -29,19 +30,21 @@ void attention_lab_validate(const AttentionLabSettings& s) {
   require_in_range("grid_rows", s.grid_rows, AttentionLabSettings::grid_side_range);
   require_in_range("grid_cols", s.grid_cols, AttentionLabSettings::grid_side_range);
   if (s.grid_rows * s.grid_cols > kAttentionMaxTokens)
-    throw InputError("grid " + std::to_string(s.grid_rows) + " x " + std::to_string(s.grid_cols) + " = " +
-                     std::to_string(s.grid_rows * s.grid_cols) + " patches: at most " +
+    throw InputError("grid " + std::to_string(s.grid_rows) + " x " + std::to_string(s.grid_cols) +
+                     " = " + std::to_string(s.grid_rows * s.grid_cols) + " patches: at most " +
                      std::to_string(kAttentionMaxTokens));
   require_in_range("shift", s.shift, AttentionLabSettings::shift_range);
-  require_in_range("extrapolate", s.extrapolate_tokens, AttentionLabSettings::extrapolate_tokens_range);
+  require_in_range("extrapolate", s.extrapolate_tokens,
+                   AttentionLabSettings::extrapolate_tokens_range);
   require_in_range("decay_max", s.decay_max, AttentionLabSettings::decay_max_range);
   if (s.head < 0 || s.head >= s.params.heads)
-    throw InputError("head = " + std::to_string(s.head) + ": must be in [0, heads - 1 = " +
-                     std::to_string(s.params.heads - 1) + "]");
-  if (s.query_row < 0 || s.query_row >= s.grid_rows || s.query_col < 0 || s.query_col >= s.grid_cols)
-    throw InputError("query patch (" + std::to_string(s.query_row) + ", " + std::to_string(s.query_col) +
-                     ") is outside the " + std::to_string(s.grid_rows) + " x " + std::to_string(s.grid_cols) +
-                     " grid");
+    throw InputError("head = " + std::to_string(s.head) +
+                     ": must be in [0, heads - 1 = " + std::to_string(s.params.heads - 1) + "]");
+  if (s.query_row < 0 || s.query_row >= s.grid_rows || s.query_col < 0 ||
+      s.query_col >= s.grid_cols)
+    throw InputError("query patch (" + std::to_string(s.query_row) + ", " +
+                     std::to_string(s.query_col) + ") is outside the " +
+                     std::to_string(s.grid_rows) + " x " + std::to_string(s.grid_cols) + " grid");
 }
 
 AttentionInput attention_lab_input(const AttentionLabSettings& s) {
@@ -76,21 +79,25 @@ std::string attention_to_preset(const AttentionLabSettings& s) {
   if (p.table_length != dp.table_length) w.add("L", p.table_length);
   if (p.learned_std != dp.learned_std) w.add("learned_std", p.learned_std);
   if (p.rope_base != dp.rope_base) w.add("rope_base", p.rope_base);
-  if (p.rope_layout != dp.rope_layout) w.add_text("layout", rope_layout_names()[static_cast<int>(p.rope_layout)]);
+  if (p.rope_layout != dp.rope_layout)
+    w.add_text("layout", rope_layout_names()[static_cast<int>(p.rope_layout)]);
   if (p.t5_bidirectional != dp.t5_bidirectional) w.add("t5_bidir", p.t5_bidirectional);
   if (p.t5_buckets != dp.t5_buckets) w.add("buckets", p.t5_buckets);
   if (p.t5_max_distance != dp.t5_max_distance) w.add("max_distance", p.t5_max_distance);
   if (p.bias_std != dp.bias_std) w.add("bias_std", p.bias_std);
   if (p.elevation_alpha != dp.elevation_alpha) w.add("alpha", p.elevation_alpha);
   if (p.terrain_max_m != dp.terrain_max_m) w.add("terrain_max", p.terrain_max_m);
-  if (s.source != d.source) w.add_text("source", attention_source_names()[static_cast<int>(s.source)]);
+  if (s.source != d.source)
+    w.add_text("source", attention_source_names()[static_cast<int>(s.source)]);
   if (s.sentence != d.sentence) w.add_text("text", s.sentence);
   if (s.sentence_b != d.sentence_b) w.add_text("text_b", s.sentence_b);
   if (s.token_count != d.token_count) w.add("tokens", s.token_count);
   if (s.grid_rows != d.grid_rows) w.add("rows", s.grid_rows);
   if (s.grid_cols != d.grid_cols) w.add("cols", s.grid_cols);
-  if (s.compare != d.compare) w.add_text("compare", attention_compare_names()[static_cast<int>(s.compare)]);
-  if (s.compare_encoding != d.compare_encoding) w.add_text("enc_b", attention_encoding_name(s.compare_encoding));
+  if (s.compare != d.compare)
+    w.add_text("compare", attention_compare_names()[static_cast<int>(s.compare)]);
+  if (s.compare_encoding != d.compare_encoding)
+    w.add_text("enc_b", attention_encoding_name(s.compare_encoding));
   if (s.demo != d.demo) w.add_text("demo", attention_demo_names()[static_cast<int>(s.demo)]);
   if (s.shift != d.shift) w.add("shift", s.shift);
   if (s.extrapolate_tokens != d.extrapolate_tokens) w.add("extrapolate", s.extrapolate_tokens);
@@ -103,11 +110,13 @@ std::string attention_to_preset(const AttentionLabSettings& s) {
   return w.str();
 }
 
-AttentionLabSettings attention_from_preset(const std::string& text, const AttentionLabSettings& base) {
+AttentionLabSettings attention_from_preset(const std::string& text,
+                                           const AttentionLabSettings& base) {
   AttentionLabSettings s = base;
   AttentionParams& p = s.params;
   PresetReader in(text, kAttentionLabName);
-  auto read_enum = [&in](const std::string& key, auto& field, const std::vector<std::string>& names) {
+  auto read_enum = [&in](const std::string& key, auto& field,
+                         const std::vector<std::string>& names) {
     int v = static_cast<int>(field);
     in.read_choice(key, v, names);
     field = static_cast<std::remove_reference_t<decltype(field)>>(v);

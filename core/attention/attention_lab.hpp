@@ -6,33 +6,42 @@
 #include <string>
 #include <vector>
 
-#include "attention/attention.hpp"
+#include "core/attention/attention.hpp"
 
 namespace poslab {
 
 enum class AttentionSource { sentence, count, grid };
 enum class AttentionCompare { off, encodings, orderings };
-enum class AttentionDemo { none, permutation, shift, extrapolation, rope_decay, alibi_slopes, t5_buckets };
+enum class AttentionDemo {
+  none,
+  permutation,
+  shift,
+  extrapolation,
+  rope_decay,
+  alibi_slopes,
+  t5_buckets
+};
 
 struct AttentionLabSettings {
-  AttentionParams params;                        // encoding, heads, dims, seed, switches, tables
+  AttentionParams params;  // encoding, heads, dims, seed, switches, tables
   AttentionSource source = AttentionSource::sentence;
-  std::string sentence = "我 喜欢 你";            // tokens: whitespace words, or one per CJK character
-  std::string sentence_b = "你 喜欢 我";          // second ordering for the side-by-side
-  int token_count = 32;                          // tokens "t0".."tN-1" when source = count, [1, 1024]
-  int grid_rows = 8;                             // patch grid rows when source = grid, [1, 32]
-  int grid_cols = 8;                             // patch grid columns, [1, 32]; rows x cols <= 1024
+  std::string sentence = "我 喜欢 你";    // tokens: whitespace words, or one per CJK character
+  std::string sentence_b = "你 喜欢 我";  // second ordering for the side-by-side
+  int token_count = 32;                   // tokens "t0".."tN-1" when source = count, [1, 1024]
+  int grid_rows = 8;                      // patch grid rows when source = grid, [1, 32]
+  int grid_cols = 8;                      // patch grid columns, [1, 32]; rows x cols <= 1024
   AttentionCompare compare = AttentionCompare::off;
-  AttentionEncoding compare_encoding = AttentionEncoding::sinusoidal;  // right side when comparing encodings
+  AttentionEncoding compare_encoding =
+      AttentionEncoding::sinusoidal;  // right side when comparing encodings
   AttentionDemo demo = AttentionDemo::none;
-  double shift = 16.0;                           // k added to every position in the shift demo, [0, 1e6]
-  int extrapolate_tokens = 128;                  // tokens in the extrapolation demo (> table length), [2, 1024]
-  int head = 0;                                  // head shown, [0, heads - 1]
-  bool show_scores = false;                      // heatmap of logits instead of softmax weights
-  int query_row = 3;                             // query patch in grid mode, [0, grid_rows - 1]
-  int query_col = 3;                             // [0, grid_cols - 1]
-  bool show_terrain = true;                      // draw the terrain next to the grid attention
-  int decay_max = 512;                           // x-range of the RoPE decay plot in tokens, [8, 1e6]
+  double shift = 16.0;           // k added to every position in the shift demo, [0, 1e6]
+  int extrapolate_tokens = 128;  // tokens in the extrapolation demo (> table length), [2, 1024]
+  int head = 0;                  // head shown, [0, heads - 1]
+  bool show_scores = false;      // heatmap of logits instead of softmax weights
+  int query_row = 3;             // query patch in grid mode, [0, grid_rows - 1]
+  int query_col = 3;             // [0, grid_cols - 1]
+  bool show_terrain = true;      // draw the terrain next to the grid attention
+  int decay_max = 512;           // x-range of the RoPE decay plot in tokens, [8, 1e6]
 
   static constexpr ParamRange token_count_range{1, kAttentionMaxTokens};
   static constexpr ParamRange grid_side_range{1, 32};
@@ -47,7 +56,8 @@ inline constexpr const char* kAttentionLabName = "attention";
 
 const std::vector<std::string>& attention_source_names();   // sentence, count, grid
 const std::vector<std::string>& attention_compare_names();  // off, encodings, orderings
-const std::vector<std::string>& attention_demo_names();     // none, permutation, shift, extrapolation, decay, slopes, buckets
+const std::vector<std::string>&
+attention_demo_names();  // none, permutation, shift, extrapolation, decay, slopes, buckets
 
 // Throws InputError naming the first bad field (including cross-field limits).
 void attention_lab_validate(const AttentionLabSettings& s);
@@ -57,6 +67,7 @@ AttentionInput attention_lab_input_b(const AttentionLabSettings& s);
 
 std::string attention_to_preset(const AttentionLabSettings& s);
 // Starts from `base` (usually the defaults) and overrides what the preset names.
-AttentionLabSettings attention_from_preset(const std::string& text, const AttentionLabSettings& base = {});
+AttentionLabSettings attention_from_preset(const std::string& text,
+                                           const AttentionLabSettings& base = {});
 
 }  // namespace poslab

@@ -1,12 +1,12 @@
 // Comparisons and demos of the attention lab (see demos.hpp).
-#include "attention/demos.hpp"
+#include "core/attention/demos.hpp"
 
 #include <cmath>
 #include <limits>
 #include <map>
 #include <sstream>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab {
 namespace {
@@ -26,9 +26,10 @@ AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::v
                                       int only_head) {
   const int T = static_cast<int>(a.input.tokens.size());
   if (static_cast<int>(b.input.tokens.size()) != T || a.params.heads != b.params.heads)
-    throw InputError("compare: both sides need the same token count and heads (" + std::to_string(T) + " vs " +
-                     std::to_string(b.input.tokens.size()) + " tokens, " + std::to_string(a.params.heads) +
-                     " vs " + std::to_string(b.params.heads) + " heads)");
+    throw InputError("compare: both sides need the same token count and heads (" +
+                     std::to_string(T) + " vs " + std::to_string(b.input.tokens.size()) +
+                     " tokens, " + std::to_string(a.params.heads) + " vs " +
+                     std::to_string(b.params.heads) + " heads)");
   if (align.empty())
     for (int t = 0; t < T; ++t) align.push_back(t);
   AttentionComparison c;
@@ -51,8 +52,10 @@ AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::v
         }
         ds(i, j) = sb - sa;
         dw(i, j) = wb - wa;
-        c.max_abs_score_diff = std::max(c.max_abs_score_diff, std::abs(static_cast<double>(ds(i, j))));
-        c.max_abs_weight_diff = std::max(c.max_abs_weight_diff, std::abs(static_cast<double>(dw(i, j))));
+        c.max_abs_score_diff =
+            std::max(c.max_abs_score_diff, std::abs(static_cast<double>(ds(i, j))));
+        c.max_abs_weight_diff =
+            std::max(c.max_abs_weight_diff, std::abs(static_cast<double>(dw(i, j))));
       }
     }
     c.score_diff[h] = std::move(ds);
@@ -79,8 +82,9 @@ std::vector<int> attention_ordering_alignment(const std::vector<std::string>& a,
   for (const auto& tok : a) {
     auto it = slots.find(tok);
     if (it == slots.end() || it->second.empty())
-      throw InputError("orderings: token \"" + tok +
-                       "\" of the first sentence is missing from the second (use the same tokens reordered)");
+      throw InputError(
+          "orderings: token \"" + tok +
+          "\" of the first sentence is missing from the second (use the same tokens reordered)");
     align.push_back(it->second.back());
     it->second.pop_back();
   }
@@ -91,9 +95,10 @@ AttentionComparison attention_compare_encodings(const AttentionParams& p, Attent
                                                 const AttentionInput& in, int only_head) {
   AttentionParams q = p;
   q.encoding = other;
-  AttentionComparison c = attention_compare(attention_build(p, in), attention_build(q, in), {}, only_head);
-  c.note = std::string(attention_encoding_label(other)) + " minus " + attention_encoding_label(p.encoding) +
-           ": " + c.note;
+  AttentionComparison c =
+      attention_compare(attention_build(p, in), attention_build(q, in), {}, only_head);
+  c.note = std::string(attention_encoding_label(other)) + " minus " +
+           attention_encoding_label(p.encoding) + ": " + c.note;
   return c;
 }
 
@@ -119,17 +124,21 @@ AttentionComparison attention_permutation_demo(const AttentionParams& p, const A
   for (size_t t = 0; t < order.size(); ++t) align[order[t]] = static_cast<int>(t);
   AttentionComparison c =
       attention_compare(attention_build(p, in), attention_build(p, b), std::move(align), only_head);
-  const bool invariant = (attention_encoding_kind(p.encoding) == EncodingKind::none || !p.use_position) && !p.causal;
-  c.note = std::string(invariant ? "no position information: permuting the tokens only permutes the matrix. "
-                                 : "with positions (or a causal mask) the permuted sentence scores differently. ") +
-           c.note;
+  const bool invariant =
+      (attention_encoding_kind(p.encoding) == EncodingKind::none || !p.use_position) && !p.causal;
+  c.note =
+      std::string(
+          invariant
+              ? "no position information: permuting the tokens only permutes the matrix. "
+              : "with positions (or a causal mask) the permuted sentence scores differently. ") +
+      c.note;
   return c;
 }
 
-AttentionComparison attention_shift_demo(const AttentionParams& p, const AttentionInput& in, double k,
-                                         int only_head) {
-  AttentionComparison c =
-      attention_compare(attention_build(p, in), attention_build(p, attention_shift_input(in, k)), {}, only_head);
+AttentionComparison attention_shift_demo(const AttentionParams& p, const AttentionInput& in,
+                                         double k, int only_head) {
+  AttentionComparison c = attention_compare(
+      attention_build(p, in), attention_build(p, attention_shift_input(in, k)), {}, only_head);
   const EncodingKind kind = attention_encoding_kind(p.encoding);
   std::string why;
   if (!p.use_position || kind == EncodingKind::none)
@@ -161,7 +170,8 @@ std::vector<double> attention_row_entropy(const RowMatrixF& weights) {
   return e;
 }
 
-ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens, int only_head) {
+ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens,
+                                               int only_head) {
   ExtrapolationDemo d;
   d.trained_length = p.table_length;
   d.model = attention_build(p, attention_count_input(tokens));
@@ -180,28 +190,32 @@ ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tok
   const std::string L = std::to_string(p.table_length);
   switch (p.encoding) {
     case AttentionEncoding::learned:
-      d.note = "learned table: positions " + L + " and beyond have no row, so the model has no input there. " +
-               d.result.note;
+      d.note = "learned table: positions " + L +
+               " and beyond have no row, so the model has no input there. " + d.result.note;
       break;
     case AttentionEncoding::sinusoidal:
     case AttentionEncoding::sinusoidal_concat:
     case AttentionEncoding::sincos_2d:
-      d.note = "sinusoids continue past " + L + ", but those vectors were never seen in training: the formula "
+      d.note = "sinusoids continue past " + L +
+               ", but those vectors were never seen in training: the formula "
                "extends, the learned weights need not.";
       break;
     case AttentionEncoding::rope:
-      d.note = "RoPE angles continue past " + L + "; slow pairs reach angles never seen in training, which is "
+      d.note = "RoPE angles continue past " + L +
+               "; slow pairs reach angles never seen in training, which is "
                "why PI / NTK / YaRN exist (plain RoPE does not extrapolate well).";
       break;
     case AttentionEncoding::alibi:
-      d.note = "ALiBi's penalty keeps growing linearly with distance past " + L + ": far keys fade smoothly.";
+      d.note = "ALiBi's penalty keeps growing linearly with distance past " + L +
+               ": far keys fade smoothly.";
       break;
     case AttentionEncoding::t5:
       d.note = "T5: every distance beyond max_distance = " + std::to_string(p.t5_max_distance) +
                " shares the last bucket, so far keys look alike.";
       break;
     default:
-      d.note = std::string(attention_encoding_label(p.encoding)) + ": nothing special happens at " + L + ".";
+      d.note = std::string(attention_encoding_label(p.encoding)) + ": nothing special happens at " +
+               L + ".";
       break;
   }
   return d;
@@ -209,16 +223,18 @@ ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tok
 
 RopeDecay attention_rope_decay(const AttentionModel& m, int head, int max_distance, int points) {
   if (points < 2 || max_distance < 1)
-    throw InputError("RoPE decay: need max_distance >= 1 and points >= 2 (got " + std::to_string(max_distance) +
-                     ", " + std::to_string(points) + ")");
+    throw InputError("RoPE decay: need max_distance >= 1 and points >= 2 (got " +
+                     std::to_string(max_distance) + ", " + std::to_string(points) + ")");
   const AttentionParams& p = m.params;
   const RopeParams rp = attention_rope_params(p);
   RopeDecay d;
-  for (int s = 0; s < points; ++s) d.deltas.push_back(std::round(static_cast<double>(s) * max_distance / (points - 1)));
+  for (int s = 0; s < points; ++s)
+    d.deltas.push_back(std::round(static_cast<double>(s) * max_distance / (points - 1)));
   const double scale = 1.0 / std::sqrt(static_cast<double>(p.head_dim));
   const Eigen::VectorXd ones = Eigen::VectorXd::Ones(p.head_dim);
   const Eigen::VectorXd q = (m.content.row(0) * m.w_q.at(head)).transpose();
-  const Eigen::VectorXd k = (m.content.row(std::min<Eigen::Index>(1, m.content.rows() - 1)) * m.w_k.at(head)).transpose();
+  const Eigen::VectorXd k =
+      (m.content.row(std::min<Eigen::Index>(1, m.content.rows() - 1)) * m.w_k.at(head)).transpose();
   const Eigen::VectorXd a = rope_score_vs_distance(rp, ones, ones, d.deltas) * scale;
   const Eigen::VectorXd b = rope_score_vs_distance(rp, q, k, d.deltas) * scale;
   d.ones.assign(a.data(), a.data() + a.size());

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "attention/attention.hpp"
+#include "core/attention/attention.hpp"
 
 namespace poslab {
 
@@ -17,19 +17,19 @@ namespace poslab {
 struct AttentionComparison {
   AttentionModel model_a, model_b;
   AttentionResult a, b;
-  std::vector<int> align;                   // T: s(i)
-  std::vector<RowMatrixF> score_diff;       // H x (T, T)
-  std::vector<RowMatrixF> weight_diff;      // H x (T, T)
-  double max_abs_score_diff = 0;            // over all heads and comparable cells
+  std::vector<int> align;               // T: s(i)
+  std::vector<RowMatrixF> score_diff;   // H x (T, T)
+  std::vector<RowMatrixF> weight_diff;  // H x (T, T)
+  double max_abs_score_diff = 0;        // over all heads and comparable cells
   double max_abs_weight_diff = 0;
-  long long incomparable_cells = 0;         // cells skipped (masked / undefined on a side)
-  std::string note;                         // one line for the reader
+  long long incomparable_cells = 0;  // cells skipped (masked / undefined on a side)
+  std::string note;                  // one line for the reader
 };
 
 // Both models must have the same heads and tokens count; throws InputError otherwise.
 // only_head >= 0 computes that head alone (the other heads' matrices stay empty).
-AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::vector<int> align = {},
-                                      int only_head = -1);
+AttentionComparison attention_compare(AttentionModel a, AttentionModel b,
+                                      std::vector<int> align = {}, int only_head = -1);
 
 // Where each token of `a` sits in `b` when b is a reordering of a (same tokens, any order;
 // repeated tokens are matched in order). Throws InputError naming a token that differs.
@@ -50,8 +50,8 @@ AttentionComparison attention_permutation_demo(const AttentionParams& p, const A
 std::vector<int> attention_reversal(int tokens);
 // Shift demo: B adds k to every position. Zero difference for RoPE, ALiBi, T5, Swin;
 // non-zero for absolute encodings.
-AttentionComparison attention_shift_demo(const AttentionParams& p, const AttentionInput& in, double k,
-                                         int only_head = -1);
+AttentionComparison attention_shift_demo(const AttentionParams& p, const AttentionInput& in,
+                                         double k, int only_head = -1);
 
 // Extrapolation demo: `tokens` positions 0 .. tokens-1 when the model was trained on
 // `trained_length` (the learned table's length). Per query row, the entropy of its
@@ -60,11 +60,13 @@ struct ExtrapolationDemo {
   AttentionModel model;
   AttentionResult result;
   int trained_length = 0;
-  std::vector<std::vector<double>> row_entropy;  // H x T, NaN for undefined rows (empty: head skipped)
-  std::vector<std::vector<double>> row_max;      // H x T (empty: head skipped)
-  std::string note;                              // what this encoding does past L
+  std::vector<std::vector<double>>
+      row_entropy;                           // H x T, NaN for undefined rows (empty: head skipped)
+  std::vector<std::vector<double>> row_max;  // H x T (empty: head skipped)
+  std::string note;                          // what this encoding does past L
 };
-ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens, int only_head = -1);
+ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens,
+                                               int only_head = -1);
 
 // RoPE distance decay: score(delta) / sqrt(Dh) for q = k = all ones (RoFormer's bound)
 // and for the seeded content q of the first token and k of the second (head `head`).

@@ -1,17 +1,18 @@
 // Position encodings as functions of positions (see encodings.hpp for the formulas).
-#include "attention/encodings.hpp"
+#include "core/attention/encodings.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "attention/seeded.hpp"
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/random.hpp"
 
 namespace poslab {
 
 RowMatrix sinusoidal_encoding(const std::vector<double>& positions, int dim, double base,
                               SinusoidLayout layout) {
-  if (dim < 2 || dim % 2) throw InputError("sinusoidal: model dim = " + std::to_string(dim) + ": must be even and >= 2");
+  if (dim < 2 || dim % 2)
+    throw InputError("sinusoidal: model dim = " + std::to_string(dim) + ": must be even and >= 2");
   const int half = dim / 2;
   RowMatrix pe(static_cast<Eigen::Index>(positions.size()), dim);
   for (int i = 0; i < half; ++i) {
@@ -42,7 +43,8 @@ bool learned_has_row(double position, int length) {
 RowMatrix sincos_2d_encoding(const std::vector<double>& rows, const std::vector<double>& cols,
                              int dim, double base) {
   if (dim < 4 || dim % 4)
-    throw InputError("2-D sin-cos: model dim = " + std::to_string(dim) + ": must be a multiple of 4");
+    throw InputError("2-D sin-cos: model dim = " + std::to_string(dim) +
+                     ": must be a multiple of 4");
   const int half = dim / 2, quarter = dim / 4;
   RowMatrix pe(static_cast<Eigen::Index>(rows.size()), dim);
   for (int i = 0; i < quarter; ++i) {
@@ -76,12 +78,13 @@ std::vector<double> alibi_slopes(int heads) {
 void t5_validate(bool bidirectional, int num_buckets, int max_distance) {
   const int side = bidirectional ? num_buckets / 2 : num_buckets;
   if (num_buckets % 2 || side < 2)
-    throw InputError("T5: num_buckets = " + std::to_string(num_buckets) + ": must be even and >= " +
-                     (bidirectional ? "4 when bidirectional" : "2"));
+    throw InputError("T5: num_buckets = " + std::to_string(num_buckets) +
+                     ": must be even and >= " + (bidirectional ? "4 when bidirectional" : "2"));
   const int max_exact = side / 2;
   if (max_distance <= max_exact)
-    throw InputError("T5: max_distance = " + std::to_string(max_distance) + ": must exceed max_exact = " +
-                     std::to_string(max_exact) + " (half the buckets of one side)");
+    throw InputError("T5: max_distance = " + std::to_string(max_distance) +
+                     ": must exceed max_exact = " + std::to_string(max_exact) +
+                     " (half the buckets of one side)");
 }
 
 int t5_bucket(int relative_position, bool bidirectional, int num_buckets, int max_distance) {
@@ -120,13 +123,15 @@ std::vector<T5BucketRange> t5_bucket_ranges(bool bidirectional, int num_buckets,
   return out;
 }
 
-int swin_table_size(int window_h, int window_w) { return (2 * window_h - 1) * (2 * window_w - 1); }
+int swin_table_size(int window_h, int window_w) {
+  return (2 * window_h - 1) * (2 * window_w - 1);
+}
 
 int swin_relative_index(int dh, int dw, int window_h, int window_w) {
   if (std::abs(dh) >= window_h || std::abs(dw) >= window_w)
     throw InputError("Swin bias: offset (" + std::to_string(dh) + ", " + std::to_string(dw) +
-                     ") does not fit a " + std::to_string(window_h) + " x " + std::to_string(window_w) +
-                     " window");
+                     ") does not fit a " + std::to_string(window_h) + " x " +
+                     std::to_string(window_w) + " window");
   return (dh + window_h - 1) * (2 * window_w - 1) + (dw + window_w - 1);
 }
 
@@ -134,9 +139,12 @@ RowMatrix terrain_heights(int rows, int cols, uint64_t seed, double max_height_m
   RowMatrix h = RowMatrix::Zero(rows, cols);
   SeededStream rng(seed, "terrain", 0);
   const double tilt_r = rng.uniform() - 0.5, tilt_c = rng.uniform() - 0.5;
-  struct Hill { double r, c, sigma, height; };
+  struct Hill {
+    double r, c, sigma, height;
+  };
   std::vector<Hill> hills(5);
-  for (auto& hill : hills) hill = {rng.uniform(), rng.uniform(), 0.08 + 0.22 * rng.uniform(), 0.4 + rng.uniform()};
+  for (auto& hill : hills)
+    hill = {rng.uniform(), rng.uniform(), 0.08 + 0.22 * rng.uniform(), 0.4 + rng.uniform()};
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) {
       // Coordinates in [0, 1] across the grid, so the landscape scales with the grid.

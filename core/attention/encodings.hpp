@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rope/rope.hpp"  // RowMatrix
+#include "core/rope/rope.hpp"  // RowMatrix
 
 namespace poslab {
 
@@ -58,8 +58,8 @@ void t5_validate(bool bidirectional, int num_buckets, int max_distance);
 // when the bucket also catches everything past the horizon.
 struct T5BucketRange {
   int bucket = 0;
-  int count = 0;        // relative positions in [-horizon, horizon] mapped here
-  int lo = 0, hi = 0;   // smallest and largest of them
+  int count = 0;       // relative positions in [-horizon, horizon] mapped here
+  int lo = 0, hi = 0;  // smallest and largest of them
   bool open_ended = false;
 };
 std::vector<T5BucketRange> t5_bucket_ranges(bool bidirectional, int num_buckets, int max_distance,

@@ -1,7 +1,7 @@
 // UTF-8 decoding and the whitespace / per-CJK-character split (see tokenizer.hpp).
-#include "attention/tokenizer.hpp"
+#include "core/attention/tokenizer.hpp"
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab {
 namespace {
@@ -16,7 +16,11 @@ std::vector<CodePoint> decode_utf8(const std::string& text) {
   size_t i = 0;
   while (i < text.size()) {
     const auto b0 = static_cast<unsigned char>(text[i]);
-    int len = b0 < 0x80 ? 1 : (b0 >> 5) == 0x6 ? 2 : (b0 >> 4) == 0xE ? 3 : (b0 >> 3) == 0x1E ? 4 : 0;
+    int len = b0 < 0x80           ? 1
+              : (b0 >> 5) == 0x6  ? 2
+              : (b0 >> 4) == 0xE  ? 3
+              : (b0 >> 3) == 0x1E ? 4
+                                  : 0;
     if (len == 0 || i + len > text.size())
       throw InputError("sentence: invalid UTF-8 at byte " + std::to_string(i) +
                        " (save or paste the text as UTF-8)");
@@ -35,8 +39,8 @@ std::vector<CodePoint> decode_utf8(const std::string& text) {
 }
 
 bool is_space(char32_t c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
-         c == 0x00A0 || c == 0x3000 || (c >= 0x2000 && c <= 0x200A);
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == 0x00A0 ||
+         c == 0x3000 || (c >= 0x2000 && c <= 0x200A);
 }
 
 }  // namespace
@@ -49,7 +53,7 @@ bool is_cjk_code_point(char32_t c) {
          (c >= 0x3040 && c <= 0x30FF) ||    // hiragana, katakana
          (c >= 0xAC00 && c <= 0xD7AF) ||    // hangul syllables
          (c >= 0x3000 && c <= 0x303F && c != 0x3000) ||  // CJK punctuation (not the space)
-         (c >= 0xFF00 && c <= 0xFFEF);      // full-width forms
+         (c >= 0xFF00 && c <= 0xFFEF);                   // full-width forms
 }
 
 std::vector<std::string> tokenize_sentence(const std::string& text, int max_tokens) {

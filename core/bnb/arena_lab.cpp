@@ -1,7 +1,7 @@
 // Preset codec for the arena lab (only fields that differ from the defaults are written).
-#include "bnb/arena_lab.hpp"
+#include "core/bnb/arena_lab.hpp"
 
-#include "common/preset.hpp"
+#include "core/common/preset.hpp"
 
 namespace poslab::bnb {
 namespace {

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "common/param_range.hpp"
+#include "core/common/param_range.hpp"
 
 namespace poslab::bnb {
 

@@ -1,5 +1,5 @@
 // Runs episodes into the dataset's row layout (bnb_episode.hpp).
-#include "bnb/bnb_episode.hpp"
+#include "core/bnb/bnb_episode.hpp"
 
 namespace poslab::bnb {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "bnb/bnb_features.hpp"
-#include "bnb/bnb_policy.hpp"
+#include "core/bnb/bnb_features.hpp"
+#include "core/bnb/bnb_policy.hpp"
 
 namespace poslab::bnb {
 

@@ -1,5 +1,5 @@
 // State vectors and relational features (see bnb_features.hpp for the layouts).
-#include "bnb/bnb_features.hpp"
+#include "core/bnb/bnb_features.hpp"
 
 #include <cmath>
 #include <numbers>
@@ -55,10 +55,9 @@ Kinematics token_kinematics(const float* token) {
 Relational relational(const Kinematics& i, const Kinematics& j) {
   constexpr double eps = 1e-6;
   const Vec2 dp = wrap_delta(j.pos - i.pos);
-  // The spec wraps BOTH differences to the minimum image, per axis. For a velocity this
-  // only changes anything when |dv| > 512 px/s on an axis (two ships boosting head-on);
-  // we follow the spec so features match the upstream data layout exactly.
-  const Vec2 dv = wrap_delta(j.vel - i.vel);
+  // Δv is NOT wrapped (spec section 6, defect 6): velocities live on a plane, and wrapping
+  // |Δv| > 512 px/s (two ships boosting head-on) would turn a closing into a separation.
+  const Vec2 dv = j.vel - i.vel;
   const Vec2 a = i.att;
   const double rx = (dp.x * a.x + dp.y * a.y) / kWorldW;
   const double ry = (-dp.x * a.y + dp.y * a.x) / kWorldH;

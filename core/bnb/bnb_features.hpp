@@ -7,7 +7,7 @@
 #pragma once
 #include <array>
 
-#include "bnb/bnb_sim.hpp"
+#include "core/bnb/bnb_sim.hpp"
 
 namespace poslab::bnb {
 
@@ -40,8 +40,8 @@ Kinematics ship_kinematics(const Ship& ship);
 Kinematics token_kinematics(const float* token);
 
 // Features of ship j as seen by observer i. Δp = p_j - p_i is wrapped to the minimum image;
-// Δv = v_j - v_i is a plain difference (velocities do not live on the torus; the spec's
-// "each axis wrapped" reads as applying to the position difference). Both are rotated into
+// Δv = v_j - v_i is a plain difference, never wrapped (velocities do not live on the torus;
+// spec section 6, defect 6). Both are rotated into
 // i's frame (r_x = Δx a_x + Δy a_y, r_y = -Δx a_y + Δy a_x) and scaled by 1/W, 1/H, 1/180.
 Relational relational(const Kinematics& i, const Kinematics& j);
 Relational relational_features(const SimState& s, int i, int j);

@@ -1,12 +1,12 @@
 // The scripted expert, sticky behaviour noise, random policy and replay (bnb_policy.hpp).
-#include "bnb/bnb_policy.hpp"
+#include "core/bnb/bnb_policy.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab::bnb {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bnb/bnb_sim.hpp"
+#include "core/bnb/bnb_sim.hpp"
 
 namespace poslab::bnb {
 

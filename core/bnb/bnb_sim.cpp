@@ -1,14 +1,14 @@
 // The Boost and Broadside simulator: reset and the agent step, written to follow the
 // spec's substep order line by line (section 4), with wrap-aware hit tests (defect 5 of
 // the upstream code was hit tests that ignored the wrap seam).
-#include "bnb/bnb_sim.hpp"
+#include "core/bnb/bnb_sim.hpp"
 
 #include <algorithm>
 #include <cassert>
 #include <numbers>
 #include <string>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab::bnb {
 namespace {

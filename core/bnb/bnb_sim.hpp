@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "bnb/bnb_rng.hpp"
-#include "common/param_range.hpp"
+#include "core/bnb/bnb_rng.hpp"
+#include "core/common/param_range.hpp"
 
 namespace poslab::bnb {
 

@@ -1,22 +1,23 @@
 // Atomic file replacement (see atomic_file.hpp). POSIX calls so the data can be fsync'ed
 // before the rename; std::ofstream cannot promise that.
-#include "common/atomic_file.hpp"
+#include "core/common/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab {
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw FileError(path, std::string("cannot create temporary file: ") + std::strerror(errno));
+  if (fd < 0)
+    throw FileError(path, std::string("cannot create temporary file: ") + std::strerror(errno));
   size_t done = 0;
   while (done < contents.size()) {
     const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);

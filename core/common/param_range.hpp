@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab {
 

@@ -1,5 +1,5 @@
 // Preset string encoding and decoding (see preset.hpp for the format).
-#include "common/preset.hpp"
+#include "core/common/preset.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -9,8 +9,8 @@ namespace poslab {
 namespace {
 
 bool is_plain(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '_' || c == '.' || c == '~' || c == ',' || c == ':' || c == '+';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_' || c == '.' || c == '~' || c == ',' || c == ':' || c == '+';
 }
 
 std::string percent_encode(std::string_view s) {
@@ -93,7 +93,8 @@ std::string preset_lab(std::string_view text) {
   auto q = text.find('?');
   std::string lab(text.substr(0, q));
   while (!lab.empty() && (lab.back() == ' ' || lab.back() == '\n')) lab.pop_back();
-  if (lab.empty()) throw InputError("preset \"" + std::string(text) + "\": missing lab name before '?'");
+  if (lab.empty())
+    throw InputError("preset \"" + std::string(text) + "\": missing lab name before '?'");
   for (char c : lab)
     if (!((c >= 'a' && c <= 'z') || c == '_' || (c >= '0' && c <= '9')))
       throw InputError("preset: lab name \"" + lab + "\" has characters other than a-z, 0-9, _");
@@ -104,11 +105,13 @@ PresetReader::PresetReader(std::string_view text, std::string_view expected_lab)
   // Trim whitespace a paste may carry.
   while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\t'))
     text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
+  while (!text.empty() &&
+         (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
     text.remove_suffix(1);
   lab_ = preset_lab(text);
   if (lab_ != expected_lab)
-    throw InputError("preset is for lab \"" + lab_ + "\", not \"" + std::string(expected_lab) + "\"");
+    throw InputError("preset is for lab \"" + lab_ + "\", not \"" + std::string(expected_lab) +
+                     "\"");
   auto q = text.find('?');
   if (q == std::string_view::npos) return;
   std::string_view rest = text.substr(q + 1);
@@ -145,7 +148,8 @@ void PresetReader::read(const std::string& key, double& out, ParamRange range) {
 void PresetReader::read(const std::string& key, int& out, ParamRange range) {
   if (const auto* v = find(key)) {
     double d = parse_double(*v, lab_ + "." + key);
-    if (d != std::floor(d)) throw InputError(lab_ + "." + key + " = " + *v + ": must be a whole number");
+    if (d != std::floor(d))
+      throw InputError(lab_ + "." + key + " = " + *v + ": must be a whole number");
     require_in_range((lab_ + "." + key).c_str(), d, range);
     out = static_cast<int>(d);
   }
@@ -153,9 +157,12 @@ void PresetReader::read(const std::string& key, int& out, ParamRange range) {
 
 void PresetReader::read(const std::string& key, bool& out) {
   if (const auto* v = find(key)) {
-    if (*v == "1" || *v == "true") out = true;
-    else if (*v == "0" || *v == "false") out = false;
-    else throw InputError(lab_ + "." + key + " = \"" + *v + "\": expected 0 or 1");
+    if (*v == "1" || *v == "true")
+      out = true;
+    else if (*v == "0" || *v == "false")
+      out = false;
+    else
+      throw InputError(lab_ + "." + key + " = \"" + *v + "\": expected 0 or 1");
   }
 }
 
@@ -163,7 +170,8 @@ void PresetReader::read_text(const std::string& key, std::string& out) {
   if (const auto* v = find(key)) out = *v;
 }
 
-void PresetReader::read_choice(const std::string& key, int& out, const std::vector<std::string>& names) {
+void PresetReader::read_choice(const std::string& key, int& out,
+                               const std::vector<std::string>& names) {
   if (const auto* v = find(key)) {
     for (size_t i = 0; i < names.size(); ++i)
       if (names[i] == *v) {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/param_range.hpp"
+#include "core/common/param_range.hpp"
 
 namespace poslab {
 
@@ -18,7 +18,9 @@ class PresetWriter {
  public:
   explicit PresetWriter(std::string lab) : lab_(std::move(lab)) {}
   PresetWriter& add(const std::string& key, double value);
-  PresetWriter& add(const std::string& key, int value) { return add(key, static_cast<double>(value)); }
+  PresetWriter& add(const std::string& key, int value) {
+    return add(key, static_cast<double>(value));
+  }
   PresetWriter& add(const std::string& key, bool value) { return add_text(key, value ? "1" : "0"); }
   PresetWriter& add_text(const std::string& key, std::string_view value);
   std::string str() const;

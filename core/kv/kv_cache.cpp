@@ -1,12 +1,12 @@
 // KV cache operations (see kv_cache.hpp). Every correction rounds what it stores back to
 // float32 when the cache holds float32, as a real cache would.
-#include "kv/kv_cache.hpp"
+#include "core/kv/kv_cache.hpp"
 
 #include <cmath>
 #include <string>
 
-#include "common/errors.hpp"
-#include "common/preset.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
 
 namespace poslab {
 namespace {
@@ -17,7 +17,8 @@ void round_if_float32(const KvCache& c, RowMatrix& x) {
 
 void require_rope(const KvModel& m, const char* what) {
   if (m.params.positions != KvPositions::rope)
-    throw InputError(std::string(what) + " needs positions = rope (this model uses learned positions)");
+    throw InputError(std::string(what) +
+                     " needs positions = rope (this model uses learned positions)");
 }
 
 void require_shape(const KvModel& m, const KvCache& c) {
@@ -29,8 +30,8 @@ void require_shape(const KvModel& m, const KvCache& c) {
 int table_row(const KvModel& m, double index) {
   const int C = m.params.context;
   if (!(index >= 0 && index <= C - 1 && index == std::floor(index)))
-    throw InputError("legacy correction: index " + format_double(index) + " is outside the position table 0.." +
-                     std::to_string(C - 1));
+    throw InputError("legacy correction: index " + format_double(index) +
+                     " is outside the position table 0.." + std::to_string(C - 1));
   return static_cast<int>(index);
 }
 
@@ -56,9 +57,13 @@ KvCache kv_cache_make(int layers, int width, bool float32) {
   return c;
 }
 
-int kv_cache_size(const KvCache& c) { return static_cast<int>(c.slots.size()); }
+int kv_cache_size(const KvCache& c) {
+  return static_cast<int>(c.slots.size());
+}
 
-double kv_cache_next_index(const KvCache& c) { return c.slots.empty() ? 0.0 : c.slots.back().used_at + 1.0; }
+double kv_cache_next_index(const KvCache& c) {
+  return c.slots.empty() ? 0.0 : c.slots.back().used_at + 1.0;
+}
 
 void kv_cache_append_rows(KvCache& c, int layer, const RowMatrix& keys, const RowMatrix& values) {
   KvCacheLayer& L = c.layers.at(layer);
@@ -72,7 +77,8 @@ void kv_cache_append_rows(KvCache& c, int layer, const RowMatrix& keys, const Ro
   L.values.bottomRows(t) = v;
 }
 
-void kv_cache_append_slots(KvCache& c, const std::vector<int>& tokens, const std::vector<double>& positions) {
+void kv_cache_append_slots(KvCache& c, const std::vector<int>& tokens,
+                           const std::vector<double>& positions) {
   for (size_t t = 0; t < tokens.size(); ++t) {
     KvSlot s;
     s.token = tokens[t];
@@ -100,7 +106,8 @@ void kv_cache_reset_indices(KvCache& c) {
 void kv_cache_correct_legacy(const KvModel& m, KvCache& c) {
   require_shape(m, c);
   if (m.params.positions != KvPositions::learned)
-    throw InputError("legacy correction needs positions = learned (it adds projected position-table rows)");
+    throw InputError(
+        "legacy correction needs positions = learned (it adds projected position-table rows)");
   const int S = kv_cache_size(c);
   // delta is (S, W): P[used] - P[encoded] for each slot.
   RowMatrix delta(S, m.params.width);
@@ -158,7 +165,8 @@ KvCache kv_cache_stitch(const KvCache& first, const KvCache& second) {
                      std::to_string(second.layers.size()) + " layers");
   KvCache c = first;
   for (size_t l = 0; l < c.layers.size(); ++l) {
-    c.layers[l].keys.conservativeResize(first.layers[l].keys.rows() + second.layers[l].keys.rows(), Eigen::NoChange);
+    c.layers[l].keys.conservativeResize(first.layers[l].keys.rows() + second.layers[l].keys.rows(),
+                                        Eigen::NoChange);
     c.layers[l].values.conservativeResize(c.layers[l].keys.rows(), Eigen::NoChange);
     c.layers[l].keys.bottomRows(second.layers[l].keys.rows()) = second.layers[l].keys;
     c.layers[l].values.bottomRows(second.layers[l].values.rows()) = second.layers[l].values;

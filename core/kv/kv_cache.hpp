@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kv/kv_model.hpp"
+#include "core/kv/kv_model.hpp"
 
 namespace poslab {
 
@@ -21,13 +21,14 @@ namespace poslab {
 //   used_at      index the model treats the slot as now (after a reset: 0 .. S-1).
 // A slot is correct when encoded_at == used_at (and key_scale == 1).
 struct KvSlot {
-  int token = 0;            // token id
-  std::string label;        // "s3", "a3", "B7", ... for drawing
-  double computed_at = 0;   // see above
+  int token = 0;           // token id
+  std::string label;       // "s3", "a3", "B7", ... for drawing
+  double computed_at = 0;  // see above
   double encoded_at = 0;
   double used_at = 0;
-  double key_scale = 1.0;   // stored keys / correctly scaled keys (the YaRN-table pitfall gives mscale^2)
-  bool approximate = false; // encoded_at was moved by an approximate correction (legacy)
+  double key_scale =
+      1.0;  // stored keys / correctly scaled keys (the YaRN-table pitfall gives mscale^2)
+  bool approximate = false;  // encoded_at was moved by an approximate correction (legacy)
 };
 
 struct KvCacheLayer {
@@ -50,7 +51,8 @@ double kv_cache_next_index(const KvCache& c);
 // Appends T rows to one layer (rounding to float32 if the cache says so). Slots are
 // appended separately with kv_cache_append_slots once every layer has its rows.
 void kv_cache_append_rows(KvCache& c, int layer, const RowMatrix& keys, const RowMatrix& values);
-void kv_cache_append_slots(KvCache& c, const std::vector<int>& tokens, const std::vector<double>& positions);
+void kv_cache_append_slots(KvCache& c, const std::vector<int>& tokens,
+                           const std::vector<double>& positions);
 
 // Removes the n oldest slots from every layer. Indices of the rest are untouched.
 void kv_cache_drop_oldest(KvCache& c, int n);

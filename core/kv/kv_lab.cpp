@@ -1,9 +1,9 @@
 // KV-cache lab settings: names, validation and the preset codec. Only fields that differ
 // from the defaults are written, which keeps lesson presets short.
-#include "kv/kv_lab.hpp"
+#include "core/kv/kv_lab.hpp"
 
-#include "common/errors.hpp"
-#include "common/preset.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
 
 namespace poslab {
 namespace {
@@ -31,8 +31,8 @@ const std::vector<std::string>& kv_scenario_names() {
 }
 
 const std::vector<std::string>& kv_method_names() {
-  static const std::vector<std::string> n{"naive", "legacy", "keep", "kshift", "reencode", "reencode_scaled",
-                                          "recompute"};
+  static const std::vector<std::string> n{"naive",    "legacy",          "keep",     "kshift",
+                                          "reencode", "reencode_scaled", "recompute"};
   return n;
 }
 
@@ -44,9 +44,15 @@ const std::vector<std::string>& kv_positions_names() {
 KvScenario kv_scenario_from_name(const std::string& name) {
   return enum_from<KvScenario>(kv_scenario_names(), name, "scenario");
 }
-KvMethod kv_method_from_name(const std::string& name) { return enum_from<KvMethod>(kv_method_names(), name, "method"); }
-const std::string& kv_method_name(KvMethod m) { return kv_method_names()[static_cast<int>(m)]; }
-const std::string& kv_scenario_name(KvScenario s) { return kv_scenario_names()[static_cast<int>(s)]; }
+KvMethod kv_method_from_name(const std::string& name) {
+  return enum_from<KvMethod>(kv_method_names(), name, "method");
+}
+const std::string& kv_method_name(KvMethod m) {
+  return kv_method_names()[static_cast<int>(m)];
+}
+const std::string& kv_scenario_name(KvScenario s) {
+  return kv_scenario_names()[static_cast<int>(s)];
+}
 
 std::vector<KvMethod> kv_methods_for(KvScenario s, KvPositions p) {
   using M = KvMethod;
@@ -72,33 +78,37 @@ void kv_lab_validate(const KvLabSettings& s) {
   require_in_range("view_head", s.view_head, KvLabSettings::view_head_range);
   require_in_range("view_pair", s.view_pair, KvLabSettings::view_pair_range);
   if (s.view_layer >= p.layers)
-    throw InputError("view_layer = " + std::to_string(s.view_layer) + " but the model has " + std::to_string(p.layers) +
-                     " layers (0.." + std::to_string(p.layers - 1) + ")");
+    throw InputError("view_layer = " + std::to_string(s.view_layer) + " but the model has " +
+                     std::to_string(p.layers) + " layers (0.." + std::to_string(p.layers - 1) +
+                     ")");
   if (s.view_head >= p.heads)
-    throw InputError("view_head = " + std::to_string(s.view_head) + " but the model has " + std::to_string(p.heads) +
-                     " heads");
+    throw InputError("view_head = " + std::to_string(s.view_head) + " but the model has " +
+                     std::to_string(p.heads) + " heads");
   if (s.view_pair >= kv_head_dim(p) / 2)
     throw InputError("view_pair = " + std::to_string(s.view_pair) + " but a head has " +
                      std::to_string(kv_head_dim(p) / 2) + " RoPE pairs");
   if (s.scenario != KvScenario::sliding && p.positions != KvPositions::rope)
     throw InputError("scenario " + kv_scenario_name(s.scenario) +
-                     " needs positions = rope: stitching re-rotates keys, learned positions have no rotation to undo");
+                     " needs positions = rope: stitching re-rotates keys, learned positions have "
+                     "no rotation to undo");
   const auto ok = kv_methods_for(s.scenario, p.positions);
   bool found = false;
   for (auto m : ok) found = found || m == s.method;
   if (!found)
     throw InputError("method " + kv_method_name(s.method) + " does not apply to scenario " +
-                     kv_scenario_name(s.scenario) + " with " + kv_positions_names()[static_cast<int>(p.positions)] +
+                     kv_scenario_name(s.scenario) + " with " +
+                     kv_positions_names()[static_cast<int>(p.positions)] +
                      " positions; choose one of " + join(ok));
   if (s.scenario == KvScenario::sliding && 2 * s.drop_steps >= p.context)
-    throw InputError("drop_steps = " + std::to_string(s.drop_steps) + " would empty the window of " +
-                     std::to_string(p.context / 2) + " steps (context = " + std::to_string(p.context) +
+    throw InputError("drop_steps = " + std::to_string(s.drop_steps) +
+                     " would empty the window of " + std::to_string(p.context / 2) +
+                     " steps (context = " + std::to_string(p.context) +
                      " tokens); drop fewer steps");
   if (s.scenario == KvScenario::rag) {
     const long last = s.retrieve_from + static_cast<long>(s.retrieved - 1) * s.retrieve_stride;
     if (last >= s.first_length)
-      throw InputError("rag retrieves B indices " + std::to_string(s.retrieve_from) + ".." + std::to_string(last) +
-                       " but B has only " + std::to_string(s.first_length) +
+      throw InputError("rag retrieves B indices " + std::to_string(s.retrieve_from) + ".." +
+                       std::to_string(last) + " but B has only " + std::to_string(s.first_length) +
                        " tokens; lower retrieved, retrieve_from or retrieve_stride");
   }
 }
@@ -117,7 +127,8 @@ std::string kv_to_preset(const KvLabSettings& s) {
   const KvLabSettings d;
   const KvModelParams &p = s.model, &dp = d.model;
   PresetWriter w(kKvLabName);
-  if (p.positions != dp.positions) w.add_text("pos", kv_positions_names()[static_cast<int>(p.positions)]);
+  if (p.positions != dp.positions)
+    w.add_text("pos", kv_positions_names()[static_cast<int>(p.positions)]);
   if (s.scenario != d.scenario) w.add_text("scenario", kv_scenario_name(s.scenario));
   if (s.method != d.method) w.add_text("method", kv_method_name(s.method));
   if (p.layers != dp.layers) w.add("layers", p.layers);
@@ -129,7 +140,8 @@ std::string kv_to_preset(const KvLabSettings& s) {
   if (p.position_std != dp.position_std) w.add("pos_std", p.position_std);
   if (p.attention_gain != dp.attention_gain) w.add("gain", p.attention_gain);
   if (p.rope_base != dp.rope_base) w.add("base", p.rope_base);
-  if (p.rope_layout != dp.rope_layout) w.add_text("layout", rope_layout_names()[static_cast<int>(p.rope_layout)]);
+  if (p.rope_layout != dp.rope_layout)
+    w.add_text("layout", rope_layout_names()[static_cast<int>(p.rope_layout)]);
   if (p.rope_scaling != dp.rope_scaling)
     w.add_text("scaling", rope_scaling_names()[static_cast<int>(p.rope_scaling)]);
   if (p.rope_factor != dp.rope_factor) w.add("factor", p.rope_factor);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kv/kv_model.hpp"
+#include "core/kv/kv_model.hpp"
 
 namespace poslab {
 
@@ -22,9 +22,9 @@ enum class KvScenario { sliding, stitch, rag };
 //   recompute        rebuild the cache from the raw tokens (the exact fix)
 enum class KvMethod { naive, legacy, keep, kshift, reencode, reencode_scaled, recompute };
 
-const std::vector<std::string>& kv_scenario_names();  // "sliding", "stitch", "rag"
-const std::vector<std::string>& kv_method_names();    // as in the enum
-const std::vector<std::string>& kv_positions_names(); // "learned", "rope"
+const std::vector<std::string>& kv_scenario_names();        // "sliding", "stitch", "rag"
+const std::vector<std::string>& kv_method_names();          // as in the enum
+const std::vector<std::string>& kv_positions_names();       // "learned", "rope"
 KvScenario kv_scenario_from_name(const std::string& name);  // throws InputError
 KvMethod kv_method_from_name(const std::string& name);      // throws InputError
 const std::string& kv_method_name(KvMethod m);
@@ -34,20 +34,20 @@ const std::string& kv_scenario_name(KvScenario s);
 std::vector<KvMethod> kv_methods_for(KvScenario s, KvPositions p);
 
 struct KvLabSettings {
-  KvModelParams model;                    // the transformer (positions, layers, context, seed, RoPE)
+  KvModelParams model;  // the transformer (positions, layers, context, seed, RoPE)
   KvScenario scenario = KvScenario::sliding;
-  KvMethod method = KvMethod::legacy;     // method shown in detail; must suit scenario and positions
-  int steps = 20;                         // window slides (sliding) or new tokens (stitch, rag), [1, 500]
-  int drop_steps = 1;                     // episode steps (state + action) dropped per slide, [1, 255]
-  int first_length = 12;                  // stitch/rag: tokens of document B, source of the first block, [1, 512]
-  int second_length = 8;                  // stitch/rag: tokens of document A, the second block, [1, 512]
-  int retrieved = 4;                      // rag: slots retrieved from B's cache, [1, 512]
-  int retrieve_from = 6;                  // rag: B index of the first retrieved slot, [0, 511]
-  int retrieve_stride = 1;                // rag: spacing of retrieved B indices (1 = contiguous), [1, 64]
-  bool cache_float32 = true;              // store K/V rounded to float32 (rounding level ~1e-7, not ~1e-16)
-  int view_layer = 0;                     // layer whose strip, heatmap and dials are shown, [0, 3]
-  int view_head = 0;                      // head whose attention and dials are shown, [0, 15]
-  int view_pair = 0;                      // RoPE pair drawn on the slot dials (0 = fastest), [0, 127]
+  KvMethod method = KvMethod::legacy;  // method shown in detail; must suit scenario and positions
+  int steps = 20;           // window slides (sliding) or new tokens (stitch, rag), [1, 500]
+  int drop_steps = 1;       // episode steps (state + action) dropped per slide, [1, 255]
+  int first_length = 12;    // stitch/rag: tokens of document B, source of the first block, [1, 512]
+  int second_length = 8;    // stitch/rag: tokens of document A, the second block, [1, 512]
+  int retrieved = 4;        // rag: slots retrieved from B's cache, [1, 512]
+  int retrieve_from = 6;    // rag: B index of the first retrieved slot, [0, 511]
+  int retrieve_stride = 1;  // rag: spacing of retrieved B indices (1 = contiguous), [1, 64]
+  bool cache_float32 = true;  // store K/V rounded to float32 (rounding level ~1e-7, not ~1e-16)
+  int view_layer = 0;         // layer whose strip, heatmap and dials are shown, [0, 3]
+  int view_head = 0;          // head whose attention and dials are shown, [0, 15]
+  int view_pair = 0;          // RoPE pair drawn on the slot dials (0 = fastest), [0, 127]
 
   static constexpr ParamRange steps_range{1, 500};
   static constexpr ParamRange drop_steps_range{1, 255};

@@ -1,7 +1,7 @@
 // The KV lab's transformer: weights from a portable seeded generator, the full forward
 // pass (ground truth, explicit (T, T) masked scores) and cached decoding (new rows against
 // every cached slot). Both share only the per-token pieces (embedding, LayerNorm, MLP).
-#include "kv/kv_model.hpp"
+#include "core/kv/kv_model.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -9,9 +9,9 @@
 #include <numbers>
 #include <string>
 
-#include "common/errors.hpp"
-#include "common/preset.hpp"
-#include "kv/kv_cache.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
+#include "core/kv/kv_cache.hpp"
 
 namespace poslab {
 namespace {
@@ -20,7 +20,8 @@ namespace {
 // normal_distribution is implementation-defined).
 class SeededNormal {
  public:
-  explicit SeededNormal(uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+  explicit SeededNormal(uint64_t seed)
+      : state_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
   double operator()() {
     if (has_spare_) {
       has_spare_ = false;
@@ -66,7 +67,8 @@ RowMatrix layer_norm(const KvModel& m, const RowMatrix& x, const Eigen::RowVecto
   for (Eigen::Index t = 0; t < x.rows(); ++t) {
     const double mean = x.row(t).mean();
     const double var = (x.row(t).array() - mean).square().mean();
-    y.row(t) = ((x.row(t).array() - mean) / std::sqrt(var + 1e-5)).matrix().cwiseProduct(gain) + bias;
+    y.row(t) =
+        ((x.row(t).array() - mean) / std::sqrt(var + 1e-5)).matrix().cwiseProduct(gain) + bias;
   }
   return y;
 }
@@ -85,11 +87,12 @@ RowMatrix add_mlp(const KvModel& m, const KvLayerWeights& L, const RowMatrix& x)
   return x + affine(h, L.w2, L.b2);
 }
 
-RowMatrix embed(const KvModel& m, const std::vector<int>& tokens, const std::vector<double>& positions) {
+RowMatrix embed(const KvModel& m, const std::vector<int>& tokens,
+                const std::vector<double>& positions) {
   const KvModelParams& p = m.params;
   if (tokens.size() != positions.size())
-    throw InputError(std::to_string(tokens.size()) + " tokens but " + std::to_string(positions.size()) +
-                     " positions: give one position per token");
+    throw InputError(std::to_string(tokens.size()) + " tokens but " +
+                     std::to_string(positions.size()) + " positions: give one position per token");
   RowMatrix x(tokens.size(), p.width);
   for (size_t t = 0; t < tokens.size(); ++t) {
     if (tokens[t] < 0 || tokens[t] >= p.vocab)
@@ -99,9 +102,10 @@ RowMatrix embed(const KvModel& m, const std::vector<int>& tokens, const std::vec
     if (p.positions == KvPositions::learned) {
       const double pos = positions[t];
       if (!(pos >= 0 && pos <= p.context - 1 && pos == std::floor(pos)))
-        throw InputError("position " + format_double(pos) + " has no learned embedding: the table has rows 0.." +
-                         std::to_string(p.context - 1) + " (context = " + std::to_string(p.context) +
-                         "); slide the window or use RoPE");
+        throw InputError(
+            "position " + format_double(pos) + " has no learned embedding: the table has rows 0.." +
+            std::to_string(p.context - 1) + " (context = " + std::to_string(p.context) +
+            "); slide the window or use RoPE");
       x.row(t) += m.position_embedding.row(static_cast<int>(pos));
     }
   }
@@ -141,7 +145,9 @@ void kv_model_validate(const KvModelParams& p) {
   rope_validate(kv_rope_params(p));
 }
 
-int kv_head_dim(const KvModelParams& p) { return p.width / p.heads; }
+int kv_head_dim(const KvModelParams& p) {
+  return p.width / p.heads;
+}
 
 RopeParams kv_rope_params(const KvModelParams& p) {
   RopeParams r;
@@ -154,7 +160,9 @@ RopeParams kv_rope_params(const KvModelParams& p) {
   return r;
 }
 
-double kv_rope_table_scale(const KvModelParams& p) { return rope_attention_scale(kv_rope_params(p)); }
+double kv_rope_table_scale(const KvModelParams& p) {
+  return rope_attention_scale(kv_rope_params(p));
+}
 
 KvModel kv_model_make(const KvModelParams& p) {
   kv_model_validate(p);
@@ -164,8 +172,9 @@ KvModel kv_model_make(const KvModelParams& p) {
   KvModel m;
   m.params = p;
   m.token_embedding = random_matrix(g, p.vocab, w, 1.0);
-  m.position_embedding =
-      p.positions == KvPositions::learned ? RowMatrix(random_matrix(g, p.context, w, p.position_std)) : RowMatrix(0, w);
+  m.position_embedding = p.positions == KvPositions::learned
+                             ? RowMatrix(random_matrix(g, p.context, w, p.position_std))
+                             : RowMatrix(0, w);
   for (int l = 0; l < p.layers; ++l) {
     KvLayerWeights L;
     L.ln1_gain = random_row(g, w, 1.0, 0.1);
@@ -192,7 +201,8 @@ KvModel kv_model_make(const KvModelParams& p) {
   return m;
 }
 
-RowMatrix kv_rotate_heads(const KvModel& m, const RowMatrix& x, const std::vector<double>& positions) {
+RowMatrix kv_rotate_heads(const KvModel& m, const RowMatrix& x,
+                          const std::vector<double>& positions) {
   if (m.params.positions != KvPositions::rope) return x;
   const RopeParams rp = kv_rope_params(m.params);
   const int d = rp.head_dim;
@@ -210,8 +220,9 @@ double kv_relative_error(const RowMatrix& a, const RowMatrix& b) {
   return nb > 0 ? diff / nb : diff;
 }
 
-KvTrace kv_forward_full(const KvModel& m, const std::vector<int>& tokens, const std::vector<double>& positions,
-                        KvCache* cache_out, bool float32_cache) {
+KvTrace kv_forward_full(const KvModel& m, const std::vector<int>& tokens,
+                        const std::vector<double>& positions, KvCache* cache_out,
+                        bool float32_cache) {
   require_tokens(tokens);
   const KvModelParams& p = m.params;
   const int T = static_cast<int>(tokens.size()), d = kv_head_dim(p);
@@ -252,8 +263,8 @@ KvTrace kv_forward_cached(const KvModel& m, KvCache& cache, const std::vector<in
   require_tokens(tokens);
   const KvModelParams& p = m.params;
   if (static_cast<int>(cache.layers.size()) != p.layers)
-    throw InputError("cache has " + std::to_string(cache.layers.size()) + " layers but the model has " +
-                     std::to_string(p.layers));
+    throw InputError("cache has " + std::to_string(cache.layers.size()) +
+                     " layers but the model has " + std::to_string(p.layers));
   const int T = static_cast<int>(tokens.size()), S = kv_cache_size(cache), d = kv_head_dim(p);
   const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
   RowMatrix x = embed(m, tokens, positions);

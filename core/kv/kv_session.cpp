@@ -1,10 +1,10 @@
 // Driving the KV-cache experiments (see kv_session.hpp): the same tokens go to one cache
 // per method; after each step every cache is compared with full recomputation.
-#include "kv/kv_session.hpp"
+#include "core/kv/kv_session.hpp"
 
 #include <cstdint>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab {
 namespace {
@@ -68,20 +68,24 @@ KvStepErrors measure(const KvSession& ses, const KvMethodState& st, int T) {
   const int L = ses.model.params.layers;
   const int n = static_cast<int>(ses.truth.logits.rows());
   for (int l = 0; l < L; ++l) {
-    e.output_error.push_back(kv_relative_error(st.last.layer_out[l], ses.truth.layer_out[l].bottomRows(T)));
+    e.output_error.push_back(
+        kv_relative_error(st.last.layer_out[l], ses.truth.layer_out[l].bottomRows(T)));
     if (kv_cache_size(st.cache) != n)
       throw InputError("internal: cache of " + kv_method_name(st.method) + " holds " +
-                       std::to_string(kv_cache_size(st.cache)) + " slots, recomputation " + std::to_string(n));
-    e.key_error.push_back(kv_relative_error(st.cache.layers[l].keys, truth_keys_at_used(ses, st.cache, l)));
-    e.value_error.push_back(kv_relative_error(st.cache.layers[l].values, ses.truth_cache.layers[l].values));
+                       std::to_string(kv_cache_size(st.cache)) + " slots, recomputation " +
+                       std::to_string(n));
+    e.key_error.push_back(
+        kv_relative_error(st.cache.layers[l].keys, truth_keys_at_used(ses, st.cache, l)));
+    e.value_error.push_back(
+        kv_relative_error(st.cache.layers[l].values, ses.truth_cache.layers[l].values));
   }
   e.logits_error = kv_relative_error(st.last.logits, ses.truth.logits.bottomRows(T));
   return e;
 }
 
 void compute_truth(KvSession& ses, const std::vector<int>& tokens) {
-  ses.truth = kv_forward_full(ses.model, tokens, iota(static_cast<int>(tokens.size())), &ses.truth_cache,
-                              ses.settings.cache_float32);
+  ses.truth = kv_forward_full(ses.model, tokens, iota(static_cast<int>(tokens.size())),
+                              &ses.truth_cache, ses.settings.cache_float32);
 }
 
 std::vector<int> window_tokens(const KvSession& ses, int begin, int end) {
@@ -105,16 +109,19 @@ void sliding_append(KvSession& ses, int n) {
   ++ses.step;
   compute_truth(ses, window_tokens(ses, ses.window_begin, end));
   for (auto& st : ses.methods) {
-    st.last = kv_forward_cached(ses.model, st.cache, tokens, iota(n, kv_cache_next_index(st.cache)));
+    st.last =
+        kv_forward_cached(ses.model, st.cache, tokens, iota(n, kv_cache_next_index(st.cache)));
     label_last(st.cache, labels);
   }
   ses.window_end = end;
   for (auto& st : ses.methods) st.history.push_back(measure(ses, st, n));
 }
 
-KvCache recompute_cache(const KvSession& ses, const std::vector<int>& tokens, const std::vector<std::string>& labels) {
+KvCache recompute_cache(const KvSession& ses, const std::vector<int>& tokens,
+                        const std::vector<std::string>& labels) {
   KvCache c;
-  kv_forward_full(ses.model, tokens, iota(static_cast<int>(tokens.size())), &c, ses.settings.cache_float32);
+  kv_forward_full(ses.model, tokens, iota(static_cast<int>(tokens.size())), &c,
+                  ses.settings.cache_float32);
   label_last(c, labels);
   return c;
 }
@@ -126,7 +133,9 @@ int kv_stream_token(const KvModelParams& p, int i) {
   return i % 2 == 0 ? stream_id(p, 0, i, 0, half) : stream_id(p, 0, i, half, p.vocab);
 }
 
-std::string kv_stream_label(int i) { return tagged(i % 2 == 0 ? "s" : "a", i / 2 + 1); }
+std::string kv_stream_label(int i) {
+  return tagged(i % 2 == 0 ? "s" : "a", i / 2 + 1);
+}
 
 KvSession kv_session_start(const KvLabSettings& s) {
   kv_lab_validate(s);
@@ -134,7 +143,8 @@ KvSession kv_session_start(const KvLabSettings& s) {
   ses.settings = s;
   ses.model = kv_model_make(s.model);
   const KvModelParams& p = s.model;
-  for (auto m : kv_methods_for(s.scenario, p.positions)) ses.methods.push_back(KvMethodState{m, {}, {}, {}, {}});
+  for (auto m : kv_methods_for(s.scenario, p.positions))
+    ses.methods.push_back(KvMethodState{m, {}, {}, {}, {}});
   if (s.scenario == KvScenario::sliding) {
     ses.window_begin = 0;
     ses.window_end = p.context;
@@ -146,8 +156,10 @@ KvSession kv_session_start(const KvLabSettings& s) {
   }
   for (int i = 0; i < s.first_length; ++i) ses.doc_b.push_back(stream_id(p, 1, i, 0, p.vocab));
   for (int i = 0; i < s.second_length; ++i) ses.doc_a.push_back(stream_id(p, 2, i, 0, p.vocab));
-  ses.trace_b = kv_forward_full(ses.model, ses.doc_b, iota(s.first_length), &ses.cache_b, s.cache_float32);
-  ses.trace_a = kv_forward_full(ses.model, ses.doc_a, iota(s.second_length), &ses.cache_a, s.cache_float32);
+  ses.trace_b =
+      kv_forward_full(ses.model, ses.doc_b, iota(s.first_length), &ses.cache_b, s.cache_float32);
+  ses.trace_a =
+      kv_forward_full(ses.model, ses.doc_a, iota(s.second_length), &ses.cache_a, s.cache_float32);
   for (int i = 0; i < s.first_length; ++i) ses.cache_b.slots[i].label = tagged("B", i);
   for (int i = 0; i < s.second_length; ++i) ses.cache_a.slots[i].label = tagged("A", i);
   for (auto& st : ses.methods) st.cache = kv_cache_make(p.layers, p.width, s.cache_float32);
@@ -160,7 +172,8 @@ void kv_session_slide(KvSession& ses) {
                      kv_scenario_name(ses.settings.scenario) + ")");
   const int drop = 2 * ses.settings.drop_steps;
   if (ses.window_end - ses.window_begin <= drop)
-    throw InputError("slide: the window holds " + std::to_string(ses.window_end - ses.window_begin) +
+    throw InputError("slide: the window holds " +
+                     std::to_string(ses.window_end - ses.window_begin) +
                      " tokens, too few to drop " + std::to_string(drop));
   ses.window_begin += drop;
   const std::vector<int> kept = window_tokens(ses, ses.window_begin, ses.window_end);
@@ -184,7 +197,8 @@ void kv_session_slide(KvSession& ses) {
         st.cache = recompute_cache(ses, kept, window_labels(ses.window_begin, ses.window_end));
         break;
       default:
-        throw InputError("method " + kv_method_name(st.method) + " does not apply to a sliding window");
+        throw InputError("method " + kv_method_name(st.method) +
+                         " does not apply to a sliding window");
     }
   }
   sliding_append(ses, drop);
@@ -192,8 +206,10 @@ void kv_session_slide(KvSession& ses) {
 
 void kv_session_stitch(KvSession& ses) {
   const KvLabSettings& s = ses.settings;
-  if (s.scenario == KvScenario::sliding) throw InputError("stitch: choose scenario stitch or rag first");
-  if (ses.stitched) throw InputError("stitch: the caches are already stitched; restart to stitch again");
+  if (s.scenario == KvScenario::sliding)
+    throw InputError("stitch: choose scenario stitch or rag first");
+  if (ses.stitched)
+    throw InputError("stitch: the caches are already stitched; restart to stitch again");
   const std::vector<int> idx = kv_retrieved_indices(s);
   const KvCache first = kv_cache_select(ses.cache_b, idx);
   const KvCache stitched = kv_cache_stitch(first, ses.cache_a);
@@ -237,7 +253,8 @@ void kv_session_stitch(KvSession& ses) {
       RowMatrix raw(L, p.width);
       for (size_t i = 0; i < idx.size(); ++i) raw.row(i) = ses.trace_b.keys_raw[l].row(idx[i]);
       raw.bottomRows(ses.doc_a.size()) = ses.trace_a.keys_raw[l];
-      st.key_position_error.push_back(kv_relative_error(st.cache.layers[l].keys, kv_rotate_heads(ses.model, raw, iota(L))));
+      st.key_position_error.push_back(
+          kv_relative_error(st.cache.layers[l].keys, kv_rotate_heads(ses.model, raw, iota(L))));
     }
   }
   ses.stitched = true;
@@ -248,15 +265,17 @@ void kv_session_append(KvSession& ses) {
   if (s.scenario == KvScenario::sliding) {
     const int n = ses.window_end - ses.window_begin;
     if (s.model.positions == KvPositions::learned && n + 2 > s.model.context)
-      throw InputError("append: the window already holds " + std::to_string(n) + " of C = " +
-                       std::to_string(s.model.context) +
-                       " tokens and learned positions have no row past C - 1; slide the window instead");
+      throw InputError(
+          "append: the window already holds " + std::to_string(n) +
+          " of C = " + std::to_string(s.model.context) +
+          " tokens and learned positions have no row past C - 1; slide the window instead");
     sliding_append(ses, 2);
     return;
   }
   if (!ses.stitched) kv_session_stitch(ses);
   // k = new tokens so far (the text is [first block; A; new tokens]).
-  const int k = static_cast<int>(ses.text.size() - ses.doc_a.size() - kv_retrieved_indices(s).size());
+  const int k =
+      static_cast<int>(ses.text.size() - ses.doc_a.size() - kv_retrieved_indices(s).size());
   const int token = stream_id(s.model, 3, k, 0, s.model.vocab);
   const std::string label = tagged("n", k);
   ses.text.push_back(token);
@@ -274,26 +293,32 @@ void kv_session_append(KvSession& ses) {
 const KvMethodState& kv_session_method(const KvSession& ses, KvMethod m) {
   for (const auto& st : ses.methods)
     if (st.method == m) return st;
-  throw InputError("method " + kv_method_name(m) + " is not run in scenario " + kv_scenario_name(ses.settings.scenario));
+  throw InputError("method " + kv_method_name(m) + " is not run in scenario " +
+                   kv_scenario_name(ses.settings.scenario));
 }
 
-std::vector<double> kv_slot_key_errors(const KvSession& ses, const KvMethodState& st, int layer, int head) {
+std::vector<double> kv_slot_key_errors(const KvSession& ses, const KvMethodState& st, int layer,
+                                       int head) {
   const int S = kv_cache_size(st.cache);
-  if (S == 0 || S != kv_cache_size(ses.truth_cache) || layer < 0 || layer >= ses.model.params.layers) return {};
+  if (S == 0 || S != kv_cache_size(ses.truth_cache) || layer < 0 ||
+      layer >= ses.model.params.layers)
+    return {};
   const RowMatrix truth = truth_keys_at_used(ses, st.cache, layer);
   const RowMatrix& keys = st.cache.layers[layer].keys;
   const int d = kv_head_dim(ses.model.params);
   const int c0 = head < 0 ? 0 : head * d, w = head < 0 ? ses.model.params.width : d;
   std::vector<double> err(S);
   for (int i = 0; i < S; ++i)
-    err[i] = kv_relative_error(RowMatrix(keys.block(i, c0, 1, w)), RowMatrix(truth.block(i, c0, 1, w)));
+    err[i] =
+        kv_relative_error(RowMatrix(keys.block(i, c0, 1, w)), RowMatrix(truth.block(i, c0, 1, w)));
   return err;
 }
 
 KvSlotAngles kv_slot_angles(const KvModelParams& p, const KvSlot& slot, int pair) {
   const Eigen::VectorXd inv = rope_inv_freq(kv_rope_params(p));
   if (pair < 0 || pair >= inv.size())
-    throw InputError("pair " + std::to_string(pair) + ": a head has " + std::to_string(inv.size()) + " RoPE pairs");
+    throw InputError("pair " + std::to_string(pair) + ": a head has " + std::to_string(inv.size()) +
+                     " RoPE pairs");
   return {slot.encoded_at * inv[pair], slot.used_at * inv[pair]};
 }
 
@@ -301,8 +326,10 @@ KvSession kv_run_scenario(const KvLabSettings& s) {
   KvSession ses = kv_session_start(s);
   if (s.scenario != KvScenario::sliding) kv_session_stitch(ses);
   for (int i = 0; i < s.steps; ++i) {
-    if (s.scenario == KvScenario::sliding) kv_session_slide(ses);
-    else kv_session_append(ses);
+    if (s.scenario == KvScenario::sliding)
+      kv_session_slide(ses);
+    else
+      kv_session_append(ses);
   }
   return ses;
 }

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "kv/kv_cache.hpp"
-#include "kv/kv_lab.hpp"
+#include "core/kv/kv_cache.hpp"
+#include "core/kv/kv_lab.hpp"
 
 namespace poslab {
 
@@ -22,16 +22,17 @@ namespace poslab {
 struct KvStepErrors {
   int step = 0;                      // 1-based: slide number (sliding) or new-token number
   std::vector<double> output_error;  // new tokens' residual stream after each layer vs ground truth
-  std::vector<double> key_error;     // all cached keys vs the ground truth's keys at each slot's used index
-  std::vector<double> value_error;   // all cached values vs the ground truth's values
-  double logits_error = 0;           // new tokens' logits vs ground truth
+  std::vector<double>
+      key_error;  // all cached keys vs the ground truth's keys at each slot's used index
+  std::vector<double> value_error;  // all cached values vs the ground truth's values
+  double logits_error = 0;          // new tokens' logits vs ground truth
 };
 
 struct KvMethodState {
   KvMethod method = KvMethod::naive;
-  KvCache cache;                            // this method's cache after the last step
-  KvTrace last;                             // forward trace of the last appended tokens
-  std::vector<KvStepErrors> history;        // one entry per step taken
+  KvCache cache;                      // this method's cache after the last step
+  KvTrace last;                       // forward trace of the last appended tokens
+  std::vector<KvStepErrors> history;  // one entry per step taken
   // stitch/rag, per layer: stitched keys vs the source runs' raw keys rotated to their
   // global index 0..L-1. Positions only: rounding level when re-encoding is right.
   std::vector<double> key_position_error;
@@ -49,15 +50,15 @@ struct KvSession {
   int window_end = 0;
 
   // stitch/rag
-  std::vector<int> doc_b, doc_a;       // token ids of B (first block's source) and A
-  KvCache cache_b, cache_a;            // each computed alone from index 0
-  KvTrace trace_b, trace_a;            // their forward traces (raw keys for the key-position error)
+  std::vector<int> doc_b, doc_a;  // token ids of B (first block's source) and A
+  KvCache cache_b, cache_a;       // each computed alone from index 0
+  KvTrace trace_b, trace_a;       // their forward traces (raw keys for the key-position error)
   bool stitched = false;
-  std::vector<int> text;               // tokens the stitched cache stands for, then the new tokens
+  std::vector<int> text;  // tokens the stitched cache stands for, then the new tokens
   std::vector<std::string> text_labels;
 
-  KvTrace truth;                       // ground truth of the last step (full recomputation)
-  KvCache truth_cache;                 // its K/V, slots at the indices recomputation uses
+  KvTrace truth;        // ground truth of the last step (full recomputation)
+  KvCache truth_cache;  // its K/V, slots at the indices recomputation uses
 };
 
 // Stream token i of the sliding episode (state ids in [0, V/2), action ids in [V/2, V)).
@@ -80,7 +81,8 @@ const KvMethodState& kv_session_method(const KvSession& ses, KvMethod m);
 // Per slot: relative error of a method's cached key at `layer` (one head, or every head
 // with head = -1) against the ground truth's key at the slot's used index. Empty when the
 // method's cache and the ground truth hold different slots (e.g. before stitching).
-std::vector<double> kv_slot_key_errors(const KvSession& ses, const KvMethodState& st, int layer, int head);
+std::vector<double> kv_slot_key_errors(const KvSession& ses, const KvMethodState& st, int layer,
+                                       int head);
 
 // RoPE pair `pair` of a slot: the angle its stored key encodes (encoded_at * theta) and
 // the angle it should have where it is used (used_at * theta), in radians, not reduced.

@@ -1,12 +1,12 @@
 // Bulk float32 K-shift (see kv_shift_f32.hpp). The loops are written so GCC vectorises
 // them at -O2/-O3: contiguous loads of the two halves (half-split) or of pairs
 // (interleaved), no branches inside.
-#include "kv/kv_shift_f32.hpp"
+#include "core/kv/kv_shift_f32.hpp"
 
 #include <cmath>
 #include <string>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab {
 
@@ -38,7 +38,8 @@ KvShiftTable kv_shift_table(const RopeParams& p, const std::vector<double>& old_
 namespace {
 
 // One row, half-split layout: pair i is (x[i], x[i + P]).
-inline void rotate_half_split(float* __restrict x, const float* __restrict c, const float* __restrict s, int P) {
+inline void rotate_half_split(float* __restrict x, const float* __restrict c,
+                              const float* __restrict s, int P) {
   float* __restrict y = x + P;
   for (int i = 0; i < P; ++i) {
     const float a = x[i], b = y[i];
@@ -48,7 +49,8 @@ inline void rotate_half_split(float* __restrict x, const float* __restrict c, co
 }
 
 // One row, interleaved layout: pair i is (x[2i], x[2i + 1]).
-inline void rotate_interleaved(float* __restrict x, const float* __restrict c, const float* __restrict s, int P) {
+inline void rotate_interleaved(float* __restrict x, const float* __restrict c,
+                               const float* __restrict s, int P) {
   for (int i = 0; i < P; ++i) {
     const float a = x[2 * i], b = x[2 * i + 1];
     x[2 * i] = a * c[i] - b * s[i];
@@ -59,15 +61,18 @@ inline void rotate_interleaved(float* __restrict x, const float* __restrict c, c
 }  // namespace
 
 void kv_shift_apply_f32(const KvShiftTable& t, float* keys, std::size_t blocks) {
-  const std::size_t N = static_cast<std::size_t>(t.positions), D = static_cast<std::size_t>(t.head_dim);
+  const std::size_t N = static_cast<std::size_t>(t.positions),
+                    D = static_cast<std::size_t>(t.head_dim);
   const int P = t.pairs;
   for (std::size_t b = 0; b < blocks; ++b) {
     float* block = keys + b * N * D;
     for (std::size_t n = 0; n < N; ++n) {
       const float* c = t.cos_delta.data() + n * P;
       const float* s = t.sin_delta.data() + n * P;
-      if (t.layout == RopeLayout::half_split) rotate_half_split(block + n * D, c, s, P);
-      else rotate_interleaved(block + n * D, c, s, P);
+      if (t.layout == RopeLayout::half_split)
+        rotate_half_split(block + n * D, c, s, P);
+      else
+        rotate_interleaved(block + n * D, c, s, P);
     }
   }
 }

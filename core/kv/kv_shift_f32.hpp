@@ -10,17 +10,17 @@
 #include <cstddef>
 #include <vector>
 
-#include "rope/rope.hpp"
+#include "core/rope/rope.hpp"
 
 namespace poslab {
 
 struct KvShiftTable {
-  int positions = 0;                 // N
-  int head_dim = 0;                  // D
-  int pairs = 0;                     // P (rotary pairs; dims past 2P are left alone)
+  int positions = 0;  // N
+  int head_dim = 0;   // D
+  int pairs = 0;      // P (rotary pairs; dims past 2P are left alone)
   RopeLayout layout = RopeLayout::half_split;
-  std::vector<float> cos_delta;      // (N, P): cos((new_n - old_n) * inv_freq_i)
-  std::vector<float> sin_delta;      // (N, P): sin(...)
+  std::vector<float> cos_delta;  // (N, P): cos((new_n - old_n) * inv_freq_i)
+  std::vector<float> sin_delta;  // (N, P): sin(...)
 };
 
 // Throws InputError if the position lists differ in length or the RoPE params are invalid.

@@ -1,10 +1,10 @@
 // Preset codec of the lessons panel (see lessons_lab.hpp).
-#include "quiz/lessons_lab.hpp"
+#include "core/quiz/lessons_lab.hpp"
 
 #include <algorithm>
 
-#include "common/errors.hpp"
-#include "common/preset.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
 
 namespace poslab {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "quiz/quiz.hpp"
+#include "core/quiz/quiz.hpp"
 
 namespace poslab {
 

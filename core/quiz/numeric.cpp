@@ -1,15 +1,15 @@
 // Numeric question generators and their checker (see numeric.hpp). Answers come from
 // core/rope and core/attention, so a question can never disagree with what the labs draw.
-#include "quiz/numeric.hpp"
+#include "core/quiz/numeric.hpp"
 
 #include <cmath>
 #include <functional>
 #include <utility>
 
-#include "attention/encodings.hpp"
-#include "common/errors.hpp"
-#include "common/preset.hpp"
-#include "rope/rope.hpp"
+#include "core/attention/encodings.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
+#include "core/rope/rope.hpp"
 
 namespace poslab {
 namespace {

@@ -1,9 +1,9 @@
 // Recording answers and turning them into scores (see progress.hpp).
-#include "quiz/progress.hpp"
+#include "core/quiz/progress.hpp"
 
 #include <algorithm>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab {
 

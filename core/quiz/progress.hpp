@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "quiz/numeric.hpp"
-#include "quiz/quiz.hpp"
+#include "core/quiz/numeric.hpp"
+#include "core/quiz/quiz.hpp"
 
 namespace poslab {
 

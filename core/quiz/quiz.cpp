@@ -1,10 +1,10 @@
 // Grading of choice questions and the names of question kinds (see quiz.hpp).
-#include "quiz/quiz.hpp"
+#include "core/quiz/quiz.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab {
 

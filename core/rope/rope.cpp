@@ -1,12 +1,12 @@
 // RoPE frequencies, context extension and rotations (formulas: ../shared/spec and
 // README's references; the reference implementations were read, not copied).
-#include "rope/rope.hpp"
+#include "core/rope/rope.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
-#include "common/preset.hpp"
+#include "core/common/preset.hpp"
 
 namespace poslab {
 namespace {
@@ -18,8 +18,8 @@ RowMatrix rotate_rows(const RopeParams& p, const RowMatrix& x, const std::vector
                       double sign, double table_scale) {
   rope_validate(p);
   if (x.cols() != p.head_dim)
-    throw InputError("x has " + std::to_string(x.cols()) + " columns but head_dim = " +
-                     std::to_string(p.head_dim));
+    throw InputError("x has " + std::to_string(x.cols()) +
+                     " columns but head_dim = " + std::to_string(p.head_dim));
   if (static_cast<size_t>(x.rows()) != angle_pos.size())
     throw InputError("x has " + std::to_string(x.rows()) + " rows but " +
                      std::to_string(angle_pos.size()) + " positions were given");
@@ -71,7 +71,8 @@ RopeScaling rope_scaling_from_name(const std::string& name) {
 void rope_validate(const RopeParams& p) {
   require_in_range("head_dim", p.head_dim, RopeParams::head_dim_range);
   if (p.head_dim % 2 != 0)
-    throw InputError("head_dim = " + std::to_string(p.head_dim) + ": must be even (dims rotate in pairs)");
+    throw InputError("head_dim = " + std::to_string(p.head_dim) +
+                     ": must be even (dims rotate in pairs)");
   require_in_range("rotary_fraction", p.rotary_fraction, RopeParams::rotary_fraction_range);
   require_in_range("base", p.base, RopeParams::base_range, "base must be greater than 1");
   require_in_range("factor", p.factor, RopeParams::factor_range, "s = 1 means no extension");
@@ -82,9 +83,12 @@ void rope_validate(const RopeParams& p) {
   if (p.yarn_beta_fast <= p.yarn_beta_slow)
     throw InputError("yarn_beta_fast = " + format_double(p.yarn_beta_fast) +
                      " must be greater than yarn_beta_slow = " + format_double(p.yarn_beta_slow));
-  require_in_range("yarn_attention_factor", p.yarn_attention_factor, RopeParams::attention_factor_range);
-  require_in_range("llama3_low_freq_factor", p.llama3_low_freq_factor, RopeParams::llama3_factor_range);
-  require_in_range("llama3_high_freq_factor", p.llama3_high_freq_factor, RopeParams::llama3_factor_range);
+  require_in_range("yarn_attention_factor", p.yarn_attention_factor,
+                   RopeParams::attention_factor_range);
+  require_in_range("llama3_low_freq_factor", p.llama3_low_freq_factor,
+                   RopeParams::llama3_factor_range);
+  require_in_range("llama3_high_freq_factor", p.llama3_high_freq_factor,
+                   RopeParams::llama3_factor_range);
   if (p.llama3_high_freq_factor <= p.llama3_low_freq_factor)
     throw InputError("llama3_high_freq_factor must be greater than llama3_low_freq_factor");
 }
@@ -94,7 +98,9 @@ int rope_rotary_dim(const RopeParams& p) {
   return std::clamp(r, 2, p.head_dim);
 }
 
-int rope_num_pairs(const RopeParams& p) { return rope_rotary_dim(p) / 2; }
+int rope_num_pairs(const RopeParams& p) {
+  return rope_rotary_dim(p) / 2;
+}
 
 Eigen::VectorXd rope_inv_freq_original(const RopeParams& p) {
   const int r = rope_rotary_dim(p);
@@ -200,9 +206,12 @@ std::vector<PairBand> rope_pair_bands(const RopeParams& p) {
   std::vector<PairBand> bands(orig.size());
   for (int i = 0; i < orig.size(); ++i) {
     const double ratio = scaled[i] / orig[i];
-    if (std::abs(ratio - 1.0) < 1e-9) bands[i] = PairBand::kept;
-    else if (std::abs(ratio * p.factor - 1.0) < 1e-9) bands[i] = PairBand::interpolated;
-    else bands[i] = PairBand::blended;
+    if (std::abs(ratio - 1.0) < 1e-9)
+      bands[i] = PairBand::kept;
+    else if (std::abs(ratio * p.factor - 1.0) < 1e-9)
+      bands[i] = PairBand::interpolated;
+    else
+      bands[i] = PairBand::blended;
   }
   return bands;
 }
@@ -225,12 +234,13 @@ RowMatrix rope_apply(const RopeParams& p, const RowMatrix& x, const std::vector<
   return rotate_rows(p, x, positions, +1.0, temperature_in_tables ? rope_attention_scale(p) : 1.0);
 }
 
-RowMatrix rope_apply_inverse(const RopeParams& p, const RowMatrix& x, const std::vector<double>& positions,
-                             bool temperature_in_tables) {
+RowMatrix rope_apply_inverse(const RopeParams& p, const RowMatrix& x,
+                             const std::vector<double>& positions, bool temperature_in_tables) {
   return rotate_rows(p, x, positions, -1.0, temperature_in_tables ? rope_attention_scale(p) : 1.0);
 }
 
-RowMatrix rope_reencode(const RopeParams& p, const RowMatrix& x, const std::vector<double>& old_positions,
+RowMatrix rope_reencode(const RopeParams& p, const RowMatrix& x,
+                        const std::vector<double>& old_positions,
                         const std::vector<double>& new_positions) {
   if (old_positions.size() != new_positions.size())
     throw InputError("re-encode: " + std::to_string(old_positions.size()) + " old positions but " +
@@ -262,7 +272,8 @@ Eigen::VectorXd rope_apply(const RopeParams& p, const Eigen::VectorXd& x, double
 }
 
 Eigen::VectorXd rope_score_vs_distance(const RopeParams& p, const Eigen::VectorXd& q,
-                                       const Eigen::VectorXd& k, const std::vector<double>& deltas) {
+                                       const Eigen::VectorXd& k,
+                                       const std::vector<double>& deltas) {
   const double m2 = rope_attention_scale(p) * rope_attention_scale(p);
   const Eigen::VectorXd q0 = rope_apply(p, q, 0.0);
   RowMatrix ks(deltas.size(), k.size());

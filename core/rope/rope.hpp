@@ -7,14 +7,15 @@
 //
 // The two layouts pair dimensions differently (R = 8 shown, c = cos, s = sin part):
 //   interleaved (RoFormer, GPT-J, Meta LLaMA):  pairs (0,1) (2,3) (4,5) (6,7)   [x0 y0 x1 y1 ...]
-//   half_split  (GPT-NeoX, HF LLaMA, Qwen2):     pairs (0,4) (1,5) (2,6) (3,7)   [x0 x1 x2 x3 y0 y1 y2 y3]
+//   half_split  (GPT-NeoX, HF LLaMA, Qwen2):     pairs (0,4) (1,5) (2,6) (3,7)   [x0 x1 x2 x3 y0 y1
+//   y2 y3]
 // Pair i always turns at frequency theta_i; only where its two numbers live differs.
 #pragma once
 #include <Eigen/Dense>
 #include <string>
 #include <vector>
 
-#include "common/param_range.hpp"
+#include "core/common/param_range.hpp"
 
 namespace poslab {
 
@@ -25,19 +26,19 @@ enum class RopeScaling { none, linear, ntk, dynamic_ntk, yarn, llama3 };
 
 // Everything that fixes the rotary frequencies. Ranges are the valid ranges.
 struct RopeParams {
-  int head_dim = 128;                   // D: dims per head; even, [2, 512]
-  double rotary_fraction = 1.0;         // share of D that is rotated (partial rotary), (0, 1]
-  double base = 10000.0;                // b (rope_theta), (1, 1e12]
+  int head_dim = 128;            // D: dims per head; even, [2, 512]
+  double rotary_fraction = 1.0;  // share of D that is rotated (partial rotary), (0, 1]
+  double base = 10000.0;         // b (rope_theta), (1, 1e12]
   RopeLayout layout = RopeLayout::half_split;
   RopeScaling scaling = RopeScaling::none;
-  double factor = 4.0;                  // s: context-extension factor, [1, 1024] (ignored by none)
-  int original_context = 4096;          // L: trained context in tokens, [1, 1e8]
-  double current_length = 8192.0;       // dynamic NTK only: tokens in the running sequence, [1, 1e9]
-  double yarn_beta_fast = 32.0;         // YaRN beta: pairs with more turns than this are kept, (0, 1e4]
-  double yarn_beta_slow = 1.0;          // YaRN alpha: pairs with fewer turns are interpolated, (0, 1e4]
-  double yarn_attention_factor = 0.0;   // YaRN temperature; 0 = default 0.1 ln s + 1, else [0, 10]
-  double llama3_low_freq_factor = 1.0;  // llama3: wavelengths > L/low are divided by s, (0, 1e3]
-  double llama3_high_freq_factor = 4.0; // llama3: wavelengths < L/high are kept, (0, 1e3]
+  double factor = 4.0;             // s: context-extension factor, [1, 1024] (ignored by none)
+  int original_context = 4096;     // L: trained context in tokens, [1, 1e8]
+  double current_length = 8192.0;  // dynamic NTK only: tokens in the running sequence, [1, 1e9]
+  double yarn_beta_fast = 32.0;    // YaRN beta: pairs with more turns than this are kept, (0, 1e4]
+  double yarn_beta_slow = 1.0;     // YaRN alpha: pairs with fewer turns are interpolated, (0, 1e4]
+  double yarn_attention_factor = 0.0;    // YaRN temperature; 0 = default 0.1 ln s + 1, else [0, 10]
+  double llama3_low_freq_factor = 1.0;   // llama3: wavelengths > L/low are divided by s, (0, 1e3]
+  double llama3_high_freq_factor = 4.0;  // llama3: wavelengths < L/high are kept, (0, 1e3]
 
   bool operator==(const RopeParams&) const = default;
 
@@ -55,7 +56,8 @@ struct RopeParams {
 // Throws InputError naming the first bad field (odd dim, base <= 1, factor out of range...).
 void rope_validate(const RopeParams& p);
 
-// Names for text I/O ("interleaved" / "half"; "none", "linear", "ntk", "dynamic", "yarn", "llama3").
+// Names for text I/O ("interleaved" / "half"; "none", "linear", "ntk", "dynamic", "yarn",
+// "llama3").
 const std::vector<std::string>& rope_layout_names();
 const std::vector<std::string>& rope_scaling_names();
 RopeLayout rope_layout_from_name(const std::string& name);    // throws InputError
@@ -107,10 +109,12 @@ RowMatrix rope_apply(const RopeParams& p, const RowMatrix& x, const std::vector<
 // x*cos - rotate_half(x)*sin: a rotation by -angle. With temperature_in_tables the same
 // scaled tables are used, so inverse(apply(x)) = mscale^2 * x, not x (the YaRN pitfall).
 RowMatrix rope_apply_inverse(const RopeParams& p, const RowMatrix& x,
-                             const std::vector<double>& positions, bool temperature_in_tables = false);
+                             const std::vector<double>& positions,
+                             bool temperature_in_tables = false);
 // Move keys computed at old positions to new positions with ONE rotation by (new - old),
 // the difference taken in double before the sine: exact, and what a K-shift does.
-RowMatrix rope_reencode(const RopeParams& p, const RowMatrix& x, const std::vector<double>& old_positions,
+RowMatrix rope_reencode(const RopeParams& p, const RowMatrix& x,
+                        const std::vector<double>& old_positions,
                         const std::vector<double>& new_positions);
 
 // The broken variant of seed 004's defect 1: angles laid out interleaved, rotated as

@@ -1,8 +1,8 @@
 // Preset codec for the rotary-wheels lab. Only fields that differ from the defaults are
 // written, which keeps lesson presets short.
-#include "rope/wheels_lab.hpp"
+#include "core/rope/wheels_lab.hpp"
 
-#include "common/preset.hpp"
+#include "core/common/preset.hpp"
 
 namespace poslab {
 
@@ -14,15 +14,18 @@ std::string wheels_to_preset(const WheelsLabSettings& s) {
   if (r.rotary_fraction != dr.rotary_fraction) w.add("rotary", r.rotary_fraction);
   if (r.base != dr.base) w.add("base", r.base);
   if (r.layout != dr.layout) w.add_text("layout", rope_layout_names()[static_cast<int>(r.layout)]);
-  if (r.scaling != dr.scaling) w.add_text("scaling", rope_scaling_names()[static_cast<int>(r.scaling)]);
+  if (r.scaling != dr.scaling)
+    w.add_text("scaling", rope_scaling_names()[static_cast<int>(r.scaling)]);
   if (r.factor != dr.factor) w.add("factor", r.factor);
   if (r.original_context != dr.original_context) w.add("L", r.original_context);
   if (r.current_length != dr.current_length) w.add("cur", r.current_length);
   if (r.yarn_beta_fast != dr.yarn_beta_fast) w.add("beta_fast", r.yarn_beta_fast);
   if (r.yarn_beta_slow != dr.yarn_beta_slow) w.add("beta_slow", r.yarn_beta_slow);
   if (r.yarn_attention_factor != dr.yarn_attention_factor) w.add("mscale", r.yarn_attention_factor);
-  if (r.llama3_low_freq_factor != dr.llama3_low_freq_factor) w.add("low_freq", r.llama3_low_freq_factor);
-  if (r.llama3_high_freq_factor != dr.llama3_high_freq_factor) w.add("high_freq", r.llama3_high_freq_factor);
+  if (r.llama3_low_freq_factor != dr.llama3_low_freq_factor)
+    w.add("low_freq", r.llama3_low_freq_factor);
+  if (r.llama3_high_freq_factor != dr.llama3_high_freq_factor)
+    w.add("high_freq", r.llama3_high_freq_factor);
   if (s.position != d.position) w.add("pos", s.position);
   if (s.log_slider != d.log_slider) w.add("log", s.log_slider);
   if (s.playing != d.playing) w.add("play", s.playing);
@@ -30,7 +33,8 @@ std::string wheels_to_preset(const WheelsLabSettings& s) {
   if (s.trail != d.trail) w.add("trail", s.trail);
   if (s.selected_pair != d.selected_pair) w.add("pair", s.selected_pair);
   if (s.dial_size != d.dial_size) w.add("dial", s.dial_size);
-  if (s.decay_vectors != d.decay_vectors) w.add_text("qk", s.decay_vectors == DecayVectors::ones ? "ones" : "random");
+  if (s.decay_vectors != d.decay_vectors)
+    w.add_text("qk", s.decay_vectors == DecayVectors::ones ? "ones" : "random");
   if (s.decay_max_distance != d.decay_max_distance) w.add("decay_max", s.decay_max_distance);
   return w.str();
 }

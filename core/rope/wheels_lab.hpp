@@ -4,23 +4,23 @@
 #pragma once
 #include <string>
 
-#include "rope/rope.hpp"
+#include "core/rope/rope.hpp"
 
 namespace poslab {
 
 enum class DecayVectors { ones, random };  // q = k = all ones (RoFormer's bound) or seeded random
 
 struct WheelsLabSettings {
-  RopeParams rope;                      // frequencies, layout, context extension
-  double position = 10.0;               // m: token position shown, [0, 1e7]
-  bool log_slider = false;              // position slider on a log scale
-  bool playing = false;                 // animate the position
-  double speed = 8.0;                   // animation speed, positions per second, [0.01, 1e6]
-  int trail = 12;                       // positions drawn behind each hand, [0, 64]
-  int selected_pair = 0;                // pair whose numbers are shown, [0, 255]
-  double dial_size = 64.0;              // dial diameter in pixels at scale 1, [24, 256]
+  RopeParams rope;          // frequencies, layout, context extension
+  double position = 10.0;   // m: token position shown, [0, 1e7]
+  bool log_slider = false;  // position slider on a log scale
+  bool playing = false;     // animate the position
+  double speed = 8.0;       // animation speed, positions per second, [0.01, 1e6]
+  int trail = 12;           // positions drawn behind each hand, [0, 64]
+  int selected_pair = 0;    // pair whose numbers are shown, [0, 255]
+  double dial_size = 64.0;  // dial diameter in pixels at scale 1, [24, 256]
   DecayVectors decay_vectors = DecayVectors::ones;
-  double decay_max_distance = 4096.0;   // x-range of the decay plot, [8, 1e7]
+  double decay_max_distance = 4096.0;  // x-range of the decay plot, [8, 1e7]
 
   static constexpr ParamRange position_range{0, 1e7};
   static constexpr ParamRange speed_range{0.01, 1e6};

@@ -1,7 +1,7 @@
 // HDF5 writer and reader for Boost and Broadside datasets (bnb_dataset.hpp). Uses only the
 // C API. HDF5's own error stack printing is switched off; every failure becomes one
 // FileError sentence naming the file and what to do.
-#include "dataset/bnb_dataset.hpp"
+#include "io/dataset/bnb_dataset.hpp"
 
 #include <hdf5.h>
 
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab::io {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "bnb/bnb_episode.hpp"
+#include "core/bnb/bnb_episode.hpp"
 
 namespace poslab::io {
 

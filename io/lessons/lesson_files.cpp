@@ -1,7 +1,7 @@
 // Loading and checking lesson files with toml++ (catalog, quizzes, UI strings) and md4c
 // (lesson text, via markdown.cpp). Every check that the content lint relies on lives here,
 // so the app, the command line and the tests judge a lesson the same way.
-#include "lessons/lesson_files.hpp"
+#include "io/lessons/lesson_files.hpp"
 
 #include <toml++/toml.h>
 
@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <set>
 
-#include "common/atomic_file.hpp"
-#include "common/errors.hpp"
-#include "labs.hpp"
-#include "quiz/numeric.hpp"
+#include "core/common/atomic_file.hpp"
+#include "core/common/errors.hpp"
+#include "core/labs.hpp"
+#include "core/quiz/numeric.hpp"
 
 namespace poslab {
 namespace fs = std::filesystem;

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "lessons/markdown.hpp"
-#include "quiz/quiz.hpp"
+#include "core/quiz/quiz.hpp"
+#include "io/lessons/markdown.hpp"
 
 namespace poslab {
 

@@ -1,12 +1,12 @@
 // md4c callbacks building the block/span structure of markdown.hpp. md4c reports a SAX
 // stream; a small stack of open containers (lists, quotes) gives each block its indent.
-#include "lessons/markdown.hpp"
+#include "io/lessons/markdown.hpp"
 
 #include <md4c.h>
 
 #include <string_view>
 
-#include "common/errors.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab {
 namespace {

@@ -1,5 +1,5 @@
 // Progress as JSON (nlohmann-json), written atomically; corrupt files are kept aside.
-#include "lessons/progress_file.hpp"
+#include "io/lessons/progress_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -9,8 +9,8 @@
 #include <ctime>
 #include <filesystem>
 
-#include "common/atomic_file.hpp"
-#include "common/errors.hpp"
+#include "core/common/atomic_file.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab {
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "quiz/progress.hpp"
+#include "core/quiz/progress.hpp"
 
 namespace poslab {
 

@@ -6,15 +6,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "settings.hpp"
+#include "app/settings.hpp"
 
 namespace fs = std::filesystem;
 using namespace poslab::app;
 
 namespace {
 fs::path fresh_dir(const char* name) {
-  const fs::path d = fs::temp_directory_path() / ("poslab_settings_test_" + std::string(name) + "_" +
-                                                  std::to_string(::getpid()));
+  const fs::path d = fs::temp_directory_path() / ("poslab_settings_test_" + std::string(name) +
+                                                  "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -6,21 +6,26 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "attention/attention_kernel.hpp"
-#include "attention/attention_lab.hpp"
-#include "attention/demos.hpp"
-#include "common/errors.hpp"
-#include "labs.hpp"
+#include "core/attention/attention_kernel.hpp"
+#include "core/attention/attention_lab.hpp"
+#include "core/attention/demos.hpp"
+#include "core/common/errors.hpp"
+#include "core/labs.hpp"
 
 using namespace poslab;
 
 namespace {
 
-const AttentionEncoding kAll[] = {
-    AttentionEncoding::none,   AttentionEncoding::sinusoidal, AttentionEncoding::sinusoidal_concat,
-    AttentionEncoding::learned, AttentionEncoding::rope,      AttentionEncoding::alibi,
-    AttentionEncoding::t5,     AttentionEncoding::swin,       AttentionEncoding::sincos_2d,
-    AttentionEncoding::elevation};
+const AttentionEncoding kAll[] = {AttentionEncoding::none,
+                                  AttentionEncoding::sinusoidal,
+                                  AttentionEncoding::sinusoidal_concat,
+                                  AttentionEncoding::learned,
+                                  AttentionEncoding::rope,
+                                  AttentionEncoding::alibi,
+                                  AttentionEncoding::t5,
+                                  AttentionEncoding::swin,
+                                  AttentionEncoding::sincos_2d,
+                                  AttentionEncoding::elevation};
 
 AttentionParams params_for(AttentionEncoding e, int heads = 3) {
   AttentionParams p;
@@ -33,7 +38,8 @@ AttentionParams params_for(AttentionEncoding e, int heads = 3) {
 }
 
 std::vector<std::string> words(int n) {
-  const char* pool[] = {"the", "cat", "sat", "on", "a", "mat", "and", "we", "saw", "it", "run", "far", "away"};
+  const char* pool[] = {"the", "cat", "sat", "on",  "a",   "mat", "and",
+                        "we",  "saw", "it",  "run", "far", "away"};
   std::vector<std::string> w;
   for (int i = 0; i < n; ++i) w.emplace_back(pool[i % 13]);
   return w;
@@ -48,15 +54,16 @@ TEST_CASE("softmax rows sum to 1 and the causal mask zeroes the future, for ever
       for (bool grid : {false, true}) {
         AttentionParams p = params_for(e);
         p.causal = causal;
-        const AttentionInput in = grid ? attention_grid_input(3, 4) : attention_sequence_input(words(12));
+        const AttentionInput in =
+            grid ? attention_grid_input(3, 4) : attention_sequence_input(words(12));
         const AttentionResult r = attention_compute(attention_build(p, in));
         REQUIRE(r.heads.size() == 3);
         for (size_t h = 0; h < r.heads.size(); ++h) {
           const auto& w = r.heads[h].weights;
           const auto& s = r.heads[h].scores;
           for (int i = 0; i < w.rows(); ++i) {
-            INFO("encoding " << attention_encoding_name(e) << ", causal " << causal << ", grid " << grid
-                             << ", head " << h << ", row " << i);
+            INFO("encoding " << attention_encoding_name(e) << ", causal " << causal << ", grid "
+                             << grid << ", head " << h << ", row " << i);
             CHECK(w.row(i).sum() == Approx(1.0).margin(1e-5));
             CHECK(w.row(i).minCoeff() >= 0);
             for (int j = i + 1; causal && j < w.cols(); ++j) {
@@ -90,8 +97,9 @@ TEST_CASE("without an encoding, permuting the tokens permutes the matrix") {
   }
   // The seed's example: 我 喜欢 你 against 你 喜欢 我 gives the same pattern, re-indexed.
   AttentionParams p = params_for(AttentionEncoding::none);
-  const AttentionComparison same = attention_compare_orderings(
-      p, attention_sequence_input({"我", "喜欢", "你"}), attention_sequence_input({"你", "喜欢", "我"}));
+  const AttentionComparison same =
+      attention_compare_orderings(p, attention_sequence_input({"我", "喜欢", "你"}),
+                                  attention_sequence_input({"你", "喜欢", "我"}));
   CHECK(same.align == std::vector<int>{2, 1, 0});
   CHECK(same.max_abs_score_diff < 1e-5);
   p.encoding = AttentionEncoding::sinusoidal;
@@ -109,10 +117,11 @@ TEST_CASE("shifting every position: relative encodings unchanged, absolute ones 
         p.causal = causal;
         p.table_length = 4096;  // keep the shifted learned positions inside the table
         const bool grid = e == AttentionEncoding::swin || e == AttentionEncoding::sincos_2d;
-        const AttentionInput in = grid ? attention_grid_input(3, 4) : attention_sequence_input(words(12));
+        const AttentionInput in =
+            grid ? attention_grid_input(3, 4) : attention_sequence_input(words(12));
         const AttentionComparison c = attention_shift_demo(p, in, k);
-        INFO("encoding " << attention_encoding_name(e) << ", shift " << k << ", causal " << causal << ": "
-                         << c.note);
+        INFO("encoding " << attention_encoding_name(e) << ", shift " << k << ", causal " << causal
+                         << ": " << c.note);
         const EncodingKind kind = attention_encoding_kind(e);
         if (kind == EncodingKind::absolute) {
           CHECK(c.max_abs_score_diff > 1e-2);
@@ -156,8 +165,9 @@ TEST_CASE("the term split adds up to the logit") {
         for (int i = 0; i < 9; i += 2) {
           for (int j = 0; j < 9; j += 3) {
             const ScoreTerms t = attention_score_terms(m, h, i, j);
-            INFO("encoding " << attention_encoding_name(e) << ", content " << p.use_content << ", position "
-                             << p.use_position << ", head " << h << ", cell " << i << "," << j);
+            INFO("encoding " << attention_encoding_name(e) << ", content " << p.use_content
+                             << ", position " << p.use_position << ", head " << h << ", cell " << i
+                             << "," << j);
             CHECK(t.total == Approx(r.heads[h].scores(i, j)).margin(1e-4));
             if (!p.use_position) {
               CHECK(t.content_position == 0);
@@ -174,7 +184,8 @@ TEST_CASE("the term split adds up to the logit") {
 }
 
 TEST_CASE("computing one head leaves the others empty and gives the same numbers") {
-  const AttentionModel m = attention_build(params_for(AttentionEncoding::alibi, 5), attention_count_input(7));
+  const AttentionModel m =
+      attention_build(params_for(AttentionEncoding::alibi, 5), attention_count_input(7));
   const AttentionResult all = attention_compute(m), one = attention_compute(m, nullptr, 3);
   REQUIRE(one.heads.size() == 5);
   CHECK(one.heads[0].scores.size() == 0);
@@ -213,7 +224,8 @@ TEST_CASE("positions past the learned table are reported, not invented") {
   // Content only: positions unused, nothing undefined.
   p.use_position = false;
   CHECK(attention_build(p, attention_count_input(12)).missing.empty());
-  const ExtrapolationDemo d = attention_extrapolation_demo(params_for(AttentionEncoding::learned), 96);
+  const ExtrapolationDemo d =
+      attention_extrapolation_demo(params_for(AttentionEncoding::learned), 96);
   CHECK(d.result.missing.size() == 32);
   CHECK(std::isnan(d.row_entropy[0][70]));
 }
@@ -231,8 +243,10 @@ TEST_CASE("elevation bias in the model: same for all heads, zero downhill, withi
       INFO("query patch " << i << " (" << h[i] << " m), key patch " << j << " (" << h[j] << " m)");
       CHECK(b0(i, j) <= 0);
       CHECK(b0(i, j) >= -10);
-      if (h[j] <= h[i]) CHECK(b0(i, j) == 0);
-      else CHECK(b0(i, j) == Approx(std::max(-10.0, -5 * (h[j] - h[i]) / 1000)));
+      if (h[j] <= h[i])
+        CHECK(b0(i, j) == 0);
+      else
+        CHECK(b0(i, j) == Approx(std::max(-10.0, -5 * (h[j] - h[i]) / 1000)));
     }
   }
   CHECK(b0.minCoeff() == -10);  // 4 km relief at alpha 5 reaches the clamp
@@ -250,7 +264,8 @@ TEST_CASE("bad parameters and inputs fail with messages naming the value") {
   p.model_dim = 34;
   CHECK_THROWS_WITH(attention_validate(p), Catch::Contains("multiple of 4"));
   CHECK_THROWS_WITH(attention_count_input(1000000), Catch::Contains("tokens = 1000000"));
-  CHECK_THROWS_WITH(attention_encoding_from_name("fourier"), Catch::Contains("\"fourier\" is unknown"));
+  CHECK_THROWS_WITH(attention_encoding_from_name("fourier"),
+                    Catch::Contains("\"fourier\" is unknown"));
 }
 
 TEST_CASE("attention presets round-trip and go through the lab dispatcher") {
@@ -274,9 +289,12 @@ TEST_CASE("attention presets round-trip and go through the lab dispatcher") {
   CHECK(back.sentence == s.sentence);
   CHECK(back.params.heads == 6);
   CHECK(lab_preset_canonical(text) == text);
-  CHECK_THROWS_WITH(attention_from_preset("attention?enc=fourier"), Catch::Contains("attention.enc"));
+  CHECK_THROWS_WITH(attention_from_preset("attention?enc=fourier"),
+                    Catch::Contains("attention.enc"));
   CHECK_THROWS_WITH(attention_from_preset("attention?heads=2&head=3"), Catch::Contains("head = 3"));
-  CHECK_THROWS_WITH(attention_from_preset("attention?tokens=1000000"), Catch::Contains("attention.tokens"));
-  CHECK_THROWS_WITH(attention_from_preset("attention?rows=2&qrow=5"), Catch::Contains("query patch (5, 3)"));
+  CHECK_THROWS_WITH(attention_from_preset("attention?tokens=1000000"),
+                    Catch::Contains("attention.tokens"));
+  CHECK_THROWS_WITH(attention_from_preset("attention?rows=2&qrow=5"),
+                    Catch::Contains("query patch (5, 3)"));
   CHECK_THROWS_WITH(attention_from_preset("attention?bogus=1"), Catch::Contains("bogus"));
 }

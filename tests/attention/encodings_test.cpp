@@ -5,9 +5,9 @@
 #include <cmath>
 #include <set>
 
-#include "attention/encodings.hpp"
-#include "attention/tokenizer.hpp"
-#include "common/errors.hpp"
+#include "core/attention/encodings.hpp"
+#include "core/attention/tokenizer.hpp"
+#include "core/common/errors.hpp"
 
 using namespace poslab;
 
@@ -21,8 +21,9 @@ TEST_CASE("ALiBi slopes match the paper for powers of two and the interleaving r
       {5, {1.0 / 4, 1.0 / 16, 1.0 / 64, 1.0 / 256, 1.0 / 2}},
       {6, {1.0 / 4, 1.0 / 16, 1.0 / 64, 1.0 / 256, 1.0 / 2, 1.0 / 8}},
       {8, {1.0 / 2, 1.0 / 4, 1.0 / 8, 1.0 / 16, 1.0 / 32, 1.0 / 64, 1.0 / 128, 1.0 / 256}},
-      {12, {1.0 / 2, 1.0 / 4, 1.0 / 8, 1.0 / 16, 1.0 / 32, 1.0 / 64, 1.0 / 128, 1.0 / 256,
-            std::pow(2.0, -0.5), std::pow(2.0, -1.5), std::pow(2.0, -2.5), std::pow(2.0, -3.5)}},
+      {12,
+       {1.0 / 2, 1.0 / 4, 1.0 / 8, 1.0 / 16, 1.0 / 32, 1.0 / 64, 1.0 / 128, 1.0 / 256,
+        std::pow(2.0, -0.5), std::pow(2.0, -1.5), std::pow(2.0, -2.5), std::pow(2.0, -3.5)}},
   };
   for (const auto& [n, want] : cases) {
     const std::vector<double> got = alibi_slopes(n);
@@ -53,16 +54,16 @@ TEST_CASE("T5 buckets match hand-computed values in both directions") {
   // Encoder: 32 buckets, max_distance 128 -> 16 per side, max_exact 8.
   // relative_position = key - query; keys after the query use buckets 16..31.
   const std::vector<std::pair<int, int>> encoder = {
-      {0, 0},   {-1, 1},   {1, 17},   {-7, 7},   {-8, 8},    {-11, 8},    {-12, 9},  {-16, 10},
+      {0, 0},    {-1, 1},   {1, 17},    {-7, 7},    {-8, 8},     {-11, 8}, {-12, 9}, {-16, 10},
       {-32, 12}, {-64, 14}, {-127, 15}, {-128, 15}, {-1000, 15}, {16, 26}, {128, 31}};
   for (const auto& [rel, want] : encoder) {
     INFO("bidirectional, 32 buckets, max_distance 128, relative position " << rel);
     CHECK(t5_bucket(rel, true, 32, 128) == want);
   }
   // Decoder: 32 buckets on the past side only, max_exact 16; keys after the query -> 0.
-  const std::vector<std::pair<int, int>> decoder = {
-      {5, 0},    {0, 0},    {-1, 1},   {-15, 15}, {-16, 16},  {-18, 16},
-      {-19, 17}, {-20, 17}, {-21, 18}, {-127, 31}, {-128, 31}, {-500, 31}};
+  const std::vector<std::pair<int, int>> decoder = {{5, 0},    {0, 0},     {-1, 1},    {-15, 15},
+                                                    {-16, 16}, {-18, 16},  {-19, 17},  {-20, 17},
+                                                    {-21, 18}, {-127, 31}, {-128, 31}, {-500, 31}};
   for (const auto& [rel, want] : decoder) {
     INFO("unidirectional, 32 buckets, max_distance 128, relative position " << rel);
     CHECK(t5_bucket(rel, false, 32, 128) == want);
@@ -158,21 +159,20 @@ TEST_CASE("learned table: rows only for whole positions inside the table, stable
   CHECK_FALSE(learned_has_row(64, 64));
   CHECK_FALSE(learned_has_row(-1, 64));
   CHECK_FALSE(learned_has_row(2.5, 64));
-  const RowMatrix a = learned_position_table(8, 16, 7, 1.0), b = learned_position_table(32, 16, 7, 1.0);
+  const RowMatrix a = learned_position_table(8, 16, 7, 1.0),
+                  b = learned_position_table(32, 16, 7, 1.0);
   CHECK(a == b.topRows(8));  // a longer table keeps the shorter table's rows
 }
 
 TEST_CASE("elevation bias is zero downhill and clamped uphill") {
   const std::vector<std::tuple<double, double, double, double>> cases = {
       // query height, key height, alpha, expected bias
-      {1000, 500, 1, 0},      // downhill
-      {500, 500, 1, 0},       // level
-      {0, 2000, 1, -2},       // 2 km uphill
-      {0, 2000, 0.5, -1},
-      {0, 2000, 10, -10},     // -20 clamped to -10
-      {0, 20000, 1, -10},     // -20 clamped
-      {0, 9000, 1, -9},
-      {3000, 0, 100, 0},      // steep downhill stays 0 for any alpha
+      {1000, 500, 1, 0},                       // downhill
+      {500, 500, 1, 0},                        // level
+      {0, 2000, 1, -2},                        // 2 km uphill
+      {0, 2000, 0.5, -1}, {0, 2000, 10, -10},  // -20 clamped to -10
+      {0, 20000, 1, -10},                      // -20 clamped
+      {0, 9000, 1, -9},   {3000, 0, 100, 0},   // steep downhill stays 0 for any alpha
   };
   for (const auto& [hq, hk, alpha, want] : cases) {
     INFO("query " << hq << " m, key " << hk << " m, alpha " << alpha);

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "bnb/bnb_episode.hpp"
-#include "dataset/bnb_dataset.hpp"
+#include "core/bnb/bnb_episode.hpp"
+#include "io/dataset/bnb_dataset.hpp"
 
 namespace poslab::testing {
 

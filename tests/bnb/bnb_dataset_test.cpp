@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bad_datasets.hpp"
-#include "common/errors.hpp"
-#include "dataset/bnb_dataset.hpp"
+#include "core/common/errors.hpp"
+#include "io/dataset/bnb_dataset.hpp"
+#include "tests/bnb/bad_datasets.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;

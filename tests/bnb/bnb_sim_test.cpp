@@ -6,11 +6,11 @@
 #include <cmath>
 #include <numbers>
 
-#include "bnb/arena_lab.hpp"
-#include "bnb/bnb_episode.hpp"
-#include "bnb/bnb_features.hpp"
-#include "common/errors.hpp"
-#include "labs.hpp"
+#include "core/bnb/arena_lab.hpp"
+#include "core/bnb/bnb_episode.hpp"
+#include "core/bnb/bnb_features.hpp"
+#include "core/common/errors.hpp"
+#include "core/labs.hpp"
 
 using namespace poslab;
 using namespace poslab::bnb;
@@ -371,6 +371,19 @@ TEST_CASE("relational features: distances equal both ways, geometry recovered, t
   }
 }
 
+TEST_CASE("relational dv is not wrapped: a head-on pair at 270 px/s each is closing") {
+  // Ship 0 flies +x at 270 px/s toward ship 4, 200 px ahead, flying -x at 270 px/s. The
+  // velocity difference is -540 px/s on x; wrapping it like a position (spec defect 6)
+  // would give +484 px/s and a separating pair.
+  SimState s = duel({400, 500}, {270, 0}, {600, 500}, {-270, 0});
+  const Relational r = relational_features(s, 0, 4);
+  CHECK(r[2] == Approx(-540.0 / kVelocityScale).margin(1e-12));  // rv_x in 0's frame
+  CHECK(r[3] == Approx(0.0).margin(1e-12));
+  CHECK(r[7] < 0.0);  // closing = rv.r / d: negative while the gap shrinks
+  CHECK(r[11] < 0.0);
+  CHECK(r[10] > 0.0);  // time to closest approach ahead: tanh(-dot/|rv|^2) > 0
+}
+
 TEST_CASE("the expert turns toward the lead point and ends up aiming at a slow target") {
   // Target below the shooter (y down): a positive angle from the nose -> RIGHT turns.
   SimState s = duel({500, 500}, {100, 0}, {500, 700}, {0, 1});
@@ -394,7 +407,8 @@ TEST_CASE("the expert turns toward the lead point and ends up aiming at a slow t
   CHECK(hits >= 5);
 }
 
-TEST_CASE("random numbers: Beta(2,6) and normal moments - sticky noise with skill 1 is the expert") {
+TEST_CASE(
+    "random numbers: Beta(2,6) and normal moments - sticky noise with skill 1 is the expert") {
   Rng rng(99);
   const int n = 200000;
   double m = 0, m2 = 0, g = 0, g2 = 0;

@@ -3,7 +3,7 @@
 // tests/cli/cli_bnb_test.sh to check that `poslab-cli inspect` rejects each with exit 2.
 #include <iostream>
 
-#include "bad_datasets.hpp"
+#include "tests/bnb/bad_datasets.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

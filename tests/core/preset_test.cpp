@@ -1,9 +1,9 @@
 // Preset strings restore lab settings exactly, and bad presets name what is wrong.
 #include <catch2/catch.hpp>
 
-#include "common/errors.hpp"
-#include "common/preset.hpp"
-#include "rope/wheels_lab.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
+#include "core/rope/wheels_lab.hpp"
 
 using namespace poslab;
 

@@ -5,8 +5,8 @@
 #include <numbers>
 #include <random>
 
-#include "common/errors.hpp"
-#include "rope/rope.hpp"
+#include "core/common/errors.hpp"
+#include "core/rope/rope.hpp"
 
 using namespace poslab;
 
@@ -22,12 +22,15 @@ Eigen::VectorXd random_vector(int n, unsigned seed) {
   return v;
 }
 
-RowMatrix as_row(const Eigen::VectorXd& v) { return v.transpose(); }
+RowMatrix as_row(const Eigen::VectorXd& v) {
+  return v.transpose();
+}
 
 std::string describe(const RopeParams& p) {
   return "head_dim=" + std::to_string(p.head_dim) + " base=" + std::to_string(p.base) +
          " layout=" + rope_layout_names()[static_cast<int>(p.layout)] +
-         " scaling=" + rope_scaling_names()[static_cast<int>(p.scaling)] + " factor=" + std::to_string(p.factor);
+         " scaling=" + rope_scaling_names()[static_cast<int>(p.scaling)] +
+         " factor=" + std::to_string(p.factor);
 }
 
 const int kDims[] = {2, 4, 6, 64, 128, 512};
@@ -90,9 +93,11 @@ TEST_CASE("the two layouts agree after the dimension permutation") {
       const Eigen::VectorXd q = random_vector(d, 3), k = random_vector(d, 4);
       for (double m : {0.0, 5.0, 777.0}) {
         INFO("head_dim=" << d << " base=" << b << " m=" << m);
-        CHECK((rope_apply(half, permute(q), m) - permute(rope_apply(inter, q, m))).norm() < 1e-12 * q.norm() + 1e-15);
+        CHECK((rope_apply(half, permute(q), m) - permute(rope_apply(inter, q, m))).norm() <
+              1e-12 * q.norm() + 1e-15);
         const double s_inter = rope_apply(inter, q, m).dot(rope_apply(inter, k, m + 9));
-        const double s_half = rope_apply(half, permute(q), m).dot(rope_apply(half, permute(k), m + 9));
+        const double s_half =
+            rope_apply(half, permute(q), m).dot(rope_apply(half, permute(k), m + 9));
         CHECK(s_inter == Approx(s_half).margin(1e-12));
       }
     }
@@ -104,10 +109,12 @@ TEST_CASE("mixing the layouts is not a rotation (seed 004, defect 1)") {
   const Eigen::VectorXd q = random_vector(64, 5), k = random_vector(64, 6);
   const RowMatrix mixed = rope_apply_mixed_layouts(p, as_row(q), {10.0});
   CHECK(std::abs(mixed.row(0).norm() - q.norm()) > 1e-3 * q.norm());
-  const double s1 = rope_apply_mixed_layouts(p, as_row(q), {10.0}).row(0).dot(
-      rope_apply_mixed_layouts(p, as_row(k), {13.0}).row(0));
-  const double s2 = rope_apply_mixed_layouts(p, as_row(q), {110.0}).row(0).dot(
-      rope_apply_mixed_layouts(p, as_row(k), {113.0}).row(0));
+  const double s1 = rope_apply_mixed_layouts(p, as_row(q), {10.0})
+                        .row(0)
+                        .dot(rope_apply_mixed_layouts(p, as_row(k), {13.0}).row(0));
+  const double s2 = rope_apply_mixed_layouts(p, as_row(q), {110.0})
+                        .row(0)
+                        .dot(rope_apply_mixed_layouts(p, as_row(k), {113.0}).row(0));
   CHECK(std::abs(s1 - s2) > 1e-3);
 }
 
@@ -230,7 +237,8 @@ TEST_CASE("YaRN bounds: hand-computed values and the turns rule across a sweep")
         const Eigen::VectorXd turns = rope_turns_in_context(q), keep = rope_yarn_keep(q);
         const Eigen::VectorXd inv = rope_inv_freq(q), inv0 = rope_inv_freq_original(q);
         for (int i = 0; i < d / 2; ++i) {
-          INFO("d=" << d << " base=" << base << " L=" << L << " pair=" << i << " turns=" << turns[i]);
+          INFO("d=" << d << " base=" << base << " L=" << L << " pair=" << i
+                    << " turns=" << turns[i]);
           // More than beta_fast turns in the context: kept. Fewer than beta_slow: interpolated.
           if (turns[i] > q.yarn_beta_fast) CHECK(keep[i] == 1.0);
           if (turns[i] < q.yarn_beta_slow) CHECK(keep[i] == 0.0);
@@ -252,8 +260,10 @@ TEST_CASE("llama3 scaling: short wavelengths kept, long ones divided by s, blend
   for (int i = 0; i < 64; ++i) {
     const double lambda = 2 * kPi / inv0[i];
     INFO("pair " << i << " wavelength " << lambda);
-    if (lambda < 2048) CHECK(inv[i] == inv0[i]);
-    else if (lambda > 8192) CHECK(inv[i] == Approx(inv0[i] / 8));
+    if (lambda < 2048)
+      CHECK(inv[i] == inv0[i]);
+    else if (lambda > 8192)
+      CHECK(inv[i] == Approx(inv0[i] / 8));
     else {
       const double smooth = (8192 / lambda - 1.0) / 3.0;
       CHECK(inv[i] == Approx(smooth * inv0[i] + (1 - smooth) * inv0[i] / 8));

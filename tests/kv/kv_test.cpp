@@ -7,11 +7,11 @@
 
 #include <numeric>
 
-#include "common/errors.hpp"
-#include "kv/kv_cache.hpp"
-#include "kv/kv_session.hpp"
-#include "kv/kv_shift_f32.hpp"
-#include "labs.hpp"
+#include "core/common/errors.hpp"
+#include "core/kv/kv_cache.hpp"
+#include "core/kv/kv_session.hpp"
+#include "core/kv/kv_shift_f32.hpp"
+#include "core/labs.hpp"
 
 using namespace poslab;
 
@@ -29,7 +29,9 @@ std::vector<int> tokens_for(const KvModelParams& p, int n, int salt) {
   return t;
 }
 
-double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
+double mean(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+}
 
 // Mean over steps of one per-layer error of one method.
 double mean_error(const KvMethodState& st, int layer, bool keys) {
@@ -60,11 +62,13 @@ TEST_CASE("cached decoding in chunks equals full recomputation", "[kv]") {
             std::vector<int> t(tok.begin() + start, tok.begin() + start + chunk);
             const KvTrace tr = kv_forward_cached(m, c, t, iota(chunk, start));
             for (int l = 0; l < layers; ++l) {
-              INFO("positions " << int(pos) << " layout " << int(layout) << " layers " << layers << " float32 " << f32
-                                << " chunk at " << start << " layer " << l);
-              CHECK(kv_relative_error(tr.layer_out[l], full.layer_out[l].middleRows(start, chunk)) <= tol);
+              INFO("positions " << int(pos) << " layout " << int(layout) << " layers " << layers
+                                << " float32 " << f32 << " chunk at " << start << " layer " << l);
+              CHECK(kv_relative_error(tr.layer_out[l],
+                                      full.layer_out[l].middleRows(start, chunk)) <= tol);
               // every attention row of the trace sums to 1 over the visible slots
-              for (int h = 0; h < p.heads; ++h) CHECK(tr.attention_last[l].row(h).sum() == Approx(1.0).epsilon(1e-12));
+              for (int h = 0; h < p.heads; ++h)
+                CHECK(tr.attention_last[l].row(h).sum() == Approx(1.0).epsilon(1e-12));
             }
             CHECK(kv_relative_error(tr.logits, full.logits.middleRows(start, chunk)) <= tol);
             start += chunk;
@@ -93,7 +97,8 @@ TEST_CASE("RoPE K-shift equals recomputing the same tokens at the new indices", 
         kv_cache_reset_indices(two_step);
         kv_cache_rope_reencode(m, two_step, /*scaled_tables=*/false);
         for (int l = 0; l < p.layers; ++l) {
-          INFO("layout " << int(layout) << " scaling " << int(scaling) << " float32 " << f32 << " layer " << l);
+          INFO("layout " << int(layout) << " scaling " << int(scaling) << " float32 " << f32
+                         << " layer " << l);
           CHECK(kv_relative_error(moved.layers[l].keys, fresh.layers[l].keys) <= 1e-5);
           CHECK(kv_relative_error(moved.layers[l].values, fresh.layers[l].values) <= 1e-5);
           CHECK(kv_relative_error(two_step.layers[l].keys, fresh.layers[l].keys) <= 1e-5);
@@ -118,10 +123,12 @@ TEST_CASE("re-encoded stitched keys equal the raw keys rotated to their global i
       s.steps = 2;
       const KvSession ses = kv_run_scenario(s);
       for (int l = 0; l < 3; ++l) {
-        INFO("scenario " << kv_scenario_name(scenario) << " layout " << int(layout) << " layer " << l);
+        INFO("scenario " << kv_scenario_name(scenario) << " layout " << int(layout) << " layer "
+                         << l);
         CHECK(kv_session_method(ses, KvMethod::reencode).key_position_error[l] <= 1e-5);
         CHECK(kv_session_method(ses, KvMethod::kshift).key_position_error[l] <= 1e-5);
-        CHECK(kv_session_method(ses, KvMethod::naive).key_position_error[l] > 0.1);  // measurably wrong
+        CHECK(kv_session_method(ses, KvMethod::naive).key_position_error[l] >
+              0.1);  // measurably wrong
         // Re-encoding fixes positions, not content: the output still differs from
         // recomputing the stitched text from scratch (beyond layer 0 inputs).
         CHECK(kv_session_method(ses, KvMethod::recompute).history.back().output_error[l] <= 1e-5);
@@ -154,7 +161,8 @@ TEST_CASE("stitching with the YaRN temperature in both tables is off by mscale^2
   for (int l = 0; l < p.layers; ++l) {
     INFO("layer " << l << " mscale " << ms);
     CHECK(kv_relative_error(wrong.layers[l].keys, ms * ms * right.layers[l].keys) <= 1e-12);
-    CHECK(wrong.layers[l].keys.norm() / right.layers[l].keys.norm() == Approx(ms * ms).epsilon(1e-12));
+    CHECK(wrong.layers[l].keys.norm() / right.layers[l].keys.norm() ==
+          Approx(ms * ms).epsilon(1e-12));
   }
   CHECK(wrong.slots[0].key_scale == Approx(ms * ms));
   // Without YaRN the tables carry no scale and both ways agree.
@@ -163,7 +171,8 @@ TEST_CASE("stitching with the YaRN temperature in both tables is off by mscale^2
   s.scenario = KvScenario::stitch;
   s.method = KvMethod::reencode_scaled;
   s.steps = 1;
-  CHECK(kv_session_method(kv_run_scenario(s), KvMethod::reencode_scaled).key_position_error[0] <= 1e-5);
+  CHECK(kv_session_method(kv_run_scenario(s), KvMethod::reencode_scaled).key_position_error[0] <=
+        1e-5);
   s.model.rope_scaling = RopeScaling::yarn;
   CHECK(kv_session_method(kv_run_scenario(s), KvMethod::reencode_scaled).key_position_error[0] ==
         Approx(ms * ms - 1.0).epsilon(1e-5));
@@ -183,7 +192,8 @@ TEST_CASE("sliding window with learned positions reproduces the seed's stale ind
   CHECK(used == iota(10));
   CHECK(naive.slots.front().label == "s2");
   CHECK(naive.slots.back().label == "a6");
-  for (const auto& sl : kv_session_method(ses, KvMethod::legacy).cache.slots) CHECK(sl.encoded_at == sl.used_at);
+  for (const auto& sl : kv_session_method(ses, KvMethod::legacy).cache.slots)
+    CHECK(sl.encoded_at == sl.used_at);
   // Appending past the table is refused: a position past C - 1 has no embedding.
   KvSession full = kv_session_start(s);
   CHECK_THROWS_WITH(kv_session_append(full), Catch::Contains("slide the window"));
@@ -260,15 +270,16 @@ TEST_CASE("float32 bulk K-shift matches the double-precision rotation", "[kv]") 
       RowMatrix x = RowMatrix::Random(blocks * N, p.head_dim);
       std::vector<float> buf(x.size());
       for (Eigen::Index i = 0; i < x.size(); ++i) buf[i] = static_cast<float>(x.data()[i]);
-      x = Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(buf.data(), blocks * N,
-                                                                                              p.head_dim)
+      x = Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+              buf.data(), blocks * N, p.head_dim)
               .cast<double>();
       kv_shift_apply_f32(kv_shift_table(p, from, to), buf.data(), blocks);
       for (int b = 0; b < blocks; ++b) {
         const RowMatrix ref = rope_reencode(p, RowMatrix(x.middleRows(b * N, N)), from, to);
-        const RowMatrix got = Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-                                  buf.data() + b * N * p.head_dim, N, p.head_dim)
-                                  .cast<double>();
+        const RowMatrix got =
+            Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                buf.data() + b * N * p.head_dim, N, p.head_dim)
+                .cast<double>();
         INFO("layout " << int(layout) << " rotary fraction " << fraction << " block " << b);
         CHECK(kv_relative_error(got, ref) <= 1e-6);
       }
@@ -293,9 +304,12 @@ TEST_CASE("kv presets round-trip and bad settings name the value", "[kv]") {
   CHECK(lab_preset_canonical(text) == text);
   CHECK_THROWS_WITH(kv_from_preset("kv?layers=9"), Catch::Contains("layers"));
   CHECK_THROWS_WITH(kv_from_preset("kv?C=11"), Catch::Contains("even"));
-  CHECK_THROWS_WITH(kv_from_preset("kv?method=kshift"), Catch::Contains("choose one of naive, legacy, recompute"));
-  CHECK_THROWS_WITH(kv_from_preset("kv?scenario=stitch&method=naive"), Catch::Contains("positions = rope"));
-  CHECK_THROWS_WITH(kv_from_preset("kv?pos=rope&scenario=rag&method=naive&from=10"), Catch::Contains("B has only 12"));
+  CHECK_THROWS_WITH(kv_from_preset("kv?method=kshift"),
+                    Catch::Contains("choose one of naive, legacy, recompute"));
+  CHECK_THROWS_WITH(kv_from_preset("kv?scenario=stitch&method=naive"),
+                    Catch::Contains("positions = rope"));
+  CHECK_THROWS_WITH(kv_from_preset("kv?pos=rope&scenario=rag&method=naive&from=10"),
+                    Catch::Contains("B has only 12"));
   CHECK_THROWS_WITH(kv_from_preset("kv?drop=5"), Catch::Contains("drop_steps = 5"));
   CHECK_THROWS_WITH(kv_from_preset("kv?width=60&heads=8"), Catch::Contains("even size"));
   CHECK_THROWS_AS(kv_from_preset("kv?colour=red"), InputError);

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/errors.hpp"
-#include "lessons/lesson_files.hpp"
+#include "core/common/errors.hpp"
+#include "io/lessons/lesson_files.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;

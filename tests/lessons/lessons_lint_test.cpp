@@ -7,9 +7,9 @@
 #include <cmath>
 #include <set>
 
-#include "labs.hpp"
-#include "lessons/lesson_files.hpp"
-#include "quiz/numeric.hpp"
+#include "core/labs.hpp"
+#include "core/quiz/numeric.hpp"
+#include "io/lessons/lesson_files.hpp"
 
 using namespace poslab;
 

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/errors.hpp"
-#include "lessons/progress_file.hpp"
+#include "core/common/errors.hpp"
+#include "io/lessons/progress_file.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;

@@ -7,12 +7,12 @@
 #include <map>
 #include <set>
 
-#include "common/errors.hpp"
-#include "labs.hpp"
-#include "quiz/lessons_lab.hpp"
-#include "quiz/numeric.hpp"
-#include "quiz/progress.hpp"
-#include "quiz/quiz.hpp"
+#include "core/common/errors.hpp"
+#include "core/labs.hpp"
+#include "core/quiz/lessons_lab.hpp"
+#include "core/quiz/numeric.hpp"
+#include "core/quiz/progress.hpp"
+#include "core/quiz/quiz.hpp"
 
 using namespace poslab;
 

@@ -1,13 +1,25 @@
-// Reproducible random numbers for the attention lab: every seeded quantity (a token's
-// content vector, a head's W_q, one learned position row) has its own stream keyed by
-// (seed, purpose, index), so changing one size never reshuffles the others. The same
-// numbers come out on every platform (no std:: distributions, whose output is unspecified).
+// PosLab's one random module: reproducible numbers for every lab and model. Every seeded
+// quantity (a token's content vector, a head's W_q, one learned position row, one weight
+// tensor of the world model) has its own stream keyed by (seed, purpose, index), so changing
+// one size never reshuffles the others. The same numbers come out on every platform (no
+// std:: distributions, whose output is unspecified by the standard).
 #pragma once
 #include <cmath>
 #include <cstdint>
 #include <string_view>
 
 namespace poslab {
+
+// SplitMix64's finaliser (Steele, Lea, Flood 2014): a bijective 64-bit mix.
+inline uint64_t splitmix64_mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+// One SplitMix64 step from x: mix(x + golden gamma).
+inline uint64_t splitmix64(uint64_t x) {
+  return splitmix64_mix(x + 0x9e3779b97f4a7c15ULL);
+}
 
 // SplitMix64 (Steele, Lea, Flood 2014): a tiny generator with good 64-bit mixing.
 class SeededStream {
@@ -36,11 +48,7 @@ class SeededStream {
   }
 
  private:
-  static uint64_t mix(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+  static uint64_t mix(uint64_t z) { return splitmix64_mix(z); }
   uint64_t state_;
 };
 
