@@ -63,6 +63,16 @@ template <class S>
 void linear_forward(S* out, const S* in, const S* w, const S* b, int64_t M, int I, int O,
                     int threads) {
   const Eigen::Map<const Mat<S>> W(w, O, I);
+  if (M <= 16) {
+    // a few rows (dream steps): one matrix-vector product per row; a GEMM would spend
+    // most of its time packing W
+    for (int64_t m = 0; m < M; ++m) {
+      Eigen::Map<Eigen::Matrix<S, Eigen::Dynamic, 1>> y(out + m * O, O);
+      y.noalias() = W * Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, 1>>(in + m * I, I);
+      if (b) y += Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, 1>>(b, O);
+    }
+    return;
+  }
   parallel_for(
       threads, M,
       [&](int64_t r0, int64_t r1) {
@@ -96,8 +106,11 @@ void linear_backward(S* din, S* dw, S* db, const S* dout, const S* in, const S* 
       [&](int64_t o0, int64_t o1) {
         Eigen::Map<Mat<S>> DW(dw + o0 * I, o1 - o0, I);
         DW.noalias() += DY.middleCols(o0, o1 - o0).transpose() * X;
-        if (db)
-          for (int64_t o = o0; o < o1; ++o) db[o] += DY.col(o).sum();
+        if (db)  // rows in order (Eigen's reductions peel by address: bits would vary)
+          for (int64_t m = 0; m < M; ++m) {
+            const S* dy = dout + m * O;
+            for (int64_t o = o0; o < o1; ++o) db[o] += dy[o];
+          }
       },
       8);
 }
