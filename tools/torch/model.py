@@ -14,6 +14,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from poslab_random import seeded_normals
+
 SHIPS = 8
 TOKEN_DIM = 15
 REL_DIM = 12
@@ -165,42 +167,6 @@ def param_layout(c):
         ("head.rel_v.bias", (REL_DIM * REL_RANK,)),
     ]
     return out
-
-
-# ---- PosLab's random streams (core/common/random.hpp), vectorised with numpy ----------
-_M64 = (1 << 64) - 1
-
-
-def _mix_int(z):
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-    return z ^ (z >> 31)
-
-
-def _mix_array(z):
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-def seeded_normals(seed, purpose, index, count):
-    """The first `count` values of SeededStream(seed, purpose, index).normal() (float64)."""
-    h = 0xCBF29CE484222325
-    for ch in purpose.encode("utf-8"):
-        h = ((h ^ ch) * 0x100000001B3) & _M64
-    state = _mix_int(
-        (seed & _M64) ^ _mix_int(h ^ _mix_int((index + 0x632BE59BD9B4E019) & _M64))
-    )
-    gamma = 0x9E3779B97F4A7C15
-    # Draw 2*count u64s: call i uses draws 2i (u1) and 2i + 1 (u2).
-    k = np.arange(1, 2 * count + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        states = np.uint64(state) + k * np.uint64(gamma)
-        draws = _mix_array(states)
-    uni = (draws >> np.uint64(11)).astype(np.float64) * (2.0**-53)
-    u1 = 1.0 - uni[0::2]
-    u2 = uni[1::2]
-    return np.sqrt(-2.0 * np.log(u1)) * np.cos(6.283185307179586 * u2)
 
 
 def init_params(c, seed):
@@ -550,48 +516,133 @@ class WorldModel(nn.Module):
         v = self.head.rel_v(za).view(B, T, N, REL_DIM, REL_RANK)
         rel_pred = rel + torch.einsum("btikr,btjkr->btijk", u, v)
         out = dict(action_logits=logits, state_pred=state_pred, rel_pred=rel_pred)
-        out.update(self.loss(tokens, actions, valid, rel, logits, state_pred, rel_pred))
+        out["sums"] = self.loss_sums(tokens, actions, valid, rel, logits, state_pred, rel_pred)
+        out.update(self.combine(out["sums"]))
         return out
 
     @staticmethod
-    def loss(tokens, actions, valid, rel, logits, state_pred, rel_pred):
-        """docs/world-model.md section 6, accumulated in float64."""
+    def loss_sums(tokens, actions, valid, rel, logits, state_pred, rel_pred):
+        """Masked sums and counts of docs/world-model.md section 6, in float64:
+        {state, power, turn, shoot, rel: sum of squared errors or of -log p} and
+        {state_count, action_count, rel_count}."""
         B, T, N, _ = tokens.shape
         dev = tokens.device
         alive = tokens[..., 0] > 0.5
         present = tokens[..., 4] ** 2 + tokens[..., 5] ** 2 > 0.5
-        zero = torch.zeros((), dtype=torch.float64, device=dev)
         out = {}
-        # state and relational targets: t + 1 < T with valid[t + 1]
         if T > 1:
-            nxt = valid[:, 1:]  # (B, T-1)
+            nxt = valid[:, 1:]  # (B, T-1): the target step is real
             m_state = nxt[:, :, None] & present[:, :-1]  # (B, T-1, N)
             diff = (state_pred[:, :-1].double() - tokens[:, 1:].double()) ** 2
-            n_state = m_state.sum()
-            sum_state = (diff.sum(-1) * m_state).sum()
+            out["state"] = (diff.sum(-1) * m_state).sum()
+            out["state_count"] = int(m_state.sum())
             eye = torch.eye(N, dtype=torch.bool, device=dev)
             pres = present[:, :-1]
             m_rel = nxt[:, :, None, None] & pres[..., :, None] & pres[..., None, :] & ~eye
             rdiff = (rel_pred[:, :-1].double() - rel[:, 1:].double()) ** 2
-            n_rel = m_rel.sum()
-            sum_rel = (rdiff.sum(-1) * m_rel).sum()
+            out["rel"] = (rdiff.sum(-1) * m_rel).sum()
+            out["rel_count"] = int(m_rel.sum())
         else:
-            n_state = n_rel = torch.zeros((), dtype=torch.long, device=dev)
-            sum_state = sum_rel = zero
-        out["state"] = sum_state / (15 * n_state) if int(n_state) > 0 else zero
-        out["rel"] = sum_rel / (12 * n_rel) if int(n_rel) > 0 else zero
-        m_act = valid[:, :, None] & alive  # (B, T, N)
-        n_act = m_act.sum()
+            out["state"] = out["rel"] = logits.sum().double() * 0.0
+            out["state_count"] = out["rel_count"] = 0
+        m_act = (valid[:, :, None] & alive).double()  # (B, T, N)
+        out["action_count"] = int(m_act.sum())
         for name, lo, hi, h in (("power", 0, 3, 0), ("turn", 3, 10, 1), ("shoot", 10, 12, 2)):
             lp = F.log_softmax(logits[..., lo:hi], dim=-1)
             nll = -lp.gather(-1, actions[..., h : h + 1]).squeeze(-1).double()
-            out[name] = (nll * m_act).sum() / n_act if int(n_act) > 0 else zero
-        out["total"] = (
-            out["state"]
-            + ACTION_WEIGHT * (out["power"] + out["turn"] + out["shoot"])
-            + REL_WEIGHT * out["rel"]
-        )
-        out["state_count"] = int(n_state)
-        out["action_count"] = int(n_act)
-        out["rel_count"] = int(n_rel)
+            out[name] = (nll * m_act).sum()
         return out
+
+    @staticmethod
+    def combine(sums, counts=None):
+        """Loss parts and total from sums; counts default to the sums' own (a distributed
+        run passes the counts of the whole global batch). A part whose count is 0 is 0."""
+        counts = counts or sums
+        out = {}
+        for part, key, per in (("state", "state_count", 15), ("rel", "rel_count", 12),
+                               ("power", "action_count", 1), ("turn", "action_count", 1),
+                               ("shoot", "action_count", 1)):
+            n = counts[key]
+            out[part] = sums[part] / (per * n) if n > 0 else sums[part] * 0.0
+        out["total"] = (out["state"] + ACTION_WEIGHT * (out["power"] + out["turn"] + out["shoot"])
+                        + REL_WEIGHT * out["rel"])
+        for key in ("state_count", "action_count", "rel_count"):
+            out[key] = counts[key]
+        return out
+
+    @classmethod
+    def loss(cls, tokens, actions, valid, rel, logits, state_pred, rel_pred):
+        return cls.combine(cls.loss_sums(tokens, actions, valid, rel, logits, state_pred, rel_pred))
+
+
+def loss_counts(tokens, valid):
+    """The three mask counts of a batch (numpy or torch tokens (B, T, N, 15), valid (B, T)),
+    without running the model: a distributed run normalises by the global batch's counts."""
+    t = torch.as_tensor(tokens)
+    v = torch.as_tensor(valid).bool()
+    N = t.shape[2]
+    alive = t[..., 0] > 0.5
+    present = t[..., 4] ** 2 + t[..., 5] ** 2 > 0.5
+    out = {"action_count": int((v[:, :, None] & alive).sum())}
+    if t.shape[1] > 1:
+        p = present[:, :-1].long().sum(-1)  # (B, T-1) present ships
+        nxt = v[:, 1:].long()
+        out["state_count"] = int((nxt * p).sum())
+        out["rel_count"] = int((nxt * p * (p - 1)).sum())
+    else:
+        out["state_count"] = out["rel_count"] = 0
+    del N
+    return out
+
+
+# ---- Checkpoints -------------------------------------------------------------------------
+CHECKPOINT_FORMAT_VERSION = "1"
+
+
+def config_from_metadata(meta, path):
+    from safetensors_io import CheckpointError
+
+    if "config" not in meta:
+        raise CheckpointError(path, "metadata lacks 'config' (not a PosLab world-model checkpoint?)")
+    try:
+        d = json.loads(meta["config"])
+        return WmConfig(**{k: d[k] for k in ("embed", "heads", "layers", "context", "position",
+                                              "rope_base") if k in d})
+    except (ValueError, TypeError, KeyError) as e:
+        raise CheckpointError(path, f"metadata 'config' is not a valid config ({e})") from None
+
+
+def load_checkpoint(path, device="cpu"):
+    """(WorldModel, metadata) from a PosLab safetensors checkpoint."""
+    from safetensors_io import CheckpointError, read_checkpoint
+
+    tensors, meta = read_checkpoint(path)
+    version = meta.get("format_version")
+    if version != CHECKPOINT_FORMAT_VERSION:
+        raise CheckpointError(path, f"format_version {version!r}, this tool reads "
+                                    f"{CHECKPOINT_FORMAT_VERSION!r}")
+    c = config_from_metadata(meta, path)
+    m = WorldModel(c)
+    names = {n for n, _ in param_layout(c)}
+    model_tensors = {k: v for k, v in tensors.items() if k in names}
+    try:
+        m.load_arrays(model_tensors, path)
+    except ValueError as e:
+        raise CheckpointError(path, str(e)) from None
+    return m.to(device), meta
+
+
+def save_checkpoint(path, model, step, provenance="", extra_meta=None):
+    """Writes the model's tensors (checkpoint order) and metadata atomically."""
+    from safetensors_io import write_checkpoint
+
+    meta = {
+        "format_version": CHECKPOINT_FORMAT_VERSION,
+        "config": json.dumps(model.config.to_dict()),
+        "step": str(int(step)),
+        "provenance": provenance,
+        "writer": "tools/torch (PyTorch " + torch.__version__ + ")",
+    }
+    if extra_meta:
+        meta.update({k: str(v) for k, v in extra_meta.items()})
+    write_checkpoint(path, model.named_arrays(), meta)
