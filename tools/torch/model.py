@@ -595,54 +595,130 @@ def loss_counts(tokens, valid):
     return out
 
 
-# ---- Checkpoints -------------------------------------------------------------------------
+# ---- Checkpoints (io/checkpoint/wm_checkpoint.hpp) ---------------------------------------
+# Metadata: format, format_version, config (JSON), step, param_count, provenance; with the
+# optimiser state also optim_step, optim_swa_count and tensors optim.m.<name>,
+# optim.v.<name> (AdamW moments) and optionally optim.swa.<name> (running weight average).
+CHECKPOINT_FORMAT = "poslab-world-model"
 CHECKPOINT_FORMAT_VERSION = "1"
 
 
 def config_from_metadata(meta, path):
     from safetensors_io import CheckpointError
 
-    if "config" not in meta:
-        raise CheckpointError(path, "metadata lacks 'config' (not a PosLab world-model checkpoint?)")
+    for key in ("format", "format_version", "config"):
+        if key not in meta:
+            raise CheckpointError(path, f"checkpoint metadata lacks '{key}' (not a PosLab checkpoint?)")
+    if meta["format"] != CHECKPOINT_FORMAT:
+        raise CheckpointError(path, f"format is '{meta['format']}', not a PosLab world model")
+    if meta["format_version"] != CHECKPOINT_FORMAT_VERSION:
+        raise CheckpointError(path, f"format_version {meta['format_version']} (this tool reads "
+                                    f"{CHECKPOINT_FORMAT_VERSION}; retrain or convert it)")
     try:
         d = json.loads(meta["config"])
-        return WmConfig(**{k: d[k] for k in ("embed", "heads", "layers", "context", "position",
-                                              "rope_base") if k in d})
-    except (ValueError, TypeError, KeyError) as e:
-        raise CheckpointError(path, f"metadata 'config' is not a valid config ({e})") from None
+        if not isinstance(d, dict):
+            raise ValueError("not a JSON object")
+        unknown = set(d) - {"embed", "heads", "layers", "context", "position", "rope_base"}
+        if unknown:
+            raise ValueError(f"unknown field {sorted(unknown)[0]!r} (checkpoint of a newer PosLab?)")
+        return WmConfig(**d)
+    except (ValueError, TypeError) as e:
+        raise CheckpointError(path, f"bad config in metadata: {e}") from None
+
+
+def _meta_int(meta, key, path):
+    from safetensors_io import CheckpointError
+
+    v = meta.get(key)
+    if v is None or not v.isdigit():
+        raise CheckpointError(path, f"metadata '{key}' = {v!r} is not a non-negative integer")
+    return int(v)
+
+
+class Checkpoint:
+    """What a checkpoint holds: config, step, parameters {name: array}, metadata, and the
+    optimiser state if saved (m, v {name: array}, optim_step, swa {name: array} or None)."""
+
+    def __init__(self, config, step, params, metadata, m=None, v=None, swa=None, swa_count=0):
+        self.config, self.step, self.params, self.metadata = config, step, params, metadata
+        self.m, self.v, self.swa, self.swa_count = m, v, swa, swa_count
+
+
+def read_wm_checkpoint(path):
+    from safetensors_io import CheckpointError, read_checkpoint
+
+    tensors, meta = read_checkpoint(path)
+    c = config_from_metadata(meta, path)
+    step = _meta_int(meta, "step", path)
+    layout = param_layout(c)
+    count = sum(int(np.prod(s)) for _, s in layout)
+    if _meta_int(meta, "param_count", path) != count:
+        raise CheckpointError(path, f"param_count {meta['param_count']} does not match its config ({count})")
+    names = [n for n, _ in layout]
+    has_m = "optim.m." + names[0] in tensors
+    has_swa = "optim.swa." + names[0] in tensors
+    allowed = set(names)
+    if has_m:
+        allowed |= {p + n for p in ("optim.m.", "optim.v.") for n in names}
+    if has_swa:
+        allowed |= {"optim.swa." + n for n in names}
+    for name in tensors:
+        if name not in allowed:
+            raise CheckpointError(path, f"unexpected tensor '{name}' (not in this config's layout)")
+    for prefix in [""] + (["optim.m.", "optim.v."] if has_m else []) + (["optim.swa."] if has_swa else []):
+        for n, shape in layout:
+            t = tensors.get(prefix + n)
+            if t is None:
+                raise CheckpointError(path, f"checkpoint lacks tensor '{prefix + n}'")
+            if tuple(t.shape) != tuple(shape):
+                raise CheckpointError(path, f"tensor '{prefix + n}' has shape {list(t.shape)}, the "
+                                            f"config needs {list(shape)}")
+    params = {n: tensors[n] for n in names}
+    if not all(np.all(np.isfinite(a)) for a in params.values()):
+        raise CheckpointError(path, "holds non-finite weights (a diverged run?)")
+    ck = Checkpoint(c, step, params, meta)
+    if has_m:
+        if _meta_int(meta, "optim_step", path) != step:
+            raise CheckpointError(path, "optimiser step and model step differ (damaged file?)")
+        ck.m = {n: tensors["optim.m." + n] for n in names}
+        ck.v = {n: tensors["optim.v." + n] for n in names}
+        if has_swa:
+            ck.swa = {n: tensors["optim.swa." + n] for n in names}
+            ck.swa_count = _meta_int(meta, "optim_swa_count", path)
+    return ck
 
 
 def load_checkpoint(path, device="cpu"):
     """(WorldModel, metadata) from a PosLab safetensors checkpoint."""
-    from safetensors_io import CheckpointError, read_checkpoint
-
-    tensors, meta = read_checkpoint(path)
-    version = meta.get("format_version")
-    if version != CHECKPOINT_FORMAT_VERSION:
-        raise CheckpointError(path, f"format_version {version!r}, this tool reads "
-                                    f"{CHECKPOINT_FORMAT_VERSION!r}")
-    c = config_from_metadata(meta, path)
-    m = WorldModel(c)
-    names = {n for n, _ in param_layout(c)}
-    model_tensors = {k: v for k, v in tensors.items() if k in names}
-    try:
-        m.load_arrays(model_tensors, path)
-    except ValueError as e:
-        raise CheckpointError(path, str(e)) from None
-    return m.to(device), meta
+    ck = read_wm_checkpoint(path)
+    m = WorldModel(ck.config)
+    m.load_arrays(ck.params, path)
+    return m.to(device), ck.metadata
 
 
-def save_checkpoint(path, model, step, provenance="", extra_meta=None):
-    """Writes the model's tensors (checkpoint order) and metadata atomically."""
+def save_checkpoint(path, model, step, extra_meta=None, m=None, v=None, swa=None, swa_count=0):
+    """Writes the model's tensors (checkpoint order), optionally the AdamW moments m, v and
+    the SWA average ({name: array}), and the metadata the C++ reader checks; atomically."""
     from safetensors_io import write_checkpoint
 
-    meta = {
+    layout = param_layout(model.config)
+    meta = {str(k): str(x) for k, x in (extra_meta or {}).items()}
+    meta.update({
+        "format": CHECKPOINT_FORMAT,
         "format_version": CHECKPOINT_FORMAT_VERSION,
-        "config": json.dumps(model.config.to_dict()),
+        "config": json.dumps(model.config.to_dict(), separators=(",", ":")),
         "step": str(int(step)),
-        "provenance": provenance,
-        "writer": "tools/torch (PyTorch " + torch.__version__ + ")",
-    }
-    if extra_meta:
-        meta.update({k: str(v) for k, v in extra_meta.items()})
-    write_checkpoint(path, model.named_arrays(), meta)
+        "param_count": str(sum(int(np.prod(s)) for _, s in layout)),
+    })
+    tensors = dict(model.named_arrays())
+    if m is not None and v is not None:
+        for n, _ in layout:
+            tensors["optim.m." + n] = m[n]
+        for n, _ in layout:
+            tensors["optim.v." + n] = v[n]
+        if swa is not None:
+            for n, _ in layout:
+                tensors["optim.swa." + n] = swa[n]
+        meta["optim_step"] = str(int(step))
+        meta["optim_swa_count"] = str(int(swa_count) if swa is not None else 0)
+    write_checkpoint(path, tensors, meta)

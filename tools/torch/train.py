@@ -128,14 +128,17 @@ def main(argv=None):
         print(f"error: {e}", file=sys.stderr)
         return 2
     start_step = 0
+    resumed = None
     if a.resume:
         try:
-            model, meta = wm.load_checkpoint(a.resume)
+            resumed = wm.read_wm_checkpoint(a.resume)
         except CheckpointError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        start_step = int(meta.get("step", "0"))
-        cfg = model.config
+        start_step = resumed.step
+        cfg = resumed.config
+        model = wm.WorldModel(cfg)
+        model.load_arrays(resumed.params, a.resume)
     else:
         cfg = wm.WmConfig.preset(a.preset, a.position)
         model = wm.WorldModel(cfg)
@@ -155,13 +158,20 @@ def main(argv=None):
     ddp = (torch.nn.parallel.DistributedDataParallel(model, device_ids=[d.local_rank] if d.cuda else None)
            if d.enabled else model)
     opt = torch.optim.AdamW(adamw_groups(model, a.weight_decay), lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
-    state_path = a.out + ".optim.pt"
-    if a.resume and os.path.exists(a.resume + ".optim.pt"):
-        st = torch.load(a.resume + ".optim.pt", map_location=d.device)
-        if st.get("step") == start_step:
-            opt.load_state_dict(st["optimizer"])
     swa = None
     swa_count = 0
+    named = dict(model.named_parameters())
+    if resumed is not None and resumed.m is not None:
+        # The AdamW moments of a PosLab checkpoint are torch's exp_avg / exp_avg_sq.
+        for n, prm in named.items():
+            opt.state[prm] = {
+                "step": torch.tensor(float(start_step)),
+                "exp_avg": torch.from_numpy(resumed.m[n].copy()).to(d.device),
+                "exp_avg_sq": torch.from_numpy(resumed.v[n].copy()).to(d.device),
+            }
+        if resumed.swa is not None:
+            swa = {n: torch.from_numpy(resumed.swa[n].copy()).to(d.device) for n in named}
+            swa_count = resumed.swa_count
     provenance = json.dumps({
         "data": [os.path.basename(x) for x in a.data], "episodes": len(episodes),
         "train_episodes": len(train), "val_episodes": len(val), "seed": a.seed,
@@ -172,15 +182,14 @@ def main(argv=None):
     def save(step):
         if d.rank != 0:
             return
-        wm.save_checkpoint(a.out, model, step, provenance)
-        if swa is not None:
-            avg = wm.WorldModel(cfg)
-            avg.load_arrays({n: swa[n].cpu().numpy() for n in swa})
-            wm.save_checkpoint(a.out.replace(".safetensors", "") + ".swa.safetensors", avg, step,
-                               provenance, {"swa_count": swa_count})
-        tmp = state_path + ".tmp"
-        torch.save({"step": step, "optimizer": opt.state_dict()}, tmp)
-        os.replace(tmp, state_path)
+        m, v = {}, {}
+        for n, prm in named.items():
+            st = opt.state.get(prm, {})
+            zeros = np.zeros(tuple(prm.shape), np.float32)
+            m[n] = st["exp_avg"].detach().cpu().numpy() if "exp_avg" in st else zeros
+            v[n] = st["exp_avg_sq"].detach().cpu().numpy() if "exp_avg_sq" in st else zeros
+        swa_np = {n: t.detach().cpu().numpy() for n, t in swa.items()} if swa is not None else None
+        wm.save_checkpoint(a.out, model, step, {"provenance": provenance}, m, v, swa_np, swa_count)
 
     stop = {"now": False}
 
@@ -230,12 +239,12 @@ def main(argv=None):
         if a.swa_start >= 0 and step >= a.swa_start and (step - a.swa_start) % a.swa_every == 0:
             with torch.no_grad():
                 if swa is None:
-                    swa = {n: p.detach().clone() for n, p in model.named_parameters()}
+                    swa = {n: p.detach().clone() for n, p in named.items()}
                     swa_count = 1
-                else:
+                else:  # as core/nn/adamw.cpp: swa += (p - swa) / (count + 1)
                     swa_count += 1
-                    for n, p in model.named_parameters():
-                        swa[n] += (p.detach() - swa[n]) / swa_count
+                    for n, p in named.items():
+                        swa[n] += (p.detach() - swa[n]) * (1.0 / swa_count)
         # report the global loss (sum of every rank's share)
         total = parts["total"].detach().clone()
         part_vals = torch.stack([parts[x].detach() for x in ("state", "power", "turn", "shoot", "rel")])
