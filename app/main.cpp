@@ -207,7 +207,7 @@ int main(int argc, char** argv) {
 
   int exit_code = 0;
   {
-    AppState state(headless, poslab::default_lessons_dir());
+    AppState state(headless, poslab::io::default_lessons_dir());
     const int w = opt.width ? opt.width : headless ? 1600 : state.settings().window_width;
     const int h = opt.height ? opt.height : headless ? 1000 : state.settings().window_height;
     GLFWwindow* window = glfwCreateWindow(w, h, "PosLab", nullptr, nullptr);
