@@ -277,7 +277,7 @@ int main(int argc, char** argv) {
     poslab::app::AppStateOptions aso;
     aso.headless = headless;
     aso.use_settings = !headless || opt.settings;
-    aso.lessons_dir = poslab::default_lessons_dir();
+    aso.lessons_dir = poslab::io::default_lessons_dir();
     AppState state(aso);
     const int w = opt.width ? opt.width : headless ? 1600 : state.settings().window_width;
     const int h = opt.height ? opt.height : headless ? 1000 : state.settings().window_height;
