@@ -25,8 +25,9 @@ inline std::vector<double> numeric_grad(double* x, int64_t n, const std::functio
   return g;
 }
 
-// Relative error of two gradient vectors (2-norm of the difference over the larger norm);
-// 0 when both are exactly zero.
+// Relative error of two gradient vectors (2-norm of the difference over the larger norm,
+// floored at 1e-8 so that a gradient that is zero by construction, such as the bias of a
+// softmax logit shared by a whole row, compares as absolute round-off).
 inline double grad_rel_error(const double* a, const double* b, int64_t n) {
   double diff = 0, na = 0, nb = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -34,8 +35,8 @@ inline double grad_rel_error(const double* a, const double* b, int64_t n) {
     na += a[i] * a[i];
     nb += b[i] * b[i];
   }
-  const double denom = std::sqrt(std::max(na, nb));
-  return denom == 0 ? 0.0 : std::sqrt(diff) / denom;
+  const double denom = std::max(std::sqrt(std::max(na, nb)), 1e-8);
+  return std::sqrt(diff) / denom;
 }
 
 // Deterministic values in [-1, 1) for test inputs (a small LCG; not the model's RNG).
