@@ -3,13 +3,12 @@
 // hand-made cases, and a short end-to-end training whose loss falls.
 #include <catch2/catch.hpp>
 #include <cmath>
-
 #include <numbers>
 #include <set>
-#include "core/common/errors.hpp"
-#include "core/nn/adamw.hpp"
 
 #include "core/bnb/bnb_features.hpp"
+#include "core/common/errors.hpp"
+#include "core/nn/adamw.hpp"
 #include "core/wm/baselines.hpp"
 #include "core/wm/data.hpp"
 #include "core/wm/eval.hpp"
