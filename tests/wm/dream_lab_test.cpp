@@ -1,0 +1,365 @@
+// The dream lab's core: preset codec, dream-vs-real errors against hand-computed
+// references, the baselines, the token strip's indices (2t, 2t+1 and the reset picture),
+// and the session: its real side equals plain sim_step, a model that copies reality
+// dreams with zero error, restarts replay exactly.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numbers>
+
+#include "core/bnb/bnb_episode.hpp"
+#include "core/common/errors.hpp"
+#include "core/wm/dream_lab.hpp"
+
+using namespace poslab;
+using namespace poslab::wm;
+
+namespace {
+
+// A "world model" that is the simulator itself: it replays the prompt's actions from the
+// episode's seed and then steps with whatever it is fed. Its dream is reality.
+class OracleModel final : public DreamModel {
+ public:
+  OracleModel(uint64_t seed, bnb::EpisodeConfig e, DreamWindow w = DreamWindow::rope)
+      : seed_(seed), episode_(e), window_(w) {}
+  int context() const override { return 4; }
+  DreamWindow window() const override { return window_; }
+  void begin(std::span<const float> tokens, std::span<const uint8_t> actions) override {
+    s_ = bnb::sim_reset(seed_, episode_);
+    const size_t steps = actions.size() / (bnb::kSlots * 3);
+    REQUIRE(tokens.size() == (steps + 1) * kFrameValues);
+    for (size_t t = 0; t < steps; ++t) {
+      bnb::JointAction a;
+      for (int k = 0; k < bnb::kSlots; ++k) {
+        const uint8_t* p = actions.data() + (t * bnb::kSlots + k) * 3;
+        a[k] = {p[0], p[1], p[2]};
+      }
+      bnb::sim_step(s_, a);
+    }
+    ++begins;
+  }
+  bnb::JointAction policy(double, bnb::Rng&) override { return bnb::expert_actions(s_); }
+  FrameTokens act(const bnb::JointAction& a) override {
+    bnb::sim_step(s_, a);
+    FrameTokens f;
+    bnb::write_tokens(s_, f.data());
+    return f;
+  }
+  std::unique_ptr<DreamModel> clone() const override {
+    return std::make_unique<OracleModel>(*this);
+  }
+  int begins = 0;
+
+ private:
+  uint64_t seed_;
+  bnb::EpisodeConfig episode_;
+  DreamWindow window_;
+  bnb::SimState s_;
+};
+
+// A model that dreams every ship frozen in place (predicts its input state).
+class FrozenModel final : public DreamModel {
+ public:
+  int context() const override { return 4; }
+  DreamWindow window() const override { return DreamWindow::reset; }
+  void begin(std::span<const float> tokens, std::span<const uint8_t>) override {
+    std::copy(tokens.end() - kFrameValues, tokens.end(), now_.begin());
+  }
+  bnb::JointAction policy(double, bnb::Rng&) override { return {}; }
+  FrameTokens act(const bnb::JointAction&) override { return now_; }
+  std::unique_ptr<DreamModel> clone() const override {
+    return std::make_unique<FrozenModel>(*this);
+  }
+
+ private:
+  FrameTokens now_{};
+};
+
+DreamSessionConfig small_config(int from = 5, int horizon = 30) {
+  DreamSessionConfig c;
+  c.seed = 11;
+  c.episode.team0_size = 4;
+  c.episode.team1_size = 4;
+  c.policy = bnb::PolicyKind::noisy_expert;
+  c.from = from;
+  c.horizon = horizon;
+  return c;
+}
+
+// One ship's token at position p (px), velocity v (px/s), attitude angle a (rad).
+void put_ship(FrameTokens& f, int k, double x, double y, double vx, double vy, double a,
+              double health = 50, double power = 50) {
+  float* t = f.data() + k * bnb::kTokenDim;
+  const double tp = 2 * std::numbers::pi;
+  t[0] = 1;
+  t[1] = k >= 4;
+  t[2] = float(health / 100);
+  t[3] = float(power / 100);
+  t[4] = float(std::sin(tp * x / 1024));
+  t[5] = float(std::cos(tp * x / 1024));
+  t[6] = float(std::sin(tp * y / 1024));
+  t[7] = float(std::cos(tp * y / 1024));
+  t[8] = float(vx / 180);
+  t[9] = float(vy / 180);
+  t[10] = float(std::cos(a));
+  t[11] = float(std::sin(a));
+}
+
+}  // namespace
+
+TEST_CASE("dreams preset round trip and defaults", "[dreams]") {
+  DreamLabSettings s;
+  CHECK(dreams_to_preset(s) == "dreams");
+  s.seed = 123;
+  s.window = DreamWindow::reset;
+  s.loop = DreamLoop::open;
+  s.temperature = 0.5;
+  s.helm = 3;
+  s.follow = false;
+  s.view = DreamView::ghost;
+  s.cursor = 40;
+  s.model = "my models/wm tiny.safetensors";
+  s.compare = true;
+  const std::string text = dreams_to_preset(s);
+  const DreamLabSettings back = dreams_from_preset(text);
+  CHECK(dreams_to_preset(back) == text);
+  CHECK(back.window == DreamWindow::reset);
+  CHECK(back.model == s.model);
+  CHECK(back.temperature == 0.5);
+  CHECK_THROWS_AS(dreams_from_preset("dreams?variant=alibi"), InputError);
+  CHECK_THROWS_AS(dreams_from_preset("dreams?temp=9"), InputError);
+  CHECK_THROWS_AS(dreams_from_preset("dreams?helm=8"), InputError);
+  CHECK_THROWS_AS(dreams_from_preset("dreams?nonsense=1"), InputError);
+  CHECK_THROWS_AS(dreams_from_preset("dreams?start=file"), InputError);
+  CHECK_THROWS_AS(dreams_from_preset("arena?seed=1"), InputError);
+}
+
+TEST_CASE("step error against hand-computed references", "[dreams]") {
+  FrameTokens real{}, pred{};
+  // Ship 0 near the right edge, predicted 10 px across the seam (wrap-aware: 10, not 1014).
+  put_ship(real, 0, 1020, 500, 100, 0, 0.0, 60, 40);
+  put_ship(pred, 0, 6, 500, 100, 30, std::numbers::pi / 2, 50, 70);
+  // Ship 5 exact.
+  put_ship(real, 5, 300, 300, -50, 20, 1.0);
+  put_ship(pred, 5, 300, 300, -50, 20, 1.0);
+  const StepError e = step_error(real, pred);
+  CHECK(e.ships == 2);
+  CHECK(e.present == 2);
+  CHECK(e.alive_agree == 2);
+  CHECK(e.pos_px == Approx(10.0 / 2).margin(1e-3));
+  CHECK(e.vel == Approx(30.0 / 2).margin(1e-3));
+  CHECK(e.att_deg == Approx(90.0 / 2).margin(1e-3));
+  CHECK(e.health == Approx(10.0 / 2).margin(1e-4));
+  CHECK(e.power == Approx(30.0 / 2).margin(1e-4));
+  // A ship the prediction killed: counted in agreement, still in the means.
+  pred[5 * 15] = 0;
+  CHECK(step_error(real, pred).alive_agree == 1);
+  CHECK(step_error(real, real).pos_px == 0);
+}
+
+TEST_CASE("constant-velocity baseline moves ships on the torus", "[dreams]") {
+  FrameTokens start{};
+  put_ship(start, 2, 1000, 10, 200, -100, 0.3);
+  const int h = 7;
+  const FrameTokens cv = baseline_constant_velocity(start, h);
+  const bnb::Kinematics k = bnb::token_kinematics(cv.data() + 2 * 15);
+  // 7 steps of 0.04 s: +56 px, -28 px, wrapped.
+  CHECK(k.pos.x == Approx(1000 + 56 - 1024).margin(1e-2));
+  CHECK(k.pos.y == Approx(10 - 28 + 1024).margin(1e-2));
+  const FrameTokens copy = baseline_copy_last(start);
+  CHECK(std::equal(copy.begin(), copy.end(), start.begin()));
+}
+
+TEST_CASE("token strip indices are 2t and 2t+1 and the cache slides", "[dreams]") {
+  for (DreamWindow w : {DreamWindow::rope, DreamWindow::recompute, DreamWindow::reset}) {
+    INFO("window " << dream_window_names()[int(w)]);
+    const auto strip = dream_token_strip(w, 4, 3);  // not full yet: no difference
+    REQUIRE(strip.size() == 6);
+    for (size_t i = 0; i < strip.size(); ++i) {
+      CHECK(strip[i].nominal == int(i));
+      CHECK(strip[i].step == int(i) / 2);
+      CHECK(strip[i].action == (i % 2 == 1));
+      CHECK(strip[i].cached);
+      CHECK(strip[i].stored == int(i));
+      CHECK(strip[i].used == int(i));
+    }
+  }
+  // Full cache of C = 4 steps after 6 steps: steps 2..5 cached.
+  const auto rope = dream_token_strip(DreamWindow::rope, 4, 6);
+  const auto rec = dream_token_strip(DreamWindow::recompute, 4, 6);
+  for (int i = 0; i < 12; ++i) {
+    INFO("token " << i);
+    CHECK(rope[i].cached == (i >= 4));
+    CHECK(rec[i].cached == (i >= 4));
+    if (i >= 4) {
+      CHECK(rope[i].stored == i);
+      CHECK(rope[i].used == i);
+      CHECK(rec[i].stored == i - 4);
+      CHECK(rec[i].used == i - 4);
+    }
+  }
+}
+
+TEST_CASE("token strip shows the approximate reset's stored versus used indices", "[dreams]") {
+  // C = 4 steps (8 tokens). After 5 steps step 0 has left; steps 1..3 were stored at 2..7
+  // and are now used at 0..5; step 4 was appended after the drop at 6, 7.
+  const auto s5 = dream_token_strip(DreamWindow::reset, 4, 5);
+  const std::vector<int> stored5{2, 3, 4, 5, 6, 7, 6, 7};
+  for (int i = 0; i < 8; ++i) {
+    INFO("cached token " << i);
+    CHECK(s5[2 + i].cached);
+    CHECK(s5[2 + i].stored == stored5[i]);
+    CHECK(s5[2 + i].used == i);
+  }
+  CHECK_FALSE(s5[0].cached);
+  CHECK(s5[0].stored == -1);
+  // Much later every step was stored at 6, 7 (the slot it entered at), used where it is now.
+  const auto s20 = dream_token_strip(DreamWindow::reset, 4, 20);
+  for (int t = 16; t < 20; ++t) {
+    CHECK(s20[2 * t].stored == 6);
+    CHECK(s20[2 * t].used == 2 * (t - 16));
+    CHECK(s20[2 * t + 1].used == 2 * (t - 16) + 1);
+  }
+}
+
+TEST_CASE("session real side equals plain sim_step under the same behaviour", "[dreams]") {
+  const DreamSessionConfig c = small_config(5, 40);
+  DreamEngine engine;
+  DreamTimeline tl;
+  dream_session_begin(c, nullptr, engine, tl);
+  REQUIRE(tl.start == 5);
+  dream_session_run(engine, tl, 100);
+  // Independent reference: the same episode through sim_step and the behaviour directly.
+  bnb::SimState s = bnb::sim_reset(c.seed, c.episode);
+  bnb::Behaviour b = bnb::behaviour_init(c.policy, c.seed);
+  FrameTokens want;
+  for (const DreamFrame& f : tl.frames) {
+    INFO("step " << f.step);
+    bnb::write_tokens(s, want.data());
+    CHECK(f.real_tokens == want);
+    CHECK(f.real.tick == s.tick);
+    CHECK(f.real.bullets.size() == s.bullets.size());
+    if (s.done || f.step == tl.frames.back().step) break;
+    const bnb::Decision d = bnb::behaviour_act(b, s);
+    bnb::sim_step(s, d.executed);
+    CHECK(tl.frames[f.step + 1].real_action == d.executed);
+  }
+  CHECK(tl.finished);
+  CHECK((tl.dream_steps() == 40 || tl.frames.back().real.done));
+}
+
+TEST_CASE("a model that copies reality dreams with zero error", "[dreams]") {
+  for (DreamLoop loop : {DreamLoop::closed, DreamLoop::open}) {
+    INFO("loop " << (loop == DreamLoop::closed ? "closed" : "open"));
+    DreamSessionConfig c = small_config(6, 50);
+    c.loop = loop;
+    DreamEngine engine;
+    DreamTimeline tl;
+    dream_session_begin(c, std::make_unique<OracleModel>(c.seed, c.episode), engine, tl);
+    dream_session_run(engine, tl, 50);
+    const DreamCurves curves = dream_curves(tl);
+    REQUIRE(!curves.dream.empty());
+    for (size_t h = 0; h < curves.dream.size(); ++h) {
+      INFO("horizon " << h + 1);
+      CHECK(curves.dream[h].pos_px == 0);
+      CHECK(curves.dream[h].vel == 0);
+      CHECK(curves.dream[h].health == 0);
+      CHECK(curves.dream[h].alive_agree == curves.dream[h].present);
+    }
+    // Baselines of a moving fight are not zero: the curves can tell models apart.
+    CHECK(curves.copy_last.back().pos_px > 1.0);
+    CHECK(curves.const_velocity.back().pos_px > 0.0);
+    if (loop == DreamLoop::open) {
+      // Reality followed the model's (expert) choices, not the noisy behaviour.
+      const DreamFrame& f = tl.frames[tl.start + 1];
+      CHECK(f.real_action == bnb::expert_actions(tl.frames[tl.start].real));
+    }
+  }
+}
+
+TEST_CASE("frozen dream errors equal the copy-last baseline", "[dreams]") {
+  const DreamSessionConfig c = small_config(3, 25);
+  DreamEngine engine;
+  DreamTimeline tl;
+  dream_session_begin(c, std::make_unique<FrozenModel>(), engine, tl);
+  dream_session_run(engine, tl, 25);
+  const DreamCurves curves = dream_curves(tl);
+  REQUIRE(curves.dream.size() == curves.copy_last.size());
+  for (size_t h = 0; h < curves.dream.size(); ++h) {
+    CHECK(curves.dream[h].pos_px == Approx(curves.copy_last[h].pos_px));
+    CHECK(curves.dream[h].power == Approx(curves.copy_last[h].power));
+  }
+}
+
+TEST_CASE("restart re-seeds the dream and replays reality exactly", "[dreams]") {
+  const DreamSessionConfig c = small_config(4, 60);
+  DreamEngine engine;
+  DreamTimeline tl;
+  auto model = std::make_unique<OracleModel>(c.seed, c.episode);
+  dream_session_begin(c, std::move(model), engine, tl);
+  dream_session_run(engine, tl, 30);
+  const std::vector<DreamFrame> before = tl.frames;
+  const int at = 17;
+  dream_session_restart(engine, tl, at);
+  CHECK(tl.start == at);
+  CHECK(int(tl.frames.size()) == at + 1);
+  CHECK(static_cast<OracleModel*>(engine.model.get())->begins == 2);
+  dream_session_run(engine, tl, int(before.size()) - 1 - at);
+  REQUIRE(tl.frames.size() == before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    INFO("step " << i);
+    CHECK(tl.frames[i].real_tokens == before[i].real_tokens);
+    CHECK(tl.frames[i].real_action == before[i].real_action);
+    CHECK(tl.frames[i].dream_tokens == before[i].real_tokens);  // the oracle again
+  }
+  CHECK_THROWS_AS(dream_session_restart(engine, tl, 10000), InputError);
+}
+
+TEST_CASE("the helm flies the dream and optionally reality", "[dreams]") {
+  const bnb::ShipAction helm_action{2, 6, 0};  // reverse, sharp air brake (no expert does it)
+  for (bool follows : {true, false}) {
+    INFO("real follows " << follows);
+    const DreamSessionConfig c = small_config(2, 10);
+    DreamEngine engine;
+    DreamTimeline tl;
+    dream_session_begin(c, std::make_unique<OracleModel>(c.seed, c.episode), engine, tl);
+    int slot = 0;
+    while (!tl.frames.back().real.ships[slot].alive) ++slot;
+    dream_session_run(engine, tl, 5, HelmInput{slot, helm_action, follows});
+    for (int h = 1; h <= tl.dream_steps(); ++h) {
+      const DreamFrame& f = tl.frames[tl.start + h];
+      CHECK(f.dream_action[slot] == helm_action);
+      if (follows) CHECK(f.real_action == f.dream_action);
+      if (follows) CHECK(f.error.pos_px == 0);
+    }
+    if (!follows) {
+      // The oracle dreamt the helm's braking while reality flew its policy.
+      CHECK(tl.frames.back().error.pos_px > 0);
+    }
+  }
+}
+
+TEST_CASE("a dataset episode replays as the real side", "[dreams]") {
+  bnb::EpisodeSpec spec;
+  spec.seed = 99;
+  spec.policy = bnb::PolicyKind::noisy_expert;  // team sizes drawn by the seed
+  const bnb::EpisodeRecord rec = bnb::run_episode(spec);
+  DreamLabSettings s;
+  s.from = 3;
+  s.horizon = 20;
+  const DreamSessionConfig c = dream_session_config(s, rec);
+  CHECK(c.policy == bnb::PolicyKind::replay);
+  DreamEngine engine;
+  DreamTimeline tl;
+  dream_session_begin(c, nullptr, engine, tl);
+  dream_session_run(engine, tl, 20);
+  for (const DreamFrame& f : tl.frames) {
+    if (f.step >= rec.rows) break;
+    INFO("row " << f.step);
+    CHECK(std::equal(f.real_tokens.begin(), f.real_tokens.end(),
+                     rec.tokens.begin() + size_t(f.step) * kFrameValues));
+  }
+  bnb::EpisodeRecord bad = rec;
+  bad.tokens[4] += 0.5f;
+  CHECK_THROWS_AS(dream_session_config(s, bad), InputError);
+}
