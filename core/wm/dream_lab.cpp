@@ -357,6 +357,10 @@ std::vector<DreamFrame> dream_session_advance(DreamEngine& engine, const DreamTi
       f.dream_tokens = engine.model->act(dream_a);
       engine.dream_now = f.dream_tokens;
       f.error = step_error(f.real_tokens, f.dream_tokens);
+      DreamAttention att = engine.model->attention();
+      if (att.layers > 0) f.attention = std::make_shared<const DreamAttention>(std::move(att));
+      for (const StripToken& t : engine.model->strip(f.step))
+        if (t.cached) f.strip.push_back(t);
     } else {
       f.dream_tokens = FrameTokens{};
     }
@@ -393,6 +397,43 @@ DreamCurves dream_curves(const DreamTimeline& timeline) {
     c.const_velocity.push_back(f.const_velocity);
   }
   return c;
+}
+
+}  // namespace poslab::wm
+
+namespace poslab::wm {
+
+DreamComparison dream_compare(const DreamSessionConfig& config,
+                              const std::vector<std::pair<std::string, const DreamModel*>>& models,
+                              int horizon, const std::atomic<bool>* cancel) {
+  DreamComparison out;
+  out.horizon = horizon;
+  DreamSessionConfig c = config;
+  c.loop = DreamLoop::closed;
+  c.horizon = horizon;
+  auto pos = [](const std::vector<StepError>& v) {
+    std::vector<double> y;
+    for (const StepError& e : v) y.push_back(e.ships > 0 ? e.pos_px : std::nan(""));
+    return y;
+  };
+  DreamCurves baseline;
+  for (const auto& [label, model] : models) {
+    if (!model) continue;
+    if (out.context == 0) out.context = model->context();
+    DreamEngine engine;
+    DreamTimeline tl;
+    dream_session_begin(c, model->clone(), engine, tl);
+    while (!tl.finished) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) return out;
+      dream_session_run(engine, tl, 16);
+    }
+    const DreamCurves curves = dream_curves(tl);
+    out.series.push_back({label, pos(curves.dream)});
+    if (baseline.const_velocity.empty()) baseline = curves;
+  }
+  if (!baseline.const_velocity.empty())
+    out.series.push_back({"constant velocity", pos(baseline.const_velocity)});
+  return out;
 }
 
 }  // namespace poslab::wm

@@ -7,6 +7,7 @@
 //   N = 8 slots, 15 = token values, C = the model's context in steps
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -133,12 +134,14 @@ std::vector<StripToken> dream_token_strip(DreamWindow window, int context, int s
 // core/wm's decoder and the test doubles implement it. Call order per step t:
 // observe(S_t) -> [policy()] -> act(A_t) -> predicted S_{t+1}.
 struct DreamAttention {
-  int layers = 0, heads = 0;
-  // Temporal blocks: for each (temporal layer, head) the weights of the selected ship's
-  // newest query over its cached keys, oldest first. temporal[l][h] has `keys` entries.
+  int layers = 0;  // temporal (or spatial) blocks reported
+  int heads = 0;   // H
+  // temporal[l][h * 8 + n]: weights of ship n's newest token (A_t) over its cached keys,
+  // oldest first (the token strip's cached tokens), in temporal block l.
   std::vector<std::vector<std::vector<float>>> temporal;
-  // Spatial blocks: (spatial layer, head) -> 8 x 8 weights (query row, key column), and the
-  // relational bias added before the softmax, the same shape. Masked entries are 0 / NaN.
+  // spatial[l][h]: 8 x 8 weights (query ship row, key ship column) of the A_t slot in
+  // spatial block l; spatial_bias[l][h] the relational bias added to those scores before
+  // the softmax. Masked (dead or absent) entries are NaN.
   std::vector<std::vector<std::array<float, 64>>> spatial, spatial_bias;
 };
 
@@ -147,6 +150,8 @@ class DreamModel {
   virtual ~DreamModel() = default;
   virtual int context() const = 0;  // C, steps
   virtual DreamWindow window() const = 0;
+  // One line for the UI ("rope, E 64, 4 blocks, ...").
+  virtual std::string describe() const { return {}; }
   // Starts over: the prompt is the real prefix, tokens (T+1, 8, 15) = S_0 .. S_T and
   // actions (T, 8, 3) = A_0 .. A_{T-1}; the next call is policy() or act() for step T.
   virtual void begin(std::span<const float> tokens, std::span<const uint8_t> actions) = 0;
@@ -159,8 +164,8 @@ class DreamModel {
   virtual std::vector<StripToken> strip(int steps) const {
     return dream_token_strip(window(), context(), steps);
   }
-  // Attention of the last step (empty when the model does not report it).
-  virtual DreamAttention attention(int /*slot*/) const { return {}; }
+  // Attention of the last act() (empty when the model does not report it).
+  virtual DreamAttention attention() const { return {}; }
   virtual std::unique_ptr<DreamModel> clone() const = 0;
 };
 
@@ -175,6 +180,8 @@ struct DreamFrame {
   StepError error;                  // dream vs real at this step (horizon step - start)
   StepError copy_last;              // baseline errors at the same horizon
   StepError const_velocity;
+  std::shared_ptr<const DreamAttention> attention;  // of the step that dreamt this frame
+  std::vector<StripToken> strip;  // cached tokens after dreaming this frame, oldest first
 };
 
 struct DreamSessionConfig {
@@ -241,5 +248,22 @@ struct DreamCurves {
   std::vector<StepError> dream, copy_last, const_velocity;  // index h - 1
 };
 DreamCurves dream_curves(const DreamTimeline& timeline);
+
+// ---- Position variants compared past the context -----------------------------------------
+// Closed-loop dreams from the same start with each model (e.g. RoPE, absolute recompute,
+// absolute approximate reset), `horizon` steps each; position error per horizon, plus the
+// constant-velocity baseline. Stops early (returning what it has) when *cancel turns true.
+struct DreamComparisonSeries {
+  std::string label;
+  std::vector<double> pos_px;  // index h - 1; NaN where no ship was alive
+};
+struct DreamComparison {
+  int context = 0;  // C of the first model
+  int horizon = 0;  // steps dreamt
+  std::vector<DreamComparisonSeries> series;
+};
+DreamComparison dream_compare(const DreamSessionConfig& config,
+                              const std::vector<std::pair<std::string, const DreamModel*>>& models,
+                              int horizon, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace poslab::wm

@@ -10,6 +10,7 @@
 #include "core/bnb/bnb_episode.hpp"
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab.hpp"
+#include "core/wm/dream_lab_model.hpp"
 
 using namespace poslab;
 using namespace poslab::wm;
@@ -362,4 +363,132 @@ TEST_CASE("a dataset episode replays as the real side", "[dreams]") {
   bnb::EpisodeRecord bad = rec;
   bad.tokens[4] += 0.5f;
   CHECK_THROWS_AS(dream_session_config(s, bad), InputError);
+}
+
+// ---- The world model behind the DreamModel interface -------------------------------------
+
+namespace {
+
+std::unique_ptr<DreamModel> small_model(WmPosition pos, DreamWindow w, uint64_t seed = 3) {
+  WmConfig c;
+  c.embed = 16;
+  c.heads = 2;
+  c.layers = 2;
+  c.context = 6;
+  c.position = pos;
+  WorldModel m(c);
+  m.init(seed);
+  return make_dream_model(c, m.params, w);
+}
+
+bool frame_is_clean(const FrameTokens& f, const FrameTokens& start) {
+  for (int k = 0; k < 8; ++k) {
+    const float* t = f.data() + k * 15;
+    const float* s = start.data() + k * 15;
+    const bool present = s[4] * s[4] + s[5] * s[5] > 0.5f;
+    for (int c = 0; c < 15; ++c) {
+      if (!std::isfinite(t[c])) return false;
+      if (!present && t[c] != 0.0f) return false;
+    }
+    if (!present) continue;
+    if (std::abs(t[4] * t[4] + t[5] * t[5] - 1.0f) > 1e-4f) return false;
+    if (std::abs(t[6] * t[6] + t[7] * t[7] - 1.0f) > 1e-4f) return false;
+    if (t[1] != (k >= 4 ? 1.0f : 0.0f)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a world model dreams three contexts long without NaN in every window mode", "[dreams]") {
+  const std::pair<WmPosition, DreamWindow> cases[] = {
+      {WmPosition::rope, DreamWindow::rope},
+      {WmPosition::absolute, DreamWindow::recompute},
+      {WmPosition::absolute, DreamWindow::reset}};
+  for (const auto& [pos, window] : cases) {
+    for (DreamLoop loop : {DreamLoop::closed, DreamLoop::open}) {
+      INFO("window " << dream_window_names()[int(window)] << ", loop " << int(loop));
+      DreamSessionConfig c = small_config(4, 18);  // context 6: three windows
+      c.episode.team0_size = 2;                    // absent slots must stay empty
+      c.episode.team1_size = 3;
+      c.loop = loop;
+      c.temperature = 0.7;
+      DreamEngine engine;
+      DreamTimeline tl;
+      dream_session_begin(c, small_model(pos, window), engine, tl);
+      dream_session_run(engine, tl, 18);
+      REQUIRE(tl.dream_steps() >= 1);
+      for (int h = 1; h <= tl.dream_steps(); ++h) {
+        const DreamFrame& f = tl.frames[tl.start + h];
+        INFO("horizon " << h);
+        CHECK(frame_is_clean(f.dream_tokens, tl.frames[0].real_tokens));
+        CHECK(std::isfinite(f.error.pos_px));
+        CHECK(f.error.pos_px <= 725.0);  // half the torus diagonal
+        CHECK(!f.strip.empty());
+        CHECK(int(f.strip.size()) <= 2 * 6);
+        CHECK(f.strip.back().nominal == 2 * f.step - 1);  // A of the newest step
+      }
+    }
+  }
+}
+
+TEST_CASE("the dream model is deterministic and its clone dreams the same", "[dreams]") {
+  const DreamSessionConfig c = small_config(3, 10);
+  auto proto = small_model(WmPosition::rope, DreamWindow::rope);
+  DreamEngine e1, e2;
+  DreamTimeline t1, t2;
+  dream_session_begin(c, proto->clone(), e1, t1);
+  dream_session_begin(c, proto->clone(), e2, t2);
+  dream_session_run(e1, t1, 10);
+  dream_session_run(e2, t2, 10);
+  REQUIRE(t1.frames.size() == t2.frames.size());
+  for (size_t i = 0; i < t1.frames.size(); ++i)
+    CHECK(t1.frames[i].dream_tokens == t2.frames[i].dream_tokens);
+}
+
+TEST_CASE("dream model rejects a window its position variant cannot use", "[dreams]") {
+  CHECK_THROWS_AS(small_model(WmPosition::rope, DreamWindow::reset), InputError);
+  CHECK_THROWS_AS(small_model(WmPosition::absolute, DreamWindow::rope), InputError);
+  WmConfig c;
+  CHECK_THROWS_AS(make_dream_model(c, std::vector<float>(10), DreamWindow::rope), InputError);
+}
+
+TEST_CASE("cleaning keeps absent slots empty and wrecks frozen", "[dreams]") {
+  FrameTokens prev{}, pred{};
+  put_ship(prev, 1, 100, 100, 10, 0, 0.0);
+  put_ship(prev, 6, 500, 500, 0, 10, 1.0);
+  prev[6 * 15] = 0;  // ship 6 is a wreck
+  for (float& v : pred) v = 0.3f;
+  dream_clean_prediction(prev, pred);
+  for (int c = 0; c < 15; ++c) {
+    CHECK(pred[0 * 15 + c] == 0.0f);              // absent
+    CHECK(pred[6 * 15 + c] == prev[6 * 15 + c]);  // wreck frozen
+  }
+  CHECK(pred[1 * 15 + 4] * pred[1 * 15 + 4] + pred[1 * 15 + 5] * pred[1 * 15 + 5] == Approx(1.0f));
+  CHECK(pred[1 * 15 + 1] == 0.0f);  // team of slot 1
+}
+
+TEST_CASE("action sampling follows the softmax at the temperature", "[dreams]") {
+  std::array<float, 96> logits{};
+  FrameTokens state{};
+  put_ship(state, 2, 10, 10, 0, 0, 0);
+  float* l = logits.data() + 2 * 12;
+  l[1] = 2.0f;                 // power: BOOST favoured
+  l[3 + 4] = 1.0f;             // turn: SHARP_RIGHT
+  l[10] = 0.0f, l[11] = 0.0f;  // shoot: even
+  bnb::Rng rng(5);
+  const bnb::JointAction greedy = dream_sample_actions(logits, state, 0.0, rng);
+  CHECK(greedy[2] == bnb::ShipAction{1, 4, 0});
+  CHECK(greedy[0] == bnb::ShipAction{});  // absent ship
+  int boost = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) boost += dream_sample_actions(logits, state, 1.0, rng)[2].power == 1;
+  // P(boost) = e^2 / (e^2 + 2) = 0.787; 20000 draws: std 0.003.
+  const double p = std::exp(2.0) / (std::exp(2.0) + 2.0);
+  CHECK(double(boost) / n == Approx(p).margin(0.015));
+  int boost_hot = 0;
+  for (int i = 0; i < n; ++i)
+    boost_hot += dream_sample_actions(logits, state, 2.0, rng)[2].power == 1;
+  const double p2 = std::exp(1.0) / (std::exp(1.0) + 2.0);
+  CHECK(double(boost_hot) / n == Approx(p2).margin(0.015));
 }
