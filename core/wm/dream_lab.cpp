@@ -24,20 +24,9 @@ void read_enum(PresetReader& in, const char* key, E& out, const std::vector<std:
   out = static_cast<E>(v);
 }
 
-const float* slot(std::span<const float> frame, int k) {
-  return frame.data() + k * bnb::kTokenDim;
-}
-bool token_alive(const float* t) {
-  return t[0] > 0.5f;
-}
-// Same rule as the world model's docs: a present ship's sin/cos of x have norm 1.
-bool token_present(const float* t) {
-  return t[4] * t[4] + t[5] * t[5] > 0.5f;
-}
-
 }  // namespace
 
-const std::vector<std::string>& dream_window_names() {
+const std::vector<std::string>& dream_variant_names() {
   static const std::vector<std::string> names{"rope", "recompute", "reset"};
   return names;
 }
@@ -54,7 +43,8 @@ std::string dreams_to_preset(const DreamLabSettings& s) {
   if (s.episode != d.episode) w.add("episode", s.episode);
   if (s.from != d.from) w.add("from", s.from);
   if (s.horizon != d.horizon) w.add("horizon", s.horizon);
-  if (s.window != d.window) w.add_text("variant", dream_window_names()[static_cast<int>(s.window)]);
+  if (s.window != d.window)
+    w.add_text("variant", dream_variant_names()[static_cast<int>(s.window)]);
   if (s.model != d.model) w.add_text("model", s.model);
   if (s.loop != d.loop) w.add_text("loop", kLoops[static_cast<int>(s.loop)]);
   if (s.temperature != d.temperature) w.add("temp", s.temperature);
@@ -87,7 +77,7 @@ DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSetti
   in.read("episode", s.episode, R::episode_range);
   in.read("from", s.from, R::from_range);
   in.read("horizon", s.horizon, R::horizon_range);
-  read_enum(in, "variant", s.window, dream_window_names());
+  read_enum(in, "variant", s.window, dream_variant_names());
   in.read_text("model", s.model);
   read_enum(in, "loop", s.loop, kLoops);
   in.read("temp", s.temperature, R::temperature_range);
@@ -105,7 +95,7 @@ DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSetti
   in.read("compare", s.compare);
   in.read("train", s.train);
   in.finish();
-  if (s.start == DreamStart::file && s.file.empty())
+  if (s.start == DreamSource::file && s.file.empty())
     throw InputError("preset \"" + text + "\": start=file needs file=<path of an HDF5 dataset>");
   return s;
 }
@@ -115,61 +105,27 @@ DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSetti
 StepError step_error(std::span<const float> real, std::span<const float> pred) {
   if (real.size() != kFrameValues || pred.size() != kFrameValues)
     throw InputError("step_error: frames must hold 8 x 15 values");
+  ErrorAccumulator acc(1);
+  acc.add(1, pred.data(), real.data());
+  const ErrorSummary m = acc.at(1);
   StepError e;
-  for (int k = 0; k < bnb::kSlots; ++k) {
-    const float* r = slot(real, k);
-    const float* p = slot(pred, k);
-    if (!token_present(r)) continue;
-    ++e.present;
-    e.alive_agree += token_alive(r) == token_alive(p);
-    if (!token_alive(r)) continue;
-    ++e.ships;
-    const bnb::Kinematics kr = bnb::token_kinematics(r), kp = bnb::token_kinematics(p);
-    e.pos_px += bnb::wrap_delta(kp.pos - kr.pos).norm();
-    e.vel += (kp.vel - kr.vel).norm();
-    // Angle between the noses; a prediction with a zero attitude counts as 90 degrees off.
-    const double dot = std::clamp(kr.att.dot(kp.att), -1.0, 1.0);
-    e.att_deg += kp.att.norm() > 0 ? std::acos(dot) * 180.0 / std::numbers::pi : 90.0;
-    e.health += std::abs(double(p[2]) - double(r[2])) * bnb::kMaxHealth;
-    e.power += std::abs(double(p[3]) - double(r[3])) * bnb::kMaxPower;
-  }
+  e.ships = static_cast<int>(m.alive_count);
+  e.present = static_cast<int>(m.present_count);
+  e.alive_agree =
+      static_cast<int>(std::lround(m.alive_agree * static_cast<double>(m.present_count)));
   if (e.ships > 0) {
-    const double n = e.ships;
-    e.pos_px /= n;
-    e.vel /= n;
-    e.att_deg /= n;
-    e.health /= n;
-    e.power /= n;
+    e.pos_px = m.pos_px;
+    e.vel = m.vel_px_s;
+    e.att_deg = m.att_deg;
+    e.health = m.health;
+    e.power = m.power;
   }
   return e;
 }
 
-FrameTokens baseline_copy_last(std::span<const float> start) {
-  if (start.size() != kFrameValues) throw InputError("baseline: a frame holds 8 x 15 values");
-  FrameTokens out;
-  std::copy(start.begin(), start.end(), out.begin());
-  return out;
-}
-
-FrameTokens baseline_constant_velocity(std::span<const float> start, int h) {
-  FrameTokens out = baseline_copy_last(start);
-  constexpr double two_pi = 2.0 * std::numbers::pi;
-  for (int k = 0; k < bnb::kSlots; ++k) {
-    float* t = out.data() + k * bnb::kTokenDim;
-    if (!token_alive(t)) continue;  // wrecks and empty slots stay where they are
-    const bnb::Kinematics kin = bnb::token_kinematics(t);
-    const bnb::Vec2 p = bnb::wrap_position(kin.pos + kin.vel * (h * bnb::kAgentDt));
-    t[4] = static_cast<float>(std::sin(two_pi * p.x / bnb::kWorldW));
-    t[5] = static_cast<float>(std::cos(two_pi * p.x / bnb::kWorldW));
-    t[6] = static_cast<float>(std::sin(two_pi * p.y / bnb::kWorldH));
-    t[7] = static_cast<float>(std::cos(two_pi * p.y / bnb::kWorldH));
-  }
-  return out;
-}
-
 // ---- Token strip --------------------------------------------------------------------------
 
-std::vector<StripToken> dream_token_strip(DreamWindow window, int context, int steps) {
+std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int steps) {
   if (context < 1) throw InputError("token strip: context must be >= 1 step");
   if (steps < 0) throw InputError("token strip: steps must be >= 0");
   std::vector<StripToken> out;
@@ -177,7 +133,7 @@ std::vector<StripToken> dream_token_strip(DreamWindow window, int context, int s
   for (int t = 0; t < steps; ++t)
     for (int a = 0; a < 2; ++a) out.push_back({t, a == 1, 2 * t + a, false, -1, -1});
   const int first = std::max(0, steps - context);  // oldest cached step
-  if (window == DreamWindow::reset) {
+  if (window == DreamVariant::reset) {
     // Replay the appends: the step appended when the cache held n steps (after dropping the
     // oldest if it was full) is stored at 2n, 2n + 1 and keeps that forever.
     std::vector<int> stored(steps, 0);
@@ -201,7 +157,7 @@ std::vector<StripToken> dream_token_strip(DreamWindow window, int context, int s
       StripToken& tok = out[2 * t + a];
       tok.cached = true;
       // RoPE keeps absolute indices (only differences matter); recompute renumbers from 0.
-      tok.stored = tok.used = window == DreamWindow::rope ? tok.nominal : 2 * (t - first) + a;
+      tok.stored = tok.used = window == DreamVariant::rope ? tok.nominal : 2 * (t - first) + a;
     }
   return out;
 }
@@ -294,7 +250,6 @@ void dream_session_begin(const DreamSessionConfig& config, std::unique_ptr<Dream
   engine.model = std::move(model);
   engine.real = bnb::sim_reset(config.seed, config.episode);
   engine.behaviour = bnb::behaviour_init(config.policy, config.seed, config.replay);
-  engine.sample_rng = bnb::Rng(bnb::derive_seed(config.seed, 2));
   timeline = DreamTimeline{};
   timeline.config = config;
   timeline.frames.push_back(frame_of(engine.real));
@@ -306,6 +261,9 @@ void dream_session_begin(const DreamSessionConfig& config, std::unique_ptr<Dream
   }
   timeline.start = static_cast<int>(timeline.frames.size()) - 1;
   timeline.finished = timeline_done(engine, timeline, 0);
+  // The stream of core/wm/eval's dreams from this row (so `wm dream` draws the same).
+  engine.sample_rng =
+      SeededStream(config.sample_seed, "wm-dream-action", static_cast<uint64_t>(timeline.start));
   model_begin(engine, timeline);
 }
 
@@ -320,7 +278,7 @@ void dream_session_restart(DreamEngine& engine, DreamTimeline& timeline, int at)
   engine.behaviour = bnb::behaviour_init(c.policy, c.seed, c.replay);
   for (int i = 0; i < at; ++i) bnb::behaviour_act(engine.behaviour, timeline.frames[i].real);
   engine.real = timeline.frames[at].real;
-  engine.sample_rng = bnb::Rng(bnb::derive_seed(c.seed, 2 + static_cast<uint64_t>(at)));
+  engine.sample_rng = SeededStream(c.sample_seed, "wm-dream-action", static_cast<uint64_t>(at));
   for (DreamFrame& f : timeline.frames) {
     f.dream_tokens = f.real_tokens;
     f.dream_action = f.real_action;
@@ -365,8 +323,11 @@ std::vector<DreamFrame> dream_session_advance(DreamEngine& engine, const DreamTi
       f.dream_tokens = FrameTokens{};
     }
     const int h = f.step - start_step;
-    f.copy_last = step_error(f.real_tokens, baseline_copy_last(start));
-    f.const_velocity = step_error(f.real_tokens, baseline_constant_velocity(start, h));
+    FrameTokens base;
+    baseline_copy_last(start.data(), h, base.data());
+    f.copy_last = step_error(f.real_tokens, base);
+    baseline_constant_velocity(start.data(), h, base.data());
+    f.const_velocity = step_error(f.real_tokens, base);
     out.push_back(std::move(f));
   }
   return out;

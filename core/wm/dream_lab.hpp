@@ -19,6 +19,8 @@
 #include "core/bnb/bnb_policy.hpp"
 #include "core/bnb/bnb_sim.hpp"
 #include "core/common/param_range.hpp"
+#include "core/common/random.hpp"
+#include "core/wm/eval.hpp"  // DreamLoop, the baselines and metrics (shared with `wm eval|dream`)
 
 namespace poslab::wm {
 
@@ -34,27 +36,23 @@ using FrameTokens = std::array<float, kFrameValues>;               // slot k at 
 //   reset       learned absolute positions, UniZero's approximation: the oldest step
 //               leaves, the kept keys are USED as 0 .. 2C-3 but still hold the position
 //               rows they were STORED with; the new step gets 2C-2, 2C-1.
-enum class DreamWindow { rope, recompute, reset };
-const std::vector<std::string>& dream_window_names();  // "rope", "recompute", "reset"
+enum class DreamVariant { rope, recompute, reset };
+const std::vector<std::string>& dream_variant_names();  // "rope", "recompute", "reset"
 
-enum class DreamLoop {
-  closed,  // the behaviour policy acts on the real state; the dream gets the same actions
-  open     // the model's action head flies (sampled at a temperature); reality follows
-};
-enum class DreamStart { seed, file };  // a fresh episode from a seed, or a dataset episode
-enum class DreamView { side, ghost };  // real | dream side by side, or dream ghosts over real
+enum class DreamSource { seed, file };  // a fresh episode from a seed, or a dataset episode
+enum class DreamView { side, ghost };   // real | dream side by side, or dream ghosts over real
 
 struct DreamLabSettings {
-  DreamStart start = DreamStart::seed;  // where the start state comes from
-  int seed = 7;                         // episode seed (start = seed), [0, 2147483647]
-  int team0_size = 4;                   // ships of team 0, 0 = random (spec), [0, 4]
-  int team1_size = 4;                   // ships of team 1, 0 = same as team 0, [0, 4]
-  int policy = 1;                       // who flies reality: 0 expert, 1 noisy expert, 2 random
-  std::string file;                     // HDF5 dataset (start = file)
-  int episode = 0;                      // episode index in the file, [0, 1e9]
+  DreamSource start = DreamSource::seed;  // where the start state comes from
+  int seed = 7;                           // episode seed (start = seed), [0, 2147483647]
+  int team0_size = 4;                     // ships of team 0, 0 = random (spec), [0, 4]
+  int team1_size = 4;                     // ships of team 1, 0 = same as team 0, [0, 4]
+  int policy = 1;                         // who flies reality: 0 expert, 1 noisy expert, 2 random
+  std::string file;                       // HDF5 dataset (start = file)
+  int episode = 0;                        // episode index in the file, [0, 1e9]
   int from = 8;      // real steps played before the dream starts (the prompt), [0, 511]
   int horizon = 96;  // dream steps at most, [1, 1536]
-  DreamWindow window = DreamWindow::rope;  // position variant and window mode (model file too)
+  DreamVariant window = DreamVariant::rope;  // position variant and window mode (model file too)
   std::string model;  // checkpoint path; empty = the shipped one for the variant
   DreamLoop loop = DreamLoop::closed;
   double temperature = 1.0;  // open loop sampling temperature, 0 = argmax, [0, 3]
@@ -92,9 +90,9 @@ std::string dreams_to_preset(const DreamLabSettings& s);
 DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSettings& base = {});
 
 // ---- Error of a predicted frame against the real one ------------------------------------
-// Means over the ships alive in the real frame. Position is toroidal (minimum image) in
-// pixels; velocity |v_pred - v_real| in px/s; attitude the angle between the two noses in
-// degrees; health and power absolute differences in points (0..100).
+// core/wm/baselines.hpp's metrics for one frame: means over the ships alive in the real
+// frame (toroidal position px, velocity px/s, attitude deg, health and power points) and
+// alive/dead agreement over present ships.
 struct StepError {
   double pos_px = 0;    // px
   double vel = 0;       // px/s
@@ -106,12 +104,6 @@ struct StepError {
   int present = 0;      // present ships
 };
 StepError step_error(std::span<const float> real, std::span<const float> pred);  // (8, 15) each
-
-// The two baselines, predicting `h` agent steps past `start` (8, 15):
-//   copy-last          nothing moves: the start frame itself;
-//   constant velocity  positions advance by v * h * 0.04 s on the torus, all else as at start.
-FrameTokens baseline_copy_last(std::span<const float> start);
-FrameTokens baseline_constant_velocity(std::span<const float> start, int h);
 
 // ---- KV-cache index bookkeeping (the token strip) ---------------------------------------
 // Tokens S_0 A_0 S_1 A_1 ... of one ship. nominal = 2t (S_t) or 2t+1 (A_t). A cached token
@@ -127,7 +119,7 @@ struct StripToken {
 };
 // The strip after `steps` whole steps (S and A of steps 0 .. steps-1) were appended to a
 // cache of `context` steps in the given window mode. One entry per token, oldest first.
-std::vector<StripToken> dream_token_strip(DreamWindow window, int context, int steps);
+std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int steps);
 
 // ---- The model seen by the lab ----------------------------------------------------------
 // What the lab needs of a world model's incremental dream decoder; the adapter around
@@ -149,15 +141,15 @@ class DreamModel {
  public:
   virtual ~DreamModel() = default;
   virtual int context() const = 0;  // C, steps
-  virtual DreamWindow window() const = 0;
+  virtual DreamVariant window() const = 0;
   // One line for the UI ("rope, E 64, 4 blocks, ...").
   virtual std::string describe() const { return {}; }
   // Starts over: the prompt is the real prefix, tokens (T+1, 8, 15) = S_0 .. S_T and
   // actions (T, 8, 3) = A_0 .. A_{T-1}; the next call is policy() or act() for step T.
   virtual void begin(std::span<const float> tokens, std::span<const uint8_t> actions) = 0;
   // Actions the model's action head picks for the current step (temperature 0 = argmax),
-  // drawing from `rng` (a bnb::Rng so replays are exact).
-  virtual bnb::JointAction policy(double temperature, bnb::Rng& rng) = 0;
+  // drawing from `rng` (the stream core/wm/eval's dreams use, so the CLI replays them).
+  virtual bnb::JointAction policy(double temperature, SeededStream& rng) = 0;
   // Feeds A_t and returns the predicted S_{t+1} (8, 15); S_{t+1} becomes the current state.
   virtual FrameTokens act(const bnb::JointAction& a) = 0;
   // The cache as the token strip draws it (defaults to dream_token_strip's bookkeeping).
@@ -193,6 +185,7 @@ struct DreamSessionConfig {
   int horizon = 96;  // dream steps at most, [1, 100000]
   DreamLoop loop = DreamLoop::closed;
   double temperature = 1.0;  // open loop, [0, 3]
+  uint64_t sample_seed = 0;  // open loop: the action sampling stream (wm dream --seed)
 };
 DreamSessionConfig dream_session_config(const DreamLabSettings& s);
 // A dataset episode as the start: its seed replayed with its recorded actions (the real
@@ -206,8 +199,8 @@ struct DreamEngine {
   bnb::SimState real;
   bnb::Behaviour behaviour;
   std::unique_ptr<DreamModel> model;  // null: no dream (real side and baselines only)
-  bnb::Rng sample_rng{0};             // open loop sampling
-  FrameTokens dream_now{};            // the dream's current S_t
+  SeededStream sample_rng{0, "wm-dream-action", 0};  // open loop sampling
+  FrameTokens dream_now{};                           // the dream's current S_t
 };
 
 struct DreamTimeline {

@@ -10,79 +10,42 @@
 #include <filesystem>
 
 #include "core/common/errors.hpp"
+#include "core/wm/eval.hpp"
 
 namespace poslab::wm {
 
-std::string dream_model_file(DreamWindow w) {
-  return w == DreamWindow::rope ? "wm_tiny_rope.safetensors" : "wm_tiny_absolute.safetensors";
+std::string dream_model_file(DreamVariant w) {
+  return w == DreamVariant::rope ? "wm_tiny_rope.safetensors" : "wm_tiny_absolute.safetensors";
 }
 
-std::string dream_model_path(const std::string& model, DreamWindow w,
+std::string dream_model_path(const std::string& model, DreamVariant w,
                              const std::string& models_dir) {
   if (!model.empty()) return model;
   return (std::filesystem::path(models_dir) / dream_model_file(w)).string();
 }
 
-void dream_clean_prediction(std::span<const float> prev, std::span<float> pred) {
-  if (prev.size() != kFrameValues || pred.size() != kFrameValues)
-    throw InputError("dream_clean_prediction: frames must hold 8 x 15 values");
-  auto unit = [](float* a, float* b) {
-    const float n = std::sqrt(*a * *a + *b * *b);
-    if (n > 1e-6f) {
-      *a /= n;
-      *b /= n;
-    } else {
-      *a = 0.0f;
-      *b = 1.0f;
-    }
-  };
-  for (int k = 0; k < bnb::kSlots; ++k) {
-    const float* p = prev.data() + k * bnb::kTokenDim;
-    float* q = pred.data() + k * bnb::kTokenDim;
-    const bool present = p[4] * p[4] + p[5] * p[5] > 0.5f;
-    if (!present || p[0] <= 0.5f) {  // absent stays zeros, a wreck stays where it died
-      std::copy(p, p + bnb::kTokenDim, q);
-      continue;
-    }
-    q[1] = k >= bnb::kSlotsPerTeam ? 1.0f : 0.0f;
-    unit(&q[4], &q[5]);
-    unit(&q[6], &q[7]);
-    unit(&q[10], &q[11]);
-    q[2] = std::clamp(q[2], 0.0f, 1.0f);
-    q[3] = std::clamp(q[3], 0.0f, 1.0f);
-    q[13] = std::clamp(q[13], 0.0f, 1.0f);
-    q[14] = std::clamp(q[14], -1.0f, 1.0f);
-    if (q[0] <= 0.5f) q[2] = 0.0f;  // dreamt dead: health 0 as in the simulator
-  }
-}
-
-bnb::JointAction dream_sample_actions(std::span<const float> logits, std::span<const float> state,
-                                      double temperature, bnb::Rng& rng) {
-  if (logits.size() != bnb::kSlots * 12 || state.size() != kFrameValues)
-    throw InputError("dream_sample_actions: logits (8, 12) and state (8, 15) expected");
+bnb::JointAction dream_sample_actions(std::span<const float> logits, double temperature,
+                                      SeededStream& rng) {
+  if (logits.size() != bnb::kSlots * kActionLogits)
+    throw InputError("dream_sample_actions: logits (8, 12) expected");
   bnb::JointAction out{};
   for (int k = 0; k < bnb::kSlots; ++k) {
-    if (state[k * bnb::kTokenDim] <= 0.5f) continue;  // dead or absent
-    const float* l = logits.data() + k * 12;
+    uint8_t pick[bnb::kActionHeads];
     int first = 0;
-    uint8_t pick[3];
     for (int h = 0; h < bnb::kActionHeads; ++h) {
       const int n = bnb::kActionSizes[h];
-      const float* z = l + first;
+      const float* z = logits.data() + k * kActionLogits + first;
       int best = static_cast<int>(std::max_element(z, z + n) - z);
-      if (temperature > 0) {
-        // Softmax at temperature T, then inverse-CDF sampling with one uniform.
-        double w[7], sum = 0;
+      if (temperature > 0) {  // softmax at temperature T, inverse CDF with one uniform
+        double w[8], sum = 0;
         for (int i = 0; i < n; ++i) sum += w[i] = std::exp((z[i] - z[best]) / temperature);
         double u = rng.uniform() * sum;
         best = n - 1;
-        for (int i = 0; i < n; ++i) {
-          if (u < w[i]) {
+        for (int i = 0; i < n; ++i)
+          if ((u -= w[i]) < 0) {
             best = i;
             break;
           }
-          u -= w[i];
-        }
       }
       pick[h] = static_cast<uint8_t>(best);
       first += n;
@@ -102,7 +65,7 @@ struct HistoryStep {
 
 class WindowDreamModel final : public DreamModel {
  public:
-  WindowDreamModel(const WmConfig& config, std::vector<float> params, DreamWindow window)
+  WindowDreamModel(const WmConfig& config, std::vector<float> params, DreamVariant window)
       : model_(config), window_(window), params_(std::move(params)) {
     if (params_.size() != model_.params.size())
       throw InputError("dream model: " + std::to_string(params_.size()) +
@@ -111,25 +74,25 @@ class WindowDreamModel final : public DreamModel {
     model_.params = params_;
     model_.set_threads(1);  // the dream runs on one worker; the UI keeps the other core
     const bool rope = config.position == WmPosition::rope;
-    if (rope != (window == DreamWindow::rope))
+    if (rope != (window == DreamVariant::rope))
       throw InputError(std::string("dream model: a ") + wm_position_name(config.position) +
                        " model cannot dream with the " +
-                       dream_window_names()[static_cast<int>(window)] + " window");
+                       dream_variant_names()[static_cast<int>(window)] + " window");
   }
   int context() const override { return model_.config().context; }
-  DreamWindow window() const override { return window_; }
+  DreamVariant window() const override { return window_; }
   std::string describe() const override {
     const WmConfig& c = model_.config();
     std::string s = std::string(wm_position_name(c.position)) + ", E " + std::to_string(c.embed) +
                     ", " + std::to_string(c.layers) + " blocks, " + std::to_string(c.heads) +
                     " heads, context " + std::to_string(c.context) + " steps";
-    if (window_ == DreamWindow::reset)
+    if (window_ == DreamVariant::reset)
       s += "; approximate reset needs the KV-cache decoder, this build recomputes the window";
     return s;
   }
   std::vector<StripToken> strip(int steps) const override {
     // What is computed: the reset shortcut is not available without the cached decoder.
-    const DreamWindow w = window_ == DreamWindow::reset ? DreamWindow::recompute : window_;
+    const DreamVariant w = window_ == DreamVariant::reset ? DreamVariant::recompute : window_;
     return dream_token_strip(w, context(), steps);
   }
 
@@ -148,11 +111,12 @@ class WindowDreamModel final : public DreamModel {
     }
   }
 
-  bnb::JointAction policy(double temperature, bnb::Rng& rng) override {
+  bnb::JointAction policy(double temperature, SeededStream& rng) override {
     run();  // A_t of the newest step is a placeholder: S_t's logits cannot see it (causal)
     const int last = static_cast<int>(history_.size()) - 1;
-    const float* l = model_.action_logits() + static_cast<size_t>(last) * bnb::kSlots * 12;
-    return dream_sample_actions({l, bnb::kSlots * 12}, history_.back().state, temperature, rng);
+    const float* l =
+        model_.action_logits() + static_cast<size_t>(last) * bnb::kSlots * kActionLogits;
+    return dream_sample_actions({l, bnb::kSlots * kActionLogits}, temperature, rng);
   }
 
   FrameTokens act(const bnb::JointAction& a) override {
@@ -167,7 +131,8 @@ class WindowDreamModel final : public DreamModel {
     FrameTokens next;
     std::copy_n(model_.state_pred() + static_cast<size_t>(last) * kFrameValues, kFrameValues,
                 next.begin());
-    dream_clean_prediction(now.state, next);
+    FrameTokens raw = next;
+    wm_clean_state(raw.data(), now.state.data(), next.data());
     HistoryStep h;
     h.state = next;
     push(h);
@@ -197,7 +162,7 @@ class WindowDreamModel final : public DreamModel {
   }
 
   WorldModel model_;
-  DreamWindow window_;
+  DreamVariant window_;
   std::vector<float> params_;
   std::deque<HistoryStep> history_;  // the last <= C steps, oldest first
 };
@@ -205,7 +170,7 @@ class WindowDreamModel final : public DreamModel {
 }  // namespace
 
 std::unique_ptr<DreamModel> make_dream_model(const WmConfig& config, std::vector<float> params,
-                                             DreamWindow window) {
+                                             DreamVariant window) {
   wm_validate(config);
   return std::make_unique<WindowDreamModel>(config, std::move(params), window);
 }

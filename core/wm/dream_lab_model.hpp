@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/random.hpp"
 #include "core/wm/dream_lab.hpp"
 #include "core/wm/world_model.hpp"
 
@@ -16,25 +17,20 @@ namespace poslab::wm {
 
 // Shipped checkpoint file of a window mode: RoPE dreams with the RoPE model, both absolute
 // modes with the learned-position model ("wm_tiny_rope.safetensors", "wm_tiny_absolute...").
-std::string dream_model_file(DreamWindow w);
+std::string dream_model_file(DreamVariant w);
 // `model` if not empty, else models_dir / dream_model_file(w).
-std::string dream_model_path(const std::string& model, DreamWindow w,
+std::string dream_model_path(const std::string& model, DreamVariant w,
                              const std::string& models_dir);
 
-// What a predicted frame becomes before it is fed back (and drawn): slots absent in `prev`
-// stay all zero; a ship dead in `prev` stays dead with its values frozen; the team flag is
-// the slot's; the (sin, cos) pairs of x and y and the attitude are scaled back to unit
-// length (the model's outputs are not exactly on the circle). `pred` and `prev` are (8, 15).
-void dream_clean_prediction(std::span<const float> prev, std::span<float> pred);
-
-// Samples one action per alive ship from action-head logits (8, 12) = [power 3 | turn 7 |
-// shoot 2] at `temperature` (0: argmax), drawing uniforms from `rng`. Dead ships: zeros.
-bnb::JointAction dream_sample_actions(std::span<const float> logits, std::span<const float> state,
-                                      double temperature, bnb::Rng& rng);
+// Samples one action per ship from action-head logits (8, 12) = [power 3 | turn 7 |
+// shoot 2] at `temperature` (0: argmax), ship by ship and head by head, one uniform from
+// `rng` per draw: the same draws as core/wm/eval's open-loop dreams (`poslab-cli wm dream`).
+bnb::JointAction dream_sample_actions(std::span<const float> logits, double temperature,
+                                      SeededStream& rng);
 
 // The model as a DreamModel. Throws InputError if `window` does not fit the model's
 // position variant (RoPE model: rope; absolute model: recompute or reset).
 std::unique_ptr<DreamModel> make_dream_model(const WmConfig& config, std::vector<float> params,
-                                             DreamWindow window);
+                                             DreamVariant window);
 
 }  // namespace poslab::wm

@@ -11,6 +11,7 @@
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab.hpp"
 #include "core/wm/dream_lab_model.hpp"
+#include "core/wm/eval.hpp"
 
 using namespace poslab;
 using namespace poslab::wm;
@@ -21,10 +22,10 @@ namespace {
 // episode's seed and then steps with whatever it is fed. Its dream is reality.
 class OracleModel final : public DreamModel {
  public:
-  OracleModel(uint64_t seed, bnb::EpisodeConfig e, DreamWindow w = DreamWindow::rope)
+  OracleModel(uint64_t seed, bnb::EpisodeConfig e, DreamVariant w = DreamVariant::rope)
       : seed_(seed), episode_(e), window_(w) {}
   int context() const override { return 4; }
-  DreamWindow window() const override { return window_; }
+  DreamVariant window() const override { return window_; }
   void begin(std::span<const float> tokens, std::span<const uint8_t> actions) override {
     s_ = bnb::sim_reset(seed_, episode_);
     const size_t steps = actions.size() / (bnb::kSlots * 3);
@@ -39,7 +40,7 @@ class OracleModel final : public DreamModel {
     }
     ++begins;
   }
-  bnb::JointAction policy(double, bnb::Rng&) override { return bnb::expert_actions(s_); }
+  bnb::JointAction policy(double, SeededStream&) override { return bnb::expert_actions(s_); }
   FrameTokens act(const bnb::JointAction& a) override {
     bnb::sim_step(s_, a);
     FrameTokens f;
@@ -54,7 +55,7 @@ class OracleModel final : public DreamModel {
  private:
   uint64_t seed_;
   bnb::EpisodeConfig episode_;
-  DreamWindow window_;
+  DreamVariant window_;
   bnb::SimState s_;
 };
 
@@ -62,11 +63,11 @@ class OracleModel final : public DreamModel {
 class FrozenModel final : public DreamModel {
  public:
   int context() const override { return 4; }
-  DreamWindow window() const override { return DreamWindow::reset; }
+  DreamVariant window() const override { return DreamVariant::reset; }
   void begin(std::span<const float> tokens, std::span<const uint8_t>) override {
     std::copy(tokens.end() - kFrameValues, tokens.end(), now_.begin());
   }
-  bnb::JointAction policy(double, bnb::Rng&) override { return {}; }
+  bnb::JointAction policy(double, SeededStream&) override { return {}; }
   FrameTokens act(const bnb::JointAction&) override { return now_; }
   std::unique_ptr<DreamModel> clone() const override {
     return std::make_unique<FrozenModel>(*this);
@@ -112,7 +113,7 @@ TEST_CASE("dreams preset round trip and defaults", "[dreams]") {
   DreamLabSettings s;
   CHECK(dreams_to_preset(s) == "dreams");
   s.seed = 123;
-  s.window = DreamWindow::reset;
+  s.window = DreamVariant::reset;
   s.loop = DreamLoop::open;
   s.temperature = 0.5;
   s.helm = 3;
@@ -124,7 +125,7 @@ TEST_CASE("dreams preset round trip and defaults", "[dreams]") {
   const std::string text = dreams_to_preset(s);
   const DreamLabSettings back = dreams_from_preset(text);
   CHECK(dreams_to_preset(back) == text);
-  CHECK(back.window == DreamWindow::reset);
+  CHECK(back.window == DreamVariant::reset);
   CHECK(back.model == s.model);
   CHECK(back.temperature == 0.5);
   CHECK_THROWS_AS(dreams_from_preset("dreams?variant=alibi"), InputError);
@@ -158,22 +159,9 @@ TEST_CASE("step error against hand-computed references", "[dreams]") {
   CHECK(step_error(real, real).pos_px == 0);
 }
 
-TEST_CASE("constant-velocity baseline moves ships on the torus", "[dreams]") {
-  FrameTokens start{};
-  put_ship(start, 2, 1000, 10, 200, -100, 0.3);
-  const int h = 7;
-  const FrameTokens cv = baseline_constant_velocity(start, h);
-  const bnb::Kinematics k = bnb::token_kinematics(cv.data() + 2 * 15);
-  // 7 steps of 0.04 s: +56 px, -28 px, wrapped.
-  CHECK(k.pos.x == Approx(1000 + 56 - 1024).margin(1e-2));
-  CHECK(k.pos.y == Approx(10 - 28 + 1024).margin(1e-2));
-  const FrameTokens copy = baseline_copy_last(start);
-  CHECK(std::equal(copy.begin(), copy.end(), start.begin()));
-}
-
 TEST_CASE("token strip indices are 2t and 2t+1 and the cache slides", "[dreams]") {
-  for (DreamWindow w : {DreamWindow::rope, DreamWindow::recompute, DreamWindow::reset}) {
-    INFO("window " << dream_window_names()[int(w)]);
+  for (DreamVariant w : {DreamVariant::rope, DreamVariant::recompute, DreamVariant::reset}) {
+    INFO("window " << dream_variant_names()[int(w)]);
     const auto strip = dream_token_strip(w, 4, 3);  // not full yet: no difference
     REQUIRE(strip.size() == 6);
     for (size_t i = 0; i < strip.size(); ++i) {
@@ -186,8 +174,8 @@ TEST_CASE("token strip indices are 2t and 2t+1 and the cache slides", "[dreams]"
     }
   }
   // Full cache of C = 4 steps after 6 steps: steps 2..5 cached.
-  const auto rope = dream_token_strip(DreamWindow::rope, 4, 6);
-  const auto rec = dream_token_strip(DreamWindow::recompute, 4, 6);
+  const auto rope = dream_token_strip(DreamVariant::rope, 4, 6);
+  const auto rec = dream_token_strip(DreamVariant::recompute, 4, 6);
   for (int i = 0; i < 12; ++i) {
     INFO("token " << i);
     CHECK(rope[i].cached == (i >= 4));
@@ -204,7 +192,7 @@ TEST_CASE("token strip indices are 2t and 2t+1 and the cache slides", "[dreams]"
 TEST_CASE("token strip shows the approximate reset's stored versus used indices", "[dreams]") {
   // C = 4 steps (8 tokens). After 5 steps step 0 has left; steps 1..3 were stored at 2..7
   // and are now used at 0..5; step 4 was appended after the drop at 6, 7.
-  const auto s5 = dream_token_strip(DreamWindow::reset, 4, 5);
+  const auto s5 = dream_token_strip(DreamVariant::reset, 4, 5);
   const std::vector<int> stored5{2, 3, 4, 5, 6, 7, 6, 7};
   for (int i = 0; i < 8; ++i) {
     INFO("cached token " << i);
@@ -215,7 +203,7 @@ TEST_CASE("token strip shows the approximate reset's stored versus used indices"
   CHECK_FALSE(s5[0].cached);
   CHECK(s5[0].stored == -1);
   // Much later every step was stored at 6, 7 (the slot it entered at), used where it is now.
-  const auto s20 = dream_token_strip(DreamWindow::reset, 4, 20);
+  const auto s20 = dream_token_strip(DreamVariant::reset, 4, 20);
   for (int t = 16; t < 20; ++t) {
     CHECK(s20[2 * t].stored == 6);
     CHECK(s20[2 * t].used == 2 * (t - 16));
@@ -369,7 +357,7 @@ TEST_CASE("a dataset episode replays as the real side", "[dreams]") {
 
 namespace {
 
-std::unique_ptr<DreamModel> small_model(WmPosition pos, DreamWindow w, uint64_t seed = 3) {
+std::unique_ptr<DreamModel> small_model(WmPosition pos, DreamVariant w, uint64_t seed = 3) {
   WmConfig c;
   c.embed = 16;
   c.heads = 2;
@@ -401,13 +389,13 @@ bool frame_is_clean(const FrameTokens& f, const FrameTokens& start) {
 }  // namespace
 
 TEST_CASE("a world model dreams three contexts long without NaN in every window mode", "[dreams]") {
-  const std::pair<WmPosition, DreamWindow> cases[] = {
-      {WmPosition::rope, DreamWindow::rope},
-      {WmPosition::absolute, DreamWindow::recompute},
-      {WmPosition::absolute, DreamWindow::reset}};
+  const std::pair<WmPosition, DreamVariant> cases[] = {
+      {WmPosition::rope, DreamVariant::rope},
+      {WmPosition::absolute, DreamVariant::recompute},
+      {WmPosition::absolute, DreamVariant::reset}};
   for (const auto& [pos, window] : cases) {
     for (DreamLoop loop : {DreamLoop::closed, DreamLoop::open}) {
-      INFO("window " << dream_window_names()[int(window)] << ", loop " << int(loop));
+      INFO("window " << dream_variant_names()[int(window)] << ", loop " << int(loop));
       DreamSessionConfig c = small_config(4, 18);  // context 6: three windows
       c.episode.team0_size = 2;                    // absent slots must stay empty
       c.episode.team1_size = 3;
@@ -434,7 +422,7 @@ TEST_CASE("a world model dreams three contexts long without NaN in every window 
 
 TEST_CASE("the dream model is deterministic and its clone dreams the same", "[dreams]") {
   const DreamSessionConfig c = small_config(3, 10);
-  auto proto = small_model(WmPosition::rope, DreamWindow::rope);
+  auto proto = small_model(WmPosition::rope, DreamVariant::rope);
   DreamEngine e1, e2;
   DreamTimeline t1, t2;
   dream_session_begin(c, proto->clone(), e1, t1);
@@ -447,48 +435,82 @@ TEST_CASE("the dream model is deterministic and its clone dreams the same", "[dr
 }
 
 TEST_CASE("dream model rejects a window its position variant cannot use", "[dreams]") {
-  CHECK_THROWS_AS(small_model(WmPosition::rope, DreamWindow::reset), InputError);
-  CHECK_THROWS_AS(small_model(WmPosition::absolute, DreamWindow::rope), InputError);
+  CHECK_THROWS_AS(small_model(WmPosition::rope, DreamVariant::reset), InputError);
+  CHECK_THROWS_AS(small_model(WmPosition::absolute, DreamVariant::rope), InputError);
   WmConfig c;
-  CHECK_THROWS_AS(make_dream_model(c, std::vector<float>(10), DreamWindow::rope), InputError);
-}
-
-TEST_CASE("cleaning keeps absent slots empty and wrecks frozen", "[dreams]") {
-  FrameTokens prev{}, pred{};
-  put_ship(prev, 1, 100, 100, 10, 0, 0.0);
-  put_ship(prev, 6, 500, 500, 0, 10, 1.0);
-  prev[6 * 15] = 0;  // ship 6 is a wreck
-  for (float& v : pred) v = 0.3f;
-  dream_clean_prediction(prev, pred);
-  for (int c = 0; c < 15; ++c) {
-    CHECK(pred[0 * 15 + c] == 0.0f);              // absent
-    CHECK(pred[6 * 15 + c] == prev[6 * 15 + c]);  // wreck frozen
-  }
-  CHECK(pred[1 * 15 + 4] * pred[1 * 15 + 4] + pred[1 * 15 + 5] * pred[1 * 15 + 5] == Approx(1.0f));
-  CHECK(pred[1 * 15 + 1] == 0.0f);  // team of slot 1
+  CHECK_THROWS_AS(make_dream_model(c, std::vector<float>(10), DreamVariant::rope), InputError);
 }
 
 TEST_CASE("action sampling follows the softmax at the temperature", "[dreams]") {
   std::array<float, 96> logits{};
-  FrameTokens state{};
-  put_ship(state, 2, 10, 10, 0, 0, 0);
   float* l = logits.data() + 2 * 12;
-  l[1] = 2.0f;                 // power: BOOST favoured
-  l[3 + 4] = 1.0f;             // turn: SHARP_RIGHT
-  l[10] = 0.0f, l[11] = 0.0f;  // shoot: even
-  bnb::Rng rng(5);
-  const bnb::JointAction greedy = dream_sample_actions(logits, state, 0.0, rng);
+  l[1] = 2.0f;      // power: BOOST favoured
+  l[3 + 4] = 1.0f;  // turn: SHARP_RIGHT
+  SeededStream rng(5, "test", 0);
+  const bnb::JointAction greedy = dream_sample_actions(logits, 0.0, rng);
   CHECK(greedy[2] == bnb::ShipAction{1, 4, 0});
-  CHECK(greedy[0] == bnb::ShipAction{});  // absent ship
-  int boost = 0;
+  CHECK(greedy[0] == bnb::ShipAction{});  // all logits equal: the first
   const int n = 20000;
-  for (int i = 0; i < n; ++i) boost += dream_sample_actions(logits, state, 1.0, rng)[2].power == 1;
-  // P(boost) = e^2 / (e^2 + 2) = 0.787; 20000 draws: std 0.003.
-  const double p = std::exp(2.0) / (std::exp(2.0) + 2.0);
-  CHECK(double(boost) / n == Approx(p).margin(0.015));
-  int boost_hot = 0;
-  for (int i = 0; i < n; ++i)
-    boost_hot += dream_sample_actions(logits, state, 2.0, rng)[2].power == 1;
-  const double p2 = std::exp(1.0) / (std::exp(1.0) + 2.0);
-  CHECK(double(boost_hot) / n == Approx(p2).margin(0.015));
+  for (double temp : {1.0, 2.0}) {
+    INFO("temperature " << temp);
+    int boost = 0;
+    for (int i = 0; i < n; ++i) boost += dream_sample_actions(logits, temp, rng)[2].power == 1;
+    // P(boost) = e^(2/T) / (e^(2/T) + 2); 20000 draws: std < 0.004.
+    const double p = std::exp(2.0 / temp) / (std::exp(2.0 / temp) + 2.0);
+    CHECK(double(boost) / n == Approx(p).margin(0.015));
+  }
+  CHECK_THROWS_AS(dream_sample_actions(std::span<const float>(logits.data(), 12), 1.0, rng),
+                  InputError);
+}
+
+TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[dreams]") {
+  // `poslab-cli wm dream` runs wm_dream: the lab must show the same numbers.
+  bnb::EpisodeSpec spec;
+  spec.seed = 21;
+  spec.config.team0_size = 3;
+  spec.config.team1_size = 3;
+  spec.policy = bnb::PolicyKind::noisy_expert;
+  const bnb::EpisodeRecord rec = bnb::run_episode(spec);
+  REQUIRE(rec.rows > 30);
+  WmConfig mc;
+  mc.embed = 16;
+  mc.heads = 2;
+  mc.layers = 2;
+  mc.context = 6;
+  WorldModel model(mc);
+  model.init(4);
+  for (DreamLoop loop : {DreamLoop::closed, DreamLoop::open}) {
+    INFO("loop " << dream_loop_name(loop));
+    const int start = 9, steps = 16;
+    DreamLabSettings s;
+    s.from = start;
+    s.horizon = steps;
+    s.loop = loop;
+    s.temperature = 0.8;
+    DreamSessionConfig c = dream_session_config(s, rec);
+    c.sample_seed = 77;
+    DreamEngine engine;
+    DreamTimeline tl;
+    dream_session_begin(c, make_dream_model(mc, model.params, DreamVariant::rope), engine, tl);
+    dream_session_run(engine, tl, steps);
+    DreamParams p;
+    p.steps = steps;
+    p.history = start;
+    p.loop = loop;
+    p.temperature = 0.8;
+    p.seed = 77;
+    const DreamResult want = wm_dream(model, rec, start, p);
+    REQUIRE(tl.dream_steps() == want.steps);
+    for (int h = 1; h <= want.steps; ++h) {
+      INFO("horizon " << h);
+      const DreamFrame& f = tl.frames[start + h];
+      for (int i = 0; i < kFrameValues; ++i) {
+        CHECK(f.dream_tokens[i] == Approx(want.dreamt[size_t(h) * kFrameValues + i]).margin(1e-5));
+        CHECK(f.real_tokens[i] == want.real[size_t(h) * kFrameValues + i]);
+      }
+      CHECK(f.error.pos_px == Approx(want.model.at(h).pos_px).margin(1e-3));
+      CHECK(f.const_velocity.pos_px == Approx(want.const_velocity.at(h).pos_px).margin(1e-9));
+      CHECK(f.copy_last.vel == Approx(want.copy_last.at(h).vel_px_s).margin(1e-9));
+    }
+  }
 }
