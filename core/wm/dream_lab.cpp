@@ -215,7 +215,6 @@ DreamFrame frame_of(const bnb::SimState& s) {
 
 // Starts the model from the real prefix frames[0 .. start].
 void model_begin(DreamEngine& engine, const DreamTimeline& tl) {
-  engine.dream_now = tl.frames[tl.start].real_tokens;
   if (!engine.model) return;
   const int t = tl.start;
   std::vector<float> tokens(static_cast<size_t>(t + 1) * kFrameValues);
@@ -231,7 +230,7 @@ void model_begin(DreamEngine& engine, const DreamTimeline& tl) {
       o[1] = a.turn;
       o[2] = a.shoot;
     }
-  engine.model->begin(tokens, actions);
+  engine.model->begin(tokens, actions, tl.config.sample_seed);
 }
 
 bool timeline_done(const DreamEngine& engine, const DreamTimeline& tl, int extra) {
@@ -261,9 +260,6 @@ void dream_session_begin(const DreamSessionConfig& config, std::unique_ptr<Dream
   }
   timeline.start = static_cast<int>(timeline.frames.size()) - 1;
   timeline.finished = timeline_done(engine, timeline, 0);
-  // The stream of core/wm/eval's dreams from this row (so `wm dream` draws the same).
-  engine.sample_rng =
-      SeededStream(config.sample_seed, "wm-dream-action", static_cast<uint64_t>(timeline.start));
   model_begin(engine, timeline);
 }
 
@@ -278,7 +274,6 @@ void dream_session_restart(DreamEngine& engine, DreamTimeline& timeline, int at)
   engine.behaviour = bnb::behaviour_init(c.policy, c.seed, c.replay);
   for (int i = 0; i < at; ++i) bnb::behaviour_act(engine.behaviour, timeline.frames[i].real);
   engine.real = timeline.frames[at].real;
-  engine.sample_rng = SeededStream(c.sample_seed, "wm-dream-action", static_cast<uint64_t>(at));
   for (DreamFrame& f : timeline.frames) {
     f.dream_tokens = f.real_tokens;
     f.dream_action = f.real_action;
@@ -299,21 +294,33 @@ std::vector<DreamFrame> dream_session_advance(DreamEngine& engine, const DreamTi
   for (int i = 0; i < steps; ++i) {
     if (timeline_done(engine, timeline, static_cast<int>(out.size()))) break;
     const bnb::Decision d = bnb::behaviour_act(engine.behaviour, engine.real);
-    bnb::JointAction real_a = d.executed;
-    if (c.loop == DreamLoop::open && engine.model)
-      real_a = engine.model->policy(c.temperature, engine.sample_rng);
-    bnb::JointAction dream_a = real_a;
-    if (helm.slot >= 0 && helm.slot < bnb::kSlots) {
+    const bool helm_on = helm.slot >= 0 && helm.slot < bnb::kSlots;
+    bnb::JointAction real_a = d.executed, dream_a = d.executed;
+    DreamStep dreamt;
+    if (engine.model) {
+      DreamChoice choice;
+      choice.temperature = c.temperature;
+      if (c.loop == DreamLoop::closed) {
+        choice.given = d.executed;
+        choice.use_given.fill(true);
+      }
+      if (helm_on) {
+        choice.given[helm.slot] = helm.action;
+        choice.use_given[helm.slot] = true;
+      }
+      dreamt = engine.model->step(choice);
+      dream_a = dreamt.actions;
+      if (c.loop == DreamLoop::open) real_a = dream_a;  // reality follows the model's choices
+    } else if (helm_on) {
       dream_a[helm.slot] = helm.action;
-      real_a[helm.slot] = helm.real_follows ? helm.action : d.executed[helm.slot];
     }
+    if (helm_on) real_a[helm.slot] = helm.real_follows ? helm.action : d.executed[helm.slot];
     bnb::sim_step(engine.real, real_a);
     DreamFrame f = frame_of(engine.real);
     f.real_action = real_a;
     f.dream_action = dream_a;
     if (engine.model) {
-      f.dream_tokens = engine.model->act(dream_a);
-      engine.dream_now = f.dream_tokens;
+      f.dream_tokens = dreamt.next;
       f.error = step_error(f.real_tokens, f.dream_tokens);
       DreamAttention att = engine.model->attention();
       if (att.layers > 0) f.attention = std::make_shared<const DreamAttention>(std::move(att));

@@ -137,26 +137,38 @@ struct DreamAttention {
   std::vector<std::vector<std::array<float, 64>>> spatial, spatial_bias;
 };
 
+// What one dream step is fed: per ship either a given action (reality's, the helm's) or
+// the model's own action head.
+struct DreamChoice {
+  bnb::JointAction given{};                   // actions of the ships with use_given
+  std::array<bool, bnb::kSlots> use_given{};  // false: the model's action head picks
+  double temperature = 1.0;                   // action head sampling temperature, 0 = argmax
+};
+struct DreamStep {
+  bnb::JointAction actions{};  // A_t as fed to the model (given or chosen)
+  FrameTokens next{};          // S_{t+1} as fed back (cleaned by core/wm/eval's rule)
+};
+
 class DreamModel {
  public:
   virtual ~DreamModel() = default;
   virtual int context() const = 0;  // C, steps
-  virtual DreamVariant window() const = 0;
+  virtual DreamVariant variant() const = 0;
   // One line for the UI ("rope, E 64, 4 blocks, ...").
   virtual std::string describe() const { return {}; }
   // Starts over: the prompt is the real prefix, tokens (T+1, 8, 15) = S_0 .. S_T and
-  // actions (T, 8, 3) = A_0 .. A_{T-1}; the next call is policy() or act() for step T.
-  virtual void begin(std::span<const float> tokens, std::span<const uint8_t> actions) = 0;
-  // Actions the model's action head picks for the current step (temperature 0 = argmax),
-  // drawing from `rng` (the stream core/wm/eval's dreams use, so the CLI replays them).
-  virtual bnb::JointAction policy(double temperature, SeededStream& rng) = 0;
-  // Feeds A_t and returns the predicted S_{t+1} (8, 15); S_{t+1} becomes the current state.
-  virtual FrameTokens act(const bnb::JointAction& a) = 0;
+  // actions (T, 8, 3) = A_0 .. A_{T-1}; the next step() is step T. Sampling draws from
+  // the stream (sample_seed, "wm-dream-action", T), as core/wm/eval's dreams do.
+  virtual void begin(std::span<const float> tokens, std::span<const uint8_t> actions,
+                     uint64_t sample_seed) = 0;
+  // Feeds A_t (chosen per `choice`) after the current S_t and returns S_{t+1}, which
+  // becomes the current state.
+  virtual DreamStep step(const DreamChoice& choice) = 0;
   // The cache as the token strip draws it (defaults to dream_token_strip's bookkeeping).
   virtual std::vector<StripToken> strip(int steps) const {
-    return dream_token_strip(window(), context(), steps);
+    return dream_token_strip(variant(), context(), steps);
   }
-  // Attention of the last act() (empty when the model does not report it).
+  // Attention of the last step() (empty when the model does not report it).
   virtual DreamAttention attention() const { return {}; }
   virtual std::unique_ptr<DreamModel> clone() const = 0;
 };
@@ -167,8 +179,8 @@ struct DreamFrame {
   bnb::SimState real;               // the simulator at this step
   FrameTokens real_tokens{};        // its tokens
   FrameTokens dream_tokens{};       // the dream's tokens (= real before and at the start)
-  bnb::JointAction real_action{};   // what reality did from here (set once the next exists)
-  bnb::JointAction dream_action{};  // what the dream was fed from here
+  bnb::JointAction real_action{};   // what reality did in the step that led here
+  bnb::JointAction dream_action{};  // what the dream was fed in the step that led here
   StepError error;                  // dream vs real at this step (horizon step - start)
   StepError copy_last;              // baseline errors at the same horizon
   StepError const_velocity;
@@ -199,8 +211,6 @@ struct DreamEngine {
   bnb::SimState real;
   bnb::Behaviour behaviour;
   std::unique_ptr<DreamModel> model;  // null: no dream (real side and baselines only)
-  SeededStream sample_rng{0, "wm-dream-action", 0};  // open loop sampling
-  FrameTokens dream_now{};                           // the dream's current S_t
 };
 
 struct DreamTimeline {

@@ -80,7 +80,7 @@ class WindowDreamModel final : public DreamModel {
                        dream_variant_names()[static_cast<int>(window)] + " window");
   }
   int context() const override { return model_.config().context; }
-  DreamVariant window() const override { return window_; }
+  DreamVariant variant() const override { return window_; }
   std::string describe() const override {
     const WmConfig& c = model_.config();
     std::string s = std::string(wm_position_name(c.position)) + ", E " + std::to_string(c.embed) +
@@ -96,7 +96,8 @@ class WindowDreamModel final : public DreamModel {
     return dream_token_strip(w, context(), steps);
   }
 
-  void begin(std::span<const float> tokens, std::span<const uint8_t> actions) override {
+  void begin(std::span<const float> tokens, std::span<const uint8_t> actions,
+             uint64_t sample_seed) override {
     const size_t steps = tokens.size() / kFrameValues;
     if (steps == 0 || tokens.size() != steps * kFrameValues ||
         actions.size() != (steps - 1) * bnb::kSlots * 3)
@@ -109,34 +110,39 @@ class WindowDreamModel final : public DreamModel {
         std::copy_n(actions.begin() + t * bnb::kSlots * 3, bnb::kSlots * 3, h.action.begin());
       push(h);
     }
+    rng_ = SeededStream(sample_seed, "wm-dream-action", steps - 1);
   }
 
-  bnb::JointAction policy(double temperature, SeededStream& rng) override {
-    run();  // A_t of the newest step is a placeholder: S_t's logits cannot see it (causal)
-    const int last = static_cast<int>(history_.size()) - 1;
-    const float* l =
-        model_.action_logits() + static_cast<size_t>(last) * bnb::kSlots * kActionLogits;
-    return dream_sample_actions({l, bnb::kSlots * kActionLogits}, temperature, rng);
-  }
-
-  FrameTokens act(const bnb::JointAction& a) override {
+  DreamStep step(const DreamChoice& choice) override {
+    DreamStep out;
+    const bool all_given =
+        std::all_of(choice.use_given.begin(), choice.use_given.end(), [](bool b) { return b; });
+    if (!all_given) {
+      run();  // A_t is still a placeholder: S_t's logits cannot see it (causal)
+      const int last = static_cast<int>(history_.size()) - 1;
+      const float* l =
+          model_.action_logits() + static_cast<size_t>(last) * bnb::kSlots * kActionLogits;
+      out.actions =
+          dream_sample_actions({l, bnb::kSlots * kActionLogits}, choice.temperature, rng_);
+    }
+    for (int k = 0; k < bnb::kSlots; ++k)
+      if (choice.use_given[k]) out.actions[k] = choice.given[k];
     HistoryStep& now = history_.back();
     for (int k = 0; k < bnb::kSlots; ++k) {
-      now.action[k * 3 + 0] = a[k].power;
-      now.action[k * 3 + 1] = a[k].turn;
-      now.action[k * 3 + 2] = a[k].shoot;
+      now.action[k * 3 + 0] = out.actions[k].power;
+      now.action[k * 3 + 1] = out.actions[k].turn;
+      now.action[k * 3 + 2] = out.actions[k].shoot;
     }
     run();
     const int last = static_cast<int>(history_.size()) - 1;
-    FrameTokens next;
+    FrameTokens raw;
     std::copy_n(model_.state_pred() + static_cast<size_t>(last) * kFrameValues, kFrameValues,
-                next.begin());
-    FrameTokens raw = next;
-    wm_clean_state(raw.data(), now.state.data(), next.data());
+                raw.begin());
+    wm_clean_state(raw.data(), now.state.data(), out.next.data());
     HistoryStep h;
-    h.state = next;
+    h.state = out.next;
     push(h);
-    return next;
+    return out;
   }
 
   std::unique_ptr<DreamModel> clone() const override {
@@ -164,7 +170,8 @@ class WindowDreamModel final : public DreamModel {
   WorldModel model_;
   DreamVariant window_;
   std::vector<float> params_;
-  std::deque<HistoryStep> history_;  // the last <= C steps, oldest first
+  std::deque<HistoryStep> history_;            // the last <= C steps, oldest first
+  SeededStream rng_{0, "wm-dream-action", 0};  // open loop sampling
 };
 
 }  // namespace

@@ -25,8 +25,8 @@ class OracleModel final : public DreamModel {
   OracleModel(uint64_t seed, bnb::EpisodeConfig e, DreamVariant w = DreamVariant::rope)
       : seed_(seed), episode_(e), window_(w) {}
   int context() const override { return 4; }
-  DreamVariant window() const override { return window_; }
-  void begin(std::span<const float> tokens, std::span<const uint8_t> actions) override {
+  DreamVariant variant() const override { return window_; }
+  void begin(std::span<const float> tokens, std::span<const uint8_t> actions, uint64_t) override {
     s_ = bnb::sim_reset(seed_, episode_);
     const size_t steps = actions.size() / (bnb::kSlots * 3);
     REQUIRE(tokens.size() == (steps + 1) * kFrameValues);
@@ -40,12 +40,14 @@ class OracleModel final : public DreamModel {
     }
     ++begins;
   }
-  bnb::JointAction policy(double, SeededStream&) override { return bnb::expert_actions(s_); }
-  FrameTokens act(const bnb::JointAction& a) override {
-    bnb::sim_step(s_, a);
-    FrameTokens f;
-    bnb::write_tokens(s_, f.data());
-    return f;
+  // Its "action head" is the expert.
+  DreamStep step(const DreamChoice& c) override {
+    DreamStep out;
+    const bnb::JointAction expert = bnb::expert_actions(s_);
+    for (int k = 0; k < 8; ++k) out.actions[k] = c.use_given[k] ? c.given[k] : expert[k];
+    bnb::sim_step(s_, out.actions);
+    bnb::write_tokens(s_, out.next.data());
+    return out;
   }
   std::unique_ptr<DreamModel> clone() const override {
     return std::make_unique<OracleModel>(*this);
@@ -63,12 +65,11 @@ class OracleModel final : public DreamModel {
 class FrozenModel final : public DreamModel {
  public:
   int context() const override { return 4; }
-  DreamVariant window() const override { return DreamVariant::reset; }
-  void begin(std::span<const float> tokens, std::span<const uint8_t>) override {
+  DreamVariant variant() const override { return DreamVariant::reset; }
+  void begin(std::span<const float> tokens, std::span<const uint8_t>, uint64_t) override {
     std::copy(tokens.end() - kFrameValues, tokens.end(), now_.begin());
   }
-  bnb::JointAction policy(double, SeededStream&) override { return {}; }
-  FrameTokens act(const bnb::JointAction&) override { return now_; }
+  DreamStep step(const DreamChoice& c) override { return {c.given, now_}; }
   std::unique_ptr<DreamModel> clone() const override {
     return std::make_unique<FrozenModel>(*this);
   }
