@@ -7,6 +7,7 @@
 #include "core/attention/attention_lab.hpp"
 #include "core/bnb/arena_lab.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/common/preset.hpp"
 #include "core/kv/kv_lab.hpp"
 #include "core/quiz/lessons_lab.hpp"
@@ -47,9 +48,8 @@ std::string lab_preset_canonical(const std::string& preset) {
   const std::string lab = preset_lab(preset);
   for (const auto& [name, codec] : codecs())
     if (name == lab) return codec(preset);
-  std::string list;
-  for (const auto& n : lab_names()) list += (list.empty() ? "" : ", ") + n;
-  throw InputError("preset \"" + preset + "\": unknown lab \"" + lab + "\" (known: " + list + ")");
+  throw InputError("preset \"" + preset + "\": unknown lab \"" + lab +
+                   "\" (known: " + join(lab_names()) + ")");
 }
 
 }  // namespace poslab
