@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,7 +47,9 @@ struct ArenaUi {
   double step_accum = 0;
   // Dataset file.
   std::unique_ptr<io::BnbDatasetReader> reader;
-  std::string opened_path;  // path the reader (or the last failed attempt) belongs to
+  std::string opened_path;     // path the reader (or the last failed attempt) belongs to
+  std::string confirmed_file;  // a path the user chose or approved; a preset naming any other
+                               // file waits for the user's approval before it is opened
   bnb::EpisodeRecord episode;
   int loaded_episode = -1;
   std::array<char, 1024> path_buf{};
@@ -78,6 +81,7 @@ class ArenaPanel final : public Panel {
     ui_.live_ready = false;  // restart with the preset's seed and teams
   }
   bool animating() const override { return ui_.lab.playing; }
+  void trust_named_files() override { ui_.confirmed_file = ui_.lab.file; }
   void release_gl() override { ui_.map.release_gl(); }
 
   std::vector<std::string> check_presets() const override {
@@ -119,7 +123,7 @@ class ArenaPanel final : public Panel {
       return "inspector shows " + std::to_string(u.inspector_rows) + " relational rows for " +
              std::to_string(present - 1) + " other ships";
     if (u.lab.source == bnb::ArenaSource::file && u.reader == nullptr && !u.lab.file.empty() &&
-        u.opened_path != u.lab.file)
+        u.opened_path != u.lab.file && u.confirmed_file == u.lab.file)
       return "file was never opened";
     return {};
   }
@@ -219,18 +223,66 @@ class ArenaPanel final : public Panel {
     std::snprintf(buf.data(), buf.size(), "%s", ui_.lab.file.c_str());
   }
 
+  // True while the preset names a file the user has not approved (chosen in this panel,
+  // given on the command line, or restored from the user's own settings).
+  bool awaiting_approval() const {
+    return !ui_.lab.file.empty() && ui_.lab.file != ui_.confirmed_file;
+  }
+
   void open_file_if_needed(AppContext& ctx, bool force = false) {
     ArenaUi& u = ui_;
+    if (awaiting_approval()) {
+      u.reader.reset();
+      u.opened_path.clear();
+      u.loaded_episode = -1;
+      u.episode = {};
+      u.lab.playing = false;
+      return;
+    }
     if (u.lab.file == u.opened_path && !force) return;
     u.opened_path = u.lab.file;
     u.reader.reset();
     u.loaded_episode = -1;
     u.episode = {};
     if (u.lab.file.empty()) return;
+    // Only regular files: opening a FIFO or a device would block or read forever.
+    std::error_code ec;
+    const auto st = std::filesystem::status(u.lab.file, ec);
+    if (ec || st.type() != std::filesystem::file_type::regular) {
+      ctx.report_error(title(), u.lab.file + ": " +
+                                    (ec ? "cannot be examined (" + ec.message() + ")"
+                                        : std::string("not a regular file")) +
+                                    "; choose an HDF5 dataset written by poslab-cli collect");
+      return;
+    }
     try {
       u.reader = std::make_unique<io::BnbDatasetReader>(u.lab.file);
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       ctx.report_error(title(), e.what());
+    }
+  }
+
+  // The approval prompt for a file named by a preset.
+  void draw_approval() {
+    ArenaUi& u = ui_;
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          dark_ ? ImVec4(1.0f, 0.8f, 0.3f, 1) : ImVec4(0.6f, 0.35f, 0, 1));
+    ImGui::TextWrapped("This preset asks to open a file. Open it only if you trust it:");
+    ImGui::PopStyleColor();
+    ImGui::TextWrapped("%s", u.lab.file.c_str());
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(u.lab.file, ec);
+    if (!ec)
+      ImGui::TextDisabled("%.1f MB", static_cast<double>(size) / 1e6);
+    else
+      ImGui::TextDisabled("(%s)", ec.message().c_str());
+    if (ImGui::Button("Open this file")) u.confirmed_file = u.lab.file;
+    tooltip("Read it (in a separate process, so a damaged file cannot harm PosLab)");
+    ImGui::SameLine();
+    if (ImGui::Button("Don't open")) {
+      u.lab.file.clear();
+      u.confirmed_file.clear();
+      copy_path_to_buffer();
     }
   }
 
@@ -384,7 +436,13 @@ class ArenaPanel final : public Panel {
       s.file = u.path_buf.data();
       s.episode = 0;
       s.row = 0;
+      u.confirmed_file = s.file;       // the user's own choice
       open_file_if_needed(ctx, true);  // reopen even the same path (it may have been rewritten)
+    }
+    if (awaiting_approval()) {
+      draw_approval();
+      ImGui::Separator();
+      return;
     }
     if (!u.reader) {
       ImGui::TextWrapped(
