@@ -259,7 +259,9 @@ void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const 
   const int D = E / H, L = g.len;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const int64_t ld = 3 * static_cast<int64_t>(E);
-  std::vector<S> dp(L);
+  S dp_stack[512];
+  std::vector<S> dp_heap(L > 512 ? L : 0);
+  S* dp = L > 512 ? dp_heap.data() : dp_stack;
   for (int h = 0; h < H; ++h) {
     for (int i = 0; i < L; ++i) {
       const S* p = probs + (static_cast<int64_t>(h) * L + i) * L;
