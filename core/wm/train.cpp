@@ -77,6 +77,8 @@ WmTrainRow wm_train(WorldModel& model, nn::AdamWState& opt, const nn::AdamWParam
   const auto t_start = clock::now();
   auto t_row = t_start;
   int64_t tokens_since_row = 0;
+  WmLoss loss_sum;  // parts summed over the steps since the last row (weighted by counts)
+  int64_t steps_since_row = 0;
   WmTrainRow row;
   while (opt.step < p.steps) {
     const int64_t k = opt.step;  // batch index of the step being taken
@@ -88,6 +90,13 @@ WmTrainRow wm_train(WorldModel& model, nn::AdamWState& opt, const nn::AdamWParam
     model.backward();
     const auto info = nn::adamw_step(adam, model.params, model.grads, opt, mask);
     tokens_since_row += static_cast<int64_t>(batch.batch) * T * 2 * kShips;
+    loss_sum.total += loss.total;
+    loss_sum.state += loss.state;
+    loss_sum.power += loss.power;
+    loss_sum.turn += loss.turn;
+    loss_sum.shoot += loss.shoot;
+    loss_sum.rel += loss.rel;
+    ++steps_since_row;
     const int64_t step = opt.step;
     const bool last = step >= p.steps;
     const bool stop = hooks.stop_requested && hooks.stop_requested();
@@ -95,8 +104,15 @@ WmTrainRow wm_train(WorldModel& model, nn::AdamWState& opt, const nn::AdamWParam
       const auto now = clock::now();
       row = WmTrainRow{};
       row.step = step;
-      row.loss = loss.total;
+      const double inv = 1.0 / static_cast<double>(steps_since_row);
       row.parts = loss;
+      row.parts.total = loss_sum.total * inv;
+      row.parts.state = loss_sum.state * inv;
+      row.parts.power = loss_sum.power * inv;
+      row.parts.turn = loss_sum.turn * inv;
+      row.parts.shoot = loss_sum.shoot * inv;
+      row.parts.rel = loss_sum.rel * inv;
+      row.loss = row.parts.total;
       row.lr = info.lr;
       row.grad_norm = info.grad_norm;
       row.steps_in_window = T;
@@ -110,6 +126,8 @@ WmTrainRow wm_train(WorldModel& model, nn::AdamWState& opt, const nn::AdamWParam
       if (hooks.on_row) hooks.on_row(row);
       t_row = clock::now();  // validation time does not count against tokens/s
       tokens_since_row = 0;
+      loss_sum = WmLoss{};
+      steps_since_row = 0;
     }
     if ((step % p.checkpoint_every == 0 || last || stop) && hooks.on_checkpoint)
       hooks.on_checkpoint(step);

@@ -32,8 +32,8 @@ void wm_train_validate(const WmTrainParams& p);
 // One row of the training log (the CSV's columns, in order).
 struct WmTrainRow {
   int64_t step = 0;         // optimiser steps done
-  double loss = 0;          // training loss of this step's batch
-  WmLoss parts;             // its parts
+  double loss = 0;          // mean training loss of the batches since the last row
+  WmLoss parts;             // its parts (means; counts of the last batch)
   double lr = 0;            // learning rate used
   double grad_norm = 0;     // before clipping
   int steps_in_window = 0;  // T of this batch
