@@ -12,6 +12,7 @@
 #include "core/kv/kv_lab.hpp"
 #include "core/quiz/lessons_lab.hpp"
 #include "core/rope/wheels_lab.hpp"
+#include "core/wm/dream_lab.hpp"
 
 namespace poslab {
 namespace {
@@ -29,6 +30,8 @@ const std::vector<std::pair<std::string, Canonicalise>>& codecs() {
        [](const std::string& t) { return attention_to_preset(attention_from_preset(t)); }},
       {kLessonsLabName,
        [](const std::string& t) { return lessons_to_preset(lessons_from_preset(t)); }},
+      {wm::kDreamLabName,
+       [](const std::string& t) { return wm::dreams_to_preset(wm::dreams_from_preset(t)); }},
   };
   return all;
 }
