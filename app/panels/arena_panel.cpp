@@ -10,14 +10,14 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "app/app_context.hpp"
-#include "app/gfx/gl.hpp"
-#include "app/gfx/render_target.hpp"
-#include "app/gfx/shader.hpp"
+#include "app/file_picker.hpp"
+#include "app/gfx/arena_view.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "core/bnb/arena_lab.hpp"
@@ -34,70 +34,6 @@ using bnb::Vec2;
 
 constexpr int kMaxStepsPerFrame = 40;  // catch-up limit so a slow frame cannot snowball
 
-struct Vertex {
-  float x, y;        // world pixels (y down)
-  float r, g, b, a;  // colour
-};
-
-// What one frame shows, from the live simulation or from a row of a file.
-struct ShipView {
-  bool present = false, alive = false;
-  int team = 0;
-  Vec2 pos, att;
-  double health = 0, power = 0;
-  bool fired = false;
-};
-struct FrameView {
-  std::array<ShipView, kSlots> ships;
-  std::vector<std::pair<Vec2, int>> bullets;     // position, owner team
-  std::array<std::vector<Vec2>, kSlots> trails;  // oldest first, ends at the ship
-};
-
-struct Colour {
-  float r, g, b, a;
-};
-Colour team_colour(int team, float alpha = 1.0f) {
-  return team == 0 ? Colour{0.30f, 0.65f, 1.00f, alpha} : Colour{1.00f, 0.45f, 0.25f, alpha};
-}
-ImU32 to_u32(Colour c) {
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, c.a));
-}
-
-// Geometry in world pixels, as triangles.
-class Mesh {
- public:
-  std::vector<Vertex> v;
-  void tri(Vec2 a, Vec2 b, Vec2 c, Colour k) {
-    for (Vec2 p : {a, b, c}) v.push_back({float(p.x), float(p.y), k.r, k.g, k.b, k.a});
-  }
-  void quad(Vec2 a, Vec2 b, Vec2 c, Vec2 d, Colour k) {
-    tri(a, b, c, k);
-    tri(a, c, d, k);
-  }
-  void rect(Vec2 lo, Vec2 hi, Colour k) { quad(lo, {hi.x, lo.y}, hi, {lo.x, hi.y}, k); }
-  void line(Vec2 a, Vec2 b, double width, Colour k) {
-    const Vec2 d = b - a;
-    const double n = d.norm();
-    if (n < 1e-9) return;
-    const Vec2 off = d.perp() * (0.5 * width / n);
-    quad(a + off, b + off, b - off, a - off, k);
-  }
-  void ring(Vec2 c, double radius, double width, Colour k) {
-    constexpr int seg = 32;
-    for (int i = 0; i < seg; ++i) {
-      const double a0 = 2 * std::numbers::pi * i / seg, a1 = 2 * std::numbers::pi * (i + 1) / seg;
-      line(c + Vec2{std::cos(a0), std::sin(a0)} * radius,
-           c + Vec2{std::cos(a1), std::sin(a1)} * radius, width, k);
-    }
-  }
-};
-
-struct ArenaGl {
-  gfx::RenderTarget target;
-  gfx::ShaderProgram program;
-  GLuint vao = 0, vbo = 0;
-};
-
 // The panel's UI state.
 struct ArenaUi {
   bnb::ArenaLabSettings lab;
@@ -106,27 +42,63 @@ struct ArenaUi {
   bnb::Behaviour behaviour;
   bool live_ready = false;
   int applied_seed = -1, applied_team0 = -1, applied_team1 = -1, applied_policy = -1;
-  std::array<std::deque<Vec2>, kSlots> trails;
+  ArenaTrailHistory trails;
   bnb::JointAction last_actions{};
   std::array<double, 2> returns{0, 0};
   double step_accum = 0;
   // Dataset file.
   std::unique_ptr<io::BnbDatasetReader> reader;
-  std::string opened_path;  // path the reader (or the last failed attempt) belongs to
+  std::string opened_path;     // path the reader (or the last failed attempt) belongs to
+  std::string confirmed_file;  // a path the user chose or approved; a preset naming any other
+                               // file waits for the user's approval before it is opened
   bnb::EpisodeRecord episode;
   int loaded_episode = -1;
   std::array<char, 1024> path_buf{};
   double row_accum = 0;
   // Drawing.
-  ArenaGl gl;
-  Mesh mesh;
-  FrameView view;
-  int ships_drawn = 0;
-  int inspector_rows = -1;        // relational rows shown for the selected ship (check_state)
-  bool helm_keys_active = false;  // keyboard steers the helm ship (map hovered or window focused)
+  ArenaView map;
+  ArenaFrame view;
+  int inspector_rows = -1;          // relational rows shown for the selected ship (check_state)
+  int helm_lost_step = -1;          // agent step at which the helm ship died (play paused), -1
+  bool controls_collapsed = false;  // control column folded to a strip (small windows)
+  FilePicker picker;                // "Browse..." for the dataset path
+  bool helm_keys_active = false;    // keyboard steers the helm ship (map hovered or window focused)
 };
 
 const char* kPolicyNames[] = {"expert", "noisy expert", "random"};
+
+// What each token value means (core/bnb/bnb_features.hpp, spec section 5), for tooltips.
+constexpr std::array<const char*, bnb::kTokenDim> kTokenHelp{
+    "1 while the ship is alive, 0 once destroyed (or an unused slot)",
+    "0 = blue team (slots 0-3), 1 = orange team (slots 4-7)",
+    "health / 100",
+    "power / 100",
+    "sin(2 pi x / 1024): position on the wrapping map, as an angle, so both edges meet",
+    "cos(2 pi x / 1024)",
+    "sin(2 pi y / 1024)",
+    "cos(2 pi y / 1024)",
+    "x velocity / 180 px/s",
+    "y velocity / 180 px/s",
+    "nose direction, x (unit vector)",
+    "nose direction, y (screen y points down)",
+    "1 if the ship fired at this step",
+    "time until the gun can fire again / 0.1 s",
+    "last turn angle / 15 degrees (negative = left)"};
+
+// The 12 relational features of ship j seen from ship i (spec section 6), for tooltips.
+constexpr std::array<const char*, bnb::kRelDim> kRelHelp{
+    "r_x: where j is, along i's nose (wrapped to the nearest copy) / 1024",
+    "r_y: where j is, to i's side / 1024",
+    "rv_x: j's velocity minus i's, along i's nose / 180 (never wrapped)",
+    "rv_y: relative velocity, to i's side / 180",
+    "d = sqrt(|r|^2 + 1e-6): distance",
+    "inv = 1 / (d + 0.1): large when close",
+    "s = sqrt(|rv|^2 + 1e-6): relative speed",
+    "closing = (rv . r) / d: negative while they approach",
+    "dir_x = r_x / d: direction to j",
+    "dir_y = r_y / d",
+    "ttca = tanh(-(rv . r) / |rv|^2): time to closest approach, squashed; > 0 = still ahead",
+    "dot = rv . r"};
 
 bnb::PolicyKind policy_kind(int p) {
   return p == 0   ? bnb::PolicyKind::expert
@@ -146,13 +118,10 @@ class ArenaPanel final : public Panel {
     ui_.live_ready = false;  // restart with the preset's seed and teams
   }
   bool animating() const override { return ui_.lab.playing; }
-  void release_gl() override {
-    ui_.gl.target.release();
-    ui_.gl.program = gfx::ShaderProgram();
-    if (ui_.gl.vbo) glDeleteBuffers(1, &ui_.gl.vbo);
-    if (ui_.gl.vao) glDeleteVertexArrays(1, &ui_.gl.vao);
-    ui_.gl.vbo = ui_.gl.vao = 0;
-  }
+  void trust_named_files() override { ui_.confirmed_file = ui_.lab.file; }
+  float min_width() const override { return 1000.0f; }
+  float min_height() const override { return 600.0f; }
+  void release_gl() override { ui_.map.release_gl(); }
 
   std::vector<std::string> check_presets() const override {
     return {"arena?team0=1&team1=4&speed=16&trail=100&ship=0",
@@ -181,19 +150,19 @@ class ArenaPanel final : public Panel {
       }
     }
     int shown = 0, present = 0;
-    for (const ShipView& s : u.view.ships) {
+    for (const ArenaShipView& s : u.view.ships) {
       shown += s.alive;
       present += s.present;
     }
-    if (u.ships_drawn != shown)
-      return "drew " + std::to_string(u.ships_drawn) + " ships, " + std::to_string(shown) +
+    if (u.map.ships_drawn() != shown)
+      return "drew " + std::to_string(u.map.ships_drawn()) + " ships, " + std::to_string(shown) +
              " alive";
     const int sel = u.lab.selected;
     if (sel >= 0 && u.view.ships[sel].present && u.inspector_rows != present - 1)
       return "inspector shows " + std::to_string(u.inspector_rows) + " relational rows for " +
              std::to_string(present - 1) + " other ships";
     if (u.lab.source == bnb::ArenaSource::file && u.reader == nullptr && !u.lab.file.empty() &&
-        u.opened_path != u.lab.file)
+        u.opened_path != u.lab.file && u.confirmed_file == u.lab.file)
       return "file was never opened";
     return {};
   }
@@ -201,6 +170,7 @@ class ArenaPanel final : public Panel {
   void draw(AppContext& ctx) override {
     ArenaUi& u = ui_;
     const float scale = ctx.ui_scale();
+    dark_ = ctx.dark_theme();
     const double dt =
         ctx.headless() ? 1.0 / 60.0 : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
     if (u.lab.source == bnb::ArenaSource::live) {
@@ -216,18 +186,33 @@ class ArenaPanel final : public Panel {
     }
     if (u.lab.playing) ctx.request_frames(2);
 
-    ImGui::BeginChild("##arena_controls", ImVec2(310.0f * scale, 0), true);
-    draw_controls(ctx, scale);
+    // Layout: [controls | map | inspector]. The controls fold to a strip; the map keeps at
+    // least 360 px (the shell scrolls the lab below min_width x min_height).
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float strip_w = ImGui::GetFrameHeight() + 2 * st.WindowPadding.x;
+    const float controls_w = u.controls_collapsed ? strip_w : 300.0f * scale;
+    ImGui::BeginChild("##arena_controls", ImVec2(controls_w, 0), true);
+    if (u.controls_collapsed) {
+      if (ImGui::ArrowButton("##unfold", ImGuiDir_Right)) u.controls_collapsed = false;
+      tooltip("Show the controls");
+    } else {
+      if (ImGui::ArrowButton("##fold", ImGuiDir_Left)) u.controls_collapsed = true;
+      tooltip("Fold the controls away to give the map more room");
+      ImGui::SameLine();
+      ImGui::TextDisabled("Controls");
+      draw_controls(ctx, scale);
+    }
     ImGui::EndChild();
     ImGui::SameLine();
-    const float right_w = 520.0f * scale;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float map_w = std::max(120.0f, avail.x - right_w - ImGui::GetStyle().ItemSpacing.x);
+    const float right_w = std::clamp(0.36f * avail.x, 300.0f * scale, 540.0f * scale);
+    const float map_w = std::max(360.0f * scale, avail.x - right_w - st.ItemSpacing.x);
     ImGui::BeginChild("##arena_map", ImVec2(map_w, 0), false, ImGuiWindowFlags_NoScrollbar);
-    draw_map(scale);
+    draw_map(ctx, scale);
     ImGui::EndChild();
     ImGui::SameLine();
-    ImGui::BeginChild("##arena_inspector", ImVec2(0, 0), true);
+    ImGui::BeginChild("##arena_inspector", ImVec2(0, 0), true,
+                      ImGuiWindowFlags_HorizontalScrollbar);
     draw_ship_list(scale);
     draw_inspector();
     ImGui::EndChild();
@@ -243,7 +228,8 @@ class ArenaPanel final : public Panel {
     c.max_steps = bnb::kMaxEpisodeSteps;
     u.sim = bnb::sim_reset(static_cast<uint64_t>(u.lab.seed), c);
     u.behaviour = bnb::behaviour_init(policy_kind(u.lab.policy), static_cast<uint64_t>(u.lab.seed));
-    for (auto& t : u.trails) t.clear();
+    u.trails.clear();
+    u.helm_lost_step = -1;
     u.last_actions = {};
     u.returns = {0, 0};
     u.step_accum = 0;
@@ -252,31 +238,7 @@ class ArenaPanel final : public Panel {
     u.applied_team1 = u.lab.team1_size;
     u.applied_policy = u.lab.policy;
     u.live_ready = true;
-    push_trails();
-  }
-
-  // The helm ship's action from the keyboard (GLFW key codes; ImGui 1.86 legacy key API).
-  bnb::ShipAction helm_action() const {
-    bnb::ShipAction a;
-    const ImGuiIO& io = ImGui::GetIO();
-    if (io.WantTextInput) return a;
-    const auto down = [](int k1, int k2) { return ImGui::IsKeyDown(k1) || ImGui::IsKeyDown(k2); };
-    const bool up = down(GLFW_KEY_W, GLFW_KEY_UP), back = down(GLFW_KEY_S, GLFW_KEY_DOWN);
-    const bool left = down(GLFW_KEY_A, GLFW_KEY_LEFT), right = down(GLFW_KEY_D, GLFW_KEY_RIGHT);
-    const bool sharp = io.KeyShift;
-    a.power = static_cast<uint8_t>(up     ? bnb::Power::boost
-                                   : back ? bnb::Power::reverse
-                                          : bnb::Power::coast);
-    bnb::Turn t = bnb::Turn::straight;
-    if (left && right)
-      t = sharp ? bnb::Turn::sharp_air_brake : bnb::Turn::air_brake;
-    else if (left)
-      t = sharp ? bnb::Turn::sharp_left : bnb::Turn::left;
-    else if (right)
-      t = sharp ? bnb::Turn::sharp_right : bnb::Turn::right;
-    a.turn = static_cast<uint8_t>(t);
-    a.shoot = ImGui::IsKeyDown(GLFW_KEY_SPACE) ? 1 : 0;
-    return a;
+    u.trails.push(u.sim);
   }
 
   void live_step() {
@@ -284,25 +246,22 @@ class ArenaPanel final : public Panel {
     if (u.sim.done) return;
     bnb::Decision d = bnb::behaviour_act(u.behaviour, u.sim);
     if (u.lab.helm >= 0 && u.sim.ships[u.lab.helm].alive && ui_.helm_keys_active)
-      d.executed[u.lab.helm] = helm_action();
+      d.executed[u.lab.helm] = arena_helm_action();
     else if (u.lab.helm >= 0)
       d.executed[u.lab.helm] = {};  // at the helm but keys not captured: coast
+    if (u.lab.practice)             // the computer ships hold fire; the physics is the same
+      for (int k = 0; k < kSlots; ++k)
+        if (k != u.lab.helm) d.executed[k].shoot = 0;
+    const bool helm_alive = u.lab.helm >= 0 && u.sim.ships[u.lab.helm].alive;
     const bnb::StepInfo info = bnb::sim_step(u.sim, d.executed);
     u.last_actions = d.executed;
     u.returns[0] += info.reward[0];
     u.returns[1] += info.reward[1];
-    push_trails();
+    u.trails.push(u.sim);
     if (u.sim.done) u.lab.playing = false;
-  }
-
-  void push_trails() {
-    ArenaUi& u = ui_;
-    for (int k = 0; k < kSlots; ++k) {
-      const bnb::Ship& s = u.sim.ships[k];
-      if (!s.alive) continue;
-      u.trails[k].push_back(s.pos);
-      while (u.trails[k].size() > static_cast<size_t>(bnb::ArenaLabSettings::trail_range.hi) + 1)
-        u.trails[k].pop_front();
+    if (helm_alive && !u.sim.ships[u.lab.helm].alive) {
+      u.lab.playing = false;  // pause so the player sees what happened
+      u.helm_lost_step = u.sim.step;
     }
   }
 
@@ -319,21 +278,7 @@ class ArenaPanel final : public Panel {
     if (n == kMaxStepsPerFrame) u.step_accum = 0;
   }
 
-  void build_live_view() {
-    ArenaUi& u = ui_;
-    FrameView& v = u.view;
-    for (int k = 0; k < kSlots; ++k) {
-      const bnb::Ship& s = u.sim.ships[k];
-      v.ships[k] = {s.present, s.alive, s.team, s.pos, s.att, s.health, s.power, s.fired};
-      v.trails[k].clear();
-      const auto& tr = u.trails[k];
-      const size_t keep = std::min(tr.size(), static_cast<size_t>(u.lab.trail) + 1);
-      if (s.alive) v.trails[k].assign(tr.end() - static_cast<std::ptrdiff_t>(keep), tr.end());
-    }
-    v.bullets.clear();
-    for (const bnb::Bullet& b : u.sim.bullets)
-      v.bullets.emplace_back(b.pos, b.owner / bnb::kSlotsPerTeam);
-  }
+  void build_live_view() { ui_.view = arena_frame_from_sim(ui_.sim, &ui_.trails, ui_.lab.trail); }
 
   // ---------------- dataset file ----------------
   void copy_path_to_buffer() {
@@ -341,18 +286,66 @@ class ArenaPanel final : public Panel {
     std::snprintf(buf.data(), buf.size(), "%s", ui_.lab.file.c_str());
   }
 
+  // True while the preset names a file the user has not approved (chosen in this panel,
+  // given on the command line, or restored from the user's own settings).
+  bool awaiting_approval() const {
+    return !ui_.lab.file.empty() && ui_.lab.file != ui_.confirmed_file;
+  }
+
   void open_file_if_needed(AppContext& ctx, bool force = false) {
     ArenaUi& u = ui_;
+    if (awaiting_approval()) {
+      u.reader.reset();
+      u.opened_path.clear();
+      u.loaded_episode = -1;
+      u.episode = {};
+      u.lab.playing = false;
+      return;
+    }
     if (u.lab.file == u.opened_path && !force) return;
     u.opened_path = u.lab.file;
     u.reader.reset();
     u.loaded_episode = -1;
     u.episode = {};
     if (u.lab.file.empty()) return;
+    // Only regular files: opening a FIFO or a device would block or read forever.
+    std::error_code ec;
+    const auto st = std::filesystem::status(u.lab.file, ec);
+    if (ec || st.type() != std::filesystem::file_type::regular) {
+      ctx.report_error(title(), u.lab.file + ": " +
+                                    (ec ? "cannot be examined (" + ec.message() + ")"
+                                        : std::string("not a regular file")) +
+                                    "; choose an HDF5 dataset written by poslab-cli collect");
+      return;
+    }
     try {
       u.reader = std::make_unique<io::BnbDatasetReader>(u.lab.file);
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       ctx.report_error(title(), e.what());
+    }
+  }
+
+  // The approval prompt for a file named by a preset.
+  void draw_approval() {
+    ArenaUi& u = ui_;
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          dark_ ? ImVec4(1.0f, 0.8f, 0.3f, 1) : ImVec4(0.6f, 0.35f, 0, 1));
+    ImGui::TextWrapped("This preset asks to open a file. Open it only if you trust it:");
+    ImGui::PopStyleColor();
+    ImGui::TextWrapped("%s", u.lab.file.c_str());
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(u.lab.file, ec);
+    if (!ec)
+      ImGui::TextDisabled("%.1f MB", static_cast<double>(size) / 1e6);
+    else
+      ImGui::TextDisabled("(%s)", ec.message().c_str());
+    if (ImGui::Button("Open this file")) u.confirmed_file = u.lab.file;
+    tooltip("Read it (in a separate process, so a damaged file cannot harm PosLab)");
+    ImGui::SameLine();
+    if (ImGui::Button("Don't open")) {
+      u.lab.file.clear();
+      u.confirmed_file.clear();
+      copy_path_to_buffer();
     }
   }
 
@@ -392,46 +385,27 @@ class ArenaPanel final : public Panel {
 
   void build_file_view() {
     ArenaUi& u = ui_;
-    FrameView& v = u.view;
-    v.bullets.clear();
-    for (int k = 0; k < kSlots; ++k) {
-      v.ships[k] = {};
-      v.trails[k].clear();
+    if (u.episode.rows == 0) {
+      u.view = {};
+      return;
     }
-    if (u.episode.rows == 0) return;
-    const int row = u.lab.row;
-    const float* tok0 = file_tokens(0);
-    const float* tok = file_tokens(row);
-    for (int k = 0; k < kSlots; ++k) {
-      const float* t = tok + k * bnb::kTokenDim;
-      ShipView& s = v.ships[k];
-      s.present = tok0[k * bnb::kTokenDim] > 0.5f;
-      if (!s.present) continue;
-      const bnb::Kinematics kin = bnb::token_kinematics(t);
-      s.alive = t[0] > 0.5f;
-      s.team = k / bnb::kSlotsPerTeam;
-      s.pos = kin.pos;
-      s.att = kin.att;
-      s.health = 100.0 * static_cast<double>(t[2]);
-      s.power = 100.0 * static_cast<double>(t[3]);
-      s.fired = t[12] > 0.5f;
-      if (!s.alive) continue;
-      for (int r = std::max(0, row - u.lab.trail); r <= row; ++r)
-        v.trails[k].push_back(bnb::token_kinematics(file_tokens(r) + k * bnb::kTokenDim).pos);
-    }
+    u.view = arena_frame_from_tokens(u.episode.tokens, u.lab.row, u.lab.trail);
   }
 
   // ---------------- controls ----------------
   void draw_controls(AppContext& ctx, float scale) {
     ArenaUi& u = ui_;
     bnb::ArenaLabSettings& s = u.lab;
-    ImGui::PushItemWidth(150.0f * scale);
+    const ImVec4 accent = dark_ ? ImVec4(1, 0.85f, 0.3f, 1) : ImVec4(0.6f, 0.35f, 0.0f, 1);
+    ImGui::PushItemWidth(140.0f * scale);
     int source = static_cast<int>(s.source);
     ImGui::TextUnformatted("Source");
     ImGui::SameLine();
     if (ImGui::RadioButton("live", &source, 0)) s.playing = true;
+    tooltip("Simulate a new episode now, flown by the scripted expert (and you, at the helm)");
     ImGui::SameLine();
     ImGui::RadioButton("HDF5 file", &source, 1);
+    tooltip("Replay episodes recorded by poslab-cli collect");
     s.source = static_cast<bnb::ArenaSource>(source);
     ImGui::Separator();
 
@@ -440,25 +414,39 @@ class ArenaPanel final : public Panel {
       int seed = s.seed;
       if (ImGui::InputInt("seed", &seed))
         s.seed = std::clamp(seed, 0, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
+      tooltip(
+          "Same seed, same start positions and the same fight (unless you fly).\n"
+          "298: a 4v4 fight lasting about 10 s of game time.");
       ImGui::SliderInt("team 0 ships", &s.team0_size, 0, 4, s.team0_size == 0 ? "random" : "%d",
                        ImGuiSliderFlags_AlwaysClamp);
+      tooltip("Blue ships, slots 0-3. 0 = a random size 1..4 for both teams");
       ImGui::SliderInt("team 1 ships", &s.team1_size, 0, 4, s.team1_size == 0 ? "= team 0" : "%d",
                        ImGuiSliderFlags_AlwaysClamp);
+      tooltip("Orange ships, slots 4-7. 0 = as many as team 0");
       ImGui::Combo("others flown by", &s.policy, kPolicyNames, 3);
       tooltip(
-          "expert: the scripted expert; noisy expert: sticky behaviour noise with team skills (as "
-          "in the\n"
-          "collected data); random: uniform random actions.");
+          "expert: the scripted expert; noisy expert: sticky behaviour noise with team skills\n"
+          "(as in the collected data); random: uniform random actions.");
+      ImGui::Checkbox("practice: others hold fire", &s.practice);
+      tooltip(
+          "The computer ships fly as usual but never shoot, so you can learn to fly and aim.\n"
+          "The physics is exactly the same.");
       if (ImGui::Button("Restart")) restart();
+      tooltip("Start this seed again from step 0");
       ImGui::SameLine();
       if (ImGui::Button("Next seed"))
         s.seed = std::min(s.seed + 1, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
+      tooltip("A different start: seed + 1");
       ImGui::Separator();
     } else {
       draw_file_controls(ctx, scale);
     }
 
-    if (ImGui::Button(s.playing ? "Pause" : "Play")) s.playing = !s.playing;
+    if (ImGui::Button(s.playing ? "Pause" : "Play")) {
+      s.playing = !s.playing;
+      u.helm_lost_step = -1;
+    }
+    tooltip("Run or pause the episode");
     ImGui::SameLine();
     if (ImGui::Button("Step")) {
       s.playing = false;
@@ -467,31 +455,38 @@ class ArenaPanel final : public Panel {
       else
         s.row = std::min(s.row + 1, std::max(0, u.episode.rows - 1));
     }
+    tooltip("Pause and advance one agent step (0.04 s of game time)");
     double speed = s.speed;
     const double lo = bnb::ArenaLabSettings::speed_range.lo,
                  hi = bnb::ArenaLabSettings::speed_range.hi;
     if (ImGui::SliderScalar("speed", ImGuiDataType_Double, &speed, &lo, &hi, "%.2fx",
                             ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
       s.speed = speed;
-    tooltip("1x = real time, 25 agent steps per second");
+    tooltip(
+        "Playback speed; 1x = real time, 25 agent steps per second.\n"
+        "Slower makes the ship easier to fly; the simulation is the same.");
     ImGui::SliderInt("trail (steps)", &s.trail, 0,
                      static_cast<int>(bnb::ArenaLabSettings::trail_range.hi), "%d",
                      ImGuiSliderFlags_AlwaysClamp);
+    tooltip("How many past positions each ship leaves behind");
     ImGui::Checkbox("grid (128 px)", &s.grid);
+    tooltip("Grid lines every 128 world pixels; the map is 1024 x 1024 and wraps at the edges");
     ImGui::PopItemWidth();
 
     if (s.source == bnb::ArenaSource::live) {
       ImGui::Separator();
       const auto alive = bnb::alive_counts(u.sim);
       ImGui::Text("step %d / %d   t = %.2f s", u.sim.step, u.sim.max_steps, u.sim.tick * bnb::kDt);
+      tooltip("Agent steps taken (episodes are cut at 512) and game time");
       ImGui::Text("alive: team 0 %d, team 1 %d", alive[0], alive[1]);
       ImGui::Text("returns: %.3f / %.3f", u.returns[0], u.returns[1]);
+      tooltip("Sum of each team's rewards so far (damage dealt minus taken, kills, the win)");
       if (u.sim.done) {
         const char* what = u.sim.winner == 0          ? "team 0 (blue) wins"
                            : u.sim.winner == 1        ? "team 1 (orange) wins"
                            : alive[0] + alive[1] == 0 ? "draw"
                                                       : "truncated at 512 steps";
-        ImGui::TextColored(ImVec4(1, 0.85f, 0.3f, 1), "Episode over: %s", what);
+        ImGui::TextColored(accent, "Episode over: %s", what);
         if (ImGui::Button("New episode (next seed)")) {
           s.seed = std::min(s.seed + 1, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
           s.playing = true;
@@ -500,19 +495,34 @@ class ArenaPanel final : public Panel {
       ImGui::Separator();
       ImGui::TextDisabled("Take the helm");
       int helm = s.helm;
-      ImGui::SetNextItemWidth(150.0f * scale);
+      ImGui::SetNextItemWidth(140.0f * scale);
       if (ImGui::SliderInt("helm slot", &helm, -1, kSlots - 1, helm < 0 ? "none" : "slot %d",
                            ImGuiSliderFlags_AlwaysClamp))
         s.helm = helm;
+      tooltip("The ship you fly from the keyboard (green ring); none = watch the expert");
+      if (u.helm_lost_step >= 0 && s.helm >= 0) {
+        ImGui::TextColored(accent, "Your ship was destroyed at step %d. Paused.", u.helm_lost_step);
+        if (ImGui::Button("Watch the rest")) {
+          s.playing = true;
+          u.helm_lost_step = -1;
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Try again")) {
+          restart();
+          s.playing = true;
+        }
+      }
       ImGui::TextWrapped(
-          "Keys (map hovered or this window focused): W/Up boost, S/Down reverse, A/Left and "
-          "D/Right turn, "
-          "Shift for sharp turns, both sideways keys = air brake, Space fires. The expert flies "
-          "every other ship.");
-      if (s.helm >= 0)
+          "Keys (map hovered or this lab focused): %s The expert flies every "
+          "other ship.",
+          arena_helm_keys_help());
+      if (s.helm >= 0) {
+        const ImVec4 on = dark_ ? ImVec4(0.5f, 1, 0.5f, 1) : ImVec4(0.0f, 0.45f, 0.1f, 1);
+        const ImVec4 off = dark_ ? ImVec4(0.7f, 0.7f, 0.7f, 1) : ImVec4(0.35f, 0.35f, 0.35f, 1);
         ImGui::TextColored(
-            ui_.helm_keys_active ? ImVec4(0.5f, 1, 0.5f, 1) : ImVec4(0.7f, 0.7f, 0.7f, 1), "%s",
+            ui_.helm_keys_active ? on : off, "%s",
             ui_.helm_keys_active ? "keys captured" : "keys not captured: hover the map");
+      }
     }
   }
 
@@ -524,11 +534,26 @@ class ArenaPanel final : public Panel {
     const bool enter =
         ImGui::InputTextWithHint("##path", "/path/to/data.h5", u.path_buf.data(), u.path_buf.size(),
                                  ImGuiInputTextFlags_EnterReturnsTrue);
-    if (ImGui::Button("Open") || enter) {
+    tooltip("Path of an HDF5 dataset; press Enter or Open");
+    std::string picked;
+    const bool chose =
+        file_picker_draw(u.picker, "Choose a dataset", {".h5", ".hdf5"}, picked, scale);
+    if (chose) std::snprintf(u.path_buf.data(), u.path_buf.size(), "%s", picked.c_str());
+    if (ImGui::Button("Open") || enter || chose) {
       s.file = u.path_buf.data();
       s.episode = 0;
       s.row = 0;
+      u.confirmed_file = s.file;       // the user's own choice
       open_file_if_needed(ctx, true);  // reopen even the same path (it may have been rewritten)
+    }
+    tooltip("Open the path above (again: a rewritten file is read anew)");
+    ImGui::SameLine();
+    if (ImGui::Button("Browse...")) file_picker_open(u.picker, u.path_buf.data());
+    tooltip("Choose the file in a folder listing");
+    if (awaiting_approval()) {
+      draw_approval();
+      ImGui::Separator();
+      return;
     }
     if (!u.reader) {
       ImGui::TextWrapped(
@@ -551,6 +576,7 @@ class ArenaPanel final : public Panel {
         s.episode = ep;
         s.row = 0;
       }
+      tooltip("Which recorded episode to replay");
       if (u.episode.rows > 0) {
         ImGui::Text("seed %llu, %d rows (%d steps)",
                     static_cast<unsigned long long>(u.episode.seed), u.episode.rows,
@@ -558,7 +584,7 @@ class ArenaPanel final : public Panel {
         ImGui::SetNextItemWidth(-1);
         ImGui::SliderInt("##timeline", &s.row, 0, u.episode.rows - 1, "row %d",
                          ImGuiSliderFlags_AlwaysClamp);
-        tooltip("timeline: drag to scrub through the episode");
+        tooltip("Timeline: drag to scrub through the episode (one row per agent step)");
         ImGui::TextDisabled("Bullets are not stored in datasets.");
       }
     }
@@ -566,164 +592,27 @@ class ArenaPanel final : public Panel {
   }
 
   // ---------------- map ----------------
-  void build_mesh(float side_px) {
-    ArenaUi& u = ui_;
-    Mesh& m = u.mesh;
-    m.v.clear();
-    const double W = bnb::kWorldW, H = bnb::kWorldH;
-    m.rect({0, 0}, {W, H}, {0, 0, 0, 1});           // background quad, painted by mode 0
-    const double px = W / std::max(1.0f, side_px);  // world pixels per screen pixel
-    // Trails: fading segments, each drawn with the minimum-image step so seams are crossed.
-    for (int k = 0; k < kSlots; ++k) {
-      const auto& tr = u.view.trails[k];
-      for (size_t i = 1; i < tr.size(); ++i) {
-        const Vec2 a = tr[i - 1], b = a + bnb::wrap_delta(tr[i] - tr[i - 1]);
-        const float alpha = 0.6f * static_cast<float>(i) / static_cast<float>(tr.size());
-        m.line(a, b, 2.0 * px, team_colour(u.view.ships[k].team, alpha));
-      }
-    }
-    // Bullets: small diamonds in a lighter team colour.
-    for (const auto& [p, team] : u.view.bullets) {
-      Colour c = team_colour(team);
-      c = {0.5f + 0.5f * c.r, 0.5f + 0.5f * c.g, 0.5f + 0.5f * c.b, 1.0f};
-      const double r = std::max(2.5, 2.0 * px);
-      m.quad(p + Vec2{r, 0}, p + Vec2{0, r}, p - Vec2{r, 0}, p - Vec2{0, r}, c);
-    }
-    // Ships: triangles along the attitude, bars above. Dead ships as faint wrecks.
-    u.ships_drawn = 0;
-    for (int k = 0; k < kSlots; ++k) {
-      const ShipView& s = u.view.ships[k];
-      if (!s.present) continue;
-      const Vec2 a = s.att.norm() > 0 ? s.att * (1.0 / s.att.norm()) : Vec2{1, 0};
-      const Vec2 side = a.perp();
-      const double g = std::max(1.0, 1.3 * px);  // glyph scale: at least ~18 screen px long
-      const double len = 14.0 * g, wid = 9.0 * g;
-      const Vec2 nose = s.pos + a * len, l = s.pos - a * (0.6 * len) + side * wid,
-                 r = s.pos - a * (0.6 * len) - side * wid;
-      if (!s.alive) {
-        m.tri(nose, l, r, {0.45f, 0.45f, 0.45f, 0.35f});
-        continue;
-      }
-      ++u.ships_drawn;
-      if (k == u.lab.selected) m.ring(s.pos, 17.0 * g, 2.0 * px, {1, 1, 1, 0.9f});
-      if (k == u.lab.helm && u.lab.source == bnb::ArenaSource::live)
-        m.ring(s.pos, 21.0 * g, 2.0 * px, {0.4f, 1.0f, 0.4f, 0.9f});
-      m.ring(s.pos, bnb::kShipRadius, 1.0 * px, team_colour(s.team, 0.35f));  // collision radius
-      m.tri(nose, l, r, team_colour(s.team));
-      m.tri(nose, s.pos - a * (0.3 * len) + side * (0.35 * wid),
-            s.pos - a * (0.3 * len) - side * (0.35 * wid), {1, 1, 1, 0.55f});
-      if (s.fired)
-        m.tri(nose + a * (6.0 * g), nose + side * (3.0 * g), nose - side * (3.0 * g),
-              {1, 1, 0.6f, 0.9f});
-      // Bars: health (green), power (yellow), 28 px wide above the ship.
-      const double bw = 28.0 * g, bh = 3.5 * g;
-      const Vec2 o = s.pos + Vec2{-bw / 2, -20.0 * g - 2 * bh};
-      m.rect(o, o + Vec2{bw, bh}, {0.1f, 0.1f, 0.1f, 0.8f});
-      m.rect(o, o + Vec2{bw * std::clamp(s.health / 100.0, 0.0, 1.0), bh}, {0.35f, 0.9f, 0.35f, 1});
-      const Vec2 o2 = o + Vec2{0, bh + 1.0};
-      m.rect(o2, o2 + Vec2{bw, bh}, {0.1f, 0.1f, 0.1f, 0.8f});
-      m.rect(o2, o2 + Vec2{bw * std::clamp(s.power / 100.0, 0.0, 1.0), bh},
-             {1.0f, 0.85f, 0.25f, 1});
-    }
-  }
-
-  void render_map(int side) {
-    ArenaGl& g = ui_.gl;
-    if (!g.program.id()) g.program = gfx::ShaderProgram("arena.vert", "arena.frag");
-    if (!g.vao) {
-      glGenVertexArrays(1, &g.vao);
-      glGenBuffers(1, &g.vbo);
-      glBindVertexArray(g.vao);
-      glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
-      glEnableVertexAttribArray(0);
-      glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(Vertex), reinterpret_cast<void*>(0));
-      glEnableVertexAttribArray(1);
-      glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(Vertex),
-                            reinterpret_cast<void*>(2 * sizeof(float)));
-      glBindVertexArray(0);
-    }
-    GLint saved_program = 0, saved_vao = 0, saved_buffer = 0;
-    glGetIntegerv(GL_CURRENT_PROGRAM, &saved_program);
-    glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &saved_vao);
-    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &saved_buffer);
-    const GLboolean blend = glIsEnabled(GL_BLEND), scissor = glIsEnabled(GL_SCISSOR_TEST);
-    g.target.bind(side, side);
-    glDisable(GL_SCISSOR_TEST);
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-    g.program.use();
-    const std::vector<Vertex>& v = ui_.mesh.v;
-    glBindVertexArray(g.vao);
-    glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(v.size() * sizeof(Vertex)), v.data(),
-                 GL_STREAM_DRAW);
-    glUniform2f(g.program.uniform("world_size"), float(bnb::kWorldW), float(bnb::kWorldH));
-    glUniform1f(g.program.uniform("grid_step"), 128.0f);
-    glUniform1f(g.program.uniform("screen_per_world"), static_cast<float>(side / bnb::kWorldW));
-    glUniform1i(g.program.uniform("grid_on"), ui_.lab.grid ? 1 : 0);
-    glUniform3f(g.program.uniform("background"), 0.055f, 0.07f, 0.11f);
-    glUniform3f(g.program.uniform("grid_colour"), 0.20f, 0.25f, 0.33f);
-    // Background (first 6 vertices) once, then everything else as 9 wrapped copies.
-    glUniform1i(g.program.uniform("mode"), 0);
-    glUniform1i(g.program.uniform("ghosts"), 0);
-    glDrawArrays(GL_TRIANGLES, 0, 6);
-    glUniform1i(g.program.uniform("mode"), 1);
-    glUniform1i(g.program.uniform("ghosts"), 1);
-    if (v.size() > 6) glDrawArraysInstanced(GL_TRIANGLES, 6, static_cast<GLsizei>(v.size() - 6), 9);
-    g.target.unbind();
-    glBindVertexArray(saved_vao);
-    glBindBuffer(GL_ARRAY_BUFFER, saved_buffer);
-    glUseProgram(saved_program);
-    if (!blend) glDisable(GL_BLEND);
-    if (scissor) glEnable(GL_SCISSOR_TEST);
-  }
-
-  void draw_map(float scale) {
+  void draw_map(AppContext& ctx, float scale) {
     ArenaUi& u = ui_;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float text_h = ImGui::GetTextLineHeightWithSpacing() * 2.2f;
     const float side = std::max(64.0f, std::min(avail.x, avail.y - text_h));
-    build_mesh(side);
-    render_map(static_cast<int>(side));
-    const ImVec2 o = ImGui::GetCursorScreenPos();
-    // The framebuffer's row 0 is the bottom: flip v so world y = 0 is at the top.
-    ImGui::Image(u.gl.target.texture(), ImVec2(side, side), ImVec2(0, 1), ImVec2(1, 0));
-    const bool hovered = ImGui::IsItemHovered();
-    const ImVec2 mouse = ImGui::GetIO().MousePos;
-    const Vec2 world{(mouse.x - o.x) / side * bnb::kWorldW, (mouse.y - o.y) / side * bnb::kWorldH};
+    ArenaViewOptions opt;
+    opt.grid = u.lab.grid;
+    opt.selected = u.lab.selected;
+    opt.helm = u.lab.source == bnb::ArenaSource::live ? u.lab.helm : -1;
+    opt.dark = ctx.dark_theme();
+    const ArenaLayer layer{&u.view};
+    const ArenaViewInput in = u.map.draw({&layer, 1}, opt, side);
     ui_.helm_keys_active =
         u.lab.helm >= 0 &&
-        (hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    // Slot numbers next to the ships (and their ghosts near the edges).
-    for (int k = 0; k < kSlots; ++k) {
-      const ShipView& s = u.view.ships[k];
-      if (!s.present) continue;
-      char label[8];
-      std::snprintf(label, sizeof label, "%d", k);
-      for (int gx = -1; gx <= 1; ++gx)
-        for (int gy = -1; gy <= 1; ++gy) {
-          const double wx = s.pos.x + gx * bnb::kWorldW + 16.0,
-                       wy = s.pos.y + gy * bnb::kWorldH + 4.0;
-          if (wx < 0 || wx > bnb::kWorldW - 8 || wy < 0 || wy > bnb::kWorldH - 8) continue;
-          dl->AddText(
-              ImVec2(o.x + float(wx / bnb::kWorldW) * side, o.y + float(wy / bnb::kWorldH) * side),
-              s.alive ? IM_COL32(230, 230, 230, 220) : IM_COL32(140, 140, 140, 160), label);
-        }
-    }
-    if (hovered) {
-      int nearest = -1;
-      double best = 30.0;
-      for (int k = 0; k < kSlots; ++k) {
-        if (!u.view.ships[k].present) continue;
-        const double d = bnb::wrap_delta(u.view.ships[k].pos - world).norm();
-        if (d < best) best = d, nearest = k;
-      }
-      if (nearest >= 0)
-        ImGui::SetTooltip("slot %d: click to inspect", nearest);
+        (in.hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
+    if (in.hovered) {
+      if (in.hovered_slot >= 0)
+        ImGui::SetTooltip("slot %d: click to inspect", in.hovered_slot);
       else
-        ImGui::SetTooltip("x = %.0f, y = %.0f", world.x, world.y);
-      if (ImGui::IsMouseClicked(0)) u.lab.selected = nearest;
+        ImGui::SetTooltip("x = %.0f, y = %.0f", in.mouse_world.x, in.mouse_world.y);
+      if (in.clicked) u.lab.selected = in.hovered_slot;
     }
     ImGui::TextDisabled(
         "Screen convention: x right, y DOWN (as the simulator); map %gx%g, wraps at every edge.",
@@ -737,22 +626,38 @@ class ArenaPanel final : public Panel {
   void draw_ship_list(float scale) {
     ArenaUi& u = ui_;
     ImGui::TextDisabled("Ships (click a row or a ship to inspect)");
-    const ImGuiTableFlags flags =
-        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
-    if (!ImGui::BeginTable("##ships", 5, flags)) return;
+    // Scrolls sideways instead of cutting the action column when the inspector is narrow.
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float row_h = ImGui::GetFrameHeight() + 2 * st.CellPadding.y;
+    const float table_h = row_h * (kSlots + 1) + st.ScrollbarSize + 2 * st.CellPadding.y;
+    if (!ImGui::BeginTable("##ships", 5, flags, ImVec2(0, table_h))) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
     ImGui::TableSetupColumn("slot");
     ImGui::TableSetupColumn("status");
-    ImGui::TableSetupColumn("health", ImGuiTableColumnFlags_WidthFixed, 90.0f * scale);
-    ImGui::TableSetupColumn("power", ImGuiTableColumnFlags_WidthFixed, 90.0f * scale);
+    ImGui::TableSetupColumn("health", ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
+    ImGui::TableSetupColumn("power", ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
     ImGui::TableSetupColumn("action");
-    ImGui::TableHeadersRow();
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    const char* header_help[] = {
+        "Slot number: 0-3 team 0 (blue), 4-7 team 1 (orange)",
+        "alive, dead (a wreck) or absent (slot unused this episode)",
+        "Health, 0-100: bullets take it; 0 destroys the ship",
+        "Power, 0-100: boosting spends it, coasting and reversing refill it; shooting costs some",
+        "The action taken at the last step: power (COAST, BOOST, REVERSE), turn, FIRE"};
+    for (int c = 0; c < 5; ++c) {
+      ImGui::TableSetColumnIndex(c);
+      ImGui::TableHeader(ImGui::TableGetColumnName(c));
+      tooltip(header_help[c]);
+    }
     for (int k = 0; k < kSlots; ++k) {
-      const ShipView& s = u.view.ships[k];
+      const ArenaShipView& s = u.view.ships[k];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       char label[32];
       std::snprintf(label, sizeof label, "%d (team %d)", k, k / bnb::kSlotsPerTeam);
-      ImGui::PushStyleColor(ImGuiCol_Text, to_u32(team_colour(k / bnb::kSlotsPerTeam)));
+      ImGui::PushStyleColor(ImGuiCol_Text, arena_team_colour(k / bnb::kSlotsPerTeam, dark_));
       if (ImGui::Selectable(label, u.lab.selected == k, ImGuiSelectableFlags_SpanAllColumns))
         u.lab.selected = k;
       ImGui::PopStyleColor();
@@ -826,6 +731,7 @@ class ArenaPanel final : public Panel {
         if (c % 2 == 0) ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextDisabled("%2d %s", c, bnb::kTokenNames[c]);
+        tooltip(kTokenHelp[c]);
         ImGui::TableNextColumn();
         ImGui::Text("%+.4f", static_cast<double>(token[c]));
       }
@@ -837,9 +743,15 @@ class ArenaPanel final : public Panel {
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("##relational", 1 + bnb::kRelDim, flags)) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
     ImGui::TableSetupColumn("ship");
     for (int c = 0; c < bnb::kRelDim; ++c) ImGui::TableSetupColumn(bnb::kRelNames[c]);
-    ImGui::TableHeadersRow();
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (int c = 0; c <= bnb::kRelDim; ++c) {
+      ImGui::TableSetColumnIndex(c);
+      ImGui::TableHeader(ImGui::TableGetColumnName(c));
+      tooltip(c == 0 ? "The other ship j (observed)" : kRelHelp[c - 1]);
+    }
     int rows = 0;
     for (int j = 0; j < kSlots; ++j) {
       if (j == sel || !u.view.ships[j].present) continue;
@@ -847,8 +759,8 @@ class ArenaPanel final : public Panel {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextColored(
-          ImGui::ColorConvertU32ToFloat4(to_u32(team_colour(j / bnb::kSlotsPerTeam))), "%d%s", j,
-          u.view.ships[j].alive ? "" : " (dead)");
+          ImGui::ColorConvertU32ToFloat4(arena_team_colour(j / bnb::kSlotsPerTeam, dark_)), "%d%s",
+          j, u.view.ships[j].alive ? "" : " (dead)");
       for (int c = 0; c < bnb::kRelDim; ++c) {
         ImGui::TableNextColumn();
         ImGui::Text("%+.3f", rel[j][c]);
@@ -859,6 +771,7 @@ class ArenaPanel final : public Panel {
   }
 
   ArenaUi ui_;
+  bool dark_ = true;  // theme of the current frame (team colours in tables)
 };
 
 }  // namespace
