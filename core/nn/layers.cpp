@@ -258,10 +258,13 @@ void rope_backward(S* dx, int64_t M, int64_t ld, int col0, int H, int D, const S
   }
 }
 
-template <class S>
-void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g, bool causal,
-                       const uint8_t* key_visible, const S* bias) {
-  const int D = E / H, L = g.len;
+namespace {
+// DC: the head dim as a compile-time constant (0 = read it at run time); with it the loops
+// over d unroll into a few vector instructions.
+template <class S, int DC>
+void attention_forward_impl(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g, bool causal,
+                            const uint8_t* key_visible, const S* bias) {
+  const int D = DC > 0 ? DC : E / H, L = g.len;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const int64_t ld = 3 * static_cast<int64_t>(E);
   for (int h = 0; h < H; ++h) {
@@ -303,10 +306,10 @@ void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g
   }
 }
 
-template <class S>
-void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
-                        int H, AttnGroup g) {
-  const int D = E / H, L = g.len;
+template <class S, int DC>
+void attention_backward_impl(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
+                             int H, AttnGroup g) {
+  const int D = DC > 0 ? DC : E / H, L = g.len;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const int64_t ld = 3 * static_cast<int64_t>(E);
   S dp_stack[512];
@@ -350,6 +353,34 @@ void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const 
         }
       }
     }
+  }
+}
+
+}  // namespace
+
+template <class S>
+void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g, bool causal,
+                       const uint8_t* key_visible, const S* bias) {
+  switch (E / H) {
+    case 16:
+      return attention_forward_impl<S, 16>(out, probs, qkv, E, H, g, causal, key_visible, bias);
+    case 32:
+      return attention_forward_impl<S, 32>(out, probs, qkv, E, H, g, causal, key_visible, bias);
+    default:
+      return attention_forward_impl<S, 0>(out, probs, qkv, E, H, g, causal, key_visible, bias);
+  }
+}
+
+template <class S>
+void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
+                        int H, AttnGroup g) {
+  switch (E / H) {
+    case 16:
+      return attention_backward_impl<S, 16>(dqkv, dbias, dout, probs, qkv, E, H, g);
+    case 32:
+      return attention_backward_impl<S, 32>(dqkv, dbias, dout, probs, qkv, E, H, g);
+    default:
+      return attention_backward_impl<S, 0>(dqkv, dbias, dout, probs, qkv, E, H, g);
   }
 }
 
