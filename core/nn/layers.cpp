@@ -64,13 +64,12 @@ void linear_forward(S* out, const S* in, const S* w, const S* b, int64_t M, int 
                     int threads) {
   const Eigen::Map<const Mat<S>> W(w, O, I);
   if (M <= 16) {
-    // a few rows (dream steps): one matrix-vector product per row; a GEMM would spend
-    // most of its time packing W
-    for (int64_t m = 0; m < M; ++m) {
-      Eigen::Map<Eigen::Matrix<S, Eigen::Dynamic, 1>> y(out + m * O, O);
-      y.noalias() = W * Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, 1>>(in + m * I, I);
-      if (b) y += Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, 1>>(b, O);
-    }
+    // a few rows (dream steps): one dot product per output, each row of W read once for
+    // all M inputs (a GEMM would spend most of its time packing W)
+    const Eigen::Map<const Mat<S>> X(in, M, I);
+    Eigen::Map<Mat<S>> Y(out, M, O);
+    Y.noalias() = X.lazyProduct(W.transpose());
+    if (b) Y.rowwise() += Eigen::Map<const Row<S>>(b, O);
     return;
   }
   parallel_for(
