@@ -510,7 +510,8 @@ void run_eval(const EvalArgs& a) {
   p.temperature = a.temperature;
   p.seed = a.seed;
   // K may pass the context: RoPE slides (exact), absolute recomputes the window (a).
-  p.window = ck.config.position == WmPosition::rope ? DreamWindow::approximate : DreamWindow::recompute;
+  p.window =
+      ck.config.position == WmPosition::rope ? DreamWindow::approximate : DreamWindow::recompute;
   dream_validate(p);
   const auto starts = wm_dream_starts(d.episodes, d.split.val, p, a.stride, a.dreams);
   Json dreams;
