@@ -29,7 +29,8 @@ constexpr int64_t kMinRows = 32;
 // the double build (gradient checks) uses std::exp.
 inline float exp_approx(float x) {
   x = std::min(88.0f, std::max(-87.0f, x));
-  const float n = std::nearbyint(x * 1.44269504088896341f);
+  // round to nearest by adding and removing 1.5 * 2^23 (no libm call: the loop vectorises)
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
