@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   poslab::cli::add_quiz_command(app);
   poslab::cli::add_kv_command(app);
   poslab::cli::add_attention_command(app);
+  poslab::cli::add_wm_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
