@@ -142,6 +142,20 @@ def main():
           f"wm dream on the PyTorch checkpoint gave dreamt states of shape {dreamt.shape}")
     compare(torch_ck, "PyTorch-written checkpoint")
 
+    # The same run in both trainers: same seed, init, split, batches and AdamW steps.
+    cpp_run, py_run = os.path.join(tmp, "run_cpp.safetensors"), os.path.join(tmp, "run_py.safetensors")
+    same = ["--data", data, "--steps", "3", "--batch", "2", "--short-steps", "4", "--long-steps",
+            "8", "--seed", "5", "--threads", "1", "--quiet"]
+    run([cli, "wm", "train", "--preset", "tiny", "--position", "rope", *same, "-o", cpp_run])
+    run([sys.executable, os.path.join(root, "tools", "torch", "train.py"), "--preset", "tiny",
+         "--position", "rope", *same, "--val-every", "0", "--out", py_run])
+    a, b = wm.read_wm_checkpoint(cpp_run), wm.read_wm_checkpoint(py_run)
+    d = max(float(np.abs(a.params[n] - b.params[n]).max()) for n in a.params)
+    dm = max(float(np.abs(a.m[n] - b.m[n]).max()) for n in a.params)
+    check(a.step == b.step == 3 and d <= 1e-5 and dm <= 1e-5,
+          f"3 training steps in C++ and in PyTorch end {d} apart in weights, {dm} in AdamW m")
+    print(f"3 steps of `poslab-cli wm train` vs tools/torch/train.py: weights {d:.2e}, m {dm:.2e} apart")
+
     # The reader rejects damage with an error naming the file (never a crash).
     blob = open(torch_ck, "rb").read()
     bad = os.path.join(tmp, "bad.safetensors")
