@@ -46,7 +46,7 @@ def main():
     run([cli, "collect", "--episodes", "6", "--max-steps", "40", "--seed", "3", "--threads", "1",
          "--quiet", "-o", data])
     common = ["--data", data, "--batch", "4", "--short-steps", "4", "--long-steps", "8",
-              "--val-every", "0", "--threads", "1", "--quiet", "--seed", "9"]
+              "--val-every", "0", "--log-every", "1", "--threads", "1", "--quiet", "--seed", "9"]
     train = os.path.join(tools, "train.py")
     one, two = os.path.join(tmp, "one.safetensors"), os.path.join(tmp, "two.safetensors")
     run([sys.executable, train, *common, "--steps", "3", "--out", one])

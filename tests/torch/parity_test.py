@@ -155,6 +155,21 @@ def main():
     check(a.step == b.step == 3 and d <= 1e-5 and dm <= 1e-5,
           f"3 training steps in C++ and in PyTorch end {d} apart in weights, {dm} in AdamW m")
     print(f"3 steps of `poslab-cli wm train` vs tools/torch/train.py: weights {d:.2e}, m {dm:.2e} apart")
+    # The same split and validation windows: the C++ run's logged validation loss.
+    import train as bridge_train
+
+    with open(os.path.splitext(cpp_run)[0] + ".csv") as f:
+        last = f.read().splitlines()[-1].split(",")
+    _, val = pd.split_episodes(len(episodes), 0.1, 5)
+    m_cpp, _ = wm.load_checkpoint(cpp_run)
+    v = bridge_train.evaluate(m_cpp, episodes, pd.val_windows(episodes, val, 8, 48), 8, "cpu")
+    check(abs(v["total"] - float(last[12])) <= 1e-5 * max(1.0, abs(v["total"])),
+          f"validation loss: bridge {v['total']} vs the C++ log's {last[12]}")
+    # PosLab continues a checkpoint PyTorch wrote (moments and recorded settings included).
+    run([cli, "wm", "train", "--resume", "--steps", str(start + 3), "--threads", "1", "--quiet",
+         "-o", torch_ck])
+    check(wm.read_wm_checkpoint(torch_ck).step == start + 3,
+          "poslab-cli wm train --resume did not continue the PyTorch checkpoint")
 
     # The reader rejects damage with an error naming the file (never a crash).
     blob = open(torch_ck, "rb").read()
