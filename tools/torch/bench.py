@@ -51,12 +51,14 @@ def real_batch(path, B, T, seed=0):
 
 
 def timed(fn, seconds, min_reps=3):
+    """(wall seconds, process CPU seconds) per call. On a loaded machine the CPU time of a
+    1-thread run is the better estimate of what one free core would do."""
     fn()  # warm-up
-    reps, t0 = 0, time.perf_counter()
+    reps, t0, c0 = 0, time.perf_counter(), time.process_time()
     while reps < min_reps or time.perf_counter() - t0 < seconds:
         fn()
         reps += 1
-    return (time.perf_counter() - t0) / reps
+    return (time.perf_counter() - t0) / reps, (time.process_time() - c0) / reps
 
 
 def bench_train(cfg, batch, seconds, optimiser):
@@ -75,9 +77,9 @@ def bench_train(cfg, batch, seconds, optimiser):
             opt.step()
         opt.zero_grad(set_to_none=True)
 
-    sec = timed(step, seconds)
+    sec, cpu = timed(step, seconds)
     B, T = tok.shape[:2]
-    return B * T * 2 * 8 / sec, sec
+    return B * T * 2 * 8 / sec, sec, B * T * 2 * 8 / cpu
 
 
 def bench_dream(cfg, seconds):
@@ -114,10 +116,13 @@ def main():
                  "parameters": sum(int(np.prod(s)) for _, s in wm.param_layout(cfg)), "runs": []}
         for n in threads:
             torch.set_num_threads(n)
-            fb, fb_sec = bench_train(cfg, batch, a.seconds, False)
-            full, full_sec = bench_train(cfg, batch, a.seconds, True)
+            fb, fb_sec, fb_cpu = bench_train(cfg, batch, a.seconds, False)
+            full, full_sec, full_cpu = bench_train(cfg, batch, a.seconds, True)
             entry["runs"].append({"threads": n, "fwd_bwd_tokens_per_s": round(fb),
-                                  "train_step_tokens_per_s": round(full), "step_ms": full_sec * 1e3})
+                                  "fwd_bwd_tokens_per_cpu_s": round(fb_cpu),
+                                  "train_step_tokens_per_s": round(full),
+                                  "train_step_tokens_per_cpu_s": round(full_cpu),
+                                  "step_ms": full_sec * 1e3})
         entry["best_fwd_bwd_tokens_per_s"] = max(r["fwd_bwd_tokens_per_s"] for r in entry["runs"])
         entry["best_train_step_tokens_per_s"] = max(r["train_step_tokens_per_s"] for r in entry["runs"])
         result["train"].append(entry)
@@ -127,7 +132,8 @@ def main():
         entry = {"preset": name, "T": cfg.context, "runs": []}
         for n in threads:
             torch.set_num_threads(n)
-            entry["runs"].append({"threads": n, "ms": bench_dream(cfg, a.seconds) * 1e3})
+            wall, cpu = bench_dream(cfg, a.seconds)
+            entry["runs"].append({"threads": n, "ms": wall * 1e3, "cpu_ms": cpu * 1e3})
         entry["best_ms"] = min(r["ms"] for r in entry["runs"])
         result["dream_recompute"].append(entry)
         print(json.dumps(entry), file=sys.stderr, flush=True)
