@@ -122,26 +122,6 @@ def main():
     for c in ckpts:
         compare(c, os.path.basename(c))
 
-    # PyTorch writes, PosLab reads: resume the first checkpoint for 2 steps in the bridge.
-    start = wm.read_wm_checkpoint(ckpts[0]).step
-    torch_ck = os.path.join(tmp, "torch.safetensors")
-    run([sys.executable, os.path.join(root, "tools", "torch", "train.py"), "--data", data,
-         "--resume", ckpts[0], "--steps", str(start + 2), "--batch", "2", "--short-steps", "4",
-         "--long-steps", "8", "--threads", "1", "--val-every", "0", "--quiet", "--out", torch_ck])
-    info = json.loads(run([cli, "wm", "info", torch_ck]))
-    mine = wm.read_wm_checkpoint(torch_ck)
-    check(info["step"] == start + 2, f"wm info step {info['step']}, expected {start + 2}")
-    check(info["param_count"] == sum(int(np.prod(s)) for _, s in wm.param_layout(mine.config)),
-          "wm info param_count differs from the bridge's layout")
-    check(info["config"]["position"] == mine.config.position, "wm info config differs")
-    check(info.get("has_optimizer_state") is True, "wm info does not see the AdamW moments")
-    dream = json.loads(run([cli, "wm", "dream", torch_ck, "--data", data, "--episode", str(e0),
-                            "--steps", "5", "--history", "3", "--threads", "1"]))
-    dreamt = np.array(dream["dreamt"], np.float64)
-    check(dreamt.shape[1:] == (8, 15) and np.all(np.isfinite(dreamt)),
-          f"wm dream on the PyTorch checkpoint gave dreamt states of shape {dreamt.shape}")
-    compare(torch_ck, "PyTorch-written checkpoint")
-
     # The same run in both trainers: same seed, init, split, batches and AdamW steps.
     cpp_run, py_run = os.path.join(tmp, "run_cpp.safetensors"), os.path.join(tmp, "run_py.safetensors")
     same = ["--data", data, "--steps", "3", "--batch", "2", "--short-steps", "4", "--long-steps",
@@ -165,6 +145,36 @@ def main():
     v = bridge_train.evaluate(m_cpp, episodes, pd.val_windows(episodes, val, 8, 48), 8, "cpu")
     check(abs(v["total"] - float(last[12])) <= 1e-5 * max(1.0, abs(v["total"])),
           f"validation loss: bridge {v['total']} vs the C++ log's {last[12]}")
+    # PyTorch writes, PosLab reads: resume the C++ training run for 2 steps in the bridge.
+    start = wm.read_wm_checkpoint(cpp_run).step
+    torch_ck = os.path.join(tmp, "torch.safetensors")
+    run([sys.executable, os.path.join(root, "tools", "torch", "train.py"), "--data", data,
+         "--resume", cpp_run, "--steps", str(start + 2), "--threads", "1", "--val-every", "0", "--quiet", "--out", torch_ck])
+    info = json.loads(run([cli, "wm", "info", torch_ck]))
+    mine = wm.read_wm_checkpoint(torch_ck)
+    check(info["step"] == start + 2, f"wm info step {info['step']}, expected {start + 2}")
+    check(info["param_count"] == sum(int(np.prod(s)) for _, s in wm.param_layout(mine.config)),
+          "wm info param_count differs from the bridge's layout")
+    check(info["config"]["position"] == mine.config.position, "wm info config differs")
+    check(info.get("has_optimizer_state") is True, "wm info does not see the AdamW moments")
+    dream = json.loads(run([cli, "wm", "dream", torch_ck, "--data", data, "--episode", str(e0),
+                            "--steps", "5", "--history", "3", "--threads", "1"]))
+    dreamt = np.array(dream["dreamt"], np.float64)
+    check(dreamt.shape[1:] == (8, 15) and np.all(np.isfinite(dreamt)),
+          f"wm dream on the PyTorch checkpoint gave dreamt states of shape {dreamt.shape}")
+    compare(torch_ck, "PyTorch-written checkpoint")
+    # ... and those 2 steps equal 2 more steps of the C++ trainer from the same checkpoint.
+    cpp_cont = os.path.join(tmp, "cpp_cont.safetensors")
+    with open(cpp_run, "rb") as src, open(cpp_cont, "wb") as dst:
+        dst.write(src.read())
+    run([cli, "wm", "train", "--resume", "--steps", str(start + 2), "--threads", "1", "--quiet",
+         "-o", cpp_cont])
+    c = wm.read_wm_checkpoint(cpp_cont)
+    d = max(float(np.abs(c.params[n] - mine.params[n]).max()) for n in c.params)
+    check(c.step == mine.step and d <= 1e-5,
+          f"resumed from the same checkpoint, C++ and PyTorch end {d} apart after 2 steps")
+    print(f"C++ run resumed by PyTorch vs by C++ for 2 steps: weights {d:.2e} apart")
+
     # PosLab continues a checkpoint PyTorch wrote (moments and recorded settings included).
     run([cli, "wm", "train", "--resume", "--steps", str(start + 3), "--threads", "1", "--quiet",
          "-o", torch_ck])
