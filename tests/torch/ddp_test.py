@@ -42,6 +42,7 @@ def main():
     import model as wm
 
     tmp = tempfile.mkdtemp(prefix="poslab-ddp-")
+    CLEANUP.append(tmp)
     data = os.path.join(tmp, "d.h5")
     run([cli, "collect", "--episodes", "6", "--max-steps", "40", "--seed", "3", "--threads", "1",
          "--quiet", "-o", data])
@@ -79,5 +80,13 @@ def main():
     return 1 if fails else 0
 
 
+CLEANUP = []  # temporary directories, removed however the test ends
+
 if __name__ == "__main__":
-    sys.exit(main())
+    import shutil
+
+    try:
+        sys.exit(main())
+    finally:
+        for d in CLEANUP:
+            shutil.rmtree(d, ignore_errors=True)

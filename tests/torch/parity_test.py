@@ -54,6 +54,7 @@ def main():
 
     torch.set_num_threads(1)
     tmp = tempfile.mkdtemp(prefix="poslab-parity-")
+    CLEANUP.append(tmp)
     data = os.path.join(tmp, "d.h5")
     run([cli, "collect", "--episodes", "6", "--max-steps", "48", "--seed", "21", "--threads",
          "1", "--quiet", "-o", data])
@@ -202,5 +203,13 @@ def main():
     return 0
 
 
+CLEANUP = []  # temporary directories, removed however the test ends
+
 if __name__ == "__main__":
-    sys.exit(main())
+    import shutil
+
+    try:
+        sys.exit(main())
+    finally:
+        for d in CLEANUP:
+            shutil.rmtree(d, ignore_errors=True)
