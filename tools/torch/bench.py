@@ -1,4 +1,5 @@
-"""Benchmark of the PyTorch bridge model: training tokens/s (forward, backward, AdamW step)
+"""Benchmark of the PyTorch bridge model: training tokens/s (forward + backward as in
+bench/wm_bench.cpp, and the whole step with clipping and AdamW)
 for the tiny and paper presets at each thread setting, and the time of one dream step done
 the way PyTorch does it without a KV cache: recomputing the whole window of C steps for one
 episode. Numbers are printed as JSON; nothing is asserted (timings never gate tests).
@@ -50,15 +51,19 @@ def real_batch(path, B, T, seed=0):
 
 
 def timed(fn, seconds, min_reps=3):
+    """(wall seconds, process CPU seconds) per call. On a loaded machine the CPU time of a
+    1-thread run is the better estimate of what one free core would do."""
     fn()  # warm-up
-    reps, t0 = 0, time.perf_counter()
+    reps, t0, c0 = 0, time.perf_counter(), time.process_time()
     while reps < min_reps or time.perf_counter() - t0 < seconds:
         fn()
         reps += 1
-    return (time.perf_counter() - t0) / reps
+    return (time.perf_counter() - t0) / reps, (time.process_time() - c0) / reps
 
 
-def bench_train(cfg, batch, seconds):
+def bench_train(cfg, batch, seconds, optimiser):
+    """tokens/s of forward + backward (as bench/wm_bench.cpp), with optimiser=True also
+    gradient clipping and the AdamW step (a whole training step)."""
     tok, act, valid = (torch.from_numpy(x) for x in batch)
     m = wm.WorldModel(cfg)
     m.init(1)
@@ -67,13 +72,14 @@ def bench_train(cfg, batch, seconds):
     def step():
         out = m(tok, act, valid)
         out["total"].float().backward()
-        torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
-        opt.step()
+        if optimiser:
+            torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+            opt.step()
         opt.zero_grad(set_to_none=True)
 
-    sec = timed(step, seconds)
+    sec, cpu = timed(step, seconds)
     B, T = tok.shape[:2]
-    return B * T * 2 * 8 / sec, sec
+    return B * T * 2 * 8 / sec, sec, B * T * 2 * 8 / cpu
 
 
 def bench_dream(cfg, seconds):
@@ -92,31 +98,44 @@ def bench_dream(cfg, seconds):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", help="take the batch from this dataset (default: synthetic states)")
+    p.add_argument("--data", help="take the batches from this dataset (default: synthetic states)")
     p.add_argument("--threads", default="1,2", help="thread counts to try, comma-separated")
-    p.add_argument("--presets", default="tiny,paper")
+    p.add_argument("--shapes", default="tiny:16x32,paper:8x32,paper:4x96",
+                   help="preset:BxT training shapes (the defaults are bench/wm_bench.cpp's)")
     p.add_argument("--position", default="rope", choices=["rope", "absolute"])
-    p.add_argument("--batch", type=int, default=8, help="windows per training batch")
-    p.add_argument("--steps", type=int, default=0, help="T per window (0 = the context C)")
     p.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     a = p.parse_args()
     threads = [int(x) for x in a.threads.split(",")]
-    result = {"torch": torch.__version__, "blas": "see torch.__config__.show()",
-              "position": a.position, "batch": a.batch, "results": []}
-    for name in a.presets.split(","):
+    result = {"torch": torch.__version__, "position": a.position, "train": [], "dream_recompute": []}
+    for shape in a.shapes.split(","):
+        name, bt = shape.split(":")
+        B, T = (int(x) for x in bt.split("x"))
         cfg = wm.WmConfig.preset(name, a.position)
-        T = a.steps or cfg.context
-        batch = real_batch(a.data, a.batch, T) if a.data else synthetic_batch(a.batch, T)
-        entry = {"preset": name, "parameters": sum(int(np.prod(s)) for _, s in wm.param_layout(cfg)),
-                 "T": T, "train": [], "dream_recompute": []}
+        batch = real_batch(a.data, B, T) if a.data else synthetic_batch(B, T)
+        entry = {"preset": name, "B": B, "T": T,
+                 "parameters": sum(int(np.prod(s)) for _, s in wm.param_layout(cfg)), "runs": []}
         for n in threads:
             torch.set_num_threads(n)
-            tps, sec = bench_train(cfg, batch, a.seconds)
-            entry["train"].append({"threads": n, "tokens_per_s": round(tps), "step_ms": sec * 1e3})
-            entry["dream_recompute"].append({"threads": n, "ms": bench_dream(cfg, a.seconds) * 1e3})
-        entry["best_tokens_per_s"] = max(x["tokens_per_s"] for x in entry["train"])
-        entry["best_dream_ms"] = min(x["ms"] for x in entry["dream_recompute"])
-        result["results"].append(entry)
+            fb, fb_sec, fb_cpu = bench_train(cfg, batch, a.seconds, False)
+            full, full_sec, full_cpu = bench_train(cfg, batch, a.seconds, True)
+            entry["runs"].append({"threads": n, "fwd_bwd_tokens_per_s": round(fb),
+                                  "fwd_bwd_tokens_per_cpu_s": round(fb_cpu),
+                                  "train_step_tokens_per_s": round(full),
+                                  "train_step_tokens_per_cpu_s": round(full_cpu),
+                                  "step_ms": full_sec * 1e3})
+        entry["best_fwd_bwd_tokens_per_s"] = max(r["fwd_bwd_tokens_per_s"] for r in entry["runs"])
+        entry["best_train_step_tokens_per_s"] = max(r["train_step_tokens_per_s"] for r in entry["runs"])
+        result["train"].append(entry)
+        print(json.dumps(entry), file=sys.stderr, flush=True)
+    for name in sorted({s.split(":")[0] for s in a.shapes.split(",")}, key=lambda x: x != "tiny"):
+        cfg = wm.WmConfig.preset(name, a.position)
+        entry = {"preset": name, "T": cfg.context, "runs": []}
+        for n in threads:
+            torch.set_num_threads(n)
+            wall, cpu = bench_dream(cfg, a.seconds)
+            entry["runs"].append({"threads": n, "ms": wall * 1e3, "cpu_ms": cpu * 1e3})
+        entry["best_ms"] = min(r["ms"] for r in entry["runs"])
+        result["dream_recompute"].append(entry)
         print(json.dumps(entry), file=sys.stderr, flush=True)
     print(json.dumps(result, indent=1))
 

@@ -3,16 +3,15 @@ unchanged as one plain process, under torchrun on one CPU process (gloo) or on m
 (nccl): every rank draws the same global batch k (core/wm/data.cpp's rules), takes its
 share of the windows, and normalises its loss by the global batch's mask counts, so the
 averaged gradient is the gradient of the whole batch's loss whatever the world size.
-Writes PosLab safetensors checkpoints (atomically) that `poslab-cli wm` reads.
+Writes PosLab safetensors checkpoints (atomically, with the AdamW state) and the CSV log
+of `poslab-cli wm train`; a run resumes across the two trainers.
 
-  /usr/bin/python3 -m torch.distributed.run --nproc_per_node=1 tools/torch/train.py \\
-      --data data.h5 --preset tiny --position rope --steps 2000 --out tiny.safetensors
+  /usr/bin/python3 tools/torch/torchrun.py --nproc_per_node=1 tools/torch/train.py \\
+      --data data.h5 --preset tiny --position rope --steps 2000 -o tiny.safetensors
 """
 
 import argparse
-import csv
 import json
-import math
 import os
 import signal
 import sys
@@ -28,38 +27,52 @@ import model as wm  # noqa: E402
 import poslab_data as data  # noqa: E402
 from safetensors_io import CheckpointError  # noqa: E402
 
+CSV_HEADER = ("step,loss,state,power,turn,shoot,rel,lr,grad_norm,window_steps,tokens_per_s,"
+              "seconds,val_loss,val_state,val_power,val_turn,val_shoot,val_rel\n")
+PARTS = ("state", "power", "turn", "shoot", "rel")
+
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", nargs="+", required=True, help="HDF5 datasets from `poslab-cli collect`")
-    p.add_argument("--out", required=True, help="checkpoint to write (.safetensors)")
+    p.add_argument("--data", nargs="+", help="HDF5 datasets from `poslab-cli collect` "
+                   "(default when resuming: the files the checkpoint records)")
+    p.add_argument("-o", "--output", "--out", dest="out", required=True,
+                   help="checkpoint to write (.safetensors)")
     p.add_argument("--preset", default="tiny", choices=sorted(wm.PRESETS))
     p.add_argument("--position", default="rope", choices=["rope", "absolute"])
-    p.add_argument("--resume", help="checkpoint to continue from (its config wins over --preset)")
-    p.add_argument("--steps", type=int, default=1000, help="optimiser steps in total")
+    p.add_argument("--resume", metavar="CHECKPOINT",
+                   help="continue from this checkpoint (PosLab's or ours); its config and recorded "
+                        "settings win, so the same batches follow as without the interruption")
+    p.add_argument("--steps", type=int, default=1000, help="optimiser step to stop after (counting resumed ones)")
     p.add_argument("--batch", type=int, default=8, help="windows per global batch")
     p.add_argument("--short-steps", type=int, default=0, help="T of short windows (0 = min(32, long/2))")
     p.add_argument("--long-steps", type=int, default=0, help="T of long windows (0 = context)")
     p.add_argument("--long-every", type=int, default=5, help="every n-th batch is long (5 = 4:1)")
-    p.add_argument("--val-fraction", type=float, default=0.1, help="episodes held out")
-    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--val-fraction", type=float, default=0.1, help="share of episodes held out")
+    p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
     p.add_argument("--warmup", type=int, default=100, help="linear warm-up steps")
-    p.add_argument("--weight-decay", type=float, default=0.01)
+    p.add_argument("--weight-decay", type=float, default=0.01, help="AdamW decoupled decay")
     p.add_argument("--clip", type=float, default=1.0, help="global gradient-norm limit (0 = off)")
-    p.add_argument("--swa-start", type=int, default=-1, help="step from which weights are averaged")
-    p.add_argument("--swa-every", type=int, default=10)
-    p.add_argument("--seed", type=int, default=0, help="init, split and window draws")
-    p.add_argument("--threads", type=int, default=0, help="torch intra-op threads per rank (0 = default)")
-    p.add_argument("--save-every", type=int, default=200, help="checkpoint every n steps")
-    p.add_argument("--val-every", type=int, default=200, help="validation loss every n steps")
-    p.add_argument("--val-windows", type=int, default=64, help="validation windows at most")
-    p.add_argument("--log", help="CSV log (default: <out>.csv)")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--swa-start", type=int, default=-1, help="step from which weights are averaged (-1 = off)")
+    p.add_argument("--swa-every", type=int, default=10, help="SWA snapshot interval")
+    p.add_argument("--seed", type=int, default=0, help="initial weights, episode split, batch draws")
+    p.add_argument("--threads", type=int, default=0, help="torch threads per rank (0 = torch's default)")
+    p.add_argument("--log-every", type=int, default=10, help="CSV row interval")
+    p.add_argument("--checkpoint-every", "--save-every", dest="save_every", type=int, default=200,
+                   help="checkpoint interval")
+    p.add_argument("--val-every", type=int, default=200, help="validation interval (0 = only at the end)")
+    p.add_argument("--val-windows", type=int, default=48, help="validation windows at most")
+    p.add_argument("--log", help="CSV log (default: the output with .csv)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     a = p.parse_args(argv)
-    if a.steps < 1:
-        p.error(f"--steps {a.steps}: must be at least 1")
-    if a.lr <= 0 or a.lr > 1:
-        p.error(f"--lr {a.lr}: must be in (0, 1]")
+    for name, lo in (("steps", 1), ("log_every", 1), ("save_every", 1), ("val_windows", 1),
+                     ("val_every", 0), ("swa_every", 1), ("warmup", 0)):
+        if getattr(a, name) < lo:
+            p.error(f"--{name.replace('_', '-')} = {getattr(a, name)}: must be >= {lo}")
+    if not 0 < a.lr <= 1:
+        p.error(f"--lr = {a.lr}: must be in (0, 1]")
+    if not 0 <= a.weight_decay <= 1:
+        p.error(f"--weight-decay = {a.weight_decay}: must be in [0, 1]")
     return a
 
 
@@ -67,16 +80,21 @@ class Dist:
     """Rank and world size from torchrun's environment; a plain run is rank 0 of 1."""
 
     def __init__(self):
-        self.world = int(os.environ.get("WORLD_SIZE", "1"))
-        self.rank = int(os.environ.get("RANK", "0"))
+        self.enabled = "RANK" in os.environ and "WORLD_SIZE" in os.environ
+        self.world = int(os.environ.get("WORLD_SIZE", "1")) if self.enabled else 1
+        self.rank = int(os.environ.get("RANK", "0")) if self.enabled else 0
         self.local_rank = int(os.environ.get("LOCAL_RANK", "0"))
         self.cuda = torch.cuda.is_available()
         self.device = torch.device(f"cuda:{self.local_rank}" if self.cuda else "cpu")
-        self.enabled = "RANK" in os.environ and "WORLD_SIZE" in os.environ
         if self.enabled:
             if self.cuda:
                 torch.cuda.set_device(self.device)
             dist.init_process_group(backend="nccl" if self.cuda else "gloo")
+
+    def all_sum(self, t):
+        if self.enabled:
+            dist.all_reduce(t)
+        return t
 
     def close(self):
         if self.enabled:
@@ -84,36 +102,59 @@ class Dist:
 
 
 def adamw_groups(model, weight_decay):
-    """Decay the matrices of Linear layers; not biases, LayerNorm gains or embeddings."""
+    """core/wm/train.cpp's decay mask: the 2-D weight matrices of linear layers decay;
+    biases, LayerNorm gains and embedding tables do not."""
     decay, no_decay = [], []
     for name, prm in model.named_parameters():
-        (decay if prm.dim() == 2 and name.endswith(".weight") else no_decay).append(prm)
-    return [
-        {"params": decay, "weight_decay": weight_decay},
-        {"params": no_decay, "weight_decay": 0.0},
-    ]
+        is_matrix = prm.dim() == 2 and name.endswith(".weight") and "ln" not in name
+        (decay if is_matrix else no_decay).append(prm)
+    return [{"params": decay, "weight_decay": weight_decay},
+            {"params": no_decay, "weight_decay": 0.0}]
 
 
-def evaluate(model, episodes, val, steps, max_windows, device):
-    """Validation loss parts over fixed windows (sums over all windows, then divided)."""
-    windows = data.val_windows(episodes, val, steps, max_windows)
-    if not windows:
-        return None
+def evaluate(model, episodes, windows, steps, device, batch=16):
+    """Validation loss over fixed windows, parts weighted by their element counts (the loss
+    of one big batch holding every window, as core/wm/train.cpp wm_evaluate_loss)."""
     totals = None
     model.eval()
     with torch.no_grad():
-        for i in range(0, len(windows), 16):
-            tok, act, valid = data.make_batch(episodes, windows[i : i + 16], steps)
+        for i in range(0, len(windows), batch):
+            tok, act, valid = data.make_batch(episodes, windows[i : i + batch], steps)
             out = model(torch.from_numpy(tok).to(device), torch.from_numpy(act).to(device),
                         torch.from_numpy(valid).to(device))
             sums = {k: (float(v) if torch.is_tensor(v) else v) for k, v in out["sums"].items()}
-            if totals is None:
-                totals = sums
-            else:
-                for k in totals:
-                    totals[k] += sums[k]
+            totals = sums if totals is None else {k: totals[k] + sums[k] for k in totals}
     model.train()
     return {k: float(v) for k, v in wm.WorldModel.combine(totals).items()}
+
+
+def csv_prefix(path, step):
+    """Rows of an existing log up to `step` (a resumed run rewrites what follows) and the
+    seconds column of the last kept row, so the clock continues."""
+    out, last_seconds = CSV_HEADER, 0.0
+    if not os.path.exists(path):
+        return out, last_seconds
+    with open(path) as f:
+        lines = f.read().splitlines()[1:]
+    for line in lines:
+        cols = line.split(",")
+        try:
+            if int(cols[0]) > step:
+                break
+            last_seconds = float(cols[11])
+        except (ValueError, IndexError):
+            break
+        out += line + "\n"
+    return out, last_seconds
+
+
+def write_text_atomically(path, text):
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 def main(argv=None):
@@ -121,48 +162,75 @@ def main(argv=None):
     d = Dist()
     if a.threads > 0:
         torch.set_num_threads(a.threads)
-    say = (lambda *x: print(*x, file=sys.stderr, flush=True)) if d.rank == 0 and not a.quiet else (lambda *x: None)
-    try:
-        episodes = data.load_datasets(a.data)
-    except data.DatasetError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    start_step = 0
+    quiet = a.quiet or d.rank != 0
+
+    def fail(msg, code=2):
+        if d.rank == 0:
+            print(f"error: {msg}", file=sys.stderr)
+        d.close()
+        return code
+
+    # ---- model, optimiser state and settings (a resumed checkpoint's settings win) ----
     resumed = None
     if a.resume:
         try:
             resumed = wm.read_wm_checkpoint(a.resume)
         except CheckpointError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        start_step = resumed.step
+            return fail(str(e))
+        meta = resumed.metadata
+        try:
+            dmeta = json.loads(meta.get("data", "{}"))
+            tmeta = json.loads(meta.get("training", "{}"))
+        except ValueError:
+            return fail(f"{a.resume}: training metadata does not parse")
+        if not a.data:
+            a.data = [f.get("path", "") for f in dmeta.get("files", [])]
+        a.seed = int(dmeta.get("seed", a.seed))
+        a.val_fraction = float(dmeta.get("val_fraction", a.val_fraction))
+        for key, attr in (("batch", "batch"), ("short_steps", "short_steps"),
+                          ("long_steps", "long_steps"), ("long_every", "long_every"),
+                          ("lr", "lr"), ("warmup_steps", "warmup"), ("weight_decay", "weight_decay"),
+                          ("clip_norm", "clip"), ("swa_start", "swa_start"), ("swa_every", "swa_every")):
+            if key in tmeta:
+                setattr(a, attr, type(getattr(a, attr))(tmeta[key]))
         cfg = resumed.config
         model = wm.WorldModel(cfg)
         model.load_arrays(resumed.params, a.resume)
+        start_step = resumed.step
+        init_seed = int(tmeta.get("init_seed", a.seed))
     else:
         cfg = wm.WmConfig.preset(a.preset, a.position)
         model = wm.WorldModel(cfg)
         model.init(a.seed)
+        start_step = 0
+        init_seed = a.seed
+    if not a.data:
+        return fail("--data: give the dataset files (make them with `poslab-cli collect`)")
+    try:
+        episodes = data.load_datasets(a.data)
+    except data.DatasetError as e:
+        return fail(str(e))
     params = data.DataParams(a.batch, a.short_steps, a.long_steps, a.long_every, a.val_fraction, a.seed)
     try:
         params.validate(cfg.context, cfg.position)
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return fail(str(e))
     if a.batch < d.world:
-        print(f"error: --batch {a.batch} is smaller than the {d.world} ranks (each needs a window)",
-              file=sys.stderr)
-        return 2
+        return fail(f"--batch {a.batch} is smaller than the {d.world} ranks (each needs a window)")
     train, val = data.split_episodes(len(episodes), a.val_fraction, a.seed)
+    if not train:
+        return fail("no training episodes (collect more episodes)")
+    val_T = params.long_T(cfg.context)
+    val_wins = data.val_windows(episodes, val, val_T, a.val_windows)
+
     model = model.to(d.device)
     ddp = (torch.nn.parallel.DistributedDataParallel(model, device_ids=[d.local_rank] if d.cuda else None)
            if d.enabled else model)
     opt = torch.optim.AdamW(adamw_groups(model, a.weight_decay), lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
-    swa = None
-    swa_count = 0
     named = dict(model.named_parameters())
+    swa, swa_count = None, 0
     if resumed is not None and resumed.m is not None:
-        # The AdamW moments of a PosLab checkpoint are torch's exp_avg / exp_avg_sq.
+        # PosLab's AdamW moments are torch's exp_avg / exp_avg_sq (same bias correction).
         for n, prm in named.items():
             opt.state[prm] = {
                 "step": torch.tensor(float(start_step)),
@@ -172,12 +240,27 @@ def main(argv=None):
         if resumed.swa is not None:
             swa = {n: torch.from_numpy(resumed.swa[n].copy()).to(d.device) for n in named}
             swa_count = resumed.swa_count
-    provenance = json.dumps({
-        "data": [os.path.basename(x) for x in a.data], "episodes": len(episodes),
-        "train_episodes": len(train), "val_episodes": len(val), "seed": a.seed,
-        "batch": a.batch, "lr": a.lr, "warmup": a.warmup, "world_size": d.world,
-        "trainer": "tools/torch/train.py",
-    })
+    elif resumed is not None and not quiet:
+        print(f"{a.resume} holds no optimiser state: AdamW starts with zero moments", file=sys.stderr)
+
+    command = " ".join([os.path.basename(sys.executable)] + sys.argv)
+    if resumed is not None and "command" in resumed.metadata:
+        command = resumed.metadata["command"] + " ; resumed: " + command
+    meta_extra = {
+        "command": command,
+        "seed": str(a.seed),
+        "data": json.dumps({"files": [{"path": p, "episodes": n} for p, n in
+                                      zip(a.data, _episodes_per_file(a.data))],
+                            "seed": a.seed, "val_fraction": a.val_fraction,
+                            "train_episodes": len(train), "val_episodes": len(val)}),
+        "training": json.dumps({"batch": a.batch, "short_steps": a.short_steps,
+                                "long_steps": a.long_steps, "long_every": a.long_every, "lr": a.lr,
+                                "warmup_steps": a.warmup, "weight_decay": a.weight_decay,
+                                "beta1": 0.9, "beta2": 0.95, "clip_norm": a.clip,
+                                "swa_start": a.swa_start, "swa_every": a.swa_every,
+                                "init_seed": init_seed, "trainer": "tools/torch/train.py",
+                                "world_size": d.world, "device": str(d.device.type)}),
+    }
 
     def save(step):
         if d.rank != 0:
@@ -189,7 +272,7 @@ def main(argv=None):
             m[n] = st["exp_avg"].detach().cpu().numpy() if "exp_avg" in st else zeros
             v[n] = st["exp_avg_sq"].detach().cpu().numpy() if "exp_avg_sq" in st else zeros
         swa_np = {n: t.detach().cpu().numpy() for n, t in swa.items()} if swa is not None else None
-        wm.save_checkpoint(a.out, model, step, {"provenance": provenance}, m, v, swa_np, swa_count)
+        wm.save_checkpoint(a.out, model, step, meta_extra, m, v, swa_np, swa_count)
 
     stop = {"now": False}
 
@@ -198,42 +281,38 @@ def main(argv=None):
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    log_path = a.log or (a.out.replace(".safetensors", "") + ".csv")
-    log = None
-    if d.rank == 0:
-        new = start_step == 0 or not os.path.exists(log_path)
-        log = open(log_path, "w" if new else "a", newline="")
-        writer = csv.writer(log)
-        if new:
-            writer.writerow(["step", "loss", "state", "power", "turn", "shoot", "rel", "lr",
-                             "grad_norm", "tokens_per_s", "val_loss"])
-    say(f"{len(episodes)} episodes ({len(train)} train, {len(val)} val), "
-        f"{sum(p.numel() for p in model.parameters())} parameters, world size {d.world}, "
-        f"device {d.device}")
-    t_last = time.time()
-    tokens_since = 0
+    log_path = a.log or os.path.splitext(a.out)[0] + ".csv"
+    csv_text, seconds_offset = csv_prefix(log_path, start_step) if resumed is not None else (CSV_HEADER, 0.0)
+    if not quiet:
+        print(f"{len(episodes)} episodes ({len(train)} train, {len(val)} val), "
+              f"{sum(p.numel() for p in model.parameters())} parameters, {d.world} rank(s) on "
+              f"{d.device.type}, steps {start_step + 1}..{a.steps}", file=sys.stderr)
+
+    t_start = t_row = time.time()
+    tokens_since_row, steps_since_row = 0, 0
+    sums_since_row = torch.zeros(6, dtype=torch.float64, device=d.device)  # total + 5 parts
     step = start_step
-    for step in range(start_step + 1, a.steps + 1):
-        k = step - 1
+    while step < a.steps:
+        k = step  # batch index of the step being taken
+        step += 1
         windows, T = data.train_windows(episodes, train, params, cfg.context, k)
         tok, act, valid = data.make_batch(episodes, windows, T)
         counts = wm.loss_counts(tok, valid)
         mine = slice(d.rank, None, d.world)
-        tok_t = torch.from_numpy(tok[mine]).to(d.device)
-        act_t = torch.from_numpy(act[mine]).to(d.device)
-        val_t = torch.from_numpy(valid[mine]).to(d.device)
-        out = ddp(tok_t, act_t, val_t)
+        out = ddp(torch.from_numpy(tok[mine]).to(d.device), torch.from_numpy(act[mine]).to(d.device),
+                  torch.from_numpy(valid[mine]).to(d.device))
         parts = wm.WorldModel.combine(out["sums"], counts)
-        # DDP averages gradients over ranks: scale by the world size so the result is the
-        # gradient of the global batch's loss.
+        # DDP averages gradients over ranks; this rank's loss is its share of the global
+        # batch's loss, so scaling by the world size makes the average the global gradient.
         (parts["total"] * d.world).float().backward()
         lr = a.lr * min(1.0, step / a.warmup) if a.warmup > 0 else a.lr
         for g in opt.param_groups:
             g["lr"] = lr
-        gnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip if a.clip > 0 else float("inf"))
-        if not torch.isfinite(gnorm):
-            print(f"error: non-finite gradient norm at step {step}; lower --lr", file=sys.stderr)
-            return 1
+        gnorm = float(torch.nn.utils.clip_grad_norm_(model.parameters(),
+                                                     a.clip if a.clip > 0 else float("inf")))
+        if not np.isfinite(gnorm):
+            return fail(f"non-finite gradient norm at step {step}; lower --lr or resume from "
+                        f"the last checkpoint", 1)
         opt.step()
         opt.zero_grad(set_to_none=True)
         if a.swa_start >= 0 and step >= a.swa_start and (step - a.swa_start) % a.swa_every == 0:
@@ -245,42 +324,60 @@ def main(argv=None):
                     swa_count += 1
                     for n, p in named.items():
                         swa[n] += (p.detach() - swa[n]) * (1.0 / swa_count)
-        # report the global loss (sum of every rank's share)
-        total = parts["total"].detach().clone()
-        part_vals = torch.stack([parts[x].detach() for x in ("state", "power", "turn", "shoot", "rel")])
-        if d.enabled:
-            dist.all_reduce(total)
-            dist.all_reduce(part_vals)
-        tokens_since += tok.shape[0] * T * 2 * data.SLOTS
-        vloss = ""
-        if d.rank == 0 and a.val_every > 0 and (step % a.val_every == 0 or step == a.steps) and val:
-            v = evaluate(model, episodes, val, params.long_T(cfg.context), a.val_windows, d.device)
-            vloss = f"{v['total']:.6f}" if v else ""
-        now = time.time()
-        tps = tokens_since / max(now - t_last, 1e-9)
-        if d.rank == 0:
-            pv = part_vals.tolist()
-            writer.writerow([step, f"{float(total):.6f}"] + [f"{x:.6f}" for x in pv] +
-                            [f"{lr:.3g}", f"{float(gnorm):.4f}", f"{tps:.0f}", vloss])
-            if step % 10 == 0 or step == a.steps:
-                log.flush()
-                say(f"\rstep {step}/{a.steps}  loss {float(total):.4f}  {tps / 1000:.1f}k tokens/s"
-                    + (f"  val {vloss}" if vloss else "") + "   ")
-                tokens_since, t_last = 0, now
-        if a.save_every > 0 and step % a.save_every == 0:
+        # the global loss of this step: the sum of every rank's share
+        sums_since_row += d.all_sum(torch.stack([parts["total"].detach()] +
+                                                [parts[x].detach() for x in PARTS]))
+        tokens_since_row += tok.shape[0] * T * 2 * data.SLOTS
+        steps_since_row += 1
+        halt = d.all_sum(torch.tensor([1.0 if stop["now"] else 0.0], device=d.device))
+        stopping = float(halt) > 0  # every rank stops at the same step, or the others hang
+        last = step >= a.steps or stopping
+        val_due = last or (a.val_every > 0 and step % a.val_every == 0)
+        if step % a.log_every == 0 or val_due:
+            now = time.time()
+            mean = (sums_since_row / steps_since_row).tolist()
+            row = (f"{step},{mean[0]:.6g}," + ",".join(f"{x:.6g}" for x in mean[1:]) +
+                   f",{lr:.6g},{gnorm:.6g},{T},{tokens_since_row / max(now - t_row, 1e-9):.1f},"
+                   f"{now - t_start + seconds_offset:.2f}")
+            vtxt = ""
+            if val_due and val_wins and d.rank == 0:
+                v = evaluate(model, episodes, val_wins, val_T, d.device)
+                row += "," + ",".join(f"{v[x]:.6g}" for x in ("total",) + PARTS)
+                vtxt = f"  val {v['total']:.4f}"
+            else:
+                row += ",,,,,,"
+            csv_text += row + "\n"
+            if d.rank == 0:
+                write_text_atomically(log_path, csv_text)
+            if not quiet:
+                print(f"\rstep {step}/{a.steps}  loss {mean[0]:.4f}  "
+                      f"{tokens_since_row / max(now - t_row, 1e-9) / 1000:.1f}k tokens/s{vtxt}   ",
+                      end="", file=sys.stderr, flush=True)
+            sums_since_row.zero_()
+            tokens_since_row, steps_since_row = 0, 0
+            t_row = time.time()  # validation time does not count against tokens/s
+        if last or step % a.save_every == 0:
             save(step)
-        halt = torch.tensor([1.0 if stop["now"] else 0.0], device=d.device)
-        if d.enabled:  # every rank stops at the same step, or the others would hang
-            dist.all_reduce(halt)
-        if float(halt) > 0:
-            say(f"\nstopped at step {step}")
+        if stopping:
+            if not quiet:
+                print(f"\ninterrupted at step {step}; {a.out} holds it (resume with --resume {a.out})",
+                      file=sys.stderr)
             break
-    save(step)
-    if log:
-        log.close()
-    say(f"\nwrote {a.out} (step {step})")
+    if not quiet:
+        print(f"\nwrote {a.out} (step {step}) and {log_path}", file=sys.stderr)
     d.close()
     return 0
+
+
+def _episodes_per_file(paths):
+    """Episode count of each dataset file (its num_episodes attribute)."""
+    import h5py
+
+    out = []
+    for p in paths:
+        with h5py.File(p, "r") as f:
+            out.append(int(np.asarray(f.attrs["num_episodes"]).reshape(-1)[0]))
+    return out
 
 
 if __name__ == "__main__":

@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+"""The bridge's training entry point under torchrun: 2 CPU ranks (gloo) must give the same
+training losses and weights as one plain process (the loss is normalised by the global
+batch's counts, so the averaged gradient is the whole batch's), and a run stopped and
+resumed from its checkpoint must equal one that never stopped, bit for bit. Exit 77 (skip)
+only when torch or h5py cannot be imported.
+  usage: ddp_test.py <poslab-cli> <repository root>
+"""
+
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import h5py  # noqa: F401
+    import numpy as np
+    import torch  # noqa: F401
+except ImportError as e:
+    print(f"SKIPPED: needs python3-torch and python3-h5py ({e})")
+    sys.exit(77)
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        print("command failed:", " ".join(cmd), "\n", r.stderr.strip()[-3000:])
+        sys.exit(1)
+    return r.stdout
+
+
+def losses(path):
+    with open(path) as f:
+        return [float(row["loss"]) for row in csv.DictReader(f)]
+
+
+def main():
+    cli, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    tools = os.path.join(root, "tools", "torch")
+    sys.path.insert(0, tools)
+    import model as wm
+
+    tmp = tempfile.mkdtemp(prefix="poslab-ddp-")
+    CLEANUP.append(tmp)
+    data = os.path.join(tmp, "d.h5")
+    run([cli, "collect", "--episodes", "6", "--max-steps", "40", "--seed", "3", "--threads", "1",
+         "--quiet", "-o", data])
+    common = ["--data", data, "--batch", "4", "--short-steps", "4", "--long-steps", "8",
+              "--val-every", "0", "--log-every", "1", "--threads", "1", "--quiet", "--seed", "9"]
+    train = os.path.join(tools, "train.py")
+    one, two = os.path.join(tmp, "one.safetensors"), os.path.join(tmp, "two.safetensors")
+    run([sys.executable, train, *common, "--steps", "3", "--out", one])
+    run([sys.executable, os.path.join(tools, "torchrun.py"), "--nproc_per_node=2",
+         "--standalone", train, *common, "--steps", "3", "--out", two])
+    fails = 0
+    la, lb = losses(one.replace(".safetensors", ".csv")), losses(two.replace(".safetensors", ".csv"))
+    if len(la) != 3 or len(lb) != 3 or max(abs(x - y) for x, y in zip(la, lb)) > 1e-5:
+        print(f"FAIL: losses of 1 process {la} and of 2 ranks {lb} differ")
+        fails += 1
+    a, b = wm.read_wm_checkpoint(one), wm.read_wm_checkpoint(two)
+    d = max(float(np.abs(a.params[n] - b.params[n]).max()) for n in a.params)
+    if d > 1e-5:
+        print(f"FAIL: weights after 3 steps differ by {d} between 1 process and 2 ranks")
+        fails += 1
+    print(f"1 process vs 2 ranks: losses {la} vs {lb}, max weight difference {d:.2e}")
+
+    # Stop at step 2 and resume to 3 (with the AdamW moments from the checkpoint).
+    part = os.path.join(tmp, "part.safetensors")
+    run([sys.executable, train, *common, "--steps", "2", "--out", part])
+    resumed = os.path.join(tmp, "resumed.safetensors")
+    run([sys.executable, train, *common, "--steps", "3", "--resume", part, "--out", resumed])
+    c = wm.read_wm_checkpoint(resumed)
+    same = c.step == 3 and all(np.array_equal(a.params[n], c.params[n]) and
+                               np.array_equal(a.m[n], c.m[n]) for n in a.params)
+    if not same:
+        print("FAIL: a run resumed at step 2 differs from an uninterrupted one")
+        fails += 1
+    print("stopped at 2 and resumed equals uninterrupted:", same)
+    return 1 if fails else 0
+
+
+CLEANUP = []  # temporary directories, removed however the test ends
+
+if __name__ == "__main__":
+    import shutil
+
+    try:
+        sys.exit(main())
+    finally:
+        for d in CLEANUP:
+            shutil.rmtree(d, ignore_errors=True)
