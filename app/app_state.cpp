@@ -1,4 +1,6 @@
-// The shell: menu, tabs of open labs, preset bar, error banner, theme and settings.
+// The shell: menu, tabs of open labs, preset bar, per-lab error banners, theme, settings,
+// and the guards that keep the GUI alive: a panel that throws is unwound and reported, and
+// a start after one that did not finish opens the labs in their defaults.
 #include "app/app_state.hpp"
 
 #include <imgui.h>
@@ -6,45 +8,76 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 
+#include "app/imgui_unwind.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 
 namespace poslab::app {
 namespace {
 
-// A panel threw mid-draw: close whatever it had begun (child windows, groups, ID and
-// style stacks) so ImGui's stacks are balanced again, keeping the lab's own child window.
-void unwind_to(ImGuiWindow* lab_window) {
-  while (ImGui::GetCurrentWindow() != lab_window) {
-    ImGui::ErrorCheckEndWindowRecover(nullptr);
-    if (ImGui::GetCurrentWindow()->Flags & ImGuiWindowFlags_ChildWindow)
-      ImGui::EndChild();
-    else
-      ImGui::End();
+constexpr size_t kMaxMessagesPerLab = 4;  // newest kept; older ones of the same lab drop
+
+// The --test-fault hook: open one of every kind of ImGui scope, then fail inside them all.
+void inject_fault(TestFault f) {
+  // At the top of the visible area, so every scope below really opens.
+  const ImVec2 top = ImGui::GetWindowPos(), pad = ImGui::GetStyle().WindowPadding;
+  ImGui::SetCursorScreenPos(ImVec2(top.x + pad.x, top.y + pad.y));
+  ImGui::BeginChild("##fault_child", ImVec2(200, 120), true);
+  ImGui::PushID("fault");
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 0, 0, 255));
+  ImGui::PushStyleVar(ImGuiStyleVar_Alpha, 0.9f);
+  ImGui::PushItemWidth(50);
+  ImGui::BeginGroup();
+  ImGui::BeginDisabled();
+  if (ImGui::BeginTable("##fault_table", 2, ImGuiTableFlags_ScrollY)) {
+    ImGui::TableNextColumn();
+    if (ImGui::BeginTabBar("##fault_tabs")) {
+      if (ImGui::BeginTabItem("fault")) {
+        ImGui::SetNextItemOpen(true);
+        if (ImGui::TreeNode("fault node")) {
+          ImGui::OpenPopup("##fault_popup");
+          if (ImGui::BeginPopup("##fault_popup")) {
+            ImGui::TextUnformatted("fault");
+            if (f == TestFault::abort_process) std::abort();
+            throw InputError("test fault injected after drawing (--test-fault)");
+          }
+        }
+      }
+    }
   }
-  ImGui::ErrorCheckEndWindowRecover(nullptr);
+  throw InputError("test fault: a scope did not open");
 }
 
 }  // namespace
 
-AppState::AppState(bool headless, std::string lessons_dir)
-    : headless_(headless), lessons_dir_(std::move(lessons_dir)) {
+AppState::AppState(AppStateOptions opt) : opt_(std::move(opt)) {
   config_dir_ = poslab::app::config_dir();
   data_dir_ = poslab::app::data_dir();
   panels_ = make_panels();
-  std::string warning;
-  if (!headless_) settings_ = load_settings(config_dir_, warning);
-  if (!warning.empty()) report_error("settings", warning);
-  // Restore each lab's last state; a preset that no longer loads is reported, not fatal.
-  for (auto& p : panels_) {
-    auto it = settings_.last_preset.find(p->id());
-    if (it == settings_.last_preset.end()) continue;
-    try {
-      p->load_preset(it->second);
-    } catch (const Error& e) {
-      report_error(std::string("restoring ") + p->title(), e.what());
-    }
+  for (auto& p : panels_) default_preset_[p->id()] = p->preset();
+  if (opt_.use_settings) {
+    // Leftovers of atomic writes killed between write and rename.
+    remove_stale_temp_files(config_dir_);
+    remove_stale_temp_files(data_dir_);
+    std::string warning;
+    settings_ = load_settings(config_dir_, warning);
+    if (!warning.empty()) report_error("settings", warning);
+    safe_start_ = start_marker_begin(config_dir_, marker_path_);
+  }
+  if (safe_start_) {
+    // The last start did not finish: its saved state may be what brought it down. Keep the
+    // presets (saved again unchanged) and let the user restore them from the banner.
+    unrestored_ = settings_.last_preset;
+    std::erase_if(unrestored_, [&](const auto& kv) { return !find_panel(kv.first); });
+    report_error("start",
+                 "the last start of PosLab did not finish (it crashed or was killed), so the "
+                 "labs opened in their default state. The saved state of each lab is kept; "
+                 "Restore it with the button below (if the crash happens again, Reset to "
+                 "defaults that lab).");
+  } else {
+    restore_presets();
   }
   std::erase_if(settings_.open_labs, [&](const std::string& id) { return !find_panel(id); });
   if (settings_.open_labs.empty() && !panels_.empty())
@@ -52,14 +85,64 @@ AppState::AppState(bool headless, std::string lessons_dir)
   select_next_ = settings_.active_lab;
 }
 
+void AppState::restore_presets() {
+  // Restore each lab's last state; a preset that no longer loads is reported, not fatal.
+  for (auto& p : panels_) {
+    auto it = settings_.last_preset.find(p->id());
+    if (it == settings_.last_preset.end()) continue;
+    drawing_lab_ = p->id();
+    try {
+      p->load_preset(it->second);
+      p->trust_named_files();  // the user's own saved state
+    } catch (const std::exception& e) {
+      report_error(std::string("restoring ") + p->title(), e.what());
+    }
+    drawing_lab_.clear();
+  }
+}
+
 void AppState::report_error(const std::string& where, const std::string& message) {
-  const std::string text = where + ": " + message;
-  if (std::find(errors_.begin(), errors_.end(), text) == errors_.end()) errors_.push_back(text);
-  if (errors_.size() > 8) errors_.erase(errors_.begin());
+  BannerMessage m;
+  m.lab = drawing_lab_;
+  m.text = where + ": " + message;
+  for (const BannerMessage& b : banner_)
+    if (b.lab == m.lab && b.text == m.text) return;
+  const std::string lab = m.lab;
+  banner_.push_back(std::move(m));
+  const auto same_lab = [&](const BannerMessage& b) { return b.lab == lab; };
+  if (static_cast<size_t>(std::count_if(banner_.begin(), banner_.end(), same_lab)) >
+      kMaxMessagesPerLab)
+    banner_.erase(std::find_if(banner_.begin(), banner_.end(), same_lab));  // the oldest
   request_frames(2);
 }
 
+std::vector<std::string> AppState::errors() const {
+  std::vector<std::string> out;
+  for (const auto& m : banner_)
+    if (m.lab.empty()) out.push_back(m.text);
+  for (const auto& m : banner_)
+    if (!m.lab.empty()) out.push_back(m.text);
+  return out;
+}
+
+void AppState::clear_resolved_errors(Panel& p) {
+  // A lab's message stays while the lab is in the state it was reported in; once the user
+  // changes that state (and the lab draws without failing) it is gone.
+  bool any = false;
+  for (const auto& m : banner_) any |= m.lab == p.id();
+  if (!any) return;
+  const std::string now = p.preset();
+  for (auto& m : banner_)
+    if (m.lab == p.id() && m.pending) {
+      m.preset = now;  // the panel may have reacted to its error (e.g. stopped playing)
+      m.pending = false;
+    }
+  std::erase_if(banner_,
+                [&](const BannerMessage& m) { return m.lab == p.id() && m.preset != now; });
+}
+
 Panel* AppState::find_panel(const std::string& id) {
+  if (id.empty()) return nullptr;
   for (auto& p : panels_)
     if (id == p->id()) return p.get();
   return nullptr;
@@ -74,15 +157,33 @@ void AppState::select_lab(const std::string& id) {
   request_frames(3);
 }
 
-void AppState::open_lab(const std::string& preset) {
+void AppState::open_lab_from_user(const std::string& preset) {
+  open_lab(preset);
+  std::string lab;
   try {
-    const std::string lab = preset_lab(preset);
+    lab = preset_lab(preset);
+  } catch (const std::exception&) {
+    return;  // reported by open_lab
+  }
+  if (Panel* p = find_panel(lab)) p->trust_named_files();
+}
+
+void AppState::open_lab(const std::string& preset) {
+  const std::string from = drawing_lab_;
+  std::string lab;
+  try {
+    lab = preset_lab(preset);
     Panel* p = find_panel(lab);
     if (!p) throw InputError("no lab called \"" + lab + "\" in this version of PosLab");
+    drawing_lab_ = lab;  // errors while loading belong to the opened lab
     p->load_preset(preset);
+    drawing_lab_ = from;
+    unrestored_.erase(lab);
     select_lab(lab);
-  } catch (const Error& e) {
-    report_error("opening a lab", e.what());
+    if (!from.empty() && from != lab) came_from_[lab] = from;
+  } catch (const std::exception& e) {
+    drawing_lab_ = from;
+    report_error("opening " + (lab.empty() ? std::string("a lab") : lab), e.what());
   }
 }
 
@@ -91,8 +192,7 @@ bool AppState::wants_continuous_frames() {
     --frames_requested_;
     return true;
   }
-  for (const auto& id : settings_.open_labs)
-    if (Panel* p = find_panel(id); p && p->animating() && id == settings_.active_lab) return true;
+  if (Panel* p = find_panel(settings_.active_lab); p && p->animating()) return true;
   return false;
 }
 
@@ -112,7 +212,7 @@ void AppState::apply_theme() {
 void AppState::setup_style(float content_scale) {
   content_scale_ = content_scale > 0 ? content_scale : 1.0f;
   scale_ = settings_.ui_scale > 0 ? settings_.ui_scale : std::clamp(content_scale_, 1.0f, 3.0f);
-  fonts_ = load_fonts(scale_, lessons_dir_, extra_glyphs_);
+  fonts_ = load_fonts(scale_, opt_.lessons_dir, extra_glyphs_);
   if (!fonts_.note.empty()) report_error("fonts", fonts_.note);
   apply_theme();
 }
@@ -140,19 +240,32 @@ void AppState::ensure_glyphs(const std::string& utf8) {
 }
 
 void AppState::save() {
+  if (!opt_.use_settings) return;
   settings_.last_preset.clear();
-  for (const auto& p : panels_) settings_.last_preset[p->id()] = p->preset();
+  for (const auto& p : panels_) {
+    // A lab not restored after an unfinished start keeps its saved preset until it is used.
+    auto it = unrestored_.find(p->id());
+    const std::string now = p->preset();
+    if (it != unrestored_.end() && now == default_preset_[p->id()])
+      settings_.last_preset[p->id()] = it->second;
+    else
+      settings_.last_preset[p->id()] = now;
+  }
   try {
     save_settings(config_dir_, settings_);
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
+    const std::string saved_lab = drawing_lab_;
+    drawing_lab_.clear();
     report_error("saving settings", e.what());
+    drawing_lab_ = saved_lab;
   }
 }
 
 void AppState::autosave(double now_s, double min_interval_s) {
-  if (headless_ || now_s - last_save_time_ < min_interval_s) return;
+  if (!opt_.use_settings || now_s - last_save_time_ < min_interval_s) return;
   std::string snapshot = settings_.active_lab + (settings_.dark_theme ? "d" : "l") +
-                         format_double(settings_.ui_scale) +
+                         format_double(settings_.ui_scale) + settings_.language +
+                         (settings_.welcome_seen ? "w" : "-") +
                          std::to_string(settings_.window_width) + "x" +
                          std::to_string(settings_.window_height);
   for (const auto& id : settings_.open_labs) snapshot += "|" + id;
@@ -162,6 +275,12 @@ void AppState::autosave(double now_s, double min_interval_s) {
   const bool first = last_saved_.empty();
   last_saved_ = std::move(snapshot);
   if (!first) save();  // the state at start-up is what was just loaded
+}
+
+void AppState::finish() {
+  save();
+  start_marker_end(marker_path_);
+  marker_path_.clear();
 }
 
 void AppState::release_gl() {
@@ -216,26 +335,88 @@ void AppState::draw_menu() {
   ImGui::EndMenuBar();
 }
 
-void AppState::draw_banner() {
-  if (errors_.empty()) return;
+// Messages for `lab` (and shell-wide ones), each wrapped in full with its own dismiss
+// button, on a tinted background sized to the text.
+void AppState::draw_banner(const std::string& lab) {
+  std::vector<size_t> shown;
+  for (size_t i = 0; i < banner_.size(); ++i)
+    if (banner_[i].lab.empty() || banner_[i].lab == lab) shown.push_back(i);
+  if (shown.empty()) return;
   const ImVec4 bg =
       settings_.dark_theme ? ImVec4(0.45f, 0.12f, 0.12f, 1.0f) : ImVec4(1.0f, 0.85f, 0.85f, 1.0f);
-  ImGui::PushStyleColor(ImGuiCol_ChildBg, bg);
-  const float line = ImGui::GetTextLineHeightWithSpacing();
-  ImGui::BeginChild("##errors", ImVec2(0, line * (static_cast<float>(errors_.size()) + 0.6f)),
-                    true);
-  for (const auto& e : errors_) ImGui::TextWrapped("%s", e.c_str());
-  ImGui::EndChild();
-  ImGui::PopStyleColor();
-  ImGui::SameLine();
-  if (ImGui::Button("Dismiss")) errors_.clear();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->ChannelsSplit(2);
+  dl->ChannelsSetCurrent(1);
+  const float width = ImGui::GetContentRegionAvail().x;
+  const ImVec2 top = ImGui::GetCursorScreenPos();
+  const ImGuiStyle& st = ImGui::GetStyle();
+  ImGui::BeginGroup();
+  ImGui::Dummy(ImVec2(0, st.FramePadding.y * 0.5f));
+  size_t remove = banner_.size();
+  for (size_t i : shown) {
+    ImGui::PushID(static_cast<int>(i));
+    ImGui::Indent(st.FramePadding.x);
+    if (ImGui::SmallButton("Dismiss")) remove = i;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Hide this message");
+    ImGui::SameLine();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPos().x +
+                           std::max(100.0f, width - ImGui::GetCursorPos().x - st.FramePadding.x));
+    ImGui::TextUnformatted(banner_[i].text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::Unindent(st.FramePadding.x);
+    ImGui::PopID();
+  }
+  if (!unrestored_.empty() && std::any_of(shown.begin(), shown.end(), [&](size_t i) {
+        return banner_[i].lab.empty() && banner_[i].text.rfind("start:", 0) == 0;
+      })) {
+    ImGui::Indent(st.FramePadding.x);
+    if (ImGui::SmallButton("Restore the last session's lab states")) {
+      for (const auto& [id, preset] : std::map<std::string, std::string>(unrestored_)) {
+        Panel* p = find_panel(id);
+        if (!p) continue;
+        drawing_lab_ = id;
+        try {
+          p->load_preset(preset);
+          p->trust_named_files();
+        } catch (const std::exception& e) {
+          report_error(std::string("restoring ") + p->title(), e.what());
+        }
+        drawing_lab_.clear();
+      }
+      unrestored_.clear();
+      std::erase_if(banner_, [](const BannerMessage& m) {
+        return m.lab.empty() && m.text.rfind("start:", 0) == 0;
+      });
+    }
+    ImGui::Unindent(st.FramePadding.x);
+  }
+  ImGui::Dummy(ImVec2(width, st.FramePadding.y * 0.5f));
+  ImGui::EndGroup();
+  dl->ChannelsSetCurrent(0);
+  const ImVec2 bottom = ImGui::GetItemRectMax();
+  dl->AddRectFilled(top, ImVec2(top.x + width, bottom.y), ImGui::GetColorU32(bg), st.FrameRounding);
+  dl->ChannelsMerge();
+  if (remove < banner_.size()) banner_.erase(banner_.begin() + static_cast<std::ptrdiff_t>(remove));
 }
 
 void AppState::draw_preset_bar(Panel& p) {
   const std::string current = p.preset();
+  if (auto it = came_from_.find(p.id()); it != came_from_.end()) {
+    if (Panel* back = find_panel(it->second)) {
+      const std::string label = std::string("< Back to ") + back->title();
+      if (ImGui::Button(label.c_str())) {
+        select_lab(back->id());
+        came_from_.erase(it);
+      } else if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("Return to the page whose link opened this lab");
+      }
+      ImGui::SameLine();
+    }
+  }
   ImGui::TextUnformatted("Preset");
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - 330.0f * scale_);
+  ImGui::SetNextItemWidth(
+      std::max(120.0f * scale_, ImGui::GetContentRegionAvail().x - 330.0f * scale_));
   const bool entered =
       ImGui::InputText("##preset", &preset_edit_, ImGuiInputTextFlags_EnterReturnsTrue);
   const bool editing = ImGui::IsItemActive();
@@ -248,29 +429,58 @@ void AppState::draw_preset_bar(Panel& p) {
     preset_edit_ = current;
     preset_edit_for_ = p.id();
   }
-  ImGui::SameLine();
-  if (ImGui::Button("Apply") || entered) {
+  const auto load = [&](const std::string& text) {
     try {
-      p.load_preset(preset_edit_);
-    } catch (const Error& e) {
+      p.load_preset(text);
+      unrestored_.erase(p.id());
+    } catch (const std::exception& e) {
       report_error(std::string(p.title()) + " preset", e.what());
     }
-  }
+  };
+  ImGui::SameLine();
+  if (ImGui::Button("Apply") || entered) load(preset_edit_);
   ImGui::SameLine();
   if (ImGui::Button("Copy")) ImGui::SetClipboardText(current.c_str());
   ImGui::SameLine();
-  if (ImGui::Button("Paste")) {
-    if (const char* clip = ImGui::GetClipboardText()) {
-      try {
-        p.load_preset(clip);
-      } catch (const Error& e) {
-        report_error(std::string(p.title()) + " preset", e.what());
-      }
+  if (ImGui::Button("Paste"))
+    if (const char* clip = ImGui::GetClipboardText()) load(clip);
+  ImGui::SameLine();
+  if (ImGui::Button("Reset to defaults")) load(p.id());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every parameter of this lab back to its default.");
+}
+
+// One lab's tab contents. Everything the panel draws happens inside the "##lab" child; an
+// exception unwinds exactly what the panel began (the shell's tab bar, tab item and child
+// stay open) and becomes a message on this lab's banner.
+void AppState::draw_lab(Panel& p) {
+  drawing_lab_ = p.id();
+  draw_preset_bar(p);
+  draw_banner(p.id());
+  ImGui::Separator();
+  ImGui::BeginChild("##lab", ImVec2(0, 0), false);
+  const ImGuiScopeMark mark = imgui_scope_mark();
+  bool failed = false;
+  try {
+    p.draw(*this);
+    if (fault_ != TestFault::none && fault_lab_ == p.id()) inject_fault(fault_);
+  } catch (const Error& e) {
+    failed = true;
+    report_error(p.title(), e.what());
+  } catch (const std::exception& e) {
+    failed = true;
+    report_error(p.title(), std::string("internal error: ") + e.what());
+  }
+  if (failed && !imgui_unwind_to(mark)) {
+    // The panel ended more than it began: the stacks cannot be trusted for this frame.
+    report_error(p.title(), "internal error: unbalanced drawing; the lab was reset");
+    try {
+      p.load_preset(p.id());
+    } catch (const std::exception&) {
     }
   }
-  ImGui::SameLine();
-  if (ImGui::Button("Reset to defaults")) p.load_preset(p.id());
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every parameter of this lab back to its default.");
+  ImGui::EndChild();
+  clear_resolved_errors(p);
+  drawing_lab_.clear();
 }
 
 void AppState::draw_frame() {
@@ -286,44 +496,44 @@ void AppState::draw_frame() {
   draw_menu();
   ImGuiIO& io = ImGui::GetIO();
   if (io.KeyCtrl && ImGui::IsKeyPressed(81 /* GLFW_KEY_Q */, false)) quit_requested_ = true;
-  draw_banner();
 
   if (ImGui::BeginTabBar("##labs",
                          ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
-    std::vector<std::string> still_open;
-    for (const auto& id : settings_.open_labs) {
+    // Iterate over a copy: a lab's link may open another lab (append to open_labs) while
+    // the loop runs. The new tab is submitted next frame, selected then.
+    const std::vector<std::string> labs = settings_.open_labs;
+    std::vector<std::string> closed;
+    const std::string select = select_next_;
+    bool selected_seen = false;
+    for (const auto& id : labs) {
       Panel* p = find_panel(id);
       if (!p) continue;
       bool open = true;
-      const ImGuiTabItemFlags flags = select_next_ == id ? ImGuiTabItemFlags_SetSelected : 0;
+      const bool select_this = select == id;
+      const ImGuiTabItemFlags flags = select_this ? ImGuiTabItemFlags_SetSelected : 0;
+      selected_seen |= select_this;
       const std::string label = std::string(p->title()) + "###" + id;
       if (ImGui::BeginTabItem(label.c_str(), &open, flags)) {
         if (settings_.active_lab != id) request_frames(2);
         settings_.active_lab = id;
-        draw_preset_bar(*p);
-        ImGui::Separator();
-        ImGui::BeginChild("##lab", ImVec2(0, 0), false);
-        ImGuiWindow* lab_window = ImGui::GetCurrentWindow();
-        try {
-          p->draw(*this);
-        } catch (const Error& e) {
-          report_error(p->title(), e.what());
-          unwind_to(lab_window);
-        } catch (const std::exception& e) {
-          report_error(p->title(), std::string("internal error: ") + e.what());
-          unwind_to(lab_window);
-        }
-        ImGui::EndChild();
+        draw_lab(*p);
         ImGui::EndTabItem();
       }
-      if (open) still_open.push_back(id);
+      if (!open) closed.push_back(id);
     }
-    settings_.open_labs = still_open;
-    select_next_.clear();
+    std::erase_if(settings_.open_labs, [&](const std::string& id) {
+      return std::find(closed.begin(), closed.end(), id) != closed.end();
+    });
+    // Consumed only if its tab was submitted with the flag; a lab opened during the loop
+    // (select_next_ changed) is selected on the next frame.
+    if (selected_seen && select_next_ == select) select_next_.clear();
+    if (!select_next_.empty()) request_frames(2);
     ImGui::EndTabBar();
   }
-  if (settings_.open_labs.empty())
+  if (settings_.open_labs.empty()) {
+    draw_banner("");
     ImGui::TextWrapped("No lab is open. Choose one from the Labs menu.");
+  }
   ImGui::End();
 }
 

@@ -1,6 +1,8 @@
-// The one application-state object: panels, settings, fonts, the error banner and the
-// frame-pacing state. main.cpp owns exactly one; panels reach it only through AppContext.
+// The one application-state object: panels, settings, fonts, the per-lab error banners,
+// the crash-loop guard and the frame-pacing state. main.cpp owns exactly one; panels reach
+// it only through AppContext.
 #pragma once
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -11,13 +13,30 @@
 #include "app/panel.hpp"
 #include "app/settings.hpp"
 
-struct GLFWwindow;
-
 namespace poslab::app {
+
+struct AppStateOptions {
+  bool headless = false;     // check/capture modes: no user, jobs are waited for
+  bool use_settings = true;  // load settings.json at start and keep the start marker
+  std::string lessons_dir;   // lesson files (fonts take the glyphs they use)
+};
+
+// A message on a banner: shell-wide (lab empty) or belonging to one lab.
+struct BannerMessage {
+  std::string lab;      // panel id, "" = every tab
+  std::string text;     // "<where>: <message>"
+  std::string preset;   // the lab's preset after the frame it was reported in; the message
+                        // clears when the preset differs (the user changed the state)
+  bool pending = true;  // preset not yet taken (it is taken once the panel's frame ends)
+};
+
+// Test hooks (--test-fault): make a lab's draw fail after it drew, from deep inside nested
+// ImGui scopes, to exercise the recovery path and the crash-loop guard.
+enum class TestFault { none, throw_error, abort_process };
 
 class AppState final : public AppContext {
  public:
-  AppState(bool headless, std::string lessons_dir);
+  explicit AppState(AppStateOptions opt);
 
   // ---- AppContext ----
   void report_error(const std::string& where, const std::string& message) override;
@@ -30,16 +49,19 @@ class AppState final : public AppContext {
   ImFont* cjk_font() const override { return fonts_.has_cjk ? fonts_.body : nullptr; }
   ImFont* heading_font() const override { return fonts_.heading; }
   ImFont* mono_font() const override { return fonts_.mono; }
-  bool headless() const override { return headless_; }
+  bool headless() const override { return opt_.headless; }
   void ensure_glyphs(const std::string& utf8) override;
 
   // ---- shell ----
   // Applies the theme and fonts for `content_scale` (monitor) unless the user chose a scale.
   void setup_style(float content_scale);
-  // Draws the menu bar, banner and the open labs; one call per frame.
+  // Draws the menu bar, banners and the open labs; one call per frame.
   void draw_frame();
-  // True if something will move without input (animation, pending frames).
+  // True if a frame should be drawn without waiting for input (animation, pending frames);
+  // consumes one pending frame.
   bool wants_continuous_frames();
+  // Opens a preset the user gave directly (command line): files it names open unasked.
+  void open_lab_from_user(const std::string& preset);
   void select_lab(const std::string& id);
   Panel* find_panel(const std::string& id);
   // Saves settings (and each lab's preset) atomically; reports failures on the banner.
@@ -47,40 +69,61 @@ class AppState final : public AppContext {
   // Saves when something changed and at least `min_interval_s` passed since the last save,
   // so a crash or kill loses at most a few seconds of settings.
   void autosave(double now_s, double min_interval_s = 2.0);
+  // A clean end: saves and removes the start marker (the next start restores everything).
+  void finish();
   void release_gl();
 
-  const std::vector<std::string>& errors() const { return errors_; }
-  void clear_errors() { errors_.clear(); }
+  // Every banner message's text, shell-wide first.
+  std::vector<std::string> errors() const;
+  const std::vector<BannerMessage>& banner() const { return banner_; }
+  void clear_errors() { banner_.clear(); }
   std::vector<std::unique_ptr<Panel>>& panels() { return panels_; }
   Settings& settings() { return settings_; }
+  // True if the previous start did not finish (crash or kill): labs opened in defaults.
+  bool safe_start() const { return safe_start_; }
   bool quit_requested() const { return quit_requested_; }
   bool fonts_dirty() const { return fonts_dirty_; }
   void rebuild_fonts(float content_scale);
+  void set_test_fault(const std::string& lab, TestFault f) {
+    fault_lab_ = lab;
+    fault_ = f;
+  }
 
  private:
   void draw_menu();
-  void draw_banner();
+  void draw_banner(const std::string& lab);
   void draw_preset_bar(Panel& p);
+  void draw_lab(Panel& p);
   void apply_theme();
+  void restore_presets();
+  void clear_resolved_errors(Panel& p);
 
-  bool headless_;
-  std::string lessons_dir_, config_dir_, data_dir_;
+  AppStateOptions opt_;
+  std::string config_dir_, data_dir_;
   Settings settings_;
   Fonts fonts_;
   float scale_ = 1.0f;
   float content_scale_ = 1.0f;
   std::vector<std::unique_ptr<Panel>> panels_;
-  std::vector<std::string> errors_;
-  std::string select_next_;          // tab to bring to front on the next frame
-  std::string preset_edit_;          // text in the preset field of the active lab
-  std::string preset_edit_for_;      // lab whose preset the field shows
+  std::map<std::string, std::string> default_preset_;  // panel id -> preset at construction
+  std::map<std::string, std::string> unrestored_;      // safe start: presets not yet loaded
+  std::vector<BannerMessage> banner_;
+  std::string drawing_lab_;                       // panel being drawn or loaded ("" = shell)
+  std::map<std::string, std::string> came_from_;  // lab -> lab whose link opened it
+  std::string select_next_;                       // tab to bring to front on the next frame
+  std::string preset_edit_;                       // text in the preset field of the active lab
+  std::string preset_edit_for_;                   // lab whose preset the field shows
   std::string extra_glyphs_;         // text typed by the user whose glyphs the atlas must hold
   std::set<unsigned> asked_glyphs_;  // characters already requested (a font may lack some)
   std::string last_saved_;           // serialised settings at the last save
+  std::string marker_path_;          // "start did not finish yet" marker, "" if not kept
   double last_save_time_ = 0;
   int frames_requested_ = 3;
+  bool safe_start_ = false;
   bool quit_requested_ = false;
   bool fonts_dirty_ = false;
+  std::string fault_lab_;
+  TestFault fault_ = TestFault::none;
 };
 
 }  // namespace poslab::app

@@ -3,12 +3,14 @@
 //   --panel/--preset  open a lab in a given state
 //   --frames N [--screenshot out.png] [--frame-times]   render N frames, then exit
 //   --check [--presets-file F]   run every panel with its check presets; exit 1 on failure
+//   --settings, --test-fault LAB:KIND   test hooks (settings in headless runs, injected faults)
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -36,27 +38,62 @@ struct Options {
   bool check = false;
   std::string presets_file;
   int width = 0, height = 0;
-  std::string theme;  // "", "dark" or "light"
-  float scale = 0;    // 0 = settings / monitor
+  std::string theme;             // "", "dark" or "light"
+  float scale = 0;               // 0 = settings / monitor
+  bool settings = false;         // headless runs: load and save settings like a normal start
+  bool live_input = false;       // headless runs: keep the real mouse (xdotool tests)
+  std::string test_fault;        // "<lab>:throw" or "<lab>:abort"
+  std::string untrusted_preset;  // opened as if pasted: files it names wait for approval
 };
 
 void glfw_error(int code, const char* text) {
   std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text);
 }
 
+// Set by GLFW callbacks (installed before ImGui's, which chain to them): some input or
+// window event arrived since the flag was cleared.
+bool g_event_seen = false;
+void note_event(GLFWwindow*) {
+  g_event_seen = true;
+}
+void install_event_callbacks(GLFWwindow* w) {
+  glfwSetCursorPosCallback(w, [](GLFWwindow* x, double, double) { note_event(x); });
+  glfwSetMouseButtonCallback(w, [](GLFWwindow* x, int, int, int) { note_event(x); });
+  glfwSetScrollCallback(w, [](GLFWwindow* x, double, double) { note_event(x); });
+  glfwSetKeyCallback(w, [](GLFWwindow* x, int, int, int, int) { note_event(x); });
+  glfwSetCharCallback(w, [](GLFWwindow* x, unsigned) { note_event(x); });
+  glfwSetCursorEnterCallback(w, [](GLFWwindow* x, int) { note_event(x); });
+  glfwSetWindowFocusCallback(w, [](GLFWwindow* x, int) { note_event(x); });
+  glfwSetWindowSizeCallback(w, [](GLFWwindow* x, int, int) { note_event(x); });
+  glfwSetFramebufferSizeCallback(w, [](GLFWwindow* x, int, int) { note_event(x); });
+  glfwSetWindowRefreshCallback(w, note_event);
+  glfwSetWindowCloseCallback(w, note_event);
+  glfwSetWindowContentScaleCallback(w, [](GLFWwindow* x, float, float) { note_event(x); });
+}
+
 class Frontend {
  public:
-  Frontend(GLFWwindow* w, AppState& s) : window_(w), state_(s) {}
+  Frontend(GLFWwindow* w, AppState& s, bool headless, bool park_mouse)
+      : window_(w), state_(s), headless_(headless), park_mouse_(park_mouse) {}
 
-  // One frame: events (or sleep until one arrives), UI, render. Returns the frame's
-  // CPU time in ms (without the idle wait).
-  double frame(bool block_when_idle) {
-    if (block_when_idle && !state_.wants_continuous_frames()) {
-      glfwWaitEventsTimeout(0.5);  // idle: sleep until input instead of spinning the cores
-      state_.request_frames(2);    // let ImGui settle hover/active states after the event
-    } else {
+  // Interactive mode: sleeps until input arrives or a frame is wanted (animation, a job
+  // running, settling after input). Returns false if it woke without reason to draw (the
+  // timeout lets autosave run), so an idle app draws nothing at all.
+  bool wait_for_work(double timeout_s) {
+    if (state_.wants_continuous_frames()) {
       glfwPollEvents();
+      return true;
     }
+    g_event_seen = false;
+    glfwWaitEventsTimeout(timeout_s);
+    if (!g_event_seen) return false;
+    state_.request_frames(2);  // let ImGui settle hover/active states after the event
+    return true;
+  }
+
+  // One frame: UI and render. Returns the frame's CPU time in ms.
+  double frame() {
+    if (headless_) glfwPollEvents();  // interactive mode polled or waited in wait_for_work
     const auto t0 = std::chrono::steady_clock::now();
     if (state_.fonts_dirty()) {
       ImGui_ImplOpenGL3_DestroyFontsTexture();
@@ -65,6 +102,9 @@ class Frontend {
     }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    // Captures and checks: no pointer over the window, so no hover state or tooltip
+    // depends on where the virtual display left its cursor.
+    if (park_mouse_) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     ImGui::NewFrame();
     state_.draw_frame();
     ImGui::Render();
@@ -97,12 +137,15 @@ class Frontend {
  private:
   GLFWwindow* window_;
   AppState& state_;
+  bool headless_;
+  bool park_mouse_;
 };
 
 // Runs every panel with its defaults, its check presets and any extra presets for a few
 // frames each and checks its state. Prints one line per failure; returns the count.
 int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
   std::vector<std::pair<std::string, std::string>> jobs;  // (panel id, preset)
+  int bad_lines = 0;  // lines of the presets file that name no lab
   for (auto& p : state.panels()) {
     jobs.emplace_back(p->id(), p->id());
     for (const auto& s : p->check_presets()) jobs.emplace_back(p->id(), s);
@@ -113,10 +156,20 @@ int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
       std::fprintf(stderr, "poslab --check: cannot open presets file %s\n", presets_file.c_str());
       return 1;
     }
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty() && line[0] != '#') jobs.emplace_back(poslab::preset_lab(line), line);
+    int number = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++number;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty() || line[0] == '#') continue;
+      try {
+        jobs.emplace_back(poslab::preset_lab(line), line);
+      } catch (const std::exception& e) {
+        std::printf("FAIL %s:%d: %s\n", presets_file.c_str(), number, e.what());
+        ++bad_lines;
+      }
+    }
   }
-  int failures = 0;
+  int failures = bad_lines;
   for (const auto& [id, preset] : jobs) {
     auto* panel = state.find_panel(id);
     auto fail = [&](const std::string& why) {
@@ -130,13 +183,14 @@ int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
     state.clear_errors();
     try {
       panel->load_preset(preset);
+      panel->trust_named_files();  // presets given to --check come from the user
     } catch (const std::exception& e) {
       fail(std::string("load_preset threw: ") + e.what());
       continue;
     }
     state.select_lab(id);
     for (int i = 0; i < 6; ++i) {
-      fe.frame(false);
+      fe.frame();
       fe.present();
     }
     if (!state.errors().empty()) fail("error banner: " + state.errors().front());
@@ -152,7 +206,7 @@ int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
     }
     std::printf("ok   panel=%s preset=%s\n", id.c_str(), preset.c_str());
   }
-  std::printf("%zu checks, %d failures\n", jobs.size(), failures);
+  std::printf("%zu checks, %d failures\n", jobs.size() + static_cast<size_t>(bad_lines), failures);
   return failures;
 }
 
@@ -174,6 +228,18 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"dark", "light"}));
   cli.add_option("--scale", opt.scale, "UI scale for this run (1 = 96 dpi)")
       ->check(CLI::Range(0.5, 3.0));
+  cli.add_flag("--settings", opt.settings,
+               "headless runs: load and save settings as a normal start does (tests)")
+      ->group("Testing");
+  cli.add_flag("--live-input", opt.live_input,
+               "headless runs: keep the real mouse instead of parking it (tests)")
+      ->group("Testing");
+  cli.add_option("--test-fault", opt.test_fault,
+                 "LAB:throw or LAB:abort: make LAB fail after drawing (tests)")
+      ->group("Testing");
+  cli.add_option("--untrusted-preset", opt.untrusted_preset,
+                 "open this preset as if pasted: files it names wait for approval (tests)")
+      ->group("Testing");
   cli.add_option("--width", opt.width, "window width in pixels")->check(CLI::Range(320, 16384));
   cli.add_option("--height", opt.height, "window height in pixels")->check(CLI::Range(240, 16384));
   try {
@@ -207,7 +273,11 @@ int main(int argc, char** argv) {
 
   int exit_code = 0;
   {
-    AppState state(headless, poslab::io::default_lessons_dir());
+    poslab::app::AppStateOptions aso;
+    aso.headless = headless;
+    aso.use_settings = !headless || opt.settings;
+    aso.lessons_dir = poslab::io::default_lessons_dir();
+    AppState state(aso);
     const int w = opt.width ? opt.width : headless ? 1600 : state.settings().window_width;
     const int h = opt.height ? opt.height : headless ? 1000 : state.settings().window_height;
     GLFWwindow* window = glfwCreateWindow(w, h, "PosLab", nullptr, nullptr);
@@ -229,14 +299,28 @@ int main(int argc, char** argv) {
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGui::GetIO().IniFilename = nullptr;  // layout lives in our settings, never in the CWD
+    install_event_callbacks(window);       // before ImGui's, which call them in turn
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
-    Frontend fe(window, state);
+    Frontend fe(window, state, headless, headless && !opt.live_input);
     if (!opt.theme.empty()) state.settings().dark_theme = opt.theme == "dark";
     if (opt.scale > 0) state.settings().ui_scale = opt.scale;
     state.setup_style(fe.content_scale());
 
-    if (!opt.preset.empty()) state.open_lab(opt.preset);
+    if (!opt.test_fault.empty()) {
+      const auto colon = opt.test_fault.find(':');
+      const std::string lab = opt.test_fault.substr(0, colon);
+      const std::string kind = colon == std::string::npos ? "" : opt.test_fault.substr(colon + 1);
+      if (!state.find_panel(lab) || (kind != "throw" && kind != "abort")) {
+        std::fprintf(stderr, "poslab: --test-fault %s: expected LAB:throw or LAB:abort\n",
+                     opt.test_fault.c_str());
+        exit_code = 2;
+      }
+      state.set_test_fault(lab, kind == "abort" ? poslab::app::TestFault::abort_process
+                                                : poslab::app::TestFault::throw_error);
+    }
+    if (!opt.preset.empty()) state.open_lab_from_user(opt.preset);
+    if (!opt.untrusted_preset.empty()) state.open_lab(opt.untrusted_preset);
     if (!opt.panel.empty()) {
       if (!state.find_panel(opt.panel)) {
         std::fprintf(stderr, "poslab: --panel %s: no such lab\n", opt.panel.c_str());
@@ -250,7 +334,7 @@ int main(int argc, char** argv) {
     } else if (exit_code == 0 && opt.frames > 0) {
       std::vector<double> times;
       for (int i = 0; i < opt.frames; ++i) {
-        times.push_back(fe.frame(false));
+        times.push_back(fe.frame());
         if (i + 1 == opt.frames && !opt.screenshot.empty()) {
           try {
             fe.screenshot(opt.screenshot);
@@ -268,15 +352,21 @@ int main(int argc, char** argv) {
                     warm.size(), warm[warm.size() / 2], warm[warm.size() * 9 / 10], warm.back());
       }
       for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
+      if (auto* p = state.find_panel(state.settings().active_lab))
+        std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
+      if (opt.settings) state.finish();
     } else if (exit_code == 0) {
       while (!glfwWindowShouldClose(window) && !state.quit_requested()) {
-        fe.frame(true);
-        fe.present();
-        glfwGetWindowSize(window, &state.settings().window_width, &state.settings().window_height);
+        if (fe.wait_for_work(2.0)) {
+          fe.frame();
+          fe.present();
+          glfwGetWindowSize(window, &state.settings().window_width,
+                            &state.settings().window_height);
+        }
         state.autosave(glfwGetTime());
       }
       glfwGetWindowSize(window, &state.settings().window_width, &state.settings().window_height);
-      state.save();
+      state.finish();
     }
     state.release_gl();
     ImGui_ImplOpenGL3_Shutdown();

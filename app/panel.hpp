@@ -24,6 +24,10 @@ class Panel {
   // The lab's whole state as a preset string, and back (throws poslab::InputError).
   virtual std::string preset() const = 0;
   virtual void load_preset(const std::string& text) = 0;
+  // The preset just loaded came from the user directly (command line, their own saved
+  // settings): files it names may be opened without asking. Presets from elsewhere (pasted,
+  // lesson links) name files the panel must show and let the user approve first.
+  virtual void trust_named_files() {}
   // True while the panel animates (the shell then keeps rendering instead of sleeping).
   virtual bool animating() const { return false; }
   // Presets the headless check runs (defaults are always run): extremes of every range.

@@ -1,9 +1,16 @@
 // Settings file I/O (see settings.hpp). JSON through nlohmann-json.
 #include "app/settings.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/common/atomic_file.hpp"
@@ -28,6 +35,48 @@ std::string xdg_dir(const char* var, const char* fallback_under_home) {
   return dir;
 }
 
+const char* file_type_name(fs::file_type t) {
+  switch (t) {
+    case fs::file_type::directory:
+      return "a directory";
+    case fs::file_type::fifo:
+      return "a FIFO (named pipe)";
+    case fs::file_type::socket:
+      return "a socket";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::character:
+      return "a character device";
+    default:
+      return "not a regular file";
+  }
+}
+
+// Reads a regular file of at most `limit` bytes without blocking on anything else.
+std::string read_small_file(const std::string& path, size_t limit) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw std::runtime_error(std::string("cannot open: ") + std::strerror(errno));
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      throw std::runtime_error("read failed: " + why);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > limit) {
+      ::close(fd);
+      throw std::runtime_error("larger than " + std::to_string(limit / 1024) + " KiB");
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
 }  // namespace
 
 std::string config_dir() {
@@ -40,9 +89,22 @@ std::string data_dir() {
 Settings load_settings(const std::string& dir, std::string& warning) {
   Settings s;
   const std::string path = dir + "/settings.json";
-  if (!fs::exists(path)) return s;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec && st.type() != fs::file_type::not_found) {
+    warning = path + " cannot be examined (" + ec.message() +
+              "); default settings are used. Check the path and $XDG_CONFIG_HOME.";
+    return s;
+  }
+  if (st.type() == fs::file_type::not_found) return s;
+  if (st.type() != fs::file_type::regular) {
+    warning = path + " is " + file_type_name(st.type()) +
+              ", not a settings file; it was not read and default settings are used. Remove "
+              "it to let PosLab save settings there.";
+    return s;
+  }
   try {
-    const auto j = nlohmann::json::parse(read_file(path));
+    const auto j = nlohmann::json::parse(read_small_file(path, 1 << 20));
     s.dark_theme = j.value("dark_theme", s.dark_theme);
     s.ui_scale = j.value("ui_scale", s.ui_scale);
     if (!(s.ui_scale == 0.0f || (s.ui_scale >= 0.5f && s.ui_scale <= 3.0f))) s.ui_scale = 0.0f;
@@ -51,9 +113,10 @@ Settings load_settings(const std::string& dir, std::string& warning) {
     s.last_preset = j.value("last_preset", s.last_preset);
     s.window_width = std::clamp(j.value("window_width", s.window_width), 320, 16384);
     s.window_height = std::clamp(j.value("window_height", s.window_height), 240, 16384);
+    s.language = j.value("language", s.language);
+    s.welcome_seen = j.value("welcome_seen", s.welcome_seen);
   } catch (const std::exception& e) {
     const std::string backup = path + ".corrupt-" + std::to_string(std::time(nullptr));
-    std::error_code ec;
     fs::rename(path, backup, ec);
     warning = path + " could not be read (" + e.what() + "); it was kept as " + backup +
               " and default settings are used.";
@@ -71,7 +134,68 @@ void save_settings(const std::string& dir, const Settings& s) {
   j["last_preset"] = s.last_preset;
   j["window_width"] = s.window_width;
   j["window_height"] = s.window_height;
+  j["language"] = s.language;
+  j["welcome_seen"] = s.welcome_seen;
   write_file_atomically(dir + "/settings.json", j.dump(2) + "\n");
+}
+
+namespace {
+
+// True if a process with this id exists (another user's process counts as existing).
+bool process_alive(long pid) {
+  if (pid <= 0) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+}  // namespace
+
+bool start_marker_begin(const std::string& dir, std::string& marker_path) {
+  const std::string path = dir + "/running.pid";
+  bool unfinished = false;
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) {
+    long pid = 0;
+    try {
+      pid = std::stol(read_small_file(path, 64));
+    } catch (const std::exception&) {
+      pid = 0;  // torn or edited marker: its start did not finish either
+    }
+    // Its process still running is another PosLab window (or a reused pid): not a crash.
+    unfinished = pid == ::getpid() || !process_alive(pid);
+  }
+  marker_path.clear();
+  try {
+    write_file_atomically(path, std::to_string(::getpid()) + "\n");
+    marker_path = path;
+  } catch (const std::exception&) {
+    // Read-only configuration directory: no guard, but no reason to refuse to start.
+  }
+  return unfinished;
+}
+
+void start_marker_end(const std::string& marker_path) {
+  if (marker_path.empty()) return;
+  std::error_code ec;
+  fs::remove(marker_path, ec);
+}
+
+int remove_stale_temp_files(const std::string& dir) {
+  int removed = 0;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const auto at = name.rfind(".tmp.");
+    if (at == std::string::npos || at == 0) continue;
+    const std::string digits = name.substr(at + 5);
+    if (digits.empty() || digits.size() > 10 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    std::error_code ec2;
+    if (!it->is_regular_file(ec2) || process_alive(std::stol(digits))) continue;
+    if (fs::remove(it->path(), ec2)) ++removed;
+  }
+  return removed;
 }
 
 }  // namespace poslab::app

@@ -16,6 +16,8 @@ struct Settings {
   std::map<std::string, std::string> last_preset;  // panel id -> preset when last closed
   int window_width = 1440;                         // pixels
   int window_height = 900;                         // pixels
+  std::string language = "en";                     // interface language: "en" or "zh"
+  bool welcome_seen = false;                       // the welcome page was shown once
 };
 
 // $XDG_CONFIG_HOME/poslab and $XDG_DATA_HOME/poslab (HOME-based defaults), created if missing.
@@ -23,9 +25,22 @@ std::string config_dir();
 std::string data_dir();
 
 // Loads settings.json from dir. Missing file: defaults. Corrupt file: renamed to
-// settings.json.corrupt-<time>, defaults returned, and `warning` says so.
+// settings.json.corrupt-<time>, defaults returned, and `warning` says so. A path that cannot
+// be examined (symlink loop, name too long, permission denied) or is not a regular file
+// (a FIFO, a directory) is never opened: defaults, and `warning` says why. Never throws.
 Settings load_settings(const std::string& dir, std::string& warning);
 // Writes settings.json atomically; throws poslab::FileError on failure.
 void save_settings(const std::string& dir, const Settings& s);
+
+// The "a start is running" marker, <dir>/running.pid: written at start with the process id,
+// removed at a clean end. Returns true if an earlier start left its marker and its process
+// is gone (it crashed or was killed), so its saved state may be what brought it down.
+// `marker_path` is set to the marker's path ("" if it cannot be written). Never throws.
+bool start_marker_begin(const std::string& dir, std::string& marker_path);
+void start_marker_end(const std::string& marker_path);
+
+// Removes temporary files of atomic writes (<name>.tmp.<pid>, core/common/atomic_file.cpp)
+// whose process is gone: a kill between writing and renaming leaves them. Returns how many.
+int remove_stale_temp_files(const std::string& dir);
 
 }  // namespace poslab::app

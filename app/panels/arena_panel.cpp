@@ -10,14 +10,13 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "app/app_context.hpp"
-#include "app/gfx/gl.hpp"
-#include "app/gfx/render_target.hpp"
-#include "app/gfx/shader.hpp"
+#include "app/gfx/arena_view.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "core/bnb/arena_lab.hpp"
@@ -34,70 +33,6 @@ using bnb::Vec2;
 
 constexpr int kMaxStepsPerFrame = 40;  // catch-up limit so a slow frame cannot snowball
 
-struct Vertex {
-  float x, y;        // world pixels (y down)
-  float r, g, b, a;  // colour
-};
-
-// What one frame shows, from the live simulation or from a row of a file.
-struct ShipView {
-  bool present = false, alive = false;
-  int team = 0;
-  Vec2 pos, att;
-  double health = 0, power = 0;
-  bool fired = false;
-};
-struct FrameView {
-  std::array<ShipView, kSlots> ships;
-  std::vector<std::pair<Vec2, int>> bullets;     // position, owner team
-  std::array<std::vector<Vec2>, kSlots> trails;  // oldest first, ends at the ship
-};
-
-struct Colour {
-  float r, g, b, a;
-};
-Colour team_colour(int team, float alpha = 1.0f) {
-  return team == 0 ? Colour{0.30f, 0.65f, 1.00f, alpha} : Colour{1.00f, 0.45f, 0.25f, alpha};
-}
-ImU32 to_u32(Colour c) {
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, c.a));
-}
-
-// Geometry in world pixels, as triangles.
-class Mesh {
- public:
-  std::vector<Vertex> v;
-  void tri(Vec2 a, Vec2 b, Vec2 c, Colour k) {
-    for (Vec2 p : {a, b, c}) v.push_back({float(p.x), float(p.y), k.r, k.g, k.b, k.a});
-  }
-  void quad(Vec2 a, Vec2 b, Vec2 c, Vec2 d, Colour k) {
-    tri(a, b, c, k);
-    tri(a, c, d, k);
-  }
-  void rect(Vec2 lo, Vec2 hi, Colour k) { quad(lo, {hi.x, lo.y}, hi, {lo.x, hi.y}, k); }
-  void line(Vec2 a, Vec2 b, double width, Colour k) {
-    const Vec2 d = b - a;
-    const double n = d.norm();
-    if (n < 1e-9) return;
-    const Vec2 off = d.perp() * (0.5 * width / n);
-    quad(a + off, b + off, b - off, a - off, k);
-  }
-  void ring(Vec2 c, double radius, double width, Colour k) {
-    constexpr int seg = 32;
-    for (int i = 0; i < seg; ++i) {
-      const double a0 = 2 * std::numbers::pi * i / seg, a1 = 2 * std::numbers::pi * (i + 1) / seg;
-      line(c + Vec2{std::cos(a0), std::sin(a0)} * radius,
-           c + Vec2{std::cos(a1), std::sin(a1)} * radius, width, k);
-    }
-  }
-};
-
-struct ArenaGl {
-  gfx::RenderTarget target;
-  gfx::ShaderProgram program;
-  GLuint vao = 0, vbo = 0;
-};
-
 // The panel's UI state.
 struct ArenaUi {
   bnb::ArenaLabSettings lab;
@@ -106,22 +41,22 @@ struct ArenaUi {
   bnb::Behaviour behaviour;
   bool live_ready = false;
   int applied_seed = -1, applied_team0 = -1, applied_team1 = -1, applied_policy = -1;
-  std::array<std::deque<Vec2>, kSlots> trails;
+  ArenaTrailHistory trails;
   bnb::JointAction last_actions{};
   std::array<double, 2> returns{0, 0};
   double step_accum = 0;
   // Dataset file.
   std::unique_ptr<io::BnbDatasetReader> reader;
-  std::string opened_path;  // path the reader (or the last failed attempt) belongs to
+  std::string opened_path;     // path the reader (or the last failed attempt) belongs to
+  std::string confirmed_file;  // a path the user chose or approved; a preset naming any other
+                               // file waits for the user's approval before it is opened
   bnb::EpisodeRecord episode;
   int loaded_episode = -1;
   std::array<char, 1024> path_buf{};
   double row_accum = 0;
   // Drawing.
-  ArenaGl gl;
-  Mesh mesh;
-  FrameView view;
-  int ships_drawn = 0;
+  ArenaView map;
+  ArenaFrame view;
   int inspector_rows = -1;        // relational rows shown for the selected ship (check_state)
   bool helm_keys_active = false;  // keyboard steers the helm ship (map hovered or window focused)
 };
@@ -146,13 +81,8 @@ class ArenaPanel final : public Panel {
     ui_.live_ready = false;  // restart with the preset's seed and teams
   }
   bool animating() const override { return ui_.lab.playing; }
-  void release_gl() override {
-    ui_.gl.target.release();
-    ui_.gl.program = gfx::ShaderProgram();
-    if (ui_.gl.vbo) glDeleteBuffers(1, &ui_.gl.vbo);
-    if (ui_.gl.vao) glDeleteVertexArrays(1, &ui_.gl.vao);
-    ui_.gl.vbo = ui_.gl.vao = 0;
-  }
+  void trust_named_files() override { ui_.confirmed_file = ui_.lab.file; }
+  void release_gl() override { ui_.map.release_gl(); }
 
   std::vector<std::string> check_presets() const override {
     return {"arena?team0=1&team1=4&speed=16&trail=100&ship=0",
@@ -181,19 +111,19 @@ class ArenaPanel final : public Panel {
       }
     }
     int shown = 0, present = 0;
-    for (const ShipView& s : u.view.ships) {
+    for (const ArenaShipView& s : u.view.ships) {
       shown += s.alive;
       present += s.present;
     }
-    if (u.ships_drawn != shown)
-      return "drew " + std::to_string(u.ships_drawn) + " ships, " + std::to_string(shown) +
+    if (u.map.ships_drawn() != shown)
+      return "drew " + std::to_string(u.map.ships_drawn()) + " ships, " + std::to_string(shown) +
              " alive";
     const int sel = u.lab.selected;
     if (sel >= 0 && u.view.ships[sel].present && u.inspector_rows != present - 1)
       return "inspector shows " + std::to_string(u.inspector_rows) + " relational rows for " +
              std::to_string(present - 1) + " other ships";
     if (u.lab.source == bnb::ArenaSource::file && u.reader == nullptr && !u.lab.file.empty() &&
-        u.opened_path != u.lab.file)
+        u.opened_path != u.lab.file && u.confirmed_file == u.lab.file)
       return "file was never opened";
     return {};
   }
@@ -201,6 +131,7 @@ class ArenaPanel final : public Panel {
   void draw(AppContext& ctx) override {
     ArenaUi& u = ui_;
     const float scale = ctx.ui_scale();
+    dark_ = ctx.dark_theme();
     const double dt =
         ctx.headless() ? 1.0 / 60.0 : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
     if (u.lab.source == bnb::ArenaSource::live) {
@@ -224,7 +155,7 @@ class ArenaPanel final : public Panel {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float map_w = std::max(120.0f, avail.x - right_w - ImGui::GetStyle().ItemSpacing.x);
     ImGui::BeginChild("##arena_map", ImVec2(map_w, 0), false, ImGuiWindowFlags_NoScrollbar);
-    draw_map(scale);
+    draw_map(ctx, scale);
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("##arena_inspector", ImVec2(0, 0), true);
@@ -243,7 +174,7 @@ class ArenaPanel final : public Panel {
     c.max_steps = bnb::kMaxEpisodeSteps;
     u.sim = bnb::sim_reset(static_cast<uint64_t>(u.lab.seed), c);
     u.behaviour = bnb::behaviour_init(policy_kind(u.lab.policy), static_cast<uint64_t>(u.lab.seed));
-    for (auto& t : u.trails) t.clear();
+    u.trails.clear();
     u.last_actions = {};
     u.returns = {0, 0};
     u.step_accum = 0;
@@ -252,31 +183,7 @@ class ArenaPanel final : public Panel {
     u.applied_team1 = u.lab.team1_size;
     u.applied_policy = u.lab.policy;
     u.live_ready = true;
-    push_trails();
-  }
-
-  // The helm ship's action from the keyboard (GLFW key codes; ImGui 1.86 legacy key API).
-  bnb::ShipAction helm_action() const {
-    bnb::ShipAction a;
-    const ImGuiIO& io = ImGui::GetIO();
-    if (io.WantTextInput) return a;
-    const auto down = [](int k1, int k2) { return ImGui::IsKeyDown(k1) || ImGui::IsKeyDown(k2); };
-    const bool up = down(GLFW_KEY_W, GLFW_KEY_UP), back = down(GLFW_KEY_S, GLFW_KEY_DOWN);
-    const bool left = down(GLFW_KEY_A, GLFW_KEY_LEFT), right = down(GLFW_KEY_D, GLFW_KEY_RIGHT);
-    const bool sharp = io.KeyShift;
-    a.power = static_cast<uint8_t>(up     ? bnb::Power::boost
-                                   : back ? bnb::Power::reverse
-                                          : bnb::Power::coast);
-    bnb::Turn t = bnb::Turn::straight;
-    if (left && right)
-      t = sharp ? bnb::Turn::sharp_air_brake : bnb::Turn::air_brake;
-    else if (left)
-      t = sharp ? bnb::Turn::sharp_left : bnb::Turn::left;
-    else if (right)
-      t = sharp ? bnb::Turn::sharp_right : bnb::Turn::right;
-    a.turn = static_cast<uint8_t>(t);
-    a.shoot = ImGui::IsKeyDown(GLFW_KEY_SPACE) ? 1 : 0;
-    return a;
+    u.trails.push(u.sim);
   }
 
   void live_step() {
@@ -284,26 +191,15 @@ class ArenaPanel final : public Panel {
     if (u.sim.done) return;
     bnb::Decision d = bnb::behaviour_act(u.behaviour, u.sim);
     if (u.lab.helm >= 0 && u.sim.ships[u.lab.helm].alive && ui_.helm_keys_active)
-      d.executed[u.lab.helm] = helm_action();
+      d.executed[u.lab.helm] = arena_helm_action();
     else if (u.lab.helm >= 0)
       d.executed[u.lab.helm] = {};  // at the helm but keys not captured: coast
     const bnb::StepInfo info = bnb::sim_step(u.sim, d.executed);
     u.last_actions = d.executed;
     u.returns[0] += info.reward[0];
     u.returns[1] += info.reward[1];
-    push_trails();
+    u.trails.push(u.sim);
     if (u.sim.done) u.lab.playing = false;
-  }
-
-  void push_trails() {
-    ArenaUi& u = ui_;
-    for (int k = 0; k < kSlots; ++k) {
-      const bnb::Ship& s = u.sim.ships[k];
-      if (!s.alive) continue;
-      u.trails[k].push_back(s.pos);
-      while (u.trails[k].size() > static_cast<size_t>(bnb::ArenaLabSettings::trail_range.hi) + 1)
-        u.trails[k].pop_front();
-    }
   }
 
   void advance_live(double dt) {
@@ -319,21 +215,7 @@ class ArenaPanel final : public Panel {
     if (n == kMaxStepsPerFrame) u.step_accum = 0;
   }
 
-  void build_live_view() {
-    ArenaUi& u = ui_;
-    FrameView& v = u.view;
-    for (int k = 0; k < kSlots; ++k) {
-      const bnb::Ship& s = u.sim.ships[k];
-      v.ships[k] = {s.present, s.alive, s.team, s.pos, s.att, s.health, s.power, s.fired};
-      v.trails[k].clear();
-      const auto& tr = u.trails[k];
-      const size_t keep = std::min(tr.size(), static_cast<size_t>(u.lab.trail) + 1);
-      if (s.alive) v.trails[k].assign(tr.end() - static_cast<std::ptrdiff_t>(keep), tr.end());
-    }
-    v.bullets.clear();
-    for (const bnb::Bullet& b : u.sim.bullets)
-      v.bullets.emplace_back(b.pos, b.owner / bnb::kSlotsPerTeam);
-  }
+  void build_live_view() { ui_.view = arena_frame_from_sim(ui_.sim, &ui_.trails, ui_.lab.trail); }
 
   // ---------------- dataset file ----------------
   void copy_path_to_buffer() {
@@ -341,18 +223,66 @@ class ArenaPanel final : public Panel {
     std::snprintf(buf.data(), buf.size(), "%s", ui_.lab.file.c_str());
   }
 
+  // True while the preset names a file the user has not approved (chosen in this panel,
+  // given on the command line, or restored from the user's own settings).
+  bool awaiting_approval() const {
+    return !ui_.lab.file.empty() && ui_.lab.file != ui_.confirmed_file;
+  }
+
   void open_file_if_needed(AppContext& ctx, bool force = false) {
     ArenaUi& u = ui_;
+    if (awaiting_approval()) {
+      u.reader.reset();
+      u.opened_path.clear();
+      u.loaded_episode = -1;
+      u.episode = {};
+      u.lab.playing = false;
+      return;
+    }
     if (u.lab.file == u.opened_path && !force) return;
     u.opened_path = u.lab.file;
     u.reader.reset();
     u.loaded_episode = -1;
     u.episode = {};
     if (u.lab.file.empty()) return;
+    // Only regular files: opening a FIFO or a device would block or read forever.
+    std::error_code ec;
+    const auto st = std::filesystem::status(u.lab.file, ec);
+    if (ec || st.type() != std::filesystem::file_type::regular) {
+      ctx.report_error(title(), u.lab.file + ": " +
+                                    (ec ? "cannot be examined (" + ec.message() + ")"
+                                        : std::string("not a regular file")) +
+                                    "; choose an HDF5 dataset written by poslab-cli collect");
+      return;
+    }
     try {
       u.reader = std::make_unique<io::BnbDatasetReader>(u.lab.file);
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       ctx.report_error(title(), e.what());
+    }
+  }
+
+  // The approval prompt for a file named by a preset.
+  void draw_approval() {
+    ArenaUi& u = ui_;
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          dark_ ? ImVec4(1.0f, 0.8f, 0.3f, 1) : ImVec4(0.6f, 0.35f, 0, 1));
+    ImGui::TextWrapped("This preset asks to open a file. Open it only if you trust it:");
+    ImGui::PopStyleColor();
+    ImGui::TextWrapped("%s", u.lab.file.c_str());
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(u.lab.file, ec);
+    if (!ec)
+      ImGui::TextDisabled("%.1f MB", static_cast<double>(size) / 1e6);
+    else
+      ImGui::TextDisabled("(%s)", ec.message().c_str());
+    if (ImGui::Button("Open this file")) u.confirmed_file = u.lab.file;
+    tooltip("Read it (in a separate process, so a damaged file cannot harm PosLab)");
+    ImGui::SameLine();
+    if (ImGui::Button("Don't open")) {
+      u.lab.file.clear();
+      u.confirmed_file.clear();
+      copy_path_to_buffer();
     }
   }
 
@@ -392,33 +322,11 @@ class ArenaPanel final : public Panel {
 
   void build_file_view() {
     ArenaUi& u = ui_;
-    FrameView& v = u.view;
-    v.bullets.clear();
-    for (int k = 0; k < kSlots; ++k) {
-      v.ships[k] = {};
-      v.trails[k].clear();
+    if (u.episode.rows == 0) {
+      u.view = {};
+      return;
     }
-    if (u.episode.rows == 0) return;
-    const int row = u.lab.row;
-    const float* tok0 = file_tokens(0);
-    const float* tok = file_tokens(row);
-    for (int k = 0; k < kSlots; ++k) {
-      const float* t = tok + k * bnb::kTokenDim;
-      ShipView& s = v.ships[k];
-      s.present = tok0[k * bnb::kTokenDim] > 0.5f;
-      if (!s.present) continue;
-      const bnb::Kinematics kin = bnb::token_kinematics(t);
-      s.alive = t[0] > 0.5f;
-      s.team = k / bnb::kSlotsPerTeam;
-      s.pos = kin.pos;
-      s.att = kin.att;
-      s.health = 100.0 * static_cast<double>(t[2]);
-      s.power = 100.0 * static_cast<double>(t[3]);
-      s.fired = t[12] > 0.5f;
-      if (!s.alive) continue;
-      for (int r = std::max(0, row - u.lab.trail); r <= row; ++r)
-        v.trails[k].push_back(bnb::token_kinematics(file_tokens(r) + k * bnb::kTokenDim).pos);
-    }
+    u.view = arena_frame_from_tokens(u.episode.tokens, u.lab.row, u.lab.trail);
   }
 
   // ---------------- controls ----------------
@@ -528,7 +436,13 @@ class ArenaPanel final : public Panel {
       s.file = u.path_buf.data();
       s.episode = 0;
       s.row = 0;
+      u.confirmed_file = s.file;       // the user's own choice
       open_file_if_needed(ctx, true);  // reopen even the same path (it may have been rewritten)
+    }
+    if (awaiting_approval()) {
+      draw_approval();
+      ImGui::Separator();
+      return;
     }
     if (!u.reader) {
       ImGui::TextWrapped(
@@ -566,164 +480,27 @@ class ArenaPanel final : public Panel {
   }
 
   // ---------------- map ----------------
-  void build_mesh(float side_px) {
-    ArenaUi& u = ui_;
-    Mesh& m = u.mesh;
-    m.v.clear();
-    const double W = bnb::kWorldW, H = bnb::kWorldH;
-    m.rect({0, 0}, {W, H}, {0, 0, 0, 1});           // background quad, painted by mode 0
-    const double px = W / std::max(1.0f, side_px);  // world pixels per screen pixel
-    // Trails: fading segments, each drawn with the minimum-image step so seams are crossed.
-    for (int k = 0; k < kSlots; ++k) {
-      const auto& tr = u.view.trails[k];
-      for (size_t i = 1; i < tr.size(); ++i) {
-        const Vec2 a = tr[i - 1], b = a + bnb::wrap_delta(tr[i] - tr[i - 1]);
-        const float alpha = 0.6f * static_cast<float>(i) / static_cast<float>(tr.size());
-        m.line(a, b, 2.0 * px, team_colour(u.view.ships[k].team, alpha));
-      }
-    }
-    // Bullets: small diamonds in a lighter team colour.
-    for (const auto& [p, team] : u.view.bullets) {
-      Colour c = team_colour(team);
-      c = {0.5f + 0.5f * c.r, 0.5f + 0.5f * c.g, 0.5f + 0.5f * c.b, 1.0f};
-      const double r = std::max(2.5, 2.0 * px);
-      m.quad(p + Vec2{r, 0}, p + Vec2{0, r}, p - Vec2{r, 0}, p - Vec2{0, r}, c);
-    }
-    // Ships: triangles along the attitude, bars above. Dead ships as faint wrecks.
-    u.ships_drawn = 0;
-    for (int k = 0; k < kSlots; ++k) {
-      const ShipView& s = u.view.ships[k];
-      if (!s.present) continue;
-      const Vec2 a = s.att.norm() > 0 ? s.att * (1.0 / s.att.norm()) : Vec2{1, 0};
-      const Vec2 side = a.perp();
-      const double g = std::max(1.0, 1.3 * px);  // glyph scale: at least ~18 screen px long
-      const double len = 14.0 * g, wid = 9.0 * g;
-      const Vec2 nose = s.pos + a * len, l = s.pos - a * (0.6 * len) + side * wid,
-                 r = s.pos - a * (0.6 * len) - side * wid;
-      if (!s.alive) {
-        m.tri(nose, l, r, {0.45f, 0.45f, 0.45f, 0.35f});
-        continue;
-      }
-      ++u.ships_drawn;
-      if (k == u.lab.selected) m.ring(s.pos, 17.0 * g, 2.0 * px, {1, 1, 1, 0.9f});
-      if (k == u.lab.helm && u.lab.source == bnb::ArenaSource::live)
-        m.ring(s.pos, 21.0 * g, 2.0 * px, {0.4f, 1.0f, 0.4f, 0.9f});
-      m.ring(s.pos, bnb::kShipRadius, 1.0 * px, team_colour(s.team, 0.35f));  // collision radius
-      m.tri(nose, l, r, team_colour(s.team));
-      m.tri(nose, s.pos - a * (0.3 * len) + side * (0.35 * wid),
-            s.pos - a * (0.3 * len) - side * (0.35 * wid), {1, 1, 1, 0.55f});
-      if (s.fired)
-        m.tri(nose + a * (6.0 * g), nose + side * (3.0 * g), nose - side * (3.0 * g),
-              {1, 1, 0.6f, 0.9f});
-      // Bars: health (green), power (yellow), 28 px wide above the ship.
-      const double bw = 28.0 * g, bh = 3.5 * g;
-      const Vec2 o = s.pos + Vec2{-bw / 2, -20.0 * g - 2 * bh};
-      m.rect(o, o + Vec2{bw, bh}, {0.1f, 0.1f, 0.1f, 0.8f});
-      m.rect(o, o + Vec2{bw * std::clamp(s.health / 100.0, 0.0, 1.0), bh}, {0.35f, 0.9f, 0.35f, 1});
-      const Vec2 o2 = o + Vec2{0, bh + 1.0};
-      m.rect(o2, o2 + Vec2{bw, bh}, {0.1f, 0.1f, 0.1f, 0.8f});
-      m.rect(o2, o2 + Vec2{bw * std::clamp(s.power / 100.0, 0.0, 1.0), bh},
-             {1.0f, 0.85f, 0.25f, 1});
-    }
-  }
-
-  void render_map(int side) {
-    ArenaGl& g = ui_.gl;
-    if (!g.program.id()) g.program = gfx::ShaderProgram("arena.vert", "arena.frag");
-    if (!g.vao) {
-      glGenVertexArrays(1, &g.vao);
-      glGenBuffers(1, &g.vbo);
-      glBindVertexArray(g.vao);
-      glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
-      glEnableVertexAttribArray(0);
-      glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(Vertex), reinterpret_cast<void*>(0));
-      glEnableVertexAttribArray(1);
-      glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(Vertex),
-                            reinterpret_cast<void*>(2 * sizeof(float)));
-      glBindVertexArray(0);
-    }
-    GLint saved_program = 0, saved_vao = 0, saved_buffer = 0;
-    glGetIntegerv(GL_CURRENT_PROGRAM, &saved_program);
-    glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &saved_vao);
-    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &saved_buffer);
-    const GLboolean blend = glIsEnabled(GL_BLEND), scissor = glIsEnabled(GL_SCISSOR_TEST);
-    g.target.bind(side, side);
-    glDisable(GL_SCISSOR_TEST);
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-    g.program.use();
-    const std::vector<Vertex>& v = ui_.mesh.v;
-    glBindVertexArray(g.vao);
-    glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(v.size() * sizeof(Vertex)), v.data(),
-                 GL_STREAM_DRAW);
-    glUniform2f(g.program.uniform("world_size"), float(bnb::kWorldW), float(bnb::kWorldH));
-    glUniform1f(g.program.uniform("grid_step"), 128.0f);
-    glUniform1f(g.program.uniform("screen_per_world"), static_cast<float>(side / bnb::kWorldW));
-    glUniform1i(g.program.uniform("grid_on"), ui_.lab.grid ? 1 : 0);
-    glUniform3f(g.program.uniform("background"), 0.055f, 0.07f, 0.11f);
-    glUniform3f(g.program.uniform("grid_colour"), 0.20f, 0.25f, 0.33f);
-    // Background (first 6 vertices) once, then everything else as 9 wrapped copies.
-    glUniform1i(g.program.uniform("mode"), 0);
-    glUniform1i(g.program.uniform("ghosts"), 0);
-    glDrawArrays(GL_TRIANGLES, 0, 6);
-    glUniform1i(g.program.uniform("mode"), 1);
-    glUniform1i(g.program.uniform("ghosts"), 1);
-    if (v.size() > 6) glDrawArraysInstanced(GL_TRIANGLES, 6, static_cast<GLsizei>(v.size() - 6), 9);
-    g.target.unbind();
-    glBindVertexArray(saved_vao);
-    glBindBuffer(GL_ARRAY_BUFFER, saved_buffer);
-    glUseProgram(saved_program);
-    if (!blend) glDisable(GL_BLEND);
-    if (scissor) glEnable(GL_SCISSOR_TEST);
-  }
-
-  void draw_map(float scale) {
+  void draw_map(AppContext& ctx, float scale) {
     ArenaUi& u = ui_;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float text_h = ImGui::GetTextLineHeightWithSpacing() * 2.2f;
     const float side = std::max(64.0f, std::min(avail.x, avail.y - text_h));
-    build_mesh(side);
-    render_map(static_cast<int>(side));
-    const ImVec2 o = ImGui::GetCursorScreenPos();
-    // The framebuffer's row 0 is the bottom: flip v so world y = 0 is at the top.
-    ImGui::Image(u.gl.target.texture(), ImVec2(side, side), ImVec2(0, 1), ImVec2(1, 0));
-    const bool hovered = ImGui::IsItemHovered();
-    const ImVec2 mouse = ImGui::GetIO().MousePos;
-    const Vec2 world{(mouse.x - o.x) / side * bnb::kWorldW, (mouse.y - o.y) / side * bnb::kWorldH};
+    ArenaViewOptions opt;
+    opt.grid = u.lab.grid;
+    opt.selected = u.lab.selected;
+    opt.helm = u.lab.source == bnb::ArenaSource::live ? u.lab.helm : -1;
+    opt.dark = ctx.dark_theme();
+    const ArenaLayer layer{&u.view};
+    const ArenaViewInput in = u.map.draw({&layer, 1}, opt, side);
     ui_.helm_keys_active =
         u.lab.helm >= 0 &&
-        (hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    // Slot numbers next to the ships (and their ghosts near the edges).
-    for (int k = 0; k < kSlots; ++k) {
-      const ShipView& s = u.view.ships[k];
-      if (!s.present) continue;
-      char label[8];
-      std::snprintf(label, sizeof label, "%d", k);
-      for (int gx = -1; gx <= 1; ++gx)
-        for (int gy = -1; gy <= 1; ++gy) {
-          const double wx = s.pos.x + gx * bnb::kWorldW + 16.0,
-                       wy = s.pos.y + gy * bnb::kWorldH + 4.0;
-          if (wx < 0 || wx > bnb::kWorldW - 8 || wy < 0 || wy > bnb::kWorldH - 8) continue;
-          dl->AddText(
-              ImVec2(o.x + float(wx / bnb::kWorldW) * side, o.y + float(wy / bnb::kWorldH) * side),
-              s.alive ? IM_COL32(230, 230, 230, 220) : IM_COL32(140, 140, 140, 160), label);
-        }
-    }
-    if (hovered) {
-      int nearest = -1;
-      double best = 30.0;
-      for (int k = 0; k < kSlots; ++k) {
-        if (!u.view.ships[k].present) continue;
-        const double d = bnb::wrap_delta(u.view.ships[k].pos - world).norm();
-        if (d < best) best = d, nearest = k;
-      }
-      if (nearest >= 0)
-        ImGui::SetTooltip("slot %d: click to inspect", nearest);
+        (in.hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
+    if (in.hovered) {
+      if (in.hovered_slot >= 0)
+        ImGui::SetTooltip("slot %d: click to inspect", in.hovered_slot);
       else
-        ImGui::SetTooltip("x = %.0f, y = %.0f", world.x, world.y);
-      if (ImGui::IsMouseClicked(0)) u.lab.selected = nearest;
+        ImGui::SetTooltip("x = %.0f, y = %.0f", in.mouse_world.x, in.mouse_world.y);
+      if (in.clicked) u.lab.selected = in.hovered_slot;
     }
     ImGui::TextDisabled(
         "Screen convention: x right, y DOWN (as the simulator); map %gx%g, wraps at every edge.",
@@ -747,12 +524,12 @@ class ArenaPanel final : public Panel {
     ImGui::TableSetupColumn("action");
     ImGui::TableHeadersRow();
     for (int k = 0; k < kSlots; ++k) {
-      const ShipView& s = u.view.ships[k];
+      const ArenaShipView& s = u.view.ships[k];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       char label[32];
       std::snprintf(label, sizeof label, "%d (team %d)", k, k / bnb::kSlotsPerTeam);
-      ImGui::PushStyleColor(ImGuiCol_Text, to_u32(team_colour(k / bnb::kSlotsPerTeam)));
+      ImGui::PushStyleColor(ImGuiCol_Text, arena_team_colour(k / bnb::kSlotsPerTeam, dark_));
       if (ImGui::Selectable(label, u.lab.selected == k, ImGuiSelectableFlags_SpanAllColumns))
         u.lab.selected = k;
       ImGui::PopStyleColor();
@@ -847,8 +624,8 @@ class ArenaPanel final : public Panel {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextColored(
-          ImGui::ColorConvertU32ToFloat4(to_u32(team_colour(j / bnb::kSlotsPerTeam))), "%d%s", j,
-          u.view.ships[j].alive ? "" : " (dead)");
+          ImGui::ColorConvertU32ToFloat4(arena_team_colour(j / bnb::kSlotsPerTeam, dark_)), "%d%s",
+          j, u.view.ships[j].alive ? "" : " (dead)");
       for (int c = 0; c < bnb::kRelDim; ++c) {
         ImGui::TableNextColumn();
         ImGui::Text("%+.3f", rel[j][c]);
@@ -859,6 +636,7 @@ class ArenaPanel final : public Panel {
   }
 
   ArenaUi ui_;
+  bool dark_ = true;  // theme of the current frame (team colours in tables)
 };
 
 }  // namespace

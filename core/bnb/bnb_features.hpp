@@ -20,6 +20,29 @@ inline constexpr std::array<const char*, kTokenDim> kTokenNames{
     "alive",       "team",        "health/100",  "power/100",     "sin 2pi x/W",
     "cos 2pi x/W", "sin 2pi y/H", "cos 2pi y/H", "vx/180",        "vy/180",
     "attitude x",  "attitude y",  "fired",       "cooldown/0.1s", "delta/15deg"};
+// Index of each value in a token, in the layout above (use instead of raw indices).
+enum class TokenField : int {
+  alive = 0,  // 1 alive, 0 dead or absent
+  team,       // 0 or 1
+  health,     // health / 100, [0, 1]
+  power,      // power / 100, [0, 1]
+  sin_x,      // sin(2 pi x / W)
+  cos_x,      // cos(2 pi x / W)
+  sin_y,      // sin(2 pi y / H)
+  cos_y,      // cos(2 pi y / H)
+  vx,         // x velocity / 180 px/s
+  vy,         // y velocity / 180 px/s
+  att_x,      // attitude (unit nose direction), x
+  att_y,      // attitude, y
+  fired,      // 1 if the ship fired this step
+  cooldown,   // gun cooldown / 0.1 s
+  delta,      // last turn angle / 15 deg
+};
+static_assert(static_cast<int>(TokenField::delta) + 1 == kTokenDim);
+// One value of a token (`token` points at its 15 floats).
+inline constexpr float token_value(const float* token, TokenField f) {
+  return token[static_cast<int>(f)];
+}
 inline constexpr std::array<const char*, kRelDim> kRelNames{
     "r_x", "r_y", "rv_x", "rv_y", "d", "inv", "s", "closing", "dir_x", "dir_y", "ttca", "dot"};
 inline constexpr double kVelocityScale = 180.0;  // vx / 180 in the token and in rv

@@ -57,6 +57,14 @@ struct LessonLibrary {
   const Lesson* find(const std::string& id) const;
 };
 
+// Labs that lessons may link to before this build has them (a lab written in parallel,
+// such as the dream lab "dreams"). Their links are checked like any other once the lab
+// is registered in core/labs.cpp; until then they are skipped by the checks and by
+// `poslab-cli quiz presets`, and clicking one shows the unknown-lab banner.
+const std::vector<std::string>& lesson_pending_labs();
+// True when `preset` names a pending lab that core/labs.cpp does not know yet.
+bool lesson_link_pending(const std::string& preset);
+
 inline constexpr int kCatalogFormat = 1;  // `format` key of catalog.toml this build reads
 
 // Where the lessons are: $POSLAB_LESSONS_DIR if set, else lessons/ next to the executable

@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "app/settings.hpp"
 
 namespace fs = std::filesystem;
@@ -63,5 +66,67 @@ TEST_CASE("a corrupt settings file is kept aside and defaults are used") {
     backup |= e.path().filename().string().rfind("settings.json.corrupt-", 0) == 0;
   CHECK(backup);
   CHECK_FALSE(fs::exists(d / "settings.json"));
+  fs::remove_all(d);
+}
+
+TEST_CASE("a settings path that is not a regular file is never opened") {
+  const fs::path d = fresh_dir("special");
+  std::string warning;
+  SECTION("a FIFO (opening it would block)") {
+    REQUIRE(::mkfifo((d / "settings.json").c_str(), 0600) == 0);
+    const Settings r = load_settings(d.string(), warning);
+    CHECK_THAT(warning, Catch::Contains("FIFO"));
+    CHECK(r.active_lab == Settings{}.active_lab);
+    CHECK(fs::is_fifo(d / "settings.json"));  // left where it is
+  }
+  SECTION("a symlink loop") {
+    fs::create_symlink("settings.json", d / "settings.json");
+    load_settings(d.string(), warning);
+    CHECK_THAT(warning, Catch::Contains("cannot be examined"));
+  }
+  SECTION("a directory, which also cannot be replaced by a save") {
+    fs::create_directories(d / "settings.json");
+    load_settings(d.string(), warning);
+    CHECK_THAT(warning, Catch::Contains("directory"));
+    CHECK_THROWS(save_settings(d.string(), Settings{}));
+  }
+  SECTION("a name too long for the file system") {
+    const std::string long_dir = (d / std::string(300, 'x')).string();
+    load_settings(long_dir, warning);
+    CHECK_THAT(warning, Catch::Contains("cannot be examined"));
+  }
+  fs::remove_all(d);
+}
+
+TEST_CASE("the start marker tells a crashed start from a clean one and from a running one") {
+  const fs::path d = fresh_dir("marker");
+  std::string marker;
+  CHECK_FALSE(start_marker_begin(d.string(), marker));  // first start ever
+  CHECK(fs::exists(marker));
+  start_marker_end(marker);
+  CHECK_FALSE(fs::exists(d / "running.pid"));
+  CHECK_FALSE(start_marker_begin(d.string(), marker));  // after a clean end
+  // A marker whose process is gone: that start crashed or was killed.
+  std::ofstream(d / "running.pid") << "999999999\n";
+  CHECK(start_marker_begin(d.string(), marker));
+  // A marker of a live process (here: our parent) is another PosLab window, not a crash.
+  std::ofstream(d / "running.pid") << ::getppid() << "\n";
+  CHECK_FALSE(start_marker_begin(d.string(), marker));
+  // A torn marker counts as unfinished.
+  std::ofstream(d / "running.pid") << "";
+  CHECK(start_marker_begin(d.string(), marker));
+  start_marker_end(marker);
+  fs::remove_all(d);
+}
+
+TEST_CASE("temporary files of killed atomic writes are removed, live ones kept") {
+  const fs::path d = fresh_dir("tmpfiles");
+  std::ofstream(d / "settings.json.tmp.999999999") << "{";
+  std::ofstream(d / ("settings.json.tmp." + std::to_string(::getpid()))) << "{";
+  std::ofstream(d / "notes.tmp.txt") << "x";  // not an atomic-write temporary
+  CHECK(remove_stale_temp_files(d.string()) == 1);
+  CHECK_FALSE(fs::exists(d / "settings.json.tmp.999999999"));
+  CHECK(fs::exists(d / ("settings.json.tmp." + std::to_string(::getpid()))));
+  CHECK(fs::exists(d / "notes.tmp.txt"));
   fs::remove_all(d);
 }

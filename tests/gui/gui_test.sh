@@ -2,7 +2,12 @@
 # GUI checks under a virtual X display (Mesa's software OpenGL). Usage:
 #   gui_test.sh <poslab> <case> [args]
 # Cases: check (every panel, extreme presets, optional presets file), screenshot,
-# bad-preset (banner, no crash), no-display (clear message, non-zero exit).
+# bad-preset (banner, no crash), no-display (clear message, non-zero exit),
+# fault-recovery (a panel throwing inside nested scopes: banner, no abort, every lab),
+# crash-loop (a crash while a lab draws; the next start opens in defaults and says so),
+# bad-datasets <make_bad_dataset> (arena presets naming broken files: banner, no abort),
+# settings-paths (symlink loop, long name, FIFO, unwritable dir, stale temp files),
+# presets-file-bad-line (--check reports the line instead of aborting).
 set -u
 app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -27,6 +32,114 @@ case "$case_" in
     [ "$rc" -ne 0 ] || { echo "exit 0 without a display"; exit 1; }
     [ "$rc" -lt 128 ] || { echo "crashed (exit $rc) without a display"; exit 1; }
     grep -q "xvfb-run" <<<"$err" || { echo "message does not say how to run headless: $err"; exit 1; }
+    ;;
+  fault-recovery)
+    for lab in rope kv attention arena lessons; do
+      err=$("${xvfb[@]}" "$app" --panel "$lab" --test-fault "$lab:throw" --frames 8 2>&1 >/dev/null); rc=$?
+      [ "$rc" -eq 0 ] || { echo "lab $lab: app exited $rc after a panel threw: $err"; exit 1; }
+      grep -q "test fault injected" <<<"$err" || { echo "lab $lab: no banner for the fault: $err"; exit 1; }
+    done
+    ;;
+  crash-loop)
+    cfg="$XDG_CONFIG_HOME/poslab"; mkdir -p "$cfg"
+    preset='arena?seed=7&helm=2'
+    printf '{"active_lab":"arena","open_labs":["rope","arena"],"last_preset":{"arena":"%s"}}\n' "$preset" > "$cfg/settings.json"
+    # 1. The lab crashes the whole process while drawing (a real abort, as a library crash would).
+    "${xvfb[@]}" "$app" --settings --test-fault arena:abort --frames 5 >/dev/null 2>&1; rc=$?
+    [ "$rc" -ne 0 ] || { echo "the injected abort did not end the process"; exit 1; }
+    [ -f "$cfg/running.pid" ] || { echo "no start marker left by the crashed start"; exit 1; }
+    # 2. The next start notices, opens the labs in defaults, says so, and keeps the saved state.
+    err=$("${xvfb[@]}" "$app" --settings --frames 5 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 0 ] || { echo "start after a crash exited $rc: $err"; exit 1; }
+    grep -q "did not finish" <<<"$err" || { echo "no banner about the unfinished start: $err"; exit 1; }
+    grep -q "active: arena" <<<"$err" && ! grep -q "active: .*seed=7" <<<"$err" ||
+      { echo "the crashing state was restored: $err"; exit 1; }
+    grep -q "seed=7" "$cfg/settings.json" || { echo "the saved state was lost"; cat "$cfg/settings.json"; exit 1; }
+    [ ! -f "$cfg/running.pid" ] || { echo "clean end left the start marker"; exit 1; }
+    # 3. After a clean end, everything is restored again.
+    err=$("${xvfb[@]}" "$app" --settings --frames 5 2>&1 >/dev/null)
+    ! grep -q "did not finish" <<<"$err" || { echo "banner after a clean end: $err"; exit 1; }
+    grep -q "active: arena?.*seed=7" <<<"$err" || { echo "state not restored after a clean end: $err"; exit 1; }
+    ;;
+  bad-datasets)
+    maker="$1"
+    for kind in truncated version magic shape missing corrupt; do
+      "$maker" "$kind" "$tmp/$kind.h5" || { echo "make_bad_dataset $kind failed"; exit 1; }
+      err=$("${xvfb[@]}" "$app" --preset "arena?source=file&file=$tmp/$kind.h5&row=3" --frames 8 2>&1 >/dev/null); rc=$?
+      [ "$rc" -eq 0 ] || { echo "$kind dataset: app exited $rc: $err"; exit 1; }
+      [ "$kind" = corrupt ] || grep -q "banner: .*$kind.h5" <<<"$err" ||
+        { echo "$kind dataset: no banner naming the file: $err"; exit 1; }
+    done
+    # A preset naming something that is not a regular file is refused without blocking.
+    mkfifo "$tmp/fifo.h5"
+    err=$(timeout 60 "${xvfb[@]}" "$app" --preset "arena?source=file&file=$tmp/fifo.h5" --frames 5 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 0 ] || { echo "FIFO dataset: app exited $rc (124 = blocked): $err"; exit 1; }
+    grep -q "banner: .*fifo.h5.*not a regular file" <<<"$err" || { echo "FIFO dataset: no banner: $err"; exit 1; }
+    ;;
+  file-approval)
+    # A preset from elsewhere (pasted, a lesson link) naming a file: shown, not opened until
+    # the user approves. The same preset from the command line opens the file.
+    maker="$1"
+    "$maker" truncated "$tmp/t.h5" || exit 1
+    err=$("${xvfb[@]}" "$app" --untrusted-preset "arena?source=file&file=$tmp/t.h5" --frames 5 --screenshot "$tmp/a.png" 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 0 ] || { echo "untrusted preset: exit $rc: $err"; exit 1; }
+    ! grep -q "banner: .*t.h5" <<<"$err" || { echo "a pasted preset's file was opened without approval: $err"; exit 1; }
+    grep -q "active: arena?.*file=" <<<"$err" || { echo "the preset was not loaded: $err"; exit 1; }
+    err=$("${xvfb[@]}" "$app" --preset "arena?source=file&file=$tmp/t.h5" --frames 5 2>&1 >/dev/null)
+    grep -q "banner: .*t.h5" <<<"$err" || { echo "a command-line preset's file was not opened: $err"; exit 1; }
+    ;;
+  settings-paths)
+    run() { timeout 60 "${xvfb[@]}" "$app" --settings --frames 3 2>&1 >/dev/null; }
+    cfg="$XDG_CONFIG_HOME/poslab"; mkdir -p "$cfg"
+    # A FIFO named settings.json: never opened (opening it would block forever).
+    mkfifo "$cfg/settings.json"
+    err=$(run); rc=$?
+    [ "$rc" -eq 0 ] || { echo "FIFO settings: exit $rc (124 = blocked): $err"; exit 1; }
+    grep -q "settings.json is a FIFO" <<<"$err" || { echo "FIFO settings: no banner: $err"; exit 1; }
+    rm -f "$cfg/settings.json"
+    # A symlink loop.
+    ln -s settings.json "$cfg/settings.json"
+    err=$(run); rc=$?
+    [ "$rc" -eq 0 ] || { echo "symlink loop: exit $rc: $err"; exit 1; }
+    grep -q "settings.json cannot be examined" <<<"$err" || { echo "symlink loop: no banner: $err"; exit 1; }
+    rm -f "$cfg/settings.json"
+    # A configuration path whose name is too long.
+    long="$tmp/$(printf 'x%.0s' $(seq 300))"
+    err=$(XDG_CONFIG_HOME="$long" run); rc=$?
+    [ "$rc" -eq 0 ] || { echo "long name: exit $rc: $err"; exit 1; }
+    grep -q "banner: settings" <<<"$err" || { echo "long name: no banner: $err"; exit 1; }
+    # A directory named settings.json: cannot be read or replaced; reported, no abort.
+    mkdir "$cfg/settings.json"
+    err=$(run); rc=$?
+    [ "$rc" -eq 0 ] || { echo "directory settings: exit $rc: $err"; exit 1; }
+    grep -q "settings.json is a directory" <<<"$err" || { echo "directory settings: no banner: $err"; exit 1; }
+    rmdir "$cfg/settings.json"
+    # Permission denied (only testable when not root: root reads everything).
+    if [ "$(id -u)" -ne 0 ]; then
+      echo '{}' > "$cfg/settings.json"; chmod 000 "$cfg/settings.json"
+      err=$(run); rc=$?
+      [ "$rc" -eq 0 ] || { echo "unreadable settings: exit $rc: $err"; exit 1; }
+      grep -q "banner: settings" <<<"$err" || { echo "unreadable settings: no banner: $err"; exit 1; }
+      chmod 600 "$cfg/settings.json"
+    fi
+    # Temporary files of atomic writes left by a kill are removed at the next start; one of a
+    # running process is left alone.
+    sleep 1000 & live=$!
+    mkdir -p "$XDG_DATA_HOME/poslab"
+    touch "$cfg/settings.json.tmp.999999999" "$cfg/settings.json.tmp.$live" "$XDG_DATA_HOME/poslab/progress.json.tmp.999999998"
+    run >/dev/null
+    kill "$live"
+    [ ! -e "$cfg/settings.json.tmp.999999999" ] || { echo "stale temp file in config dir kept"; exit 1; }
+    [ ! -e "$XDG_DATA_HOME/poslab/progress.json.tmp.999999998" ] || { echo "stale temp file in data dir kept"; exit 1; }
+    [ -e "$cfg/settings.json.tmp.$live" ] || { echo "temp file of a live process removed"; exit 1; }
+    ;;
+  presets-file-bad-line)
+    printf 'rope?dim=64\n# comment\nnot a preset at all ?&=\nrope?dim=abc\n' > "$tmp/presets.txt"
+    out=$("${xvfb[@]}" "$app" --check --presets-file "$tmp/presets.txt" 2>&1); rc=$?
+    [ "$rc" -eq 1 ] || { echo "expected exit 1 (failures reported), got $rc: $out" | tail -5; exit 1; }
+    grep -q "FAIL .*presets.txt:3: " <<<"$out" || { echo "bad line 3 not reported with its number: $out" | tail -5; exit 1; }
+    grep -q "FAIL panel=rope preset=rope?dim=abc" <<<"$out" || { echo "bad value on line 4 not reported: $out" | tail -5; exit 1; }
+    grep -q "ok   panel=rope preset=rope?dim=64" <<<"$out" || { echo "good line not run: $out" | tail -5; exit 1; }
     ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac

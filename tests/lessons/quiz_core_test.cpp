@@ -111,6 +111,16 @@ TEST_CASE("numeric generators agree with independent formulas") {
         const int j = int(p["j"]), r = int(p["r"]);
         const int old = j < r ? int(p["start"]) + j : j - r;
         CHECK(q.answer == j - old);
+      } else if (gen == "wm_action_index") {
+        CHECK(q.answer == 2 * p["t"] + 1);
+      } else if (gen == "wm_index_after_drop") {
+        CHECK(q.answer == 2 * (p["t"] - p["k"]) + 1);
+        CHECK(q.answer >= 1);
+      } else if (gen == "wm_pair_angle") {
+        CHECK(std::abs(wrap(q.answer - 6 * std::pow(p["base"], -2 * p["i"] / p["d"]))) < 1e-9);
+      } else if (gen == "wm_last_visible_key") {
+        CHECK(q.answer == p["c"] + p["j"]);
+        CHECK(q.answer <= p["last"]);
       } else {
         FAIL("no independent reference for generator " << gen << ": add one here");
       }
@@ -336,6 +346,15 @@ std::map<std::string, double> reference_mistakes(const std::string& gen,
     m["kv_steps_not_tokens"] = p["p"] - p["k"];
   } else if (gen == "stitch_shift") {
     m["stitch_sign"] = -answer;
+  } else if (gen == "wm_action_index") {
+    m["wm_state_index"] = 2 * p["t"];
+    m["wm_step_not_token"] = p["t"];
+  } else if (gen == "wm_index_after_drop") {
+    m["wm_drop_tokens_not_steps"] = 2 * p["t"] + 1 - p["k"];
+  } else if (gen == "wm_pair_angle") {
+    m["wm_steps_not_tokens"] = 3 * std::pow(p["base"], -2 * p["i"] / p["d"]);
+  } else if (gen == "wm_last_visible_key") {
+    m["wm_mask_oldest"] = p["j"];
   }
   return m;
 }

@@ -1,0 +1,327 @@
+// Forward and backward of the world model's layers (see layers.hpp for shapes). Linear
+// layers use Eigen's matrix products on row-major maps; the rest are plain loops.
+#include "core/nn/layers.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/nn/parallel.hpp"
+
+namespace poslab::nn {
+
+namespace {
+template <class S>
+using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class S>
+using Row = Eigen::Matrix<S, 1, Eigen::Dynamic>;
+
+// Rows per thread below which splitting costs more than it saves.
+constexpr int64_t kMinRows = 32;
+}  // namespace
+
+template <class S>
+void linear_forward(S* out, const S* in, const S* w, const S* b, int64_t M, int I, int O,
+                    int threads) {
+  const Eigen::Map<const Mat<S>> W(w, O, I);
+  parallel_for(
+      threads, M,
+      [&](int64_t r0, int64_t r1) {
+        const Eigen::Map<const Mat<S>> X(in + r0 * I, r1 - r0, I);
+        Eigen::Map<Mat<S>> Y(out + r0 * O, r1 - r0, O);
+        Y.noalias() = X * W.transpose();
+        if (b) Y.rowwise() += Eigen::Map<const Row<S>>(b, O);
+      },
+      kMinRows);
+}
+
+template <class S>
+void linear_backward(S* din, S* dw, S* db, const S* dout, const S* in, const S* w, int64_t M, int I,
+                     int O, int threads) {
+  if (din) {
+    const Eigen::Map<const Mat<S>> W(w, O, I);
+    parallel_for(
+        threads, M,
+        [&](int64_t r0, int64_t r1) {
+          const Eigen::Map<const Mat<S>> DY(dout + r0 * O, r1 - r0, O);
+          Eigen::Map<Mat<S>> DX(din + r0 * I, r1 - r0, I);
+          DX.noalias() += DY * W;
+        },
+        kMinRows);
+  }
+  // Weight and bias gradients: split over output rows, each a full reduction over M.
+  const Eigen::Map<const Mat<S>> DY(dout, M, O);
+  const Eigen::Map<const Mat<S>> X(in, M, I);
+  parallel_for(
+      threads, O,
+      [&](int64_t o0, int64_t o1) {
+        Eigen::Map<Mat<S>> DW(dw + o0 * I, o1 - o0, I);
+        DW.noalias() += DY.middleCols(o0, o1 - o0).transpose() * X;
+        if (db)
+          for (int64_t o = o0; o < o1; ++o) db[o] += DY.col(o).sum();
+      },
+      8);
+}
+
+template <class S>
+void layernorm_forward(S* out, S* mean, S* rstd, const S* in, const S* w, const S* b, int64_t M,
+                       int C, S eps, int threads) {
+  parallel_for(
+      threads, M,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t m = r0; m < r1; ++m) {
+          const S* x = in + m * C;
+          S mu = 0;
+          for (int c = 0; c < C; ++c) mu += x[c];
+          mu /= C;
+          S var = 0;
+          for (int c = 0; c < C; ++c) var += (x[c] - mu) * (x[c] - mu);
+          var /= C;
+          const S rs = S(1) / std::sqrt(var + eps);
+          S* y = out + m * C;
+          for (int c = 0; c < C; ++c) y[c] = (x[c] - mu) * rs * w[c] + b[c];
+          mean[m] = mu;
+          rstd[m] = rs;
+        }
+      },
+      kMinRows);
+}
+
+template <class S>
+void layernorm_backward(S* din, S* dw, S* db, const S* dout, const S* in, const S* mean,
+                        const S* rstd, const S* w, int64_t M, int C, int threads) {
+  parallel_for(
+      threads, M,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t m = r0; m < r1; ++m) {
+          const S* x = in + m * C;
+          const S* dy = dout + m * C;
+          const S mu = mean[m], rs = rstd[m];
+          S dnorm_mean = 0, dnorm_norm_mean = 0;
+          for (int c = 0; c < C; ++c) {
+            const S norm = (x[c] - mu) * rs;
+            const S dnorm = dy[c] * w[c];
+            dnorm_mean += dnorm;
+            dnorm_norm_mean += dnorm * norm;
+          }
+          dnorm_mean /= C;
+          dnorm_norm_mean /= C;
+          S* dx = din + m * C;
+          for (int c = 0; c < C; ++c) {
+            const S norm = (x[c] - mu) * rs;
+            const S dnorm = dy[c] * w[c];
+            dx[c] += rs * (dnorm - dnorm_mean - norm * dnorm_norm_mean);
+          }
+        }
+      },
+      kMinRows);
+  // Parameter gradients: split over channels, rows summed in order.
+  parallel_for(
+      threads, C,
+      [&](int64_t c0, int64_t c1) {
+        for (int64_t m = 0; m < M; ++m) {
+          const S* x = in + m * C;
+          const S* dy = dout + m * C;
+          for (int64_t c = c0; c < c1; ++c) {
+            dw[c] += dy[c] * (x[c] - mean[m]) * rstd[m];
+            db[c] += dy[c];
+          }
+        }
+      },
+      16);
+}
+
+namespace {
+template <class S>
+constexpr S kGeluK = S(0.7978845608028654);  // sqrt(2/pi)
+template <class S>
+constexpr S kGeluA = S(0.044715);
+}  // namespace
+
+template <class S>
+void gelu_forward(S* out, const S* in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const S z = in[i];
+    out[i] = S(0.5) * z * (S(1) + std::tanh(kGeluK<S> * (z + kGeluA<S> * z * z * z)));
+  }
+}
+
+template <class S>
+void gelu_backward(S* din, const S* dout, const S* in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const S z = in[i];
+    const S t = std::tanh(kGeluK<S> * (z + kGeluA<S> * z * z * z));
+    const S d = S(0.5) * (S(1) + t) +
+                S(0.5) * z * (S(1) - t * t) * kGeluK<S> * (S(1) + S(3) * kGeluA<S> * z * z);
+    din[i] += d * dout[i];
+  }
+}
+
+template <class S>
+void silu_forward(S* out, const S* in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = in[i] / (S(1) + std::exp(-in[i]));
+}
+
+template <class S>
+void silu_backward(S* din, const S* dout, const S* in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const S sg = S(1) / (S(1) + std::exp(-in[i]));
+    din[i] += dout[i] * sg * (S(1) + in[i] * (S(1) - sg));
+  }
+}
+
+template <class S>
+void rope_forward(S* x, int64_t M, int64_t ld, int col0, int H, int D, const S* cs, const S* sn,
+                  const int* pos) {
+  const int half = D / 2;
+  for (int64_t m = 0; m < M; ++m) {
+    const S* c = cs + static_cast<int64_t>(pos[m]) * half;
+    const S* s = sn + static_cast<int64_t>(pos[m]) * half;
+    for (int h = 0; h < H; ++h) {
+      S* v = x + m * ld + col0 + h * D;
+      for (int i = 0; i < half; ++i) {
+        const S a = v[i], b = v[i + half];
+        v[i] = a * c[i] - b * s[i];
+        v[i + half] = a * s[i] + b * c[i];
+      }
+    }
+  }
+}
+
+template <class S>
+void rope_backward(S* dx, int64_t M, int64_t ld, int col0, int H, int D, const S* cs, const S* sn,
+                   const int* pos) {
+  const int half = D / 2;
+  for (int64_t m = 0; m < M; ++m) {
+    const S* c = cs + static_cast<int64_t>(pos[m]) * half;
+    const S* s = sn + static_cast<int64_t>(pos[m]) * half;
+    for (int h = 0; h < H; ++h) {
+      S* v = dx + m * ld + col0 + h * D;
+      for (int i = 0; i < half; ++i) {
+        const S a = v[i], b = v[i + half];
+        v[i] = a * c[i] + b * s[i];
+        v[i + half] = -a * s[i] + b * c[i];
+      }
+    }
+  }
+}
+
+template <class S>
+void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g, bool causal,
+                       const uint8_t* key_visible, const S* bias) {
+  const int D = E / H, L = g.len;
+  const S scale = S(1) / std::sqrt(static_cast<S>(D));
+  const int64_t ld = 3 * static_cast<int64_t>(E);
+  for (int h = 0; h < H; ++h) {
+    for (int i = 0; i < L; ++i) {
+      const S* q = qkv + (g.row0 + i * g.stride) * ld + h * D;
+      S* p = probs + (static_cast<int64_t>(h) * L + i) * L;
+      const int jend = causal ? i + 1 : L;
+      S mx = -std::numeric_limits<S>::infinity();
+      for (int j = 0; j < L; ++j) {
+        if (j >= jend || (key_visible && !key_visible[j])) {
+          p[j] = 0;
+          continue;
+        }
+        const S* k = qkv + (g.row0 + j * g.stride) * ld + E + h * D;
+        S s = 0;
+        for (int d = 0; d < D; ++d) s += q[d] * k[d];
+        s *= scale;
+        if (bias) s += bias[(static_cast<int64_t>(i) * L + j) * H + h];
+        p[j] = s;
+        mx = std::max(mx, s);
+      }
+      S* o = out + (g.row0 + i * g.stride) * E + h * D;
+      for (int d = 0; d < D; ++d) o[d] = 0;
+      if (mx == -std::numeric_limits<S>::infinity()) continue;  // no visible key
+      S sum = 0;
+      for (int j = 0; j < jend; ++j) {
+        if (key_visible && !key_visible[j]) continue;
+        p[j] = std::exp(p[j] - mx);
+        sum += p[j];
+      }
+      const S inv = S(1) / sum;
+      for (int j = 0; j < jend; ++j) {
+        if (key_visible && !key_visible[j]) continue;
+        p[j] *= inv;
+        const S* v = qkv + (g.row0 + j * g.stride) * ld + 2 * E + h * D;
+        for (int d = 0; d < D; ++d) o[d] += p[j] * v[d];
+      }
+    }
+  }
+}
+
+template <class S>
+void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
+                        int H, AttnGroup g) {
+  const int D = E / H, L = g.len;
+  const S scale = S(1) / std::sqrt(static_cast<S>(D));
+  const int64_t ld = 3 * static_cast<int64_t>(E);
+  std::vector<S> dp(L);
+  for (int h = 0; h < H; ++h) {
+    for (int i = 0; i < L; ++i) {
+      const S* p = probs + (static_cast<int64_t>(h) * L + i) * L;
+      const int64_t ri = g.row0 + i * g.stride;
+      const S* dy = dout + ri * E + h * D;
+      // dP_ij = dy_i · v_j, dv_j += P_ij dy_i
+      S psum = 0;
+      for (int j = 0; j < L; ++j) {
+        dp[j] = 0;
+        if (p[j] == 0) continue;
+        const int64_t rj = g.row0 + j * g.stride;
+        const S* v = qkv + rj * ld + 2 * E + h * D;
+        S* dv = dqkv + rj * ld + 2 * E + h * D;
+        S acc = 0;
+        for (int d = 0; d < D; ++d) {
+          acc += dy[d] * v[d];
+          dv[d] += p[j] * dy[d];
+        }
+        dp[j] = acc;
+        psum += p[j] * acc;
+      }
+      // ds_ij = P_ij (dP_ij - Σ P dP); dq_i += scale ds k_j; dk_j += scale ds q_i
+      const S* q = qkv + ri * ld + h * D;
+      S* dq = dqkv + ri * ld + h * D;
+      for (int j = 0; j < L; ++j) {
+        if (p[j] == 0) continue;
+        const S ds = p[j] * (dp[j] - psum);
+        if (dbias) dbias[(static_cast<int64_t>(i) * L + j) * H + h] += ds;
+        const int64_t rj = g.row0 + j * g.stride;
+        const S* k = qkv + rj * ld + E + h * D;
+        S* dk = dqkv + rj * ld + E + h * D;
+        const S dss = ds * scale;
+        for (int d = 0; d < D; ++d) {
+          dq[d] += dss * k[d];
+          dk[d] += dss * q[d];
+        }
+      }
+    }
+  }
+}
+
+#define POSLAB_NN_INSTANTIATE(S)                                                                  \
+  template void linear_forward<S>(S*, const S*, const S*, const S*, int64_t, int, int, int);      \
+  template void linear_backward<S>(S*, S*, S*, const S*, const S*, const S*, int64_t, int, int,   \
+                                   int);                                                          \
+  template void layernorm_forward<S>(S*, S*, S*, const S*, const S*, const S*, int64_t, int, S,   \
+                                     int);                                                        \
+  template void layernorm_backward<S>(S*, S*, S*, const S*, const S*, const S*, const S*,         \
+                                      const S*, int64_t, int, int);                               \
+  template void gelu_forward<S>(S*, const S*, int64_t);                                           \
+  template void gelu_backward<S>(S*, const S*, const S*, int64_t);                                \
+  template void silu_forward<S>(S*, const S*, int64_t);                                           \
+  template void silu_backward<S>(S*, const S*, const S*, int64_t);                                \
+  template void rope_forward<S>(S*, int64_t, int64_t, int, int, int, const S*, const S*,          \
+                                const int*);                                                      \
+  template void rope_backward<S>(S*, int64_t, int64_t, int, int, int, const S*, const S*,         \
+                                 const int*);                                                     \
+  template void attention_forward<S>(S*, S*, const S*, int, int, AttnGroup, bool, const uint8_t*, \
+                                     const S*);                                                   \
+  template void attention_backward<S>(S*, S*, const S*, const S*, const S*, int, int, AttnGroup);
+
+POSLAB_NN_INSTANTIATE(float)
+POSLAB_NN_INSTANTIATE(double)
+
+}  // namespace poslab::nn

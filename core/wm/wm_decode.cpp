@@ -1,0 +1,416 @@
+// Incremental decoding for dreams (wm_decode.hpp): the same layers as the training forward
+// (world_model.cpp), run on the 8 new tokens of one slot with the temporal blocks reading
+// their keys and values from the cache.
+#include "core/wm/wm_decode.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "core/bnb/bnb_features.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/random.hpp"
+#include "core/nn/layers.hpp"
+#include "core/rope/rope.hpp"
+#include "core/wm/wm_layers.hpp"
+
+namespace poslab::wm {
+
+using namespace poslab::nn;
+
+namespace {
+constexpr int kN = kShips;
+constexpr int kHeadStart[3] = {0, 3, 10};
+constexpr int kHeadSize[3] = {3, 7, 2};
+}  // namespace
+
+const char* wm_overflow_name(WmOverflow o) {
+  return o == WmOverflow::slide ? "slide" : "recompute";
+}
+WmOverflow wm_overflow_from_name(std::string_view s) {
+  if (s == "slide") return WmOverflow::slide;
+  if (s == "recompute") return WmOverflow::recompute;
+  throw InputError("overflow '" + std::string(s) + "': use slide or recompute");
+}
+
+// Buffers for one slot's 8 tokens, allocated once.
+struct WmDreamer::Scratch {
+  WmOffsets off;
+  std::vector<double> inv_freq;  // (D/2) RoPE frequencies
+  StateEncoderActs<float> senc;
+  ActionEncoderActs<float> aenc;
+  std::vector<float> x, ln, qkv, att, tmp, fc1, act;  // (N, E), (N, 3E), (N, 4E)
+  std::vector<float> mean, rstd;                      // (N)
+  std::vector<float> rel;                             // (N, N, 12)
+  std::vector<float> rb_pre, rb_act, rb;              // (N*N, 64), (N*N, H)
+  std::vector<float> probs;                           // (H, N, N)
+  std::vector<float> scores;                          // (2C)
+  std::vector<float> cs, sn;                          // (D/2) for the current position
+  std::vector<float> head_out;                        // (N, 15) / (N, 12)
+  std::vector<float> U, V;                            // (N, 12R)
+  uint8_t alive[kN];
+};
+
+WmDreamer::WmDreamer(const WorldModel& model, WmOverflow overflow)
+    : config_(model.config()),
+      overflow_(overflow),
+      params_(model.params),
+      scratch_(std::make_shared<Scratch>()) {
+  const int E = config_.embed, C = config_.context, H = config_.heads, D = wm_head_dim(config_);
+  Scratch& s = *scratch_;
+  s.off = wm_offsets(config_, model.layout());
+  RopeParams rp;
+  rp.head_dim = D;
+  rp.base = config_.rope_base;
+  rp.layout = RopeLayout::half_split;
+  const Eigen::VectorXd inv = rope_inv_freq(rp);
+  s.inv_freq.assign(inv.data(), inv.data() + inv.size());
+  cache_.resize(config_.layers);
+  for (int l = 0; l < config_.layers; ++l)
+    if (wm_is_temporal(l)) {
+      cache_[l].k.assign(static_cast<size_t>(kN) * 2 * C * E, 0.0f);
+      cache_[l].v.assign(static_cast<size_t>(kN) * 2 * C * E, 0.0f);
+    }
+  hist_states_.assign(static_cast<size_t>(C) * kN * kTokenDim, 0.0f);
+  hist_actions_.assign(static_cast<size_t>(C) * kN * 3, 0);
+  indices_.reserve(2 * C);
+  s.senc.resize(kN, E);
+  s.aenc.resize(kN, E);
+  for (auto* v : {&s.x, &s.ln, &s.att, &s.tmp}) v->assign(kN * E, 0.0f);
+  s.qkv.assign(kN * 3 * E, 0.0f);
+  s.fc1.assign(kN * 4 * E, 0.0f);
+  s.act.assign(kN * 4 * E, 0.0f);
+  s.mean.assign(kN, 0.0f);
+  s.rstd.assign(kN, 0.0f);
+  s.rel.assign(kN * kN * kRelDim, 0.0f);
+  s.rb_pre.assign(kN * kN * kRelBiasHidden, 0.0f);
+  s.rb_act.assign(kN * kN * kRelBiasHidden, 0.0f);
+  s.rb.assign(kN * kN * H, 0.0f);
+  s.probs.assign(H * kN * kN, 0.0f);
+  s.scores.assign(2 * C, 0.0f);
+  s.cs.assign(D / 2, 0.0f);
+  s.sn.assign(D / 2, 0.0f);
+  s.head_out.assign(kN * kTokenDim, 0.0f);
+  s.U.assign(kN * kRelDim * kRelRank, 0.0f);
+  s.V.assign(kN * kRelDim * kRelRank, 0.0f);
+}
+
+void WmDreamer::reset() {
+  indices_.clear();
+  next_step_ = 0;
+}
+int WmDreamer::steps_cached() const {
+  return static_cast<int>(indices_.size()) / 2;
+}
+int WmDreamer::next_step() const {
+  return next_step_;
+}
+
+std::vector<WmCachedIndex> WmDreamer::cache_indices() const {
+  std::vector<WmCachedIndex> out = indices_;
+  for (size_t k = 0; k < out.size(); ++k)
+    out[k].used_pos =
+        config_.position == WmPosition::rope ? out[k].stored_pos : static_cast<int>(k);
+  return out;
+}
+
+void WmDreamer::drop_oldest_step() {
+  const int E = config_.embed, C = config_.context;
+  const size_t row = static_cast<size_t>(E);
+  for (auto& lc : cache_) {
+    if (lc.k.empty()) continue;
+    for (int n = 0; n < kN; ++n) {
+      float* k = lc.k.data() + static_cast<size_t>(n) * 2 * C * row;
+      float* v = lc.v.data() + static_cast<size_t>(n) * 2 * C * row;
+      std::memmove(k, k + 2 * row, (indices_.size() - 2) * row * sizeof(float));
+      std::memmove(v, v + 2 * row, (indices_.size() - 2) * row * sizeof(float));
+    }
+  }
+  indices_.erase(indices_.begin(), indices_.begin() + 2);
+  const int steps = steps_cached();
+  std::memmove(hist_states_.data(), hist_states_.data() + kN * kTokenDim,
+               static_cast<size_t>(steps) * kN * kTokenDim * sizeof(float));
+  std::memmove(hist_actions_.data(), hist_actions_.data() + kN * 3,
+               static_cast<size_t>(steps) * kN * 3);
+}
+
+void WmDreamer::recompute_window() {
+  const int steps = steps_cached();
+  std::vector<WmCachedIndex> old = indices_;
+  indices_.clear();
+  for (int i = 0; i < steps; ++i) {
+    const float* st = &hist_states_[static_cast<size_t>(i) * kN * kTokenDim];
+    const uint8_t* ac = &hist_actions_[static_cast<size_t>(i) * kN * 3];
+    run_tokens(0, st, nullptr, 2 * i, nullptr);
+    indices_.push_back({old[2 * i].step, 0, 2 * i, 2 * i});
+    run_tokens(1, st, ac, 2 * i + 1, nullptr);
+    indices_.push_back({old[2 * i].step, 1, 2 * i + 1, 2 * i + 1});
+  }
+}
+
+// Runs the 8 tokens of one slot (0 = S_t, 1 = A_t) through every block. The new tokens are
+// appended to the temporal caches at index K = indices_.size() (the caller pushes their
+// WmCachedIndex afterwards) and attend to cached indices 0..K: the causal mask is offset by
+// the cached length. Fills the head outputs (and what the lab draws) when out is set.
+void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions, int position,
+                           WmStepResult* out) {
+  const WmConfig& c = config_;
+  Scratch& s = *scratch_;
+  const WmOffsets& o = s.off;
+  const float* P = params_.data();
+  const int E = c.embed, H = c.heads, D = wm_head_dim(c), C = c.context, half = D / 2;
+  const int K = static_cast<int>(indices_.size());  // cached tokens before this one
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const int abs_pos = c.position == WmPosition::absolute ? position : -1;
+
+  // inputs: encoders, embeddings, alive mask, relational features of this step's states
+  for (int n = 0; n < kN; ++n) s.alive[n] = state[n * kTokenDim] > 0.5f;
+  if (slot == 0) {
+    state_encoder_forward(s.senc, c, o, P, state, kN, 1);
+    std::copy(s.senc.out.begin(), s.senc.out.end(), s.x.begin());
+  } else {
+    action_encoder_forward(s.aenc, c, o, P, actions, kN, 1);
+    std::copy(s.aenc.out.begin(), s.aenc.out.end(), s.x.begin());
+  }
+  for (int n = 0; n < kN; ++n)
+    add_token_embeddings(&s.x[n * E], c, o, P, n, slot, slot == 0 ? state + n * kTokenDim : nullptr,
+                         abs_pos);
+  {
+    double tmp[kN * kN * kRelDim];
+    bnb::relational_from_tokens(state, tmp);
+    for (int i = 0; i < kN * kN * kRelDim; ++i) s.rel[i] = static_cast<float>(tmp[i]);
+  }
+  if (c.position == WmPosition::rope)
+    for (int i = 0; i < half; ++i) {
+      const double ang = static_cast<double>(position) * s.inv_freq[i];
+      s.cs[i] = static_cast<float>(std::cos(ang));
+      s.sn[i] = static_cast<float>(std::sin(ang));
+    }
+  static constexpr int kZeros[kN] = {0, 0, 0, 0, 0, 0, 0, 0};  // every row uses table row 0
+
+  int tl = 0, sl = 0;  // temporal / spatial block counters (for the drawing outputs)
+  for (int l = 0; l < c.layers; ++l) {
+    const auto& ob = o.blocks[l];
+    layernorm_forward(s.ln.data(), s.mean.data(), s.rstd.data(), s.x.data(), P + ob.ln1_w,
+                      P + ob.ln1_b, kN, E, kLayerNormEps);
+    linear_forward(s.qkv.data(), s.ln.data(), P + ob.qkv_w, P + ob.qkv_b, kN, E, 3 * E);
+    if (wm_is_temporal(l)) {
+      if (c.position == WmPosition::rope) {
+        // the one-row tables hold the position of these tokens
+        rope_forward(s.qkv.data(), kN, 3 * E, 0, H, D, s.cs.data(), s.sn.data(), kZeros);
+        rope_forward(s.qkv.data(), kN, 3 * E, E, H, D, s.cs.data(), s.sn.data(), kZeros);
+      }
+      LayerCache& lc = cache_[l];
+      for (int n = 0; n < kN; ++n) {
+        float* kc = lc.k.data() + (static_cast<size_t>(n) * 2 * C) * E;
+        float* vc = lc.v.data() + (static_cast<size_t>(n) * 2 * C) * E;
+        std::copy_n(&s.qkv[n * 3 * E + E], E, kc + static_cast<size_t>(K) * E);
+        std::copy_n(&s.qkv[n * 3 * E + 2 * E], E, vc + static_cast<size_t>(K) * E);
+        for (int h = 0; h < H; ++h) {
+          const float* q = &s.qkv[n * 3 * E + h * D];
+          float mx = -std::numeric_limits<float>::infinity();
+          for (int j = 0; j <= K; ++j) {  // cached 0..K-1 and itself at K
+            const float* kk = kc + static_cast<size_t>(j) * E + h * D;
+            float d = 0;
+            for (int i = 0; i < D; ++i) d += q[i] * kk[i];
+            s.scores[j] = d * scale;
+            mx = std::max(mx, s.scores[j]);
+          }
+          float sum = 0;
+          for (int j = 0; j <= K; ++j) sum += (s.scores[j] = std::exp(s.scores[j] - mx));
+          const float inv = 1.0f / sum;
+          float* o_ = &s.att[n * E + h * D];
+          std::fill(o_, o_ + D, 0.0f);
+          for (int j = 0; j <= K; ++j) {
+            const float p = s.scores[j] * inv;
+            const float* vv = vc + static_cast<size_t>(j) * E + h * D;
+            for (int i = 0; i < D; ++i) o_[i] += p * vv[i];
+            if (out)
+              out->temporal_probs[((((static_cast<size_t>(tl) * 2 + slot) * kN + n) * H + h) *
+                                   (K + 1)) +
+                                  j] = p;
+          }
+        }
+      }
+      ++tl;
+    } else {
+      linear_forward(s.rb_pre.data(), s.rel.data(), P + ob.rb1_w, P + ob.rb1_b, kN * kN, kRelDim,
+                     kRelBiasHidden);
+      silu_forward(s.rb_act.data(), s.rb_pre.data(), kN * kN * kRelBiasHidden);
+      linear_forward(s.rb.data(), s.rb_act.data(), P + ob.rb2_w, P + ob.rb2_b, kN * kN,
+                     kRelBiasHidden, H);
+      attention_forward(s.att.data(), s.probs.data(), s.qkv.data(), E, H, AttnGroup{0, 1, kN},
+                        false, s.alive, s.rb.data());
+      if (out) {
+        std::copy(s.probs.begin(), s.probs.end(),
+                  out->spatial_probs.begin() + (static_cast<size_t>(sl) * 2 + slot) * H * kN * kN);
+        if (slot == 0)
+          std::copy(s.rb.begin(), s.rb.end(),
+                    out->spatial_bias.begin() + static_cast<size_t>(sl) * kN * kN * H);
+      }
+      ++sl;
+    }
+    linear_forward(s.tmp.data(), s.att.data(), P + ob.proj_w, P + ob.proj_b, kN, E, E);
+    for (int i = 0; i < kN * E; ++i) s.x[i] += s.tmp[i];
+    layernorm_forward(s.ln.data(), s.mean.data(), s.rstd.data(), s.x.data(), P + ob.ln2_w,
+                      P + ob.ln2_b, kN, E, kLayerNormEps);
+    linear_forward(s.fc1.data(), s.ln.data(), P + ob.fc1_w, P + ob.fc1_b, kN, E, 4 * E);
+    gelu_forward(s.act.data(), s.fc1.data(), kN * 4 * E);
+    linear_forward(s.tmp.data(), s.act.data(), P + ob.fc2_w, P + ob.fc2_b, kN, 4 * E, E);
+    for (int i = 0; i < kN * E; ++i) s.x[i] += s.tmp[i];
+  }
+  if (!out) return;
+
+  // heads
+  layernorm_forward(s.ln.data(), s.mean.data(), s.rstd.data(), s.x.data(), P + o.lnf_w, P + o.lnf_b,
+                    kN, E, kLayerNormEps);
+  if (slot == 0) {
+    out->action_logits.resize(kN * kActionLogits);
+    linear_forward(out->action_logits.data(), s.ln.data(), P + o.act_w, P + o.act_b, kN, E,
+                   kActionLogits);
+    return;
+  }
+  out->state_pred.resize(kN * kTokenDim);
+  linear_forward(out->state_pred.data(), s.ln.data(), P + o.st_w, P + o.st_b, kN, E, kTokenDim);
+  for (int i = 0; i < kN * kTokenDim; ++i) out->state_pred[i] += state[i];
+  const int R = kRelRank;
+  linear_forward(s.U.data(), s.ln.data(), P + o.u_w, P + o.u_b, kN, E, kRelDim * R);
+  linear_forward(s.V.data(), s.ln.data(), P + o.v_w, P + o.v_b, kN, E, kRelDim * R);
+  out->rel_pred.resize(kN * kN * kRelDim);
+  for (int i = 0; i < kN; ++i)
+    for (int j = 0; j < kN; ++j)
+      for (int f = 0; f < kRelDim; ++f) {
+        float acc = 0;
+        for (int r = 0; r < R; ++r)
+          acc += s.U[(i * kRelDim + f) * R + r] * s.V[(j * kRelDim + f) * R + r];
+        const int k = (i * kN + j) * kRelDim + f;
+        out->rel_pred[k] = s.rel[k] + acc;
+      }
+}
+
+WmStepResult WmDreamer::step(const float* state, const WmActionChoice& choice) {
+  const WmConfig& c = config_;
+  const int H = c.heads, C = c.context;
+  if (steps_cached() == C) {
+    drop_oldest_step();
+    if (overflow_ == WmOverflow::recompute) recompute_window();
+  }
+  const int t = next_step_;
+  const int w = steps_cached();  // window index of this step
+  const int ps = (c.position == WmPosition::rope && overflow_ == WmOverflow::slide) ? t : w;
+  std::copy_n(state, kN * kTokenDim, &hist_states_[static_cast<size_t>(w) * kN * kTokenDim]);
+
+  int lt = 0, ls = 0;
+  for (int l = 0; l < c.layers; ++l) (wm_is_temporal(l) ? lt : ls)++;
+  WmStepResult r;
+  r.step = t;
+  const int K1 = static_cast<int>(indices_.size()) + 1;  // keys seen by the S token
+  r.cached_tokens = K1 + 1;
+  r.temporal_probs.assign(static_cast<size_t>(lt) * 2 * kN * H * r.cached_tokens, 0.0f);
+  r.spatial_probs.assign(static_cast<size_t>(ls) * 2 * H * kN * kN, 0.0f);
+  r.spatial_bias.assign(static_cast<size_t>(ls) * kN * kN * H, 0.0f);
+
+  // S_t: the temporal probs are written with row length K1, then re-laid to K1 + 1 below
+  WmStepResult sres;
+  sres.temporal_probs.assign(static_cast<size_t>(lt) * 2 * kN * H * K1, 0.0f);
+  sres.spatial_probs.assign(r.spatial_probs.size(), 0.0f);
+  sres.spatial_bias.assign(r.spatial_bias.size(), 0.0f);
+  run_tokens(0, state, nullptr, 2 * ps, &sres);
+  indices_.push_back({t, 0, 2 * ps, 2 * ps});
+  r.action_logits = sres.action_logits;
+
+  // actions: override, or the policy head (argmax or seeded sampling)
+  r.actions.assign(kN * 3, 0);
+  for (int n = 0; n < kN; ++n) {
+    if (choice.override_action[n]) {
+      for (int h = 0; h < 3; ++h) {
+        const uint8_t a = (*choice.override_action[n])[h];
+        if (a >= bnb::kActionSizes[h])
+          throw InputError("dream action " + std::to_string(a) + " of head " + std::to_string(h) +
+                           " for ship " + std::to_string(n) + " is out of range");
+        r.actions[n * 3 + h] = a;
+      }
+      continue;
+    }
+    for (int h = 0; h < 3; ++h) {
+      const float* lg = &r.action_logits[n * kActionLogits + kHeadStart[h]];
+      int best = 0;
+      for (int i = 1; i < kHeadSize[h]; ++i)
+        if (lg[i] > lg[best]) best = i;
+      if (choice.sample) {
+        require_in_range("temperature", choice.temperature, ParamRange{1e-6, 100});
+        double p[7], sum = 0;
+        for (int i = 0; i < kHeadSize[h]; ++i)
+          sum += (p[i] = std::exp((lg[i] - lg[best]) / choice.temperature));
+        SeededStream rng(choice.seed, "wm/dream",
+                         (static_cast<uint64_t>(t) * kN + static_cast<uint64_t>(n)) * 3 + h);
+        double u = rng.uniform() * sum;
+        best = kHeadSize[h] - 1;
+        for (int i = 0; i < kHeadSize[h]; ++i) {
+          if (u < p[i]) {
+            best = i;
+            break;
+          }
+          u -= p[i];
+        }
+      }
+      r.actions[n * 3 + h] = static_cast<uint8_t>(best);
+    }
+  }
+  std::copy_n(r.actions.data(), kN * 3, &hist_actions_[static_cast<size_t>(w) * kN * 3]);
+
+  // A_t
+  run_tokens(1, state, r.actions.data(), 2 * ps + 1, &r);
+  indices_.push_back({t, 1, 2 * ps + 1, 2 * ps + 1});
+  // S-token temporal weights into the (.., K1 + 1) layout (the A token is not visible to S)
+  for (int l = 0; l < lt; ++l)
+    for (int n = 0; n < kN; ++n)
+      for (int h = 0; h < H; ++h)
+        std::copy_n(
+            &sres.temporal_probs[(((static_cast<size_t>(l) * 2 + 0) * kN + n) * H + h) * K1], K1,
+            &r.temporal_probs[(((static_cast<size_t>(l) * 2 + 0) * kN + n) * H + h) * (K1 + 1)]);
+  for (int l = 0; l < ls; ++l)
+    std::copy_n(&sres.spatial_probs[(static_cast<size_t>(l) * 2 + 0) * H * kN * kN], H * kN * kN,
+                &r.spatial_probs[(static_cast<size_t>(l) * 2 + 0) * H * kN * kN]);
+  r.spatial_bias = sres.spatial_bias;
+
+  // S_{t+1} to feed back: binaries snapped, absent ships stay absent
+  r.next_state = r.state_pred;
+  for (int n = 0; n < kN; ++n) {
+    float* s = &r.next_state[n * kTokenDim];
+    const float* in = state + n * kTokenDim;
+    if (in[4] * in[4] + in[5] * in[5] <= 0.5f) {
+      std::fill(s, s + kTokenDim, 0.0f);
+      continue;
+    }
+    for (int b : {0, 1, 12}) s[b] = s[b] > 0.5f ? 1.0f : 0.0f;
+  }
+  ++next_step_;
+  return r;
+}
+
+WmStepResult WmDreamer::step_with_actions(const float* state, const uint8_t* actions) {
+  WmActionChoice choice;
+  for (int n = 0; n < kN; ++n)
+    choice.override_action[n] =
+        std::array<uint8_t, 3>{actions[n * 3], actions[n * 3 + 1], actions[n * 3 + 2]};
+  return step(state, choice);
+}
+
+std::vector<double> wm_dream_difference(WmDreamer& a, WmDreamer& b, const float* states,
+                                        const uint8_t* actions, int steps) {
+  a.reset();
+  b.reset();
+  std::vector<double> diff(static_cast<size_t>(steps), 0.0);
+  for (int t = 0; t < steps; ++t) {
+    const float* st = states + static_cast<size_t>(t) * kN * kTokenDim;
+    const uint8_t* ac = actions + static_cast<size_t>(t) * kN * 3;
+    const WmStepResult ra = a.step_with_actions(st, ac), rb = b.step_with_actions(st, ac);
+    for (size_t i = 0; i < ra.state_pred.size(); ++i)
+      diff[t] = std::max(diff[t], double(std::abs(ra.state_pred[i] - rb.state_pred[i])));
+  }
+  return diff;
+}
+
+}  // namespace poslab::wm

@@ -1,0 +1,118 @@
+// Incremental decoding for dreams: a preallocated per-layer temporal KV cache, one dream
+// step at a time (append S_t of all 8 ships, choose actions, append A_t, predict S_{t+1}),
+// and what the dream lab draws (attention weights, the relational bias, each cached key's
+// stored position versus the one it is used with).
+//
+// Legend: N = 8 ships, E = width, H = heads, C = context steps, Lt = temporal blocks,
+//         Ls = spatial blocks, K = cached tokens per ship (2 per step, at most 2C).
+// Cache layout per temporal block: keys and values (N, 2C, E), ship n's token k at row
+// n*2C + k; RoPE keys are stored rotated at their stored position.
+//
+// Correctness rule (defect 3): a new token is appended after the K cached ones and sees
+// all of them and itself; the causal mask is offset by the cached length, never aligned
+// to the oldest key.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/wm/world_model.hpp"
+
+namespace poslab::wm {
+
+// What happens when a step arrives and the cache already holds C steps.
+enum class WmOverflow {
+  slide,      // drop the oldest step, keep every cached key as stored. RoPE: positions keep
+              // counting (relative distances stay right). Absolute: the new step gets the
+              // last index C-1 again, cached keys keep theirs: UniZero's approximation (b).
+  recompute,  // drop the oldest step and recompute the remaining C-1 steps from their
+              // inputs with positions reset to 0 (exact for the window: option (a)).
+};
+const char* wm_overflow_name(WmOverflow o);            // "slide" / "recompute"
+WmOverflow wm_overflow_from_name(std::string_view s);  // throws InputError
+
+// How a dream step picks each ship's action.
+struct WmActionChoice {
+  std::array<std::optional<std::array<uint8_t, 3>>, kShips> override_action;  // a human or a
+                                                                              // script at the helm
+  bool sample = false;       // false: argmax of the policy head; true: sample
+  double temperature = 1.0;  // softmax temperature when sampling, (0, 100]
+  uint64_t seed = 0;         // sampling stream: (seed, "wm/dream", step), portable
+};
+
+// Everything one step produced.
+struct WmStepResult {
+  int step = 0;                      // dream step index t (0 = first step fed)
+  std::vector<float> action_logits;  // (N, 12) from S_t
+  std::vector<uint8_t> actions;      // (N, 3) the actions used for A_t
+  std::vector<float> state_pred;     // (N, 15) raw prediction of S_{t+1}
+  std::vector<float> next_state;     // (N, 15) S_{t+1} to feed back: binaries snapped
+                                     // to 0/1, absent ships kept all zero
+  std::vector<float> rel_pred;       // (N, N, 12) prediction of rel_{t+1}
+  // For drawing. Temporal: per temporal block, for the S and the A token of each ship,
+  // the weights over that ship's cached tokens (the last one is itself).
+  int cached_tokens = 0;              // K after this step (per ship)
+  std::vector<float> temporal_probs;  // (Lt, 2, N, H, K); K = cached_tokens
+  // Spatial: per spatial block, S and A slot, the weights (dead/absent keys are 0), and the
+  // relational bias added to the scores (the same for S and A).
+  std::vector<float> spatial_probs;  // (Ls, 2, H, N, N) query i, key j
+  std::vector<float> spatial_bias;   // (Ls, N, N, H)
+};
+
+// One cached token's indices (the same for every ship and block).
+struct WmCachedIndex {
+  int step = 0;        // dream step it belongs to
+  int slot = 0;        // 0 = S, 1 = A
+  int stored_pos = 0;  // position its key/value were computed with
+  int used_pos = 0;    // position it stands at now (RoPE: = stored; absolute: its index
+                       // in the window, 2*(steps before it in the cache) + slot)
+};
+
+class WmDreamer {
+ public:
+  // The model's parameters are copied (float); the dreamer owns its cache (preallocated).
+  WmDreamer(const WorldModel& model, WmOverflow overflow = WmOverflow::slide);
+  const WmConfig& config() const { return config_; }
+  WmOverflow overflow() const { return overflow_; }
+
+  void reset();                                      // empty cache, step 0
+  int steps_cached() const;                          // steps in the cache, <= C
+  int next_step() const;                             // index t the next step gets
+  std::vector<WmCachedIndex> cache_indices() const;  // oldest first, 2 per step
+
+  // One step from the states S_t (N, 15). Actions: overrides where given, else the policy.
+  WmStepResult step(const float* state, const WmActionChoice& choice = {});
+  // Teacher forcing: the step with every ship's action given (actions (N, 3)).
+  WmStepResult step_with_actions(const float* state, const uint8_t* actions);
+
+ private:
+  struct LayerCache {
+    std::vector<float> k, v;  // (N, 2C, E)
+  };
+  void run_tokens(int slot, const float* state, const uint8_t* actions, int position,
+                  WmStepResult* out);
+  void drop_oldest_step();
+  void recompute_window();
+
+  WmConfig config_;
+  WmOverflow overflow_;
+  std::vector<float> params_;
+  std::vector<LayerCache> cache_;       // one per block (empty for spatial blocks)
+  std::vector<WmCachedIndex> indices_;  // (K) oldest first
+  std::vector<float> hist_states_;      // (C, N, 15) inputs of the cached steps
+  std::vector<uint8_t> hist_actions_;   // (C, N, 3)
+  int next_step_ = 0;
+  struct Scratch;
+  std::shared_ptr<Scratch> scratch_;
+};
+
+// Drives two dreamers through the same teacher-forced sequence (states (S, N, 15), actions
+// (S, N, 3)) and returns, per step, the largest absolute difference of their state
+// predictions: e.g. slide against recompute once the sequence passes the context.
+std::vector<double> wm_dream_difference(WmDreamer& a, WmDreamer& b, const float* states,
+                                        const uint8_t* actions, int steps);
+
+}  // namespace poslab::wm

@@ -1,0 +1,674 @@
+// The world model's training forward and backward (docs/world-model.md), top to bottom:
+// masks and relational features, encoders, embeddings, alternating temporal/spatial
+// blocks, final LayerNorm, heads, masked loss; then the same in reverse.
+#include "core/wm/world_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/bnb/bnb_features.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/random.hpp"
+#include "core/nn/layers.hpp"
+#include "core/nn/parallel.hpp"
+#include "core/wm/wm_layers.hpp"
+
+namespace poslab::wm {
+
+using namespace poslab::nn;
+
+// ---- Configuration ----------------------------------------------------------------------
+
+WmConfig wm_preset(std::string_view name, WmPosition position) {
+  WmConfig c;
+  if (name == "tiny") {
+    c.embed = 64, c.heads = 4, c.layers = 4, c.context = 32;
+  } else if (name == "paper") {
+    c.embed = 128, c.heads = 4, c.layers = 6, c.context = 96;
+  } else {
+    throw InputError("world-model preset '" + std::string(name) + "': use tiny or paper");
+  }
+  c.position = position;
+  return c;
+}
+
+void wm_validate(const WmConfig& c) {
+  require_in_range("embed", c.embed, WmConfig::embed_range);
+  require_in_range("heads", c.heads, WmConfig::heads_range);
+  require_in_range("layers", c.layers, WmConfig::layers_range);
+  require_in_range("context", c.context, WmConfig::context_range);
+  require_in_range("rope_base", c.rope_base, WmConfig::rope_base_range);
+  if (c.embed % 4 != 0 || c.embed % c.heads != 0 || (c.embed / c.heads) % 2 != 0) {
+    std::ostringstream s;
+    s << "embed = " << c.embed << ", heads = " << c.heads
+      << ": embed must be a multiple of 4 and of heads, with an even head dim";
+    throw InputError(s.str());
+  }
+}
+
+const char* wm_position_name(WmPosition p) {
+  return p == WmPosition::rope ? "rope" : "absolute";
+}
+
+WmPosition wm_position_from_name(std::string_view s) {
+  if (s == "rope") return WmPosition::rope;
+  if (s == "absolute") return WmPosition::absolute;
+  throw InputError("position '" + std::string(s) + "': use rope or absolute");
+}
+
+// ---- Parameter layout --------------------------------------------------------------------
+
+const TensorInfo& ParamLayout::find(std::string_view name) const {
+  for (const auto& t : tensors)
+    if (t.name == name) return t;
+  throw InputError("world model has no tensor '" + std::string(name) + "'");
+}
+
+ParamLayout wm_param_layout(const WmConfig& c) {
+  wm_validate(c);
+  const int E = c.embed, H = c.heads, Ea = wm_action_embed(c), R = kRelRank;
+  ParamLayout L;
+  auto add = [&](const std::string& name, std::vector<int> shape) {
+    TensorInfo t;
+    t.name = name;
+    t.shape = std::move(shape);
+    t.size = 1;
+    for (int d : t.shape) t.size *= static_cast<size_t>(d);
+    t.offset = L.total;
+    L.total += t.size;
+    L.tensors.push_back(std::move(t));
+  };
+  auto linear = [&](const std::string& name, int out, int in) {
+    add(name + ".weight", {out, in});
+    add(name + ".bias", {out});
+  };
+  linear("state_enc.in", E, kStateFeatures);
+  linear("state_enc.gate", 2 * E, E);
+  linear("state_enc.value", 2 * E, E);
+  linear("state_enc.out", E, 2 * E);
+  add("state_enc.ln.weight", {E});
+  add("state_enc.ln.bias", {E});
+  add("emb.alive", {2, E});
+  add("emb.team", {2, E});
+  add("emb.fired", {2, E});
+  add("action_enc.power", {3, Ea});
+  add("action_enc.turn", {7, Ea});
+  add("action_enc.shoot", {2, Ea});
+  linear("action_enc.proj", E, 3 * Ea);
+  add("emb.slot", {kShips, E});
+  add("emb.teamid", {2, E});
+  add("emb.type", {2, E});
+  if (c.position == WmPosition::absolute) add("emb.pos", {2 * c.context, E});
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string b = "blocks." + std::to_string(l) + ".";
+    add(b + "ln1.weight", {E});
+    add(b + "ln1.bias", {E});
+    linear(b + "attn.qkv", 3 * E, E);
+    linear(b + "attn.proj", E, E);
+    if (!wm_is_temporal(l)) {
+      linear(b + "relbias.fc1", kRelBiasHidden, kRelDim);
+      linear(b + "relbias.fc2", H, kRelBiasHidden);
+    }
+    add(b + "ln2.weight", {E});
+    add(b + "ln2.bias", {E});
+    linear(b + "mlp.fc1", 4 * E, E);
+    linear(b + "mlp.fc2", E, 4 * E);
+  }
+  add("ln_f.weight", {E});
+  add("ln_f.bias", {E});
+  linear("head.action", kActionLogits, E);
+  linear("head.state", kTokenDim, E);
+  linear("head.rel_u", kRelDim * R, E);
+  linear("head.rel_v", kRelDim * R, E);
+  return L;
+}
+
+size_t wm_param_count(const WmConfig& c) {
+  return wm_param_layout(c).total;
+}
+
+void wm_check_batch(const WmConfig& c, const WmBatch& b) {
+  std::ostringstream s;
+  if (b.batch < 1 || b.steps < 1) {
+    s << "world-model batch of " << b.batch << " windows x " << b.steps
+      << " steps: both must be at least 1";
+    throw InputError(s.str());
+  }
+  if (c.position == WmPosition::absolute && b.steps > c.context) {
+    s << "window of " << b.steps << " steps exceeds the absolute-position context of " << c.context
+      << ": crop windows to the context";
+    throw InputError(s.str());
+  }
+  const size_t BTN = static_cast<size_t>(b.batch) * b.steps * kShips;
+  if (b.tokens.size() != BTN * kTokenDim || b.actions.size() != BTN * 3 ||
+      b.valid.size() != static_cast<size_t>(b.batch) * b.steps) {
+    s << "world-model batch sizes: tokens " << b.tokens.size() << " (want " << BTN * kTokenDim
+      << "), actions " << b.actions.size() << " (want " << BTN * 3 << "), valid " << b.valid.size()
+      << " (want " << b.batch * b.steps << ")";
+    throw InputError(s.str());
+  }
+  for (size_t i = 0; i < b.tokens.size(); ++i)
+    if (!std::isfinite(b.tokens[i])) {
+      s << "world-model batch: token value " << i << " is not finite";
+      throw InputError(s.str());
+    }
+  for (size_t i = 0; i < BTN; ++i)
+    for (int h = 0; h < 3; ++h)
+      if (b.actions[i * 3 + h] >= bnb::kActionSizes[h]) {
+        s << "world-model batch: action " << int(b.actions[i * 3 + h]) << " of head " << h
+          << " at (window, step, ship) " << i / (b.steps * kShips) << ", " << (i / kShips) % b.steps
+          << ", " << i % kShips << " is out of range";
+        throw InputError(s.str());
+      }
+  for (int w = 0; w < b.batch; ++w)
+    for (int t = 1; t < b.steps; ++t)
+      if (b.valid[w * b.steps + t] && !b.valid[w * b.steps + t - 1]) {
+        s << "world-model batch: window " << w << " has a real step " << t
+          << " after padding; padding must be at the end";
+        throw InputError(s.str());
+      }
+}
+
+// ---- Activations ---------------------------------------------------------------------
+
+template <class S>
+struct WorldModelT<S>::Impl {
+  WmOffsets off;
+  int threads = 0;
+  int B = 0, T = 0;
+  int64_t M = 0;   // B*T*2*N token rows
+  int64_t Ms = 0;  // B*T*N state (and action) rows
+  int64_t Mp = 0;  // B*T*N*N ordered pairs
+  bool have_forward = false;
+  // inputs
+  std::vector<float> tokens;     // (B, T, N, 15)
+  std::vector<uint8_t> actions;  // (B, T, N, 3)
+  std::vector<uint8_t> valid;    // (B, T)
+  std::vector<uint8_t> alive;    // (B, T, N)
+  std::vector<uint8_t> present;  // (B, T, N)
+  std::vector<S> rel;            // (B, T, N, N, 12) features of step t
+  std::vector<int> pos;          // (M) temporal position 2t + s of every row
+  std::vector<S> rope_cs, rope_sn;
+  int rope_len = 0;
+  // encoders
+  StateEncoderActs<S> senc;   // K = Ms
+  ActionEncoderActs<S> aenc;  // K = Ms
+  // residual stream: xs[l] is the input of block l, xs[L] the output of the last
+  std::vector<std::vector<S>> xs;  // L+1 of (M, E)
+  struct Layer {
+    std::vector<S> ln1, m1, r1;     // (M, E), (M), (M)
+    std::vector<S> qkv;             // (M, 3E), q and k rotated (RoPE variant, temporal)
+    std::vector<S> att;             // (M, E) attention output before the projection
+    std::vector<S> probs;           // temporal (B*N, H, 2T, 2T); spatial (B*T*2, H, N, N)
+    std::vector<S> xmid;            // (M, E) after the attention residual
+    std::vector<S> ln2, m2, r2;     // (M, E), (M), (M)
+    std::vector<S> fc1, act;        // (M, 4E) pre-activation and GELU
+    std::vector<S> rb_pre, rb_act;  // spatial: (Mp, 64)
+    std::vector<S> rb;              // spatial: (Mp, H) bias per (b, t, i, j, h)
+  };
+  std::vector<Layer> layers;
+  std::vector<S> lnf, mf, rf;  // (M, E), (M), (M)
+  std::vector<S> zs, za;       // (Ms, E) final-LN rows of S and A tokens
+  std::vector<S> logits;       // (Ms, 12)
+  std::vector<S> head_s;       // (Ms, 15) state head output before the residual
+  std::vector<S> spred;        // (Ms, 15)
+  std::vector<S> U, V;         // (Ms, 12R)
+  std::vector<S> rpred;        // (Mp, 12)
+  // loss gradients, computed with the loss
+  std::vector<S> dlogits, dspred, drel;
+  WmLoss loss;
+
+  int64_t row_s(int64_t k) const { return (k / kShips) * 2 * kShips + k % kShips; }
+  int64_t row_a(int64_t k) const { return row_s(k) + kShips; }
+};
+
+// ---- Model ----------------------------------------------------------------------------
+
+template <class S>
+WorldModelT<S>::WorldModelT(const WmConfig& c)
+    : config_(c), layout_(wm_param_layout(c)), impl_(std::make_unique<Impl>()) {
+  params.assign(layout_.total, S(0));
+  grads.assign(layout_.total, S(0));
+  impl_->off = wm_offsets(c, layout_);
+}
+template <class S>
+WorldModelT<S>::~WorldModelT() = default;
+template <class S>
+WorldModelT<S>::WorldModelT(WorldModelT&&) noexcept = default;
+template <class S>
+WorldModelT<S>& WorldModelT<S>::operator=(WorldModelT&&) noexcept = default;
+
+template <class S>
+void WorldModelT<S>::init(uint64_t seed) {
+  const double out_std = 0.02 / std::sqrt(2.0 * config_.layers);
+  for (const auto& t : layout_.tensors) {
+    const std::string& n = t.name;
+    S* p = params.data() + t.offset;
+    auto ends = [&](std::string_view suf) {
+      return n.size() >= suf.size() && n.compare(n.size() - suf.size(), suf.size(), suf) == 0;
+    };
+    if (ends(".bias")) {
+      std::fill(p, p + t.size, S(0));
+    } else if (ends("ln.weight") || ends("ln1.weight") || ends("ln2.weight") ||
+               ends("ln_f.weight")) {
+      std::fill(p, p + t.size, S(1));
+    } else {
+      const bool out_proj =
+          n == "state_enc.out.weight" || ends("attn.proj.weight") || ends("mlp.fc2.weight");
+      const double std = out_proj ? out_std : 0.02;
+      SeededStream rng(seed, n, 0);
+      for (size_t i = 0; i < t.size; ++i) p[i] = static_cast<S>(std * rng.normal());
+    }
+  }
+}
+
+template <class S>
+void WorldModelT<S>::zero_grad() {
+  std::fill(grads.begin(), grads.end(), S(0));
+}
+template <class S>
+S* WorldModelT<S>::tensor(std::string_view name) {
+  return params.data() + layout_.find(name).offset;
+}
+template <class S>
+const S* WorldModelT<S>::tensor(std::string_view name) const {
+  return params.data() + layout_.find(name).offset;
+}
+template <class S>
+void WorldModelT<S>::set_threads(int n) {
+  impl_->threads = n;
+}
+template <class S>
+int WorldModelT<S>::threads() const {
+  return resolve_threads(impl_->threads);
+}
+template <class S>
+const S* WorldModelT<S>::action_logits() const {
+  return impl_->logits.data();
+}
+template <class S>
+const S* WorldModelT<S>::state_pred() const {
+  return impl_->spred.data();
+}
+template <class S>
+const S* WorldModelT<S>::rel_pred() const {
+  return impl_->rpred.data();
+}
+
+namespace {
+constexpr int kN = kShips;
+// logits layout [power 3 | turn 7 | shoot 2]
+constexpr int kHeadStart[3] = {0, 3, 10};
+constexpr int kHeadSize[3] = {3, 7, 2};
+}  // namespace
+
+template <class S>
+WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
+  wm_check_batch(config_, batch);
+  Impl& I = *impl_;
+  const WmOffsets& o = I.off;
+  const WmConfig& c = config_;
+  const int E = c.embed, H = c.heads, D = wm_head_dim(c), Ltot = c.layers, R = kRelRank;
+  const int B = batch.batch, T = batch.steps;
+  const int nt = resolve_threads(I.threads);
+  const S* P = params.data();
+  I.B = B, I.T = T;
+  I.M = int64_t{B} * T * 2 * kN;
+  I.Ms = int64_t{B} * T * kN;
+  I.Mp = I.Ms * kN;
+  const int64_t M = I.M, Ms = I.Ms, Mp = I.Mp;
+  I.tokens = batch.tokens, I.actions = batch.actions, I.valid = batch.valid;
+
+  // 1. masks, relational features of every step, temporal positions
+  I.alive.resize(Ms), I.present.resize(Ms);
+  for (int64_t k = 0; k < Ms; ++k) {
+    const float* tok = &I.tokens[k * kTokenDim];
+    I.alive[k] = tok[0] > 0.5f;
+    I.present[k] = tok[4] * tok[4] + tok[5] * tok[5] > 0.5f;
+  }
+  I.rel.resize(Mp * kRelDim);
+  parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
+    double tmp[kN * kN * kRelDim];
+    for (int64_t st = s0; st < s1; ++st) {
+      bnb::relational_from_tokens(&I.tokens[st * kN * kTokenDim], tmp);
+      for (int i = 0; i < kN * kN * kRelDim; ++i)
+        I.rel[st * kN * kN * kRelDim + i] = static_cast<S>(tmp[i]);
+    }
+  });
+  I.pos.resize(M);
+  for (int64_t r = 0; r < M; ++r) I.pos[r] = static_cast<int>((r / kN) % (2 * T));
+  if (c.position == WmPosition::rope && I.rope_len < 2 * T) {
+    wm_rope_tables(I.rope_cs, I.rope_sn, c, 2 * T);
+    I.rope_len = 2 * T;
+  }
+
+  // 2. encoders and embeddings: x0 (M, E)
+  state_encoder_forward(I.senc, c, o, P, I.tokens.data(), Ms, nt);
+  action_encoder_forward(I.aenc, c, o, P, I.actions.data(), Ms, nt);
+  I.xs.resize(Ltot + 1);
+  for (auto& x : I.xs) x.assign(M * E, S(0));
+  {
+    S* x0 = I.xs[0].data();
+    for (int64_t k = 0; k < Ms; ++k) {
+      const int n = static_cast<int>(k % kN);
+      const int t = static_cast<int>((k / kN) % T);
+      const bool absolute = c.position == WmPosition::absolute;
+      S* xs = x0 + I.row_s(k) * E;
+      S* xa = x0 + I.row_a(k) * E;
+      std::copy_n(&I.senc.out[k * E], E, xs);
+      std::copy_n(&I.aenc.out[k * E], E, xa);
+      add_token_embeddings(xs, c, o, P, n, 0, &I.tokens[k * kTokenDim], absolute ? 2 * t : -1);
+      add_token_embeddings(xa, c, o, P, n, 1, static_cast<const float*>(nullptr),
+                           absolute ? 2 * t + 1 : -1);
+    }
+  }
+
+  // 3. blocks
+  I.layers.resize(Ltot);
+  for (int l = 0; l < Ltot; ++l) {
+    auto& Y = I.layers[l];
+    const auto& ob = o.blocks[l];
+    const S* x = I.xs[l].data();
+    Y.ln1.resize(M * E), Y.m1.resize(M), Y.r1.resize(M);
+    Y.qkv.resize(M * 3 * E), Y.att.resize(M * E), Y.xmid.resize(M * E);
+    Y.ln2.resize(M * E), Y.m2.resize(M), Y.r2.resize(M);
+    Y.fc1.resize(M * 4 * E), Y.act.resize(M * 4 * E);
+    layernorm_forward(Y.ln1.data(), Y.m1.data(), Y.r1.data(), x, P + ob.ln1_w, P + ob.ln1_b, M, E,
+                      static_cast<S>(kLayerNormEps), nt);
+    linear_forward(Y.qkv.data(), Y.ln1.data(), P + ob.qkv_w, P + ob.qkv_b, M, E, 3 * E, nt);
+    if (wm_is_temporal(l)) {
+      const int Lq = 2 * T;
+      if (c.position == WmPosition::rope) {
+        parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
+          // q at column 0, k at column E, each H heads of D
+          rope_forward(Y.qkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
+                       I.rope_sn.data(), I.pos.data() + r0);
+          rope_forward(Y.qkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
+                       I.rope_sn.data(), I.pos.data() + r0);
+        });
+      }
+      Y.probs.resize(int64_t{B} * kN * H * Lq * Lq);
+      parallel_for(nt, int64_t{B} * kN, [&](int64_t g0, int64_t g1) {
+        for (int64_t g = g0; g < g1; ++g) {
+          const int64_t b = g / kN, n = g % kN;
+          const AttnGroup grp{b * T * 2 * kN + n, kN, Lq};
+          attention_forward(Y.att.data(), Y.probs.data() + g * H * Lq * Lq, Y.qkv.data(), E, H, grp,
+                            true, static_cast<const uint8_t*>(nullptr),
+                            static_cast<const S*>(nullptr));
+        }
+      });
+    } else {
+      // relational bias (Mp, H) from the features of each step
+      Y.rb_pre.resize(Mp * kRelBiasHidden), Y.rb_act.resize(Mp * kRelBiasHidden);
+      Y.rb.resize(Mp * H);
+      linear_forward(Y.rb_pre.data(), I.rel.data(), P + ob.rb1_w, P + ob.rb1_b, Mp, kRelDim,
+                     kRelBiasHidden, nt);
+      silu_forward(Y.rb_act.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
+      linear_forward(Y.rb.data(), Y.rb_act.data(), P + ob.rb2_w, P + ob.rb2_b, Mp, kRelBiasHidden,
+                     H, nt);
+      Y.probs.resize(int64_t{B} * T * 2 * H * kN * kN);
+      parallel_for(nt, int64_t{B} * T * 2, [&](int64_t g0, int64_t g1) {
+        for (int64_t g = g0; g < g1; ++g) {
+          const int64_t st = g / 2;  // (b, t)
+          const AttnGroup grp{g * kN, 1, kN};
+          attention_forward(Y.att.data(), Y.probs.data() + g * H * kN * kN, Y.qkv.data(), E, H, grp,
+                            false, &I.alive[st * kN], Y.rb.data() + st * kN * kN * H);
+        }
+      });
+    }
+    linear_forward(Y.xmid.data(), Y.att.data(), P + ob.proj_w, P + ob.proj_b, M, E, E, nt);
+    for (int64_t i = 0; i < M * E; ++i) Y.xmid[i] += x[i];
+    layernorm_forward(Y.ln2.data(), Y.m2.data(), Y.r2.data(), Y.xmid.data(), P + ob.ln2_w,
+                      P + ob.ln2_b, M, E, static_cast<S>(kLayerNormEps), nt);
+    linear_forward(Y.fc1.data(), Y.ln2.data(), P + ob.fc1_w, P + ob.fc1_b, M, E, 4 * E, nt);
+    parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
+      gelu_forward(Y.act.data() + r0 * 4 * E, Y.fc1.data() + r0 * 4 * E, (r1 - r0) * 4 * E);
+    });
+    S* xo = I.xs[l + 1].data();
+    linear_forward(xo, Y.act.data(), P + ob.fc2_w, P + ob.fc2_b, M, 4 * E, E, nt);
+    for (int64_t i = 0; i < M * E; ++i) xo[i] += Y.xmid[i];
+  }
+
+  // 4. final LayerNorm, heads
+  I.lnf.resize(M * E), I.mf.resize(M), I.rf.resize(M);
+  layernorm_forward(I.lnf.data(), I.mf.data(), I.rf.data(), I.xs[Ltot].data(), P + o.lnf_w,
+                    P + o.lnf_b, M, E, static_cast<S>(kLayerNormEps), nt);
+  I.zs.resize(Ms * E), I.za.resize(Ms * E);
+  for (int64_t k = 0; k < Ms; ++k) {
+    std::copy_n(&I.lnf[I.row_s(k) * E], E, &I.zs[k * E]);
+    std::copy_n(&I.lnf[I.row_a(k) * E], E, &I.za[k * E]);
+  }
+  I.logits.resize(Ms * kActionLogits), I.head_s.resize(Ms * kTokenDim),
+      I.spred.resize(Ms * kTokenDim);
+  I.U.resize(Ms * kRelDim * R), I.V.resize(Ms * kRelDim * R), I.rpred.resize(Mp * kRelDim);
+  linear_forward(I.logits.data(), I.zs.data(), P + o.act_w, P + o.act_b, Ms, E, kActionLogits, nt);
+  linear_forward(I.head_s.data(), I.za.data(), P + o.st_w, P + o.st_b, Ms, E, kTokenDim, nt);
+  for (int64_t i = 0; i < Ms * kTokenDim; ++i)
+    I.spred[i] = static_cast<S>(I.tokens[i]) + I.head_s[i];
+  linear_forward(I.U.data(), I.za.data(), P + o.u_w, P + o.u_b, Ms, E, kRelDim * R, nt);
+  linear_forward(I.V.data(), I.za.data(), P + o.v_w, P + o.v_b, Ms, E, kRelDim * R, nt);
+  for (int64_t k = 0; k < Ms; ++k) {  // k = (b, t, i)
+    const int64_t st = k / kN;
+    for (int j = 0; j < kN; ++j) {
+      const S* u = &I.U[k * kRelDim * R];
+      const S* v = &I.V[(st * kN + j) * kRelDim * R];
+      const int64_t pr = (k * kN + j) * kRelDim;
+      for (int f = 0; f < kRelDim; ++f) {
+        S acc = 0;
+        for (int r = 0; r < R; ++r) acc += u[f * R + r] * v[f * R + r];
+        I.rpred[pr + f] = I.rel[pr + f] + acc;
+      }
+    }
+  }
+
+  // 5. masked loss and its gradient with respect to the head outputs
+  WmLoss L;
+  I.dlogits.assign(Ms * kActionLogits, S(0));
+  I.dspred.assign(Ms * kTokenDim, S(0));
+  I.drel.assign(Mp * kRelDim, S(0));
+  auto step_valid = [&](int64_t st) { return I.valid[st] != 0; };  // st = b*T + t
+  for (int64_t k = 0; k < Ms; ++k) {
+    const int64_t st = k / kN;
+    const int t = static_cast<int>(st % T);
+    if (step_valid(st) && I.alive[k]) ++L.action_count;
+    if (t + 1 < T && step_valid(st + 1) && I.present[k]) ++L.state_count;
+    if (t + 1 < T && step_valid(st + 1) && I.present[k])
+      for (int j = 0; j < kN; ++j)
+        if (j != k % kN && I.present[st * kN + j]) ++L.rel_count;
+  }
+  double ce[3] = {0, 0, 0}, mse_s = 0, mse_r = 0;
+  for (int64_t k = 0; k < Ms; ++k) {
+    const int64_t st = k / kN;
+    const int t = static_cast<int>(st % T);
+    if (step_valid(st) && I.alive[k]) {
+      const S* lg = &I.logits[k * kActionLogits];
+      S* dl = &I.dlogits[k * kActionLogits];
+      for (int h = 0; h < 3; ++h) {
+        const int a = I.actions[k * 3 + h];
+        double mx = -1e300;
+        for (int i = 0; i < kHeadSize[h]; ++i) mx = std::max(mx, double(lg[kHeadStart[h] + i]));
+        double sum = 0;
+        for (int i = 0; i < kHeadSize[h]; ++i) sum += std::exp(double(lg[kHeadStart[h] + i]) - mx);
+        const double lse = mx + std::log(sum);
+        ce[h] += lse - double(lg[kHeadStart[h] + a]);
+        const double scale = kActionWeight / static_cast<double>(L.action_count);
+        for (int i = 0; i < kHeadSize[h]; ++i) {
+          const double p = std::exp(double(lg[kHeadStart[h] + i]) - lse);
+          dl[kHeadStart[h] + i] = static_cast<S>(scale * (p - (i == a ? 1.0 : 0.0)));
+        }
+      }
+    }
+    if (t + 1 < T && step_valid(st + 1) && I.present[k]) {
+      const double scale = 2.0 / (kTokenDim * static_cast<double>(L.state_count));
+      for (int f = 0; f < kTokenDim; ++f) {
+        const double e =
+            double(I.spred[k * kTokenDim + f]) - double(I.tokens[(k + kN) * kTokenDim + f]);
+        mse_s += e * e;
+        I.dspred[k * kTokenDim + f] = static_cast<S>(scale * e);
+      }
+      const double rscale = kRelWeight * 2.0 / (kRelDim * static_cast<double>(L.rel_count));
+      for (int j = 0; j < kN; ++j) {
+        if (j == k % kN || !I.present[st * kN + j]) continue;
+        const int64_t pr = (k * kN + j) * kRelDim;
+        const int64_t next = pr + int64_t{kN} * kN * kRelDim;  // same pair at t + 1
+        for (int f = 0; f < kRelDim; ++f) {
+          const double e = double(I.rpred[pr + f]) - double(I.rel[next + f]);
+          mse_r += e * e;
+          I.drel[pr + f] = static_cast<S>(rscale * e);
+        }
+      }
+    }
+  }
+  if (L.action_count > 0) {
+    L.power = ce[0] / L.action_count;
+    L.turn = ce[1] / L.action_count;
+    L.shoot = ce[2] / L.action_count;
+  }
+  if (L.state_count > 0) L.state = mse_s / (kTokenDim * static_cast<double>(L.state_count));
+  if (L.rel_count > 0) L.rel = mse_r / (kRelDim * static_cast<double>(L.rel_count));
+  L.total = L.state + kActionWeight * (L.power + L.turn + L.shoot) + kRelWeight * L.rel;
+  I.loss = L;
+  I.have_forward = true;
+  return L;
+}
+
+template <class S>
+void WorldModelT<S>::backward() {
+  Impl& I = *impl_;
+  if (!I.have_forward) throw InputError("world model: backward() needs a forward() first");
+  const WmOffsets& o = I.off;
+  const WmConfig& c = config_;
+  const int E = c.embed, H = c.heads, D = wm_head_dim(c), Ltot = c.layers, R = kRelRank;
+  const int B = I.B, T = I.T;
+  const int64_t M = I.M, Ms = I.Ms, Mp = I.Mp;
+  const int nt = resolve_threads(I.threads);
+  const S* P = params.data();
+  S* G = grads.data();
+
+  // 5'. heads: relational low rank, state, action -> dzs, dza
+  std::vector<S> dU(Ms * kRelDim * R, S(0)), dV(Ms * kRelDim * R, S(0));
+  for (int64_t k = 0; k < Ms; ++k) {
+    const int64_t st = k / kN;
+    for (int j = 0; j < kN; ++j) {
+      const int64_t kj = st * kN + j;
+      const int64_t pr = (k * kN + j) * kRelDim;
+      for (int f = 0; f < kRelDim; ++f) {
+        const S d = I.drel[pr + f];
+        if (d == S(0)) continue;
+        for (int r = 0; r < R; ++r) {
+          dU[k * kRelDim * R + f * R + r] += d * I.V[kj * kRelDim * R + f * R + r];
+          dV[kj * kRelDim * R + f * R + r] += d * I.U[k * kRelDim * R + f * R + r];
+        }
+      }
+    }
+  }
+  std::vector<S> dzs(Ms * E, S(0)), dza(Ms * E, S(0));
+  linear_backward(dzs.data(), G + o.act_w, G + o.act_b, I.dlogits.data(), I.zs.data(), P + o.act_w,
+                  Ms, E, kActionLogits, nt);
+  linear_backward(dza.data(), G + o.st_w, G + o.st_b, I.dspred.data(), I.za.data(), P + o.st_w, Ms,
+                  E, kTokenDim, nt);
+  linear_backward(dza.data(), G + o.u_w, G + o.u_b, dU.data(), I.za.data(), P + o.u_w, Ms, E,
+                  kRelDim * R, nt);
+  linear_backward(dza.data(), G + o.v_w, G + o.v_b, dV.data(), I.za.data(), P + o.v_w, Ms, E,
+                  kRelDim * R, nt);
+
+  // 4'. final LayerNorm -> dx (M, E), the gradient of the residual stream
+  std::vector<S> dz(M * E, S(0)), dx(M * E, S(0));
+  for (int64_t k = 0; k < Ms; ++k) {
+    std::copy_n(&dzs[k * E], E, &dz[I.row_s(k) * E]);
+    std::copy_n(&dza[k * E], E, &dz[I.row_a(k) * E]);
+  }
+  layernorm_backward(dx.data(), G + o.lnf_w, G + o.lnf_b, dz.data(), I.xs[Ltot].data(), I.mf.data(),
+                     I.rf.data(), P + o.lnf_w, M, E, nt);
+
+  // 3'. blocks in reverse; dx is the gradient of the block's output, then of its input
+  std::vector<S> dact(M * 4 * E), dfc1(M * 4 * E), dln(M * E), datt(M * E), dqkv(M * 3 * E);
+  for (int l = Ltot - 1; l >= 0; --l) {
+    auto& Y = I.layers[l];
+    const auto& ob = o.blocks[l];
+    // MLP half: xo = xmid + fc2(gelu(fc1(ln2(xmid))))
+    std::fill(dact.begin(), dact.end(), S(0));
+    std::fill(dfc1.begin(), dfc1.end(), S(0));
+    std::fill(dln.begin(), dln.end(), S(0));
+    linear_backward(dact.data(), G + ob.fc2_w, G + ob.fc2_b, dx.data(), Y.act.data(), P + ob.fc2_w,
+                    M, 4 * E, E, nt);
+    parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
+      gelu_backward(dfc1.data() + r0 * 4 * E, dact.data() + r0 * 4 * E, Y.fc1.data() + r0 * 4 * E,
+                    (r1 - r0) * 4 * E);
+    });
+    linear_backward(dln.data(), G + ob.fc1_w, G + ob.fc1_b, dfc1.data(), Y.ln2.data(), P + ob.fc1_w,
+                    M, E, 4 * E, nt);
+    layernorm_backward(dx.data(), G + ob.ln2_w, G + ob.ln2_b, dln.data(), Y.xmid.data(),
+                       Y.m2.data(), Y.r2.data(), P + ob.ln2_w, M, E, nt);
+    // attention half: xmid = x + proj(attn(qkv(ln1(x))))
+    std::fill(datt.begin(), datt.end(), S(0));
+    std::fill(dqkv.begin(), dqkv.end(), S(0));
+    std::fill(dln.begin(), dln.end(), S(0));
+    linear_backward(datt.data(), G + ob.proj_w, G + ob.proj_b, dx.data(), Y.att.data(),
+                    P + ob.proj_w, M, E, E, nt);
+    if (wm_is_temporal(l)) {
+      const int Lq = 2 * T;
+      parallel_for(nt, int64_t{B} * kN, [&](int64_t g0, int64_t g1) {
+        for (int64_t g = g0; g < g1; ++g) {
+          const int64_t b = g / kN, n = g % kN;
+          const AttnGroup grp{b * T * 2 * kN + n, kN, Lq};
+          attention_backward(dqkv.data(), static_cast<S*>(nullptr), datt.data(),
+                             Y.probs.data() + g * H * Lq * Lq, Y.qkv.data(), E, H, grp);
+        }
+      });
+      if (c.position == WmPosition::rope) {
+        parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
+          rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
+                        I.rope_sn.data(), I.pos.data() + r0);
+          rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
+                        I.rope_sn.data(), I.pos.data() + r0);
+        });
+      }
+    } else {
+      std::vector<S> drb(Mp * H, S(0));
+      // the S and A groups of one step share a bias block: one thread handles both
+      parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
+        for (int64_t st = s0; st < s1; ++st)
+          for (int64_t g = 2 * st; g < 2 * st + 2; ++g) {
+            const AttnGroup grp{g * kN, 1, kN};
+            attention_backward(dqkv.data(), drb.data() + st * kN * kN * H, datt.data(),
+                               Y.probs.data() + g * H * kN * kN, Y.qkv.data(), E, H, grp);
+          }
+      });
+      std::vector<S> dh(Mp * kRelBiasHidden, S(0)), dpre(Mp * kRelBiasHidden, S(0));
+      linear_backward(dh.data(), G + ob.rb2_w, G + ob.rb2_b, drb.data(), Y.rb_act.data(),
+                      P + ob.rb2_w, Mp, kRelBiasHidden, H, nt);
+      silu_backward(dpre.data(), dh.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
+      linear_backward(static_cast<S*>(nullptr), G + ob.rb1_w, G + ob.rb1_b, dpre.data(),
+                      I.rel.data(), P + ob.rb1_w, Mp, kRelDim, kRelBiasHidden, nt);
+    }
+    linear_backward(dln.data(), G + ob.qkv_w, G + ob.qkv_b, dqkv.data(), Y.ln1.data(), P + ob.qkv_w,
+                    M, E, 3 * E, nt);
+    layernorm_backward(dx.data(), G + ob.ln1_w, G + ob.ln1_b, dln.data(), I.xs[l].data(),
+                       Y.m1.data(), Y.r1.data(), P + ob.ln1_w, M, E, nt);
+  }
+
+  // 2'. embeddings and encoders
+  std::vector<S> dsenc(Ms * E), daenc(Ms * E);
+  for (int64_t k = 0; k < Ms; ++k) {
+    const int n = static_cast<int>(k % kN);
+    const int t = static_cast<int>((k / kN) % T);
+    const bool absolute = c.position == WmPosition::absolute;
+    const S* ds = &dx[I.row_s(k) * E];
+    const S* da = &dx[I.row_a(k) * E];
+    std::copy_n(ds, E, &dsenc[k * E]);
+    std::copy_n(da, E, &daenc[k * E]);
+    add_token_embeddings_backward(ds, c, o, G, n, 0, &I.tokens[k * kTokenDim],
+                                  absolute ? 2 * t : -1);
+    add_token_embeddings_backward(da, c, o, G, n, 1, static_cast<const float*>(nullptr),
+                                  absolute ? 2 * t + 1 : -1);
+  }
+  state_encoder_backward(I.senc, c, o, P, G, dsenc.data(), Ms, nt);
+  action_encoder_backward(I.aenc, c, o, P, G, daenc.data(), I.actions.data(), Ms, nt);
+}
+
+template class WorldModelT<float>;
+template class WorldModelT<double>;
+
+}  // namespace poslab::wm

@@ -1,0 +1,159 @@
+// The Boost and Broadside world model (spec section 9; exact math in docs/world-model.md):
+// interleaved S/A tokens of 8 ships, alternating temporal (causal, RoPE or learned absolute
+// positions) and spatial (alive-masked, relational bias) blocks, action/state/relational
+// heads and the masked loss. Forward and backward written by hand over one parameter
+// allocation; templated on the scalar so gradient checks run the same code in double.
+//
+// Legend: B = windows, T = steps, N = 8 slots, E = width, H = heads, D = E/H, L = blocks,
+//         C = context steps, P = parameter count. Token (b, t, s, n) with s = 0 (S_t) or
+//         1 (A_t) lives at row ((b*T + t)*2 + s)*N + n of every (B*T*2*N, .) activation.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/common/param_range.hpp"
+
+namespace poslab::wm {
+
+inline constexpr int kShips = 8;        // N
+inline constexpr int kTokenDim = 15;    // state values per ship (spec section 5)
+inline constexpr int kRelDim = 12;      // relational features per ordered pair (section 6)
+inline constexpr int kContinuous = 12;  // continuous state values fed to the Fourier encoder
+inline constexpr int kFourierK = 4;     // dyadic frequencies k = 0..3
+inline constexpr int kStateFeatures = kContinuous * (1 + 2 * kFourierK);  // F = 108
+inline constexpr int kActionLogits = 12;                                  // 3 + 7 + 2
+inline constexpr int kRelRank = 8;                                        // R
+inline constexpr int kRelBiasHidden = 64;
+// Token indices of the 12 continuous values, in feature order (docs section 3).
+inline constexpr int kContinuousIndex[kContinuous] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14};
+// Loss weights (spec section 9).
+inline constexpr double kActionWeight = 0.05;
+inline constexpr double kRelWeight = 0.1;
+inline constexpr float kLayerNormEps = 1e-5f;
+
+enum class WmPosition { rope, absolute };
+
+// Everything that fixes the model's shape. Block l is temporal when l is even.
+struct WmConfig {
+  int embed = 64;                          // E: token width, multiple of 4*heads, [8, 1024]
+  int heads = 4;                           // H: attention heads, E/H even, [1, 64]
+  int layers = 4;                          // L: blocks (temporal, spatial, ...), [1, 64]
+  int context = 32;                        // C: steps of learned positions / dream cache, [1, 4096]
+  WmPosition position = WmPosition::rope;  // temporal position variant
+  double rope_base = 10000.0;              // b: RoPE base, (1, 1e9]
+
+  bool operator==(const WmConfig&) const = default;
+
+  static constexpr ParamRange embed_range{8, 1024};
+  static constexpr ParamRange heads_range{1, 64};
+  static constexpr ParamRange layers_range{1, 64};
+  static constexpr ParamRange context_range{1, 4096};
+  static constexpr ParamRange rope_base_range{1.000001, 1e9};
+};
+
+// "tiny" (E 64, 4 heads, 4 layers, C 32) or "paper" (E 128, 4 heads, 6 layers, C 96).
+WmConfig wm_preset(std::string_view name, WmPosition position = WmPosition::rope);
+// Throws InputError naming the first bad field.
+void wm_validate(const WmConfig& c);
+const char* wm_position_name(WmPosition p);            // "rope" / "absolute"
+WmPosition wm_position_from_name(std::string_view s);  // throws InputError
+
+// ---- Derived sizes (functions, never stored) -----------------------------------------
+inline int wm_head_dim(const WmConfig& c) {
+  return c.embed / c.heads;
+}  // D
+inline int wm_action_embed(const WmConfig& c) {
+  return c.embed / 4;
+}  // Ea
+inline bool wm_is_temporal(int layer) {
+  return layer % 2 == 0;
+}
+
+// ---- Parameter layout: one allocation carved into named tensors ---------------------
+struct TensorInfo {
+  std::string name;        // checkpoint tensor name, e.g. "blocks.1.attn.qkv.weight"
+  std::vector<int> shape;  // row-major; Linear weights are (out, in)
+  size_t offset = 0;       // first element within the allocation
+  size_t size = 0;         // product of shape
+};
+struct ParamLayout {
+  std::vector<TensorInfo> tensors;                      // in allocation order (docs section 7)
+  size_t total = 0;                                     // P
+  const TensorInfo& find(std::string_view name) const;  // throws InputError if unknown
+};
+ParamLayout wm_param_layout(const WmConfig& c);
+size_t wm_param_count(const WmConfig& c);
+
+// ---- Batch ----------------------------------------------------------------------------
+// Windows of T steps. present/alive are derived from the tokens (docs section 2).
+struct WmBatch {
+  int batch = 0;                 // B, >= 1
+  int steps = 0;                 // T, >= 1 (<= C for the absolute variant)
+  std::vector<float> tokens;     // (B, T, N, 15)
+  std::vector<uint8_t> actions;  // (B, T, N, 3): power 0..2, turn 0..6, shoot 0..1
+  std::vector<uint8_t> valid;    // (B, T): 1 real step, 0 padding (padding only at the end)
+};
+// Throws InputError on wrong sizes, out-of-range actions or a non-prefix valid row.
+void wm_check_batch(const WmConfig& c, const WmBatch& b);
+
+// Loss and its parts (docs section 6); counts are the masked element counts.
+struct WmLoss {
+  double total = 0;          // state + 0.05 (power + turn + shoot) + 0.1 rel
+  double state = 0;          // MSE over 15 values
+  double power = 0;          // cross-entropy, nats
+  double turn = 0;           // cross-entropy, nats
+  double shoot = 0;          // cross-entropy, nats
+  double rel = 0;            // MSE over 12 features
+  int64_t state_count = 0;   // (b, t, n) terms in MSE_state
+  int64_t action_count = 0;  // (b, t, n) terms in each CE
+  int64_t rel_count = 0;     // (b, t, i, j) terms in MSE_rel
+};
+
+// ---- The model ------------------------------------------------------------------------
+// Usage (training): zero_grad(); WmLoss l = forward(batch); backward(); step on params/grads.
+// forward keeps every activation backward needs; backward ADDS into grads.
+template <class S>
+class WorldModelT {
+ public:
+  explicit WorldModelT(const WmConfig& c);  // validates; params zero until init()
+  ~WorldModelT();
+  WorldModelT(WorldModelT&&) noexcept;
+  WorldModelT& operator=(WorldModelT&&) noexcept;
+
+  const WmConfig& config() const { return config_; }
+  const ParamLayout& layout() const { return layout_; }
+  std::vector<S> params;  // (P), layout()
+  std::vector<S> grads;   // (P), same layout
+
+  void init(uint64_t seed);  // docs section 8
+  void zero_grad();
+  S* tensor(std::string_view name);  // pointer into params
+  const S* tensor(std::string_view name) const;
+
+  // Threads for forward/backward (0 = std::thread::hardware_concurrency()). Results do
+  // not depend on it beyond float rounding.
+  void set_threads(int n);
+  int threads() const;
+
+  WmLoss forward(const WmBatch& batch);
+  void backward();  // gradient of the last forward's loss.total, added into grads
+
+  // Outputs of the last forward.
+  const S* action_logits() const;  // (B, T, N, 12) from S_t
+  const S* state_pred() const;     // (B, T, N, 15) prediction of S_{t+1} from A_t
+  const S* rel_pred() const;       // (B, T, N, N, 12) prediction of rel_{t+1}(i, j) from A_t
+
+  struct Impl;  // activations and workspaces (core/wm/world_model.cpp)
+
+ private:
+  WmConfig config_;
+  ParamLayout layout_;
+  std::unique_ptr<Impl> impl_;
+};
+using WorldModel = WorldModelT<float>;
+
+}  // namespace poslab::wm
