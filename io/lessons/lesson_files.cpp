@@ -313,10 +313,15 @@ const std::vector<std::string>& lesson_pending_labs() {
   return labs;
 }
 
-bool lesson_link_pending(const std::string& preset) {
+bool lesson_link_to_pending_lab(const std::string& preset) {
   const std::string lab = preset.substr(0, preset.find('?'));
   const auto& pending = lesson_pending_labs();
-  if (std::find(pending.begin(), pending.end(), lab) == pending.end()) return false;
+  return std::find(pending.begin(), pending.end(), lab) != pending.end();
+}
+
+bool lesson_link_pending(const std::string& preset) {
+  if (!lesson_link_to_pending_lab(preset)) return false;
+  const std::string lab = preset.substr(0, preset.find('?'));
   const auto known = lab_names();
   return std::find(known.begin(), known.end(), lab) == known.end();
 }

@@ -232,6 +232,8 @@ TEST_CASE("only labs listed as pending may be missing, and only while they are")
     CHECK(lesson_link_pending(lab + "?x=1") == !registered);
   }
   CHECK_FALSE(lesson_link_pending("rope?dim=8"));
+  CHECK_FALSE(lesson_link_to_pending_lab("rope?dim=8"));
+  for (const auto& lab : lesson_pending_labs()) CHECK(lesson_link_to_pending_lab(lab + "?x=1"));
   CHECK_FALSE(lesson_link_pending("nolab?x=1"));  // an unknown lab that is not pending is an error
   CHECK_THROWS(lab_preset_canonical("nolab?x=1"));
 }
