@@ -293,7 +293,10 @@ class RopeWheelsPanel final : public Panel {
     tooltip("Zoom the dial grid (Ctrl + mouse wheel over the grid also zooms).");
     int qk = static_cast<int>(s.decay_vectors);
     ImGui::RadioButton("q = k = ones", &qk, 0);
-    tooltip("RoFormer's long-term decay bound: score(d) = sum_i 2 cos(d * theta_i).");
+    tooltip(
+        "score(d) = sum_i 2 cos(d * theta_i): a stand-in with an envelope like RoFormer's bound, "
+        "not the bound itself (its factor (1/(D/2)) sum_j |S_j|, S_j = sum_{k<j} e^(i d theta_k), "
+        "does not depend on q and k).");
     ImGui::SameLine();
     ImGui::RadioButton("random q, k", &qk, 1);
     s.decay_vectors = static_cast<DecayVectors>(qk);

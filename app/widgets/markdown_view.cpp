@@ -186,6 +186,11 @@ int MarkdownView::document(const io::MdDocument& doc) {
       i = j;
     } else {
       block(blocks[i]);
+      // A list ends with the same gap as a paragraph, so the text after it stands apart.
+      const bool list_ends =
+          blocks[i].kind == MdBlockKind::list_item &&
+          (i + 1 == blocks.size() || blocks[i + 1].kind != MdBlockKind::list_item);
+      if (list_ends) ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.25f));
       ++drawn;
       ++i;
     }

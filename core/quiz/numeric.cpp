@@ -290,6 +290,50 @@ const std::vector<std::pair<std::string, Generator>>& generators() {
          q.steps = {{"old", "original position", double(original)}};
          q.mistakes = {{"stitch_sign", double(original - j)}};
        }},
+      // World model (lesson 10): S_t at position 2t, A_t at 2t + 1 in each ship's history.
+      {"wm_action_index",
+       [](QuizRng& r, NumericQuestion& q) {
+         const int t = r.uniform(0, 95);
+         q.params = {{"t", double(t)}};
+         q.answer = 2 * t + 1;
+         q.integer = true;
+         q.steps = {{"state_index", "index of S_t = 2t", double(2 * t)}};
+         q.mistakes = {{"wm_state_index", double(2 * t)}, {"wm_step_not_token", double(t)}};
+       }},
+      {"wm_index_after_drop",
+       [](QuizRng& r, NumericQuestion& q) {
+         const int c = r.uniform(8, 32), k = r.uniform(1, 4), t = r.uniform(k, c - 1);
+         q.params = {
+             {"c", double(c)}, {"k", double(k)}, {"t", double(t)}, {"last", double(2 * c - 1)}};
+         q.answer = 2 * (t - k) + 1;  // the k dropped steps took 2k positions with them
+         q.integer = true;
+         q.steps = {{"old", "index of A_t before = 2t + 1", double(2 * t + 1)},
+                    {"removed", "2k", double(2 * k)}};
+         q.mistakes = {{"wm_drop_tokens_not_steps", double(2 * t + 1 - k)}};
+       }},
+      {"wm_pair_angle",
+       [](QuizRng& r, NumericQuestion& q) {
+         const int d = static_cast<int>(r.pick({32, 64}));
+         const double base = 10000;
+         const int i = r.uniform(0, d / 2 - 1), t = r.uniform(3, 95);
+         q.params = {{"d", double(d)}, {"base", base}, {"i", double(i)}, {"t", double(t)}};
+         const RopeParams p = rope_params(d, base);
+         const double theta = rope_inv_freq(p)[i];
+         // S_t sits at 2t, S_{t-3} at 2t - 6: the score sees a rotation by 6 positions.
+         q.steps.push_back({"distance", "2t − 2(t − 3)", 6.0});
+         angle_answer(q, theta, rope_angles(p, {6.0})(0, i));
+         q.mistakes = {{"wm_steps_not_tokens", 3 * theta}};
+       }},
+      {"wm_last_visible_key",
+       [](QuizRng& r, NumericQuestion& q) {
+         const int c = r.uniform(4, 60), n = r.uniform(2, 6), j = r.uniform(0, n - 1);
+         q.params = {
+             {"c", double(c)}, {"n", double(n)}, {"j", double(j)}, {"last", double(c + n - 1)}};
+         q.answer = c + j;  // causal mask offset by the cached length
+         q.integer = true;
+         q.steps = {{"offset", "cached length c", double(c)}};
+         q.mistakes = {{"wm_mask_oldest", double(j)}};
+       }},
   };
   return all;
 }

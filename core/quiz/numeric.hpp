@@ -58,6 +58,10 @@ struct NumericQuestion {
 //   swin_index          Swin relative-position table index for (dh, dw) in a Wh x Ww window
 //   kv_window_index     position a cached token gets after a sliding window drops k steps
 //   stitch_shift        positions a key must move when two caches are stitched
+//   wm_action_index     position of the action token A_t (S_t at 2t, A_t at 2t + 1)
+//   wm_index_after_drop index of A_t after the oldest k steps leave and indices reset
+//   wm_pair_angle       RoPE angle of pair i between S_t and S_{t-3} (6 positions apart)
+//   wm_last_visible_key last key column a new token may attend to, c tokens cached
 const std::vector<std::string>& quiz_generator_names();
 
 // Throws InputError naming the generator when it is unknown.

@@ -57,6 +57,19 @@ struct LessonLibrary {
   const Lesson* find(const std::string& id) const;
 };
 
+// Labs that lessons may link to before this build has them (a lab written in parallel,
+// such as the dream lab "dreams"). Their links are checked by the lab's preset codec once
+// it is registered in core/labs.cpp, skipped before; clicking one without the lab's panel
+// shows the app's banner.
+const std::vector<std::string>& lesson_pending_labs();
+// True when `preset` names a pending lab that core/labs.cpp does not know yet (then even
+// its codec cannot check it).
+bool lesson_link_pending(const std::string& preset);
+// True when `preset` names a pending lab at all. `poslab-cli quiz presets` leaves these
+// out, because the app may know the lab's codec before it has the lab's panel; remove the
+// lab from lesson_pending_labs() once its panel is registered.
+bool lesson_link_to_pending_lab(const std::string& preset);
+
 inline constexpr int kCatalogFormat = 1;  // `format` key of catalog.toml this build reads
 
 // Where the lessons are: $POSLAB_LESSONS_DIR if set, else lessons/ next to the executable

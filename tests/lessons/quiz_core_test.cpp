@@ -8,12 +8,14 @@
 #include <map>
 #include <set>
 
+#include "core/attention/encodings.hpp"
 #include "core/common/errors.hpp"
 #include "core/labs.hpp"
 #include "core/quiz/lessons_lab.hpp"
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/progress.hpp"
 #include "core/quiz/quiz.hpp"
+#include "core/rope/rope.hpp"
 
 using namespace poslab;
 
@@ -111,6 +113,16 @@ TEST_CASE("numeric generators agree with independent formulas") {
         const int j = int(p["j"]), r = int(p["r"]);
         const int old = j < r ? int(p["start"]) + j : j - r;
         CHECK(q.answer == j - old);
+      } else if (gen == "wm_action_index") {
+        CHECK(q.answer == 2 * p["t"] + 1);
+      } else if (gen == "wm_index_after_drop") {
+        CHECK(q.answer == 2 * (p["t"] - p["k"]) + 1);
+        CHECK(q.answer >= 1);
+      } else if (gen == "wm_pair_angle") {
+        CHECK(std::abs(wrap(q.answer - 6 * std::pow(p["base"], -2 * p["i"] / p["d"]))) < 1e-9);
+      } else if (gen == "wm_last_visible_key") {
+        CHECK(q.answer == p["c"] + p["j"]);
+        CHECK(q.answer <= p["last"]);
       } else {
         FAIL("no independent reference for generator " << gen << ": add one here");
       }
@@ -336,6 +348,15 @@ std::map<std::string, double> reference_mistakes(const std::string& gen,
     m["kv_steps_not_tokens"] = p["p"] - p["k"];
   } else if (gen == "stitch_shift") {
     m["stitch_sign"] = -answer;
+  } else if (gen == "wm_action_index") {
+    m["wm_state_index"] = 2 * p["t"];
+    m["wm_step_not_token"] = p["t"];
+  } else if (gen == "wm_index_after_drop") {
+    m["wm_drop_tokens_not_steps"] = 2 * p["t"] + 1 - p["k"];
+  } else if (gen == "wm_pair_angle") {
+    m["wm_steps_not_tokens"] = 3 * std::pow(p["base"], -2 * p["i"] / p["d"]);
+  } else if (gen == "wm_last_visible_key") {
+    m["wm_mask_oldest"] = p["j"];
   }
   return m;
 }
@@ -455,4 +476,48 @@ TEST_CASE("steps fill explanations but never prompts") {
   CHECK(reduced >= 0);
   CHECK(reduced < kTwoPi);
   CHECK(std::abs(std::remainder(reduced - q.answer, kTwoPi)) < 1e-9);
+}
+
+TEST_CASE("the numbers worked out in the lessons agree with the core") {
+  // Lesson 7: T5 buckets (32 buckets, max_distance 128), encoder and decoder.
+  CHECK(t5_bucket(37, true, 32, 128) == 28);
+  CHECK(t5_bucket(-37, true, 32, 128) == 12);
+  CHECK(t5_bucket(-5, true, 32, 128) == 5);
+  CHECK(t5_bucket(-50, false, 32, 128) == 24);
+  CHECK(t5_bucket(3, false, 32, 128) == 0);
+  for (int n : {16, 17, 18}) CHECK(t5_bucket(-n, false, 32, 128) == 16);
+  for (int n : {19, 20}) CHECK(t5_bucket(-n, false, 32, 128) == 17);
+  for (int n : {21, 22, 23}) CHECK(t5_bucket(-n, false, 32, 128) == 18);
+  // Lesson 7: ALiBi slopes of 6 heads, and the tempting wrong 2^(-8h/6) of head 1.
+  const std::vector<double> six = alibi_slopes(6);
+  const std::vector<double> want{1 / 4.0, 1 / 16.0, 1 / 64.0, 1 / 256.0, 1 / 2.0, 1 / 8.0};
+  REQUIRE(six.size() == want.size());
+  for (size_t h = 0; h < want.size(); ++h) CHECK(six[h] == Approx(want[h]).epsilon(1e-12));
+  CHECK(std::pow(2.0, -8.0 / 6) == Approx(0.397).margin(5e-4));
+  // Lesson 7: Swin, 7 x 7 window, offset (-1, 2).
+  CHECK(swin_relative_index(-1, 2, 7, 7) == 73);
+  // Lesson 3: wavelengths for d = 128, b = 10 000; pair 7 of d = 16 at position 100.
+  RopeParams p;
+  p.head_dim = 128;
+  p.base = 10000;
+  const Eigen::VectorXd lambda = rope_wavelengths(rope_inv_freq_original(p));
+  CHECK(lambda[0] == Approx(kTwoPi).epsilon(1e-12));
+  CHECK(lambda[20] == Approx(112).margin(0.5));
+  CHECK(lambda[63] == Approx(54000).epsilon(0.01));
+  CHECK(100 * std::pow(10000.0, -14.0 / 16) == Approx(0.03).margin(0.002));
+  // Lesson 6: YaRN s = 4 on L = 512 (d = 128, b = 10 000) keeps pairs 0-6 and fully
+  // interpolates pairs from 31 on.
+  p.scaling = RopeScaling::yarn;
+  p.factor = 4;
+  p.original_context = 512;
+  const Eigen::VectorXd keep = rope_yarn_keep(p);
+  for (int i = 0; i < keep.size(); ++i) {
+    INFO("pair " << i << ", gamma " << keep[i]);
+    if (i <= 6) CHECK(keep[i] == 1.0);
+    if (i >= 31) CHECK(keep[i] == 0.0);
+    if (i > 6 && i < 31) CHECK((keep[i] > 0.0 && keep[i] < 1.0));
+  }
+  // Lesson 3: float32 keeps about 6e-8 relative precision; whole radians go past ~1.7e7.
+  CHECK(std::ldexp(1.0, -24) == Approx(6e-8).epsilon(0.01));
+  CHECK(1.0 / std::ldexp(1.0, -24) == Approx(1.7e7).epsilon(0.02));
 }
