@@ -61,7 +61,12 @@ void install_event_callbacks(GLFWwindow* w) {
   glfwSetCursorPosCallback(w, [](GLFWwindow* x, double, double) { note_event(x); });
   glfwSetMouseButtonCallback(w, [](GLFWwindow* x, int, int, int) { note_event(x); });
   glfwSetScrollCallback(w, [](GLFWwindow* x, double, double) { note_event(x); });
-  glfwSetKeyCallback(w, [](GLFWwindow* x, int, int, int, int) { note_event(x); });
+  glfwSetKeyCallback(w, [](GLFWwindow* x, int key, int, int action, int mods) {
+    note_event(x);
+    // Ctrl+Q quits at once, without waiting for a (possibly slow) frame to see it.
+    if (key == GLFW_KEY_Q && action == GLFW_PRESS && (mods & GLFW_MOD_CONTROL))
+      glfwSetWindowShouldClose(x, GLFW_TRUE);
+  });
   glfwSetCharCallback(w, [](GLFWwindow* x, unsigned) { note_event(x); });
   glfwSetCursorEnterCallback(w, [](GLFWwindow* x, int) { note_event(x); });
   glfwSetWindowFocusCallback(w, [](GLFWwindow* x, int) { note_event(x); });
@@ -358,7 +363,7 @@ int main(int argc, char** argv) {
       if (opt.settings) state.finish();
     } else if (exit_code == 0) {
       while (!glfwWindowShouldClose(window) && !state.quit_requested()) {
-        if (fe.wait_for_work(2.0)) {
+        if (fe.wait_for_work(2.0) && !glfwWindowShouldClose(window)) {
           fe.frame();
           fe.present();
           glfwGetWindowSize(window, &state.settings().window_width,
@@ -374,7 +379,7 @@ int main(int argc, char** argv) {
       // panels' destructors join their workers, and a worker deep in a long core loop may
       // not look at its cancel flag for minutes.
       std::thread([] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(900));
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
         std::fflush(nullptr);
         std::_Exit(0);
       }).detach();

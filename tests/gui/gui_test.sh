@@ -7,7 +7,9 @@
 # crash-loop (a crash while a lab draws; the next start opens in defaults and says so),
 # bad-datasets <make_bad_dataset> (arena presets naming broken files: banner, no abort),
 # settings-paths (symlink loop, long name, FIFO, unwritable dir, stale temp files),
-# presets-file-bad-line (--check reports the line instead of aborting).
+# presets-file-bad-line (--check reports the line instead of aborting),
+# quit-during-computation (Ctrl+Q during a minutes-long KV run ends the process at once,
+# settings saved; the bound is generous: it checks "does not wait for the computation").
 set -u
 app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -140,6 +142,28 @@ case "$case_" in
     grep -q "FAIL .*presets.txt:3: " <<<"$out" || { echo "bad line 3 not reported with its number: $out" | tail -5; exit 1; }
     grep -q "FAIL panel=rope preset=rope?dim=abc" <<<"$out" || { echo "bad value on line 4 not reported: $out" | tail -5; exit 1; }
     grep -q "ok   panel=rope preset=rope?dim=64" <<<"$out" || { echo "good line not run: $out" | tail -5; exit 1; }
+    ;;
+  quit-during-computation)
+    command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+    cat > "$tmp/quit.sh" <<'EOS'
+app="$1"
+"$app" --preset 'kv?steps=500&C=512&layers=4&width=256&heads=16' >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
+[ -n "$wid" ] || { echo "no window"; kill $pid; exit 1; }
+sleep 3
+kill -0 $pid 2>/dev/null || { echo "app ended before Quit"; exit 1; }
+t0=$(date +%s%N)
+xdotool key --window "$wid" ctrl+q
+for i in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+t1=$(date +%s%N)
+if kill -0 $pid 2>/dev/null; then echo "still running 10 s after Ctrl+Q"; kill -9 $pid; exit 1; fi
+wait $pid; rc=$?
+echo "quit took $(( (t1 - t0) / 1000000 )) ms, exit $rc"
+[ "$rc" -eq 0 ]
+EOS
+    "${xvfb[@]}" bash "$tmp/quit.sh" "$app" || exit 1
+    grep -q '"active_lab": "kv"' "$XDG_CONFIG_HOME/poslab/settings.json" || { echo "settings not saved at Quit"; exit 1; }
     ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac
