@@ -180,11 +180,22 @@ void AppState::open_lab(const std::string& preset) {
     p->load_preset(preset);
     drawing_lab_ = from;
     unrestored_.erase(lab);
+    std::erase_if(banner_, [&](const BannerMessage& m) { return m.lab == lab; });
     select_lab(lab);
     if (!from.empty() && from != lab) came_from_[lab] = from;
   } catch (const std::exception& e) {
-    drawing_lab_ = from;
-    report_error("opening " + (lab.empty() ? std::string("a lab") : lab), e.what());
+    // The user asked for this lab: show it (in its previous state) with the error on its
+    // banner, where it clears once the state is changed. No such lab: say so where we are.
+    if (find_panel(lab)) {
+      drawing_lab_ = lab;
+      report_error("opening " + lab, e.what());
+      drawing_lab_ = from;
+      select_lab(lab);
+      if (!from.empty() && from != lab) came_from_[lab] = from;
+    } else {
+      drawing_lab_ = from;
+      report_error("opening " + (lab.empty() ? std::string("a lab") : lab), e.what());
+    }
   }
 }
 
@@ -440,6 +451,8 @@ void AppState::draw_preset_bar(Panel& p) {
     try {
       p.load_preset(text);
       unrestored_.erase(p.id());
+      // A state the user just chose and that loads: earlier messages of the lab are stale.
+      std::erase_if(banner_, [&](const BannerMessage& m) { return m.lab == p.id(); });
     } catch (const std::exception& e) {
       report_error(std::string(p.title()) + " preset", e.what());
     }

@@ -39,12 +39,13 @@ struct Options {
   bool check = false;
   std::string presets_file;
   int width = 0, height = 0;
-  std::string theme;             // "", "dark" or "light"
-  float scale = 0;               // 0 = settings / monitor
-  bool settings = false;         // headless runs: load and save settings like a normal start
-  bool live_input = false;       // headless runs: keep the real mouse (xdotool tests)
-  std::string test_fault;        // "<lab>:throw" or "<lab>:abort"
-  std::string untrusted_preset;  // opened as if pasted: files it names wait for approval
+  std::string theme;               // "", "dark" or "light"
+  float scale = 0;                 // 0 = settings / monitor
+  bool settings = false;           // headless runs: load and save settings like a normal start
+  bool live_input = false;         // headless runs: keep the real mouse (xdotool tests)
+  std::string test_fault;          // "<lab>:throw" or "<lab>:abort"
+  std::string untrusted_preset;    // opened as if pasted: files it names wait for approval
+  std::string screenshot_at_quit;  // interactive runs: PNG of the last frame (xdotool tests)
 };
 
 void glfw_error(int code, const char* text) {
@@ -246,6 +247,9 @@ int main(int argc, char** argv) {
   cli.add_option("--untrusted-preset", opt.untrusted_preset,
                  "open this preset as if pasted: files it names wait for approval (tests)")
       ->group("Testing");
+  cli.add_option("--screenshot-at-quit", opt.screenshot_at_quit,
+                 "interactive runs: write the window as PNG when quitting (tests)")
+      ->group("Testing");
   cli.add_option("--width", opt.width, "window width in pixels")->check(CLI::Range(320, 16384));
   cli.add_option("--height", opt.height, "window height in pixels")->check(CLI::Range(240, 16384));
   try {
@@ -372,6 +376,18 @@ int main(int argc, char** argv) {
         state.autosave(glfwGetTime());
       }
       glfwGetWindowSize(window, &state.settings().window_width, &state.settings().window_height);
+      if (!opt.screenshot_at_quit.empty()) {
+        fe.frame();
+        try {
+          fe.screenshot(opt.screenshot_at_quit);
+        } catch (const poslab::Error& e) {
+          std::fprintf(stderr, "poslab: %s\n", e.what());
+        }
+        if (auto* p = state.find_panel(state.settings().active_lab))
+          std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
+        for (const auto& e : state.errors())
+          std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
+      }
       state.cancel_jobs();
       state.finish();  // settings saved, start marker removed: nothing is left to lose
       glfwHideWindow(window);
