@@ -40,6 +40,7 @@ struct Options {
   std::string presets_file;
   int width = 0, height = 0;
   std::string theme;               // "", "dark" or "light"
+  std::string language;            // "", "en" or "zh"
   float scale = 0;                 // 0 = settings / monitor
   bool settings = false;           // headless runs: load and save settings like a normal start
   bool live_input = false;         // headless runs: keep the real mouse (xdotool tests)
@@ -233,6 +234,8 @@ int main(int argc, char** argv) {
                  "with --check: also run these presets (one per line)");
   cli.add_option("--theme", opt.theme, "colour theme for this run")
       ->check(CLI::IsMember({"dark", "light"}));
+  cli.add_option("--language", opt.language, "interface language for this run")
+      ->check(CLI::IsMember({"en", "zh"}));
   cli.add_option("--scale", opt.scale, "UI scale for this run (1 = 96 dpi)")
       ->check(CLI::Range(0.5, 3.0));
   cli.add_flag("--settings", opt.settings,
@@ -315,6 +318,7 @@ int main(int argc, char** argv) {
     Frontend fe(window, state, headless, headless && !opt.live_input);
     if (!opt.theme.empty()) state.settings().dark_theme = opt.theme == "dark";
     if (opt.scale > 0) state.settings().ui_scale = opt.scale;
+    if (!opt.language.empty()) state.set_language(opt.language);
     state.setup_style(fe.content_scale());
 
     if (!opt.test_fault.empty()) {
