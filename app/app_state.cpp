@@ -67,6 +67,7 @@ AppState::AppState(AppStateOptions opt) : opt_(std::move(opt)) {
     if (!warning.empty()) report_error("settings", warning);
     safe_start_ = start_marker_begin(config_dir_, marker_path_);
   }
+  set_language(settings_.language);
   if (safe_start_) {
     // The last start did not finish: its saved state may be what brought it down. Keep the
     // presets (saved again unchanged) and let the user restore them from the banner.
@@ -142,6 +143,11 @@ void AppState::clear_resolved_errors(Panel& p) {
                 [&](const BannerMessage& m) { return m.lab == p.id() && m.preset != now; });
 }
 
+const char* AppState::lab_title(const Panel& p) const {
+  const std::string key = std::string("title.") + p.id();
+  return strings_.has(key) ? strings_.get(key).c_str() : p.title();
+}
+
 Panel* AppState::find_panel(const std::string& id) {
   if (id.empty()) return nullptr;
   for (auto& p : panels_)
@@ -180,11 +186,22 @@ void AppState::open_lab(const std::string& preset) {
     p->load_preset(preset);
     drawing_lab_ = from;
     unrestored_.erase(lab);
+    std::erase_if(banner_, [&](const BannerMessage& m) { return m.lab == lab; });
     select_lab(lab);
     if (!from.empty() && from != lab) came_from_[lab] = from;
   } catch (const std::exception& e) {
-    drawing_lab_ = from;
-    report_error("opening " + (lab.empty() ? std::string("a lab") : lab), e.what());
+    // The user asked for this lab: show it (in its previous state) with the error on its
+    // banner, where it clears once the state is changed. No such lab: say so where we are.
+    if (find_panel(lab)) {
+      drawing_lab_ = lab;
+      report_error("opening " + lab, e.what());
+      drawing_lab_ = from;
+      select_lab(lab);
+      if (!from.empty() && from != lab) came_from_[lab] = from;
+    } else {
+      drawing_lab_ = from;
+      report_error("opening " + (lab.empty() ? std::string("a lab") : lab), e.what());
+    }
   }
 }
 
@@ -213,7 +230,7 @@ void AppState::apply_theme() {
 void AppState::setup_style(float content_scale) {
   content_scale_ = content_scale > 0 ? content_scale : 1.0f;
   scale_ = settings_.ui_scale > 0 ? settings_.ui_scale : std::clamp(content_scale_, 1.0f, 3.0f);
-  fonts_ = load_fonts(scale_, opt_.lessons_dir, extra_glyphs_);
+  fonts_ = load_fonts(scale_, opt_.lessons_dir, extra_glyphs_ + strings_.all_text() + "中文");
   if (!fonts_.note.empty()) report_error("fonts", fonts_.note);
   apply_theme();
 }
@@ -283,6 +300,20 @@ void AppState::finish() {
   marker_path_.clear();
 }
 
+void AppState::set_language(const std::string& lang) {
+  const std::string chosen = lang == "zh" ? "zh" : "en";
+  try {
+    strings_ = io::UiStrings::load(io::default_i18n_dir(), chosen);
+    settings_.language = chosen;
+  } catch (const std::exception& e) {
+    const std::string saved = drawing_lab_;
+    drawing_lab_.clear();
+    report_error("interface language", e.what());
+    drawing_lab_ = saved;
+  }
+  ensure_glyphs(strings_.all_text() + "中文");
+}
+
 void AppState::cancel_jobs() {
   for (auto& p : panels_) p->cancel_jobs();
 }
@@ -293,50 +324,57 @@ void AppState::release_gl() {
 
 void AppState::draw_menu() {
   if (!ImGui::BeginMenuBar()) return;
-  if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Copy lab preset", "Ctrl+Shift+C"))
+  if (ImGui::BeginMenu(tr("menu.file"))) {
+    if (ImGui::MenuItem(tr("menu.copy_preset"), "Ctrl+Shift+C"))
       if (Panel* p = find_panel(settings_.active_lab)) ImGui::SetClipboardText(p->preset().c_str());
-    if (ImGui::MenuItem("Open preset from clipboard"))
+    if (ImGui::MenuItem(tr("menu.open_clipboard")))
       if (const char* clip = ImGui::GetClipboardText()) open_lab(clip);
     ImGui::Separator();
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_requested_ = true;
+    if (ImGui::MenuItem(tr("menu.quit"), "Ctrl+Q")) quit_requested_ = true;
     ImGui::EndMenu();
   }
-  if (ImGui::BeginMenu("Labs")) {
+  if (ImGui::BeginMenu(tr("menu.labs"))) {
     for (auto& p : panels_)
-      if (ImGui::MenuItem(p->title(), nullptr, p->id() == settings_.active_lab))
+      if (ImGui::MenuItem(lab_title(*p), nullptr, p->id() == settings_.active_lab))
         select_lab(p->id());
     ImGui::EndMenu();
   }
-  if (ImGui::BeginMenu("View")) {
-    if (ImGui::MenuItem("Dark theme", nullptr, settings_.dark_theme)) {
+  if (ImGui::BeginMenu(tr("menu.view"))) {
+    if (ImGui::MenuItem(tr("menu.dark"), nullptr, settings_.dark_theme)) {
       settings_.dark_theme = true;
       apply_theme();
     }
-    if (ImGui::MenuItem("Light theme", nullptr, !settings_.dark_theme)) {
+    if (ImGui::MenuItem(tr("menu.light"), nullptr, !settings_.dark_theme)) {
       settings_.dark_theme = false;
       apply_theme();
     }
     ImGui::Separator();
     const float choices[] = {0.0f, 1.0f, 1.25f, 1.5f, 2.0f, 2.5f};
     for (float c : choices) {
-      const std::string label =
-          c == 0.0f ? "Scale: follow monitor" : "Scale: " + format_double(c) + "x";
+      const std::string label = c == 0.0f
+                                    ? std::string(tr("menu.scale_monitor"))
+                                    : std::string(tr("menu.scale")) + ": " + format_double(c) + "x";
       if (ImGui::MenuItem(label.c_str(), nullptr, settings_.ui_scale == c)) {
         settings_.ui_scale = c;
         fonts_dirty_ = true;  // the atlas is rebuilt between frames
       }
     }
+    ImGui::Separator();
+    if (ImGui::BeginMenu(tr("menu.language"))) {
+      if (ImGui::MenuItem("English", nullptr, settings_.language == "en")) set_language("en");
+      if (ImGui::MenuItem("中文", nullptr, settings_.language == "zh")) set_language("zh");
+      ImGui::EndMenu();
+    }
     ImGui::EndMenu();
   }
-  if (ImGui::BeginMenu("Help")) {
-    if (ImGui::MenuItem("Getting started")) select_lab(kWelcomeName);
-    if (ImGui::MenuItem("Lessons")) select_lab("lessons");
+  if (ImGui::BeginMenu(tr("menu.help"))) {
+    if (ImGui::MenuItem(tr("menu.getting_started"))) select_lab(kWelcomeName);
+    if (ImGui::MenuItem(tr("menu.lessons"))) select_lab("lessons");
     ImGui::Separator();
-    ImGui::TextUnformatted("PosLab: see why position encodings work.");
-    ImGui::Text("Settings: %s/settings.json", config_dir_.c_str());
-    ImGui::Text("Progress: %s", data_dir_.c_str());
-    ImGui::TextUnformatted("Every number shown can be reproduced with poslab-cli.");
+    ImGui::TextUnformatted(tr("help.about"));
+    ImGui::Text("%s: %s/settings.json", tr("help.settings"), config_dir_.c_str());
+    ImGui::Text("%s: %s", tr("help.progress"), data_dir_.c_str());
+    ImGui::TextUnformatted(tr("help.cli"));
     ImGui::EndMenu();
   }
   ImGui::EndMenuBar();
@@ -363,8 +401,8 @@ void AppState::draw_banner(const std::string& lab) {
   for (size_t i : shown) {
     ImGui::PushID(static_cast<int>(i));
     ImGui::Indent(st.FramePadding.x);
-    if (ImGui::SmallButton("Dismiss")) remove = i;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Hide this message");
+    if (ImGui::SmallButton(tr("banner.dismiss"))) remove = i;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("banner.dismiss_tip"));
     ImGui::SameLine();
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x +
                            std::max(100.0f, width - ImGui::GetCursorPos().x - st.FramePadding.x));
@@ -377,7 +415,7 @@ void AppState::draw_banner(const std::string& lab) {
         return banner_[i].lab.empty() && banner_[i].text.rfind("start:", 0) == 0;
       })) {
     ImGui::Indent(st.FramePadding.x);
-    if (ImGui::SmallButton("Restore the last session's lab states")) {
+    if (ImGui::SmallButton(tr("banner.restore"))) {
       for (const auto& [id, preset] : std::map<std::string, std::string>(unrestored_)) {
         Panel* p = find_panel(id);
         if (!p) continue;
@@ -410,27 +448,24 @@ void AppState::draw_preset_bar(Panel& p) {
   const std::string current = p.preset();
   if (auto it = came_from_.find(p.id()); it != came_from_.end()) {
     if (Panel* back = find_panel(it->second)) {
-      const std::string label = std::string("< Back to ") + back->title();
+      const std::string label = std::string(tr("preset.back")) + " " + lab_title(*back) + "###back";
       if (ImGui::Button(label.c_str())) {
         select_lab(back->id());
         came_from_.erase(it);
       } else if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip("Return to the page whose link opened this lab");
+        ImGui::SetTooltip("%s", tr("preset.back_tip"));
       }
       ImGui::SameLine();
     }
   }
-  ImGui::TextUnformatted("Preset");
+  ImGui::TextUnformatted(tr("preset.label"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(
       std::max(120.0f * scale_, ImGui::GetContentRegionAvail().x - 330.0f * scale_));
   const bool entered =
       ImGui::InputText("##preset", &preset_edit_, ImGuiInputTextFlags_EnterReturnsTrue);
   const bool editing = ImGui::IsItemActive();
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip(
-        "The lab's whole state as text. Copy it to share or script it\n"
-        "(poslab-cli accepts it too); paste one and press Enter to restore it.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.tip"));
   // Show the current state unless the user is typing in the field.
   if ((!editing && !entered) || preset_edit_for_ != p.id()) {
     preset_edit_ = current;
@@ -440,20 +475,22 @@ void AppState::draw_preset_bar(Panel& p) {
     try {
       p.load_preset(text);
       unrestored_.erase(p.id());
+      // A state the user just chose and that loads: earlier messages of the lab are stale.
+      std::erase_if(banner_, [&](const BannerMessage& m) { return m.lab == p.id(); });
     } catch (const std::exception& e) {
       report_error(std::string(p.title()) + " preset", e.what());
     }
   };
   ImGui::SameLine();
-  if (ImGui::Button("Apply") || entered) load(preset_edit_);
+  if (ImGui::Button(tr("preset.apply")) || entered) load(preset_edit_);
   ImGui::SameLine();
-  if (ImGui::Button("Copy")) ImGui::SetClipboardText(current.c_str());
+  if (ImGui::Button(tr("preset.copy"))) ImGui::SetClipboardText(current.c_str());
   ImGui::SameLine();
-  if (ImGui::Button("Paste"))
+  if (ImGui::Button(tr("preset.paste")))
     if (const char* clip = ImGui::GetClipboardText()) load(clip);
   ImGui::SameLine();
-  if (ImGui::Button("Reset to defaults")) load(p.id());
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every parameter of this lab back to its default.");
+  if (ImGui::Button(tr("preset.reset"))) load(p.id());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.reset_tip"));
 }
 
 // One lab's tab contents. Everything the panel draws happens inside the "##lab" child; an
@@ -465,12 +502,13 @@ void AppState::draw_lab(Panel& p) {
   if (const LabGuide* g = find_lab_guide(p.id())) {
     // What am I looking at, and where it is explained.
     if (g->lesson) {
-      if (ImGui::SmallButton("Lesson")) open_lab(g->lesson);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open the lesson that explains this lab");
+      if (ImGui::SmallButton(tr("lab.lesson"))) open_lab(g->lesson);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.lesson_tip"));
       ImGui::SameLine();
     }
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s", g->summary);
+    const std::string key = std::string("guide.") + g->id;
+    ImGui::TextDisabled("%s", strings_.has(key) ? tr(key.c_str()) : g->summary);
     ImGui::PopTextWrapPos();
   }
   draw_banner(p.id());
@@ -542,7 +580,7 @@ void AppState::draw_frame() {
       const bool select_this = select == id;
       const ImGuiTabItemFlags flags = select_this ? ImGuiTabItemFlags_SetSelected : 0;
       selected_seen |= select_this;
-      const std::string label = std::string(p->title()) + "###" + id;
+      const std::string label = std::string(lab_title(*p)) + "###" + id;
       if (ImGui::BeginTabItem(label.c_str(), &open, flags)) {
         if (settings_.active_lab != id) request_frames(2);
         settings_.active_lab = id;
@@ -562,7 +600,7 @@ void AppState::draw_frame() {
   }
   if (settings_.open_labs.empty()) {
     draw_banner("");
-    ImGui::TextWrapped("No lab is open. Choose one from the Labs menu.");
+    ImGui::TextWrapped("%s", tr("lab.none_open"));
   }
   ImGui::End();
 }

@@ -12,6 +12,7 @@
 #include "app/fonts.hpp"
 #include "app/panel.hpp"
 #include "app/settings.hpp"
+#include "io/i18n/ui_strings.hpp"
 
 namespace poslab::app {
 
@@ -51,6 +52,7 @@ class AppState final : public AppContext {
   ImFont* mono_font() const override { return fonts_.mono; }
   bool headless() const override { return opt_.headless; }
   void ensure_glyphs(const std::string& utf8) override;
+  const char* tr(const char* key) const override { return strings_.get(key).c_str(); }
 
   // ---- shell ----
   // Applies the theme and fonts for `content_scale` (monitor) unless the user chose a scale.
@@ -72,6 +74,8 @@ class AppState final : public AppContext {
   // A clean end: saves and removes the start marker (the next start restores everything).
   void finish();
   void release_gl();
+  // Switches the interface language ("en" or "zh") at once; kept in settings.
+  void set_language(const std::string& lang);
   // Asks every panel's background work to stop (Quit); does not block.
   void cancel_jobs();
 
@@ -99,11 +103,14 @@ class AppState final : public AppContext {
   void apply_theme();
   void restore_presets();
   void clear_resolved_errors(Panel& p);
+  // A lab's title in the interface language (title.<id>), else the panel's own.
+  const char* lab_title(const Panel& p) const;
 
   AppStateOptions opt_;
   std::string config_dir_, data_dir_;
   Settings settings_;
   Fonts fonts_;
+  io::UiStrings strings_;
   float scale_ = 1.0f;
   float content_scale_ = 1.0f;
   std::vector<std::unique_ptr<Panel>> panels_;

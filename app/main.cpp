@@ -39,12 +39,14 @@ struct Options {
   bool check = false;
   std::string presets_file;
   int width = 0, height = 0;
-  std::string theme;             // "", "dark" or "light"
-  float scale = 0;               // 0 = settings / monitor
-  bool settings = false;         // headless runs: load and save settings like a normal start
-  bool live_input = false;       // headless runs: keep the real mouse (xdotool tests)
-  std::string test_fault;        // "<lab>:throw" or "<lab>:abort"
-  std::string untrusted_preset;  // opened as if pasted: files it names wait for approval
+  std::string theme;               // "", "dark" or "light"
+  std::string language;            // "", "en" or "zh"
+  float scale = 0;                 // 0 = settings / monitor
+  bool settings = false;           // headless runs: load and save settings like a normal start
+  bool live_input = false;         // headless runs: keep the real mouse (xdotool tests)
+  std::string test_fault;          // "<lab>:throw" or "<lab>:abort"
+  std::string untrusted_preset;    // opened as if pasted: files it names wait for approval
+  std::string screenshot_at_quit;  // interactive runs: PNG of the last frame (xdotool tests)
 };
 
 void glfw_error(int code, const char* text) {
@@ -61,7 +63,12 @@ void install_event_callbacks(GLFWwindow* w) {
   glfwSetCursorPosCallback(w, [](GLFWwindow* x, double, double) { note_event(x); });
   glfwSetMouseButtonCallback(w, [](GLFWwindow* x, int, int, int) { note_event(x); });
   glfwSetScrollCallback(w, [](GLFWwindow* x, double, double) { note_event(x); });
-  glfwSetKeyCallback(w, [](GLFWwindow* x, int, int, int, int) { note_event(x); });
+  glfwSetKeyCallback(w, [](GLFWwindow* x, int key, int, int action, int mods) {
+    note_event(x);
+    // Ctrl+Q quits at once, without waiting for a (possibly slow) frame to see it.
+    if (key == GLFW_KEY_Q && action == GLFW_PRESS && (mods & GLFW_MOD_CONTROL))
+      glfwSetWindowShouldClose(x, GLFW_TRUE);
+  });
   glfwSetCharCallback(w, [](GLFWwindow* x, unsigned) { note_event(x); });
   glfwSetCursorEnterCallback(w, [](GLFWwindow* x, int) { note_event(x); });
   glfwSetWindowFocusCallback(w, [](GLFWwindow* x, int) { note_event(x); });
@@ -227,6 +234,8 @@ int main(int argc, char** argv) {
                  "with --check: also run these presets (one per line)");
   cli.add_option("--theme", opt.theme, "colour theme for this run")
       ->check(CLI::IsMember({"dark", "light"}));
+  cli.add_option("--language", opt.language, "interface language for this run")
+      ->check(CLI::IsMember({"en", "zh"}));
   cli.add_option("--scale", opt.scale, "UI scale for this run (1 = 96 dpi)")
       ->check(CLI::Range(0.5, 3.0));
   cli.add_flag("--settings", opt.settings,
@@ -240,6 +249,9 @@ int main(int argc, char** argv) {
       ->group("Testing");
   cli.add_option("--untrusted-preset", opt.untrusted_preset,
                  "open this preset as if pasted: files it names wait for approval (tests)")
+      ->group("Testing");
+  cli.add_option("--screenshot-at-quit", opt.screenshot_at_quit,
+                 "interactive runs: write the window as PNG when quitting (tests)")
       ->group("Testing");
   cli.add_option("--width", opt.width, "window width in pixels")->check(CLI::Range(320, 16384));
   cli.add_option("--height", opt.height, "window height in pixels")->check(CLI::Range(240, 16384));
@@ -306,6 +318,7 @@ int main(int argc, char** argv) {
     Frontend fe(window, state, headless, headless && !opt.live_input);
     if (!opt.theme.empty()) state.settings().dark_theme = opt.theme == "dark";
     if (opt.scale > 0) state.settings().ui_scale = opt.scale;
+    if (!opt.language.empty()) state.set_language(opt.language);
     state.setup_style(fe.content_scale());
 
     if (!opt.test_fault.empty()) {
@@ -358,7 +371,7 @@ int main(int argc, char** argv) {
       if (opt.settings) state.finish();
     } else if (exit_code == 0) {
       while (!glfwWindowShouldClose(window) && !state.quit_requested()) {
-        if (fe.wait_for_work(2.0)) {
+        if (fe.wait_for_work(2.0) && !glfwWindowShouldClose(window)) {
           fe.frame();
           fe.present();
           glfwGetWindowSize(window, &state.settings().window_width,
@@ -367,6 +380,18 @@ int main(int argc, char** argv) {
         state.autosave(glfwGetTime());
       }
       glfwGetWindowSize(window, &state.settings().window_width, &state.settings().window_height);
+      if (!opt.screenshot_at_quit.empty()) {
+        fe.frame();
+        try {
+          fe.screenshot(opt.screenshot_at_quit);
+        } catch (const poslab::Error& e) {
+          std::fprintf(stderr, "poslab: %s\n", e.what());
+        }
+        if (auto* p = state.find_panel(state.settings().active_lab))
+          std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
+        for (const auto& e : state.errors())
+          std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
+      }
       state.cancel_jobs();
       state.finish();  // settings saved, start marker removed: nothing is left to lose
       glfwHideWindow(window);
@@ -374,7 +399,7 @@ int main(int argc, char** argv) {
       // panels' destructors join their workers, and a worker deep in a long core loop may
       // not look at its cancel flag for minutes.
       std::thread([] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(900));
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
         std::fflush(nullptr);
         std::_Exit(0);
       }).detach();

@@ -12,22 +12,18 @@
 namespace poslab::app {
 namespace {
 
-// A suggested first step: a button opening a preset.
+// A suggested first step: a button opening a preset. Texts are keys of assets/i18n/*.toml.
 struct Start {
-  const char* label;   // button text
+  const char* label;   // button text key
   const char* preset;  // what it opens
-  const char* why;     // one line next to it
+  const char* why;     // key of the line next to it
 };
 
 constexpr Start kStarts[] = {
-    {"Start the first lesson", "lessons?lesson=01-why-positions",
-     "Why attention needs positions at all; about ten minutes, with a short quiz."},
-    {"Watch RoPE turn", "rope?dim=16&play=1",
-     "Eight dials, one per frequency pair: fast hands for nearby tokens, slow for far ones."},
-    {"Compare encodings", "attention",
-     "The same sentence under no encoding, sinusoids, RoPE, ALiBi, T5 buckets and more."},
-    {"Fly a ship", "arena?helm=0&practice=1&team1=1&team0=1",
-     "Take the helm in Boost and Broadside (practice: the other ship holds fire)."},
+    {"welcome.start_lesson", "lessons?lesson=01-why-positions", "welcome.start_lesson_why"},
+    {"welcome.start_rope", "rope?dim=16&play=1", "welcome.start_rope_why"},
+    {"welcome.start_attention", "attention", "welcome.start_attention_why"},
+    {"welcome.start_arena", "arena?helm=0&practice=1&team1=1&team0=1", "welcome.start_arena_why"},
 };
 
 class WelcomePanel final : public Panel {
@@ -52,36 +48,32 @@ class WelcomePanel final : public Panel {
     const float width = std::min(ImGui::GetContentRegionAvail().x, 760.0f * scale);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
     ImGui::PushFont(ctx.heading_font());
-    ImGui::TextUnformatted("Welcome to PosLab");
+    ImGui::TextUnformatted(ctx.tr("welcome.title"));
     ImGui::PopFont();
-    ImGui::TextWrapped(
-        "Transformers see a set of tokens, not a sequence: position encodings put the order "
-        "back. PosLab computes them for real and draws them. Each lab shows one idea; each "
-        "lesson explains it and opens the labs in the right state.");
+    ImGui::TextWrapped("%s", ctx.tr("welcome.intro"));
     ImGui::Spacing();
     ImGui::PushFont(ctx.heading_font());
-    ImGui::TextUnformatted("Where to begin");
+    ImGui::TextUnformatted(ctx.tr("welcome.begin"));
     ImGui::PopFont();
     buttons_drawn_ = 0;
     for (const Start& s : kStarts) {
-      if (ImGui::Button(s.label, ImVec2(220.0f * scale, 0))) ctx.open_lab(s.preset);
+      const std::string label = std::string(ctx.tr(s.label)) + "###" + s.preset;
+      if (ImGui::Button(label.c_str(), ImVec2(220.0f * scale, 0))) ctx.open_lab(s.preset);
       ++buttons_drawn_;
       ImGui::SameLine();
-      ImGui::TextWrapped("%s", s.why);
+      ImGui::TextWrapped("%s", ctx.tr(s.why));
     }
     ImGui::Spacing();
     ImGui::PushFont(ctx.heading_font());
-    ImGui::TextUnformatted("The labs");
+    ImGui::TextUnformatted(ctx.tr("welcome.labs"));
     ImGui::PopFont();
     for (const LabGuide& g : lab_guides()) {
       ImGui::Bullet();
-      ImGui::TextWrapped("%s: %s", g.title, g.summary);
+      const std::string title = std::string("title.") + g.id, guide = std::string("guide.") + g.id;
+      ImGui::TextWrapped("%s: %s", ctx.tr(title.c_str()), ctx.tr(guide.c_str()));
     }
     ImGui::Spacing();
-    ImGui::TextWrapped(
-        "Tips: every control has a tooltip. The Preset bar above each lab holds the lab's "
-        "whole state as text: copy it, share it, paste it back. View > Scale enlarges "
-        "everything; Help > Getting started brings you back here.");
+    ImGui::TextWrapped("%s", ctx.tr("welcome.tips"));
     ImGui::PopTextWrapPos();
   }
 

@@ -7,7 +7,9 @@
 # crash-loop (a crash while a lab draws; the next start opens in defaults and says so),
 # bad-datasets <make_bad_dataset> (arena presets naming broken files: banner, no abort),
 # settings-paths (symlink loop, long name, FIFO, unwritable dir, stale temp files),
-# presets-file-bad-line (--check reports the line instead of aborting).
+# presets-file-bad-line (--check reports the line instead of aborting),
+# quit-during-computation (Ctrl+Q during a minutes-long KV run ends the process at once,
+# settings saved; the bound is generous: it checks "does not wait for the computation").
 set -u
 app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -140,6 +142,71 @@ case "$case_" in
     grep -q "FAIL .*presets.txt:3: " <<<"$out" || { echo "bad line 3 not reported with its number: $out" | tail -5; exit 1; }
     grep -q "FAIL panel=rope preset=rope?dim=abc" <<<"$out" || { echo "bad value on line 4 not reported: $out" | tail -5; exit 1; }
     grep -q "ok   panel=rope preset=rope?dim=64" <<<"$out" || { echo "good line not run: $out" | tail -5; exit 1; }
+    ;;
+  quit-during-computation)
+    command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+    cat > "$tmp/quit.sh" <<'EOS'
+app="$1"
+"$app" --preset 'kv?steps=500&C=512&layers=4&width=256&heads=16' >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
+[ -n "$wid" ] || { echo "no window"; kill $pid; exit 1; }
+sleep 3
+kill -0 $pid 2>/dev/null || { echo "app ended before Quit"; exit 1; }
+t0=$(date +%s%N)
+xdotool key --window "$wid" ctrl+q
+for i in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+t1=$(date +%s%N)
+if kill -0 $pid 2>/dev/null; then echo "still running 10 s after Ctrl+Q"; kill -9 $pid; exit 1; fi
+wait $pid; rc=$?
+echo "quit took $(( (t1 - t0) / 1000000 )) ms, exit $rc"
+[ "$rc" -eq 0 ]
+EOS
+    "${xvfb[@]}" bash "$tmp/quit.sh" "$app" || exit 1
+    grep -q '"active_lab": "kv"' "$XDG_CONFIG_HOME/poslab/settings.json" || { echo "settings not saved at Quit"; exit 1; }
+    ;;
+  banner)
+    # A lab's error is on its own banner: the Dismiss button hides it; changing the lab's
+    # state (Reset to defaults) clears it. Clicks with xdotool at 1600x1000, scale 1.
+    command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+    cat > "$tmp/click.sh" <<'EOS'
+app="$1"; out="$2"; shift 2
+"$app" --preset 'rope?dim=3' --width 1600 --height 1000 --screenshot-at-quit "$out" >/dev/null 2>"$out.err" &
+pid=$!
+for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
+sleep 2
+for p in "$@"; do xdotool mousemove --window "$wid" $p; sleep 0.4; xdotool click --window "$wid" 1; sleep 1.5; done
+xdotool key --window "$wid" ctrl+q
+wait $pid
+EOS
+    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/none.png" || { echo "app failed"; exit 1; }
+    grep -q "banner: opening rope: head_dim = 3" "$tmp/none.png.err" || { echo "no banner on the rope tab: $(cat "$tmp/none.png.err")"; exit 1; }
+    grep -q "active: rope" "$tmp/none.png.err" || { echo "the lab asked for is not shown: $(cat "$tmp/none.png.err")"; exit 1; }
+    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/dismiss.png" "43 115" || { echo "app failed"; exit 1; }
+    ! grep -q "banner:" "$tmp/dismiss.png.err" || { echo "Dismiss did not hide the message: $(cat "$tmp/dismiss.png.err")"; exit 1; }
+    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/reset.png" "1492 67" || { echo "app failed"; exit 1; }
+    ! grep -q "banner:" "$tmp/reset.png.err" || { echo "message stayed after the state changed: $(cat "$tmp/reset.png.err")"; exit 1; }
+    ;;
+  lab-link)
+    # A link that opens a lab (here the welcome page's "Watch RoPE turn"; lesson and quiz
+    # links call the same AppContext::open_lab) opens the lab's tab, selects it with the
+    # state, and "< Back to ..." returns. Clicks with xdotool at the welcome page's layout.
+    command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+    cat > "$tmp/click.sh" <<'EOS'
+app="$1"; out="$2"; shift 2
+"$app" --width 1600 --height 1000 --screenshot-at-quit "$out" >/dev/null 2>"$out.err" &
+pid=$!
+for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
+sleep 2
+for p in "$@"; do xdotool mousemove --window "$wid" $p; sleep 0.4; xdotool click --window "$wid" 1; sleep 1.5; done
+xdotool key --window "$wid" ctrl+q
+wait $pid
+EOS
+    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/a.png" "117 203" || { echo "app failed"; exit 1; }
+    grep -q "active: rope?dim=16&.*play=1" "$tmp/a.png.err" || { echo "link did not open and select the lab: $(cat "$tmp/a.png.err")"; exit 1; }
+    rm -rf "$XDG_CONFIG_HOME/poslab"   # first start again: the welcome page
+    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/b.png" "117 203" "75 67" || { echo "app failed"; exit 1; }
+    grep -q "active: welcome" "$tmp/b.png.err" || { echo "Back did not return to the page with the link: $(cat "$tmp/b.png.err")"; exit 1; }
     ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac

@@ -1,0 +1,36 @@
+// The interface's words in one language, read from data files (assets/i18n/<lang>.toml,
+// toml++): a flat table of dotted keys ("menu.file" = "File"). English is complete; another
+// language overrides what it translates, and a missing key falls back to English, then to
+// the key itself, so a half-translated file never hides a control.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace poslab::io {
+
+class UiStrings {
+ public:
+  UiStrings() = default;
+  // Loads <dir>/en.toml and, for another language, <dir>/<lang>.toml over it. Throws
+  // FileError naming the file (missing, TOML syntax error with line, a non-text value).
+  static UiStrings load(const std::string& dir, const std::string& lang);
+  // The text for `key`; the key itself if no file has it.
+  const std::string& get(std::string_view key) const;
+  bool has(std::string_view key) const { return map_.find(key) != map_.end(); }
+  // Every key of one file (to compare languages in tests).
+  static std::vector<std::string> file_keys(const std::string& path);
+  // All texts joined (to load the glyphs they need into the font atlas).
+  std::string all_text() const;
+
+ private:
+  std::map<std::string, std::string, std::less<>> map_;
+  mutable std::map<std::string, std::string, std::less<>> missing_;  // keys echoed back
+};
+
+// Where the data files are: $POSLAB_ASSETS_DIR/i18n, else the source tree's assets/i18n.
+std::string default_i18n_dir();
+
+}  // namespace poslab::io

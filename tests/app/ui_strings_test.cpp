@@ -1,0 +1,79 @@
+// The interface strings: English and Chinese files have the same keys, every key the shell
+// and the welcome page ask for exists, and a missing translation falls back to English.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "core/common/errors.hpp"
+#include "io/i18n/ui_strings.hpp"
+
+namespace fs = std::filesystem;
+using poslab::io::UiStrings;
+
+namespace {
+const std::string kDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("English and Chinese interface files have the same keys") {
+  auto en = UiStrings::file_keys(kDir + "/en.toml");
+  auto zh = UiStrings::file_keys(kDir + "/zh.toml");
+  std::sort(en.begin(), en.end());
+  std::sort(zh.begin(), zh.end());
+  CHECK(en.size() > 40);
+  for (const auto& k : en) {
+    INFO("key " << k);
+    CHECK(std::binary_search(zh.begin(), zh.end(), k));
+  }
+  for (const auto& k : zh) {
+    INFO("key " << k);
+    CHECK(std::binary_search(en.begin(), en.end(), k));
+  }
+}
+
+TEST_CASE("every key the shell and the welcome page use exists in English") {
+  const UiStrings en = UiStrings::load(kDir, "en");
+  std::set<std::string> used;
+  const std::regex call(R"re(tr\("([a-z_]+\.[a-z_.]+)"\))re");
+  const std::regex literal(R"re("(welcome\.[a-z_]+)")re");
+  for (const char* file : {"app/app_state.cpp", "app/panels/welcome_panel.cpp"}) {
+    const std::string text = slurp(std::string(POSLAB_TEST_SOURCE_DIR "/") + file);
+    for (const std::regex* re : {&call, &literal})
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), *re);
+           it != std::sregex_iterator(); ++it)
+        used.insert((*it)[1]);
+  }
+  CHECK(used.size() > 25);
+  for (const auto& k : used) {
+    INFO("key " << k);
+    CHECK(en.has(k));
+  }
+}
+
+TEST_CASE("a missing translation falls back to English, then to the key") {
+  const fs::path d = fs::temp_directory_path() / ("poslab_i18n_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  std::ofstream(d / "en.toml") << "[menu]\nfile = \"File\"\nquit = \"Quit\"\n";
+  std::ofstream(d / "xx.toml") << "[menu]\nfile = \"文件\"\n";
+  const UiStrings s = UiStrings::load(d.string(), "xx");
+  CHECK(s.get("menu.file") == "文件");
+  CHECK(s.get("menu.quit") == "Quit");
+  CHECK(s.get("menu.nothing") == "menu.nothing");
+  std::ofstream(d / "bad.toml") << "[menu]\nfile = 3\n";
+  std::ofstream(d / "en.toml") << "[menu]\nfile = 3\n";
+  CHECK_THROWS_WITH(UiStrings::load(d.string(), "en"),
+                    Catch::Contains("en.toml") && Catch::Contains("must be text"));
+  fs::remove_all(d);
+}
