@@ -11,5 +11,6 @@ std::unique_ptr<Panel> make_kv_panel();
 std::unique_ptr<Panel> make_attention_panel();
 std::unique_ptr<Panel> make_arena_panel();
 std::unique_ptr<Panel> make_lessons_panel();
+std::unique_ptr<Panel> make_dreams_panel();
 
 }  // namespace poslab::app

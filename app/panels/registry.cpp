@@ -9,6 +9,7 @@ std::vector<std::unique_ptr<Panel>> make_panels() {
   panels.push_back(make_kv_panel());
   panels.push_back(make_attention_panel());
   panels.push_back(make_arena_panel());
+  panels.push_back(make_dreams_panel());
   panels.push_back(make_lessons_panel());
   return panels;
 }

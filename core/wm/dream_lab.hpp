@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bnb/arena_lab.hpp"
 #include "core/bnb/bnb_episode.hpp"
 #include "core/bnb/bnb_features.hpp"
 #include "core/bnb/bnb_policy.hpp"
@@ -86,6 +87,10 @@ struct DreamLabSettings {
 };
 
 std::string dreams_to_preset(const DreamLabSettings& s);
+// "Dream from here" in the arena lab: the dream lab's preset for the arena's episode (seed,
+// teams and policy, or file and episode) with the dream starting at agent step `step`.
+// A live episode is replayed from its seed, so steps flown by hand at the helm are not.
+std::string dreams_preset_from_arena(const bnb::ArenaLabSettings& arena, int step);
 // Starts from `base` and overrides what the preset names; throws InputError.
 DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSettings& base = {});
 

@@ -137,6 +137,29 @@ TEST_CASE("dreams preset round trip and defaults", "[dreams]") {
   CHECK_THROWS_AS(dreams_from_preset("arena?seed=1"), InputError);
 }
 
+TEST_CASE("dream from here: the arena's episode as a dreams preset", "[dreams]") {
+  bnb::ArenaLabSettings a;
+  a.seed = 42;
+  a.team0_size = 2;
+  a.team1_size = 3;
+  a.policy = 2;
+  const DreamLabSettings s = dreams_from_preset(dreams_preset_from_arena(a, 57));
+  CHECK(s.start == DreamSource::seed);
+  CHECK(s.seed == 42);
+  CHECK(s.team0_size == 2);
+  CHECK(s.team1_size == 3);
+  CHECK(s.policy == 2);
+  CHECK(s.from == 57);
+  a.source = bnb::ArenaSource::file;
+  a.file = "/data/fights.h5";
+  a.episode = 3;
+  const DreamLabSettings f = dreams_from_preset(dreams_preset_from_arena(a, 9000));
+  CHECK(f.start == DreamSource::file);
+  CHECK(f.file == "/data/fights.h5");
+  CHECK(f.episode == 3);
+  CHECK(f.from == 511);
+}
+
 TEST_CASE("step error against hand-computed references", "[dreams]") {
   FrameTokens real{}, pred{};
   // Ship 0 near the right edge, predicted 10 px across the seam (wrap-aware: 10, not 1014).
