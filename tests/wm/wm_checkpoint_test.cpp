@@ -10,6 +10,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/random.hpp"
 #include "io/checkpoint/safetensors.hpp"
+#include "io/checkpoint/wm_checkpoint.hpp"
 
 using namespace poslab;
 using namespace poslab::io;
@@ -200,4 +201,142 @@ TEST_CASE("safetensors header fuzz: random damage never crashes", "[checkpoint][
     }
   }
   CHECK(rejected > 1000);  // most damage is detected; none of it crashed
+}
+
+// ---- World-model checkpoints on top of safetensors ----------------------------------
+
+namespace {
+
+wm::WmConfig micro_config(wm::WmPosition pos) {
+  wm::WmConfig c;
+  c.embed = 16;
+  c.heads = 2;
+  c.layers = 2;
+  c.context = 6;
+  c.position = pos;
+  return c;
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / name).string();
+}
+
+}  // namespace
+
+TEST_CASE("world-model config survives the JSON metadata and bad configs are named",
+          "[checkpoint]") {
+  for (auto pos : {wm::WmPosition::rope, wm::WmPosition::absolute}) {
+    const auto c = wm::wm_preset("paper", pos);
+    CHECK(wm_config_from_json(wm_config_to_json(c)) == c);
+  }
+  CHECK_THROWS_WITH(wm_config_from_json("{\"embed\": 64}"), Catch::Contains("heads"));
+  CHECK_THROWS_WITH(wm_config_from_json("not json"), Catch::Contains("not a JSON object"));
+  CHECK_THROWS_WITH(
+      wm_config_from_json(
+          R"({"embed":64,"heads":4,"layers":4,"context":32,"position":"alibi","rope_base":10000})"),
+      Catch::Contains("alibi"));
+  CHECK_THROWS_WITH(
+      wm_config_from_json(
+          R"({"embed":64,"heads":4,"layers":4,"context":32,"position":"rope","rope_base":10000,"x":1})"),
+      Catch::Contains("'x' is unknown"));
+}
+
+TEST_CASE("world-model checkpoint round trip with and without optimiser state", "[checkpoint]") {
+  for (auto pos : {wm::WmPosition::rope, wm::WmPosition::absolute}) {
+    const auto c = micro_config(pos);
+    wm::WorldModel m(c);
+    m.init(3);
+    auto opt = nn::adamw_init(m.params.size());
+    for (size_t i = 0; i < opt.m.size(); ++i) {
+      opt.m[i] = static_cast<float>(i) * 1e-3f;
+      opt.v[i] = static_cast<float>(i) * 2e-3f;
+    }
+    opt.step = 17;
+    const auto path = temp_path("poslab_wm_ckpt.safetensors");
+    wm_checkpoint_save(path, c, m.params, 17, &opt, {{"command", "test"}});
+    const auto ck = wm_checkpoint_load(path);
+    CHECK(ck.config == c);
+    CHECK(ck.step == 17);
+    CHECK(ck.params == m.params);
+    REQUIRE(ck.optim.has_value());
+    CHECK(ck.optim->m == opt.m);
+    CHECK(ck.optim->v == opt.v);
+    CHECK(ck.optim->step == 17);
+    CHECK(ck.optim->swa.empty());
+    CHECK(ck.metadata.at("command") == "test");
+    // With SWA, and exported without the optimiser.
+    opt.swa = m.params;
+    opt.swa[0] += 1.0f;
+    opt.swa_count = 3;
+    wm_checkpoint_save(path, c, m.params, 17, &opt, {});
+    CHECK(wm_checkpoint_load(path).optim->swa == opt.swa);
+    wm_checkpoint_save(path, c, m.params, 17, nullptr, {});
+    const auto bare = wm_checkpoint_load(path);
+    CHECK(!bare.optim.has_value());
+    CHECK(bare.params == m.params);
+    std::filesystem::remove(path);
+  }
+}
+
+TEST_CASE("world-model checkpoints of another config or format are named errors", "[checkpoint]") {
+  const auto c = micro_config(wm::WmPosition::absolute);
+  wm::WorldModel m(c);
+  m.init(1);
+  const TensorLayout layout = wm_tensor_layout(c);
+  TensorMetadata meta{{"format", kWmCheckpointFormat},
+                      {"format_version", "1"},
+                      {"step", "0"},
+                      {"param_count", std::to_string(m.params.size())}};
+  const auto path = temp_path("poslab_wm_bad.safetensors");
+  const auto expect = [&](const TensorMetadata& md, const std::string& fragment) {
+    safetensors_save(path, layout, m.params, md);
+    INFO("expected: " << fragment);
+    try {
+      wm_checkpoint_load(path);
+      FAIL("no error");
+    } catch (const FileError& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(path) == 0);
+      CHECK(std::string(e.what()).find(fragment) != std::string::npos);
+    }
+  };
+  auto md = meta;
+  md["config"] = wm_config_to_json(c);
+  safetensors_save(path, layout, m.params, md);
+  CHECK_NOTHROW(wm_checkpoint_load(path));
+  // A config with one more layer: tensors missing.
+  auto more = c;
+  more.layers = 3;
+  md["config"] = wm_config_to_json(more);
+  md["param_count"] = std::to_string(wm::wm_param_count(more));
+  expect(md, "lacks tensor 'blocks.2");
+  // Wider embedding: shapes differ.
+  auto wide = c;
+  wide.embed = 32;
+  md["config"] = wm_config_to_json(wide);
+  md["param_count"] = std::to_string(wm::wm_param_count(wide));
+  expect(md, "has shape");
+  // RoPE config on an absolute file: emb.pos is unknown.
+  auto rope = c;
+  rope.position = wm::WmPosition::rope;
+  md["config"] = wm_config_to_json(rope);
+  md["param_count"] = std::to_string(wm::wm_param_count(rope));
+  expect(md, "unknown tensor 'emb.pos'");
+  md = meta;
+  md["config"] = wm_config_to_json(c);
+  md["format_version"] = "9";
+  expect(md, "format_version 9");
+  md["format_version"] = "1";
+  md["format"] = "something-else";
+  expect(md, "not a PosLab world model");
+  md["format"] = kWmCheckpointFormat;
+  md["step"] = "-4";
+  expect(md, "'step'");
+  md["step"] = "0";
+  md["param_count"] = "12";
+  expect(md, "param_count");
+  md.erase("config");
+  md["param_count"] = std::to_string(m.params.size());
+  expect(md, "lacks 'config'");
+  std::filesystem::remove(path);
 }
