@@ -381,7 +381,8 @@ TEST_CASE("a dataset episode replays as the real side", "[dreams]") {
 
 namespace {
 
-std::unique_ptr<DreamModel> small_model(WmPosition pos, DreamVariant w, uint64_t seed = 3) {
+std::unique_ptr<DreamModel> small_model(WmPosition pos, DreamVariant w, uint64_t seed = 3,
+                                        DreamCompute compute = DreamCompute::kv_cache) {
   WmConfig c;
   c.embed = 16;
   c.heads = 2;
@@ -390,7 +391,7 @@ std::unique_ptr<DreamModel> small_model(WmPosition pos, DreamVariant w, uint64_t
   c.position = pos;
   WorldModel m(c);
   m.init(seed);
-  return make_dream_model(c, m.params, w);
+  return make_dream_model(c, m.params, w, compute);
 }
 
 bool frame_is_clean(const FrameTokens& f, const FrameTokens& start) {
@@ -515,7 +516,9 @@ TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[d
     c.sample_seed = 77;
     DreamEngine engine;
     DreamTimeline tl;
-    dream_session_begin(c, make_dream_model(mc, model.params, DreamVariant::rope), engine, tl);
+    dream_session_begin(
+        c, make_dream_model(mc, model.params, DreamVariant::rope, DreamCompute::full_forward),
+        engine, tl);
     dream_session_run(engine, tl, steps);
     DreamParams p;
     p.steps = steps;
@@ -535,6 +538,91 @@ TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[d
       CHECK(f.error.pos_px == Approx(want.model.at(h).pos_px).margin(1e-3));
       CHECK(f.const_velocity.pos_px == Approx(want.const_velocity.at(h).pos_px).margin(1e-9));
       CHECK(f.copy_last.vel == Approx(want.copy_last.at(h).vel_px_s).margin(1e-9));
+    }
+  }
+}
+
+TEST_CASE("the KV-cache dream equals the full forward within the context", "[dreams]") {
+  // Context 6 steps: prompt 2 + 3 dream steps stay inside it, so caching changes nothing.
+  for (auto [pos, v] : {std::pair{WmPosition::rope, DreamVariant::rope},
+                        std::pair{WmPosition::absolute, DreamVariant::recompute},
+                        std::pair{WmPosition::absolute, DreamVariant::reset}}) {
+    INFO("variant " << dream_variant_names()[int(v)]);
+    DreamSessionConfig c = small_config(2, 3);
+    DreamEngine e1, e2;
+    DreamTimeline t1, t2;
+    dream_session_begin(c, small_model(pos, v, 3, DreamCompute::kv_cache), e1, t1);
+    dream_session_begin(c, small_model(pos, v, 3, DreamCompute::full_forward), e2, t2);
+    dream_session_run(e1, t1, 3);
+    dream_session_run(e2, t2, 3);
+    REQUIRE(t1.dream_steps() == 3);
+    for (int h = 1; h <= 3; ++h)
+      for (int i = 0; i < kFrameValues; ++i) {
+        INFO("horizon " << h << " value " << i);
+        CHECK(t1.frames[2 + h].dream_tokens[i] ==
+              Approx(t2.frames[2 + h].dream_tokens[i]).margin(2e-4));
+      }
+  }
+}
+
+TEST_CASE("the decoder's cached indices are the token strip's bookkeeping", "[dreams]") {
+  // Past the context (6 steps) for every variant: the decoder's own record of stored and
+  // used positions equals dream_token_strip, including the reset's 2..9 -> 0..7 picture.
+  for (auto [pos, v] : {std::pair{WmPosition::rope, DreamVariant::rope},
+                        std::pair{WmPosition::absolute, DreamVariant::recompute},
+                        std::pair{WmPosition::absolute, DreamVariant::reset}}) {
+    INFO("variant " << dream_variant_names()[int(v)]);
+    DreamSessionConfig c = small_config(3, 12);
+    DreamEngine e;
+    DreamTimeline tl;
+    dream_session_begin(c, small_model(pos, v), e, tl);
+    dream_session_run(e, tl, 12);
+    for (int h = 1; h <= tl.dream_steps(); ++h) {
+      const DreamFrame& f = tl.frames[tl.start + h];
+      std::vector<StripToken> want;
+      for (const StripToken& t : dream_token_strip(v, 6, f.step))
+        if (t.cached) want.push_back(t);
+      INFO("step " << f.step);
+      REQUIRE(f.strip.size() == want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        CHECK(f.strip[i].nominal == want[i].nominal);
+        CHECK(f.strip[i].stored == want[i].stored);
+        CHECK(f.strip[i].used == want[i].used);
+      }
+    }
+    if (v == DreamVariant::reset) {  // some keys really are used away from their rows
+      int off = 0;
+      for (const StripToken& t : tl.frames.back().strip) off += t.stored != t.used;
+      CHECK(off > 0);
+    }
+  }
+}
+
+TEST_CASE("dream attention rows are distributions", "[dreams]") {
+  DreamSessionConfig c = small_config(3, 4);
+  c.episode.team0_size = 2;
+  DreamEngine e;
+  DreamTimeline tl;
+  dream_session_begin(c, small_model(WmPosition::rope, DreamVariant::rope), e, tl);
+  dream_session_run(e, tl, 4);
+  const DreamFrame& f = tl.frames.back();
+  REQUIRE(f.attention);
+  const DreamAttention& a = *f.attention;
+  CHECK(a.layers == 1);
+  CHECK(a.heads == 2);
+  for (int n = 0; n < 8; ++n) {
+    const float* prev = tl.frames[f.step - 1].dream_tokens.data() + n * 15;
+    if (prev[0] < 0.5f) continue;  // rows of alive ships only
+    for (int h = 0; h < a.heads; ++h) {
+      INFO("ship " << n << " head " << h);
+      const auto& row = a.temporal[0][h * 8 + n];
+      CHECK(int(row.size()) == 2 * std::min(f.step, 6));  // the cache: context 6 steps
+      double sum = 0;
+      for (float w : row) sum += w;
+      CHECK(sum == Approx(1.0).margin(1e-4));
+      double srow = 0;
+      for (int j = 0; j < 8; ++j) srow += a.spatial[0][h][n * 8 + j];
+      CHECK(srow == Approx(1.0).margin(1e-4));
     }
   }
 }
