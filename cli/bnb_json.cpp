@@ -80,14 +80,20 @@ std::pair<int, int> parse_team_sizes(const std::string& text) {
 }
 
 std::vector<JointAction> read_action_file(const std::string& path) {
-  const std::string text = read_file(path);
-  Json j;
+  return parse_action_json(read_file(path), path);
+}
+
+std::vector<JointAction> parse_action_json(const std::string& text, const std::string& path) {
+  Json whole;
   try {
-    j = Json::parse(text);
-  } catch (const std::exception& e) {
-    throw FileError(path, std::string("malformed JSON (") + e.what() + ")");
+    // sim's own output nests 5 deep (relational features); action files need 4.
+    whole = parse_json_input(text, path, 8);
+  } catch (const InputError& e) {
+    std::string why = e.what();
+    if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+    throw FileError(path, why);
   }
-  if (j.is_object() && j.contains("actions")) j = j["actions"];
+  const Json& j = whole.is_object() && whole.contains("actions") ? whole["actions"] : whole;
   if (!j.is_array())
     throw FileError(path,
                     "expected a JSON array of steps (each 8 [power, turn, shoot]) or an object "
@@ -102,11 +108,14 @@ std::vector<JointAction> read_action_file(const std::string& path) {
     for (int k = 0; k < kSlots; ++k) {
       const Json& x = step[k];
       bool ok = x.is_array() && x.size() == 3;
+      // Unsigned and compared as 64-bit: 4294967297 must not wrap to 1.
       for (int h = 0; ok && h < 3; ++h)
-        ok = x[h].is_number_integer() && x[h].get<int>() >= 0 && x[h].get<int>() < kActionSizes[h];
+        ok = x[h].is_number_unsigned() &&
+             x[h].get<uint64_t>() < static_cast<uint64_t>(kActionSizes[h]);
       if (!ok)
         throw FileError(path, "step " + std::to_string(t) + " slot " + std::to_string(k) + ": " +
-                                  x.dump() + " is not [power 0..2, turn 0..6, shoot 0..1]");
+                                  dump_json(x).substr(0, 80) +
+                                  " is not [power 0..2, turn 0..6, shoot 0..1]");
       a[k] = {x[0].get<uint8_t>(), x[1].get<uint8_t>(), x[2].get<uint8_t>()};
     }
     out.push_back(a);

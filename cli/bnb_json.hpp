@@ -19,5 +19,7 @@ std::pair<int, int> parse_team_sizes(const std::string& text);
 // Reads an action file: a JSON array of steps, each 8 [power, turn, shoot] triples, or an
 // object whose "actions" member is such an array (so `sim` output replays directly).
 std::vector<bnb::JointAction> read_action_file(const std::string& path);
+// The same from text already read; errors are FileError naming `path`.
+std::vector<bnb::JointAction> parse_action_json(const std::string& text, const std::string& path);
 
 }  // namespace poslab::cli

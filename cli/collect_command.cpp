@@ -1,7 +1,9 @@
 // `poslab-cli collect`: many Boost and Broadside episodes into one HDF5 dataset, on several
 // threads. Episode e has seed --seed + e (so `sim --seed` replays any of them) and is
-// written in episode order, whatever thread ran it; the file is flushed after every
-// episode. Ctrl-C stops after the episodes in flight and leaves a valid file.
+// written in episode order, whatever thread ran it. Crash safety (bnb_dataset.hpp): the
+// output path changes only once, when the run ends; until then committed snapshots appear
+// as <output>.partial, so kill -9 loses no committed episode and never a previous file.
+// Ctrl-C stops after the episodes in flight and leaves a valid file.
 #include <unistd.h>
 
 #include <atomic>
@@ -37,7 +39,7 @@ struct CollectArgs {
   int64_t episodes = 0;
   int threads = 0;
   std::string output;
-  uint64_t seed = 0;
+  std::string seed = "0";  // text: parsed strictly (no -1 -> 2^64-1)
   std::string policy = "noisy";
   std::string teams = "random";
   int max_steps = bnb::kMaxEpisodeSteps;
@@ -45,6 +47,7 @@ struct CollectArgs {
   bool force = false;
   bool quiet = false;
   bool progress = false;
+  bool commit_log = false;
 };
 
 // A simple bar: [#####.....] 45% 450/1000 episodes  123456 steps  98.7k steps/s  12.3 s
@@ -64,6 +67,10 @@ void draw_progress(int64_t done, int64_t total, int64_t steps, double seconds) {
 void run(const CollectArgs& a) {
   if (a.episodes < 1 || a.episodes > 100000000)
     throw InputError("--episodes = " + std::to_string(a.episodes) + ": must be in [1, 1e8]");
+  const uint64_t seed0 = parse_u64(a.seed, "--seed");
+  if (seed0 > UINT64_MAX - static_cast<uint64_t>(a.episodes - 1))
+    throw InputError("--seed = " + a.seed + " with --episodes = " + std::to_string(a.episodes) +
+                     ": the last episode's seed would pass 18446744073709551615");
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = a.threads == 0 ? hw : a.threads;
   if (threads < 1 || threads > 256)
@@ -112,7 +119,7 @@ void run(const CollectArgs& a) {
           const int64_t e = next.fetch_add(1);
           if (e >= a.episodes) break;
           bnb::EpisodeSpec spec = base;
-          spec.seed = a.seed + static_cast<uint64_t>(e);
+          spec.seed = seed0 + static_cast<uint64_t>(e);
           bnb::EpisodeRecord rec = bnb::run_episode(spec);
           std::lock_guard lock(mu);
           done.emplace(e, std::move(rec));
@@ -136,6 +143,7 @@ void run(const CollectArgs& a) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   };
   std::exception_ptr write_failure;
+  int64_t logged_commit = 0;
   for (;;) {
     bnb::EpisodeRecord rec;
     {
@@ -162,6 +170,12 @@ void run(const CollectArgs& a) {
       }
       ++written;
       steps += rec.rows - 1;
+      if (a.commit_log && writer.committed_episodes() != logged_commit) {
+        logged_commit = writer.committed_episodes();
+        std::fprintf(stderr, "committed %lld episodes to %s\n",
+                     static_cast<long long>(logged_commit), io::bnb_partial_path(a.output).c_str());
+        std::fflush(stderr);
+      }
     }
     const auto now = std::chrono::steady_clock::now();
     if (show && now - last_draw > std::chrono::milliseconds(200)) {
@@ -172,9 +186,26 @@ void run(const CollectArgs& a) {
   for (auto& t : pool) t.join();
   const bool interrupted = g_interrupted.load() && !failure && !write_failure;
   std::signal(SIGINT, old_handler);
-  if (write_failure) std::rethrow_exception(write_failure);
+  if (write_failure) {
+    try {
+      std::rethrow_exception(write_failure);
+    } catch (const FileError& e) {
+      const int64_t kept = writer.committed_episodes();
+      throw FileError(e.path(), std::string(e.what()).substr(e.path().size() + 2) +
+                                    "; any previous " + a.output + " is untouched" +
+                                    (kept > 0 ? ", and " + std::to_string(kept) +
+                                                    " committed episodes are in " +
+                                                    io::bnb_partial_path(a.output)
+                                              : std::string()));
+    }
+  }
   if (failure) std::rethrow_exception(failure);
   writer.close();
+  if (a.commit_log) {
+    std::fprintf(stderr, "committed %lld episodes to %s\n", static_cast<long long>(written),
+                 a.output.c_str());
+    std::fflush(stderr);
+  }
   const double seconds = seconds_since_start();
   if (show) {
     draw_progress(written, a.episodes, steps, seconds);
@@ -199,7 +230,7 @@ void run(const CollectArgs& a) {
   out["bytes_per_million_steps"] =
       steps > 0 && !ec ? static_cast<double>(bytes) * 1e6 / static_cast<double>(steps) : 0.0;
   out["interrupted"] = interrupted;
-  std::cout << out.dump(2) << "\n";
+  std::cout << dump_json(out, 2) << "\n";
 }
 
 }  // namespace
@@ -211,17 +242,21 @@ void add_collect_command(CLI::App& app) {
   cmd->add_option("--episodes", a->episodes, "number of episodes")->required();
   cmd->add_option("--output,-o", a->output, "output .h5 file")->required();
   cmd->add_option("--threads", a->threads, "worker threads (0 = one per core)");
-  cmd->add_option("--seed", a->seed, "seed of episode 0; episode e uses seed + e");
+  cmd->add_option("--seed", a->seed, "seed of episode 0, 0..2^64-1; episode e uses seed + e");
   cmd->add_option("--policy", a->policy,
                   "noisy (default, sticky noise with team skills) | expert | random");
   cmd->add_option("--teams", a->teams, "random (1v1..4v4, 25 % each) or NvM, e.g. 4v4");
   cmd->add_option("--max-steps", a->max_steps, "truncation, agent steps (default 512)");
   cmd->add_option("--compression", a->compression,
                   "deflate level 0..9 with shuffle (0 = none; default 1)");
-  cmd->add_flag("--force", a->force, "replace the output file if it exists");
+  cmd->add_flag("--force", a->force,
+                "replace the output file (only once the new one is complete) and discard a "
+                "stale <output>.partial");
   cmd->add_flag("--quiet", a->quiet, "no progress bar");
   cmd->add_flag("--progress", a->progress,
                 "show the progress bar even when stderr is not a terminal");
+  cmd->add_flag("--commit-log", a->commit_log,
+                "print a line on stderr after each committed snapshot (for kill tests)");
   cmd->callback([a] { run(*a); });
 }
 

@@ -1,7 +1,9 @@
 // `poslab-cli inspect FILE`: summary of a Boost and Broadside dataset (episodes, rows,
 // team sizes, outcomes, action frequencies of alive ships, executed-vs-expert agreement),
 // or one episode's rows with --episode. Reads every row, so corruption anywhere is found:
-// bad files exit with code 2 and one line naming the file and what to do.
+// bad files exit with code 2 and one line naming the file and what to do. All reading runs
+// in a helper process (io/dataset/isolated.hpp): a libhdf5 crash on a corrupt file is
+// reported as a corrupt file, never a crash of poslab-cli.
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "core/common/errors.hpp"
 #include "io/dataset/bnb_dataset.hpp"
+#include "io/dataset/isolated.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -36,8 +39,9 @@ Json frequencies(const std::vector<int64_t>& counts, int head) {
   return j;
 }
 
-void run(const InspectArgs& a) {
-  const io::BnbDatasetReader reader(a.path);
+// Runs in the helper process; returns the JSON text.
+std::string inspect_json(const InspectArgs& a) {
+  const io::BnbDatasetReader reader(a.path, io::BnbReadMode::in_process);
   const io::BnbDatasetInfo& info = reader.info();
   if (a.episode >= 0) {
     const EpisodeRecord rec = reader.read_episode(a.episode);
@@ -46,8 +50,7 @@ void run(const InspectArgs& a) {
     out["episode"] = a.episode;
     Json ep = bnb_episode_json(rec, a.relational);
     for (auto& [k, v] : ep.items()) out[k] = std::move(v);
-    std::cout << out.dump() << "\n";
-    return;
+    return dump_json(out);
   }
 
   // Whole-file statistics, read in blocks of rows.
@@ -118,7 +121,11 @@ void run(const InspectArgs& a) {
   out["action_frequencies"] = fa;
   out["expert_action_frequencies"] = fe;
   out["executed_equals_expert"] = ag;
-  std::cout << out.dump(2) << "\n";
+  return dump_json(out, 2);
+}
+
+void run(const InspectArgs& a) {
+  std::cout << io::run_isolated(a.path, [&] { return inspect_json(a); }) << "\n";
 }
 
 }  // namespace

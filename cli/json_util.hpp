@@ -14,6 +14,24 @@ using Json = nlohmann::ordered_json;
 Json to_json(const Eigen::VectorXd& v);
 Json to_json(const RowMatrix& m);
 
+// Most nesting any JSON input of PosLab needs (matrices 2, action files 4); deeper input is
+// refused while parsing, so no recursive copy or dump ever sees it.
+inline constexpr int kMaxJsonDepth = 64;
+
+// Parses JSON text from `source` (a file name or "stdin"). Malformed text, nesting deeper
+// than max_depth and numbers outside double range (1e400, 333-digit integers) all become
+// InputError("<source>: ..."), never another exception.
+Json parse_json_input(const std::string& text, const std::string& source,
+                      int max_depth = kMaxJsonDepth);
+
+// JSON text for stdout: invalid UTF-8 inside strings is replaced by U+FFFD instead of
+// throwing. indent < 0 = one line.
+std::string dump_json(const Json& j, int indent = -1);
+
+// Strict unsigned 64-bit integer: decimal digits only, 0..2^64-1; "-1", "1e3", "0x10",
+// "18446744073709551616" and "" are InputError naming `what`.
+uint64_t parse_u64(const std::string& text, const std::string& what);
+
 // Parses "0,1,2.5" into numbers; throws InputError naming `what` and the bad item.
 std::vector<double> parse_number_list(const std::string& text, const std::string& what);
 

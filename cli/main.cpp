@@ -1,9 +1,13 @@
 // poslab-cli: every number the GUI shows, as JSON, scriptable without a display. Links the
 // core only. Exit codes: 0 success, 2 invalid input (one line on stderr naming the value).
+// No exception leaves main: whatever escapes a command becomes one line and exit code 2.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <new>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/json_util.hpp"
 #include "core/common/errors.hpp"
 
 int main(int argc, char** argv) {
@@ -18,6 +22,15 @@ int main(int argc, char** argv) {
   poslab::cli::add_attention_command(app);
   poslab::cli::add_wm_command(app);
   try {
+    // Every subcommand's --seed is a 64-bit seed: CLI11 would turn -1 into 2^64-1 and
+    // saturate 2^64, so the text is checked strictly first (issue 10, class 7).
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg == "--seed" && i + 1 < argc)
+        poslab::cli::parse_u64(argv[i + 1], "--seed");
+      else if (arg.rfind("--seed=", 0) == 0)
+        poslab::cli::parse_u64(arg.substr(7), "--seed");
+    }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -27,6 +40,23 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << " (see --help)\n";
     return 2;
   } catch (const poslab::Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const nlohmann::json::type_error& e) {
+    // 316 = a string that is not UTF-8 on its way to stdout.
+    std::cerr << "error: "
+              << (e.id == 316 ? "the input holds text that is not valid UTF-8 "
+                                "(save it as UTF-8): "
+                              : "unexpected JSON value: ")
+              << e.what() << "\n";
+    return 2;
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << "error: cannot read the JSON input: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory (is an input or a requested size far too large?)\n";
+    return 2;
+  } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }

@@ -12,7 +12,7 @@ namespace poslab::cli {
 namespace {
 
 struct SimArgs {
-  uint64_t seed = 1;
+  std::string seed = "1";  // text: parsed strictly (no -1 -> 2^64-1)
   std::string teams = "random";
   int steps = bnb::kMaxEpisodeSteps;
   std::string policy = "expert";
@@ -22,7 +22,7 @@ struct SimArgs {
 
 void run(const SimArgs& a) {
   bnb::EpisodeSpec spec;
-  spec.seed = a.seed;
+  spec.seed = parse_u64(a.seed, "--seed");
   const auto [t0, t1] = parse_team_sizes(a.teams);
   spec.config.team0_size = t0;
   spec.config.team1_size = t1;
@@ -45,7 +45,7 @@ void run(const SimArgs& a) {
       "screen)";
   Json ep = bnb_episode_json(rec, a.relational);
   for (auto& [k, v] : ep.items()) out[k] = std::move(v);
-  std::cout << out.dump() << "\n";
+  std::cout << dump_json(out) << "\n";
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ void add_sim_command(CLI::App& app) {
   auto a = std::make_shared<SimArgs>();
   auto* cmd = app.add_subcommand(
       "sim", "Simulate one Boost and Broadside episode; JSON trajectory on stdout");
-  cmd->add_option("--seed", a->seed, "episode seed (same seed, same episode)");
+  cmd->add_option("--seed", a->seed, "episode seed, 0..2^64-1 (same seed, same episode)");
   cmd->add_option("--teams", a->teams, "team sizes: random (1v1..4v4, 25 % each) or NvM, e.g. 4v4");
   cmd->add_option("--steps", a->steps, "maximum agent steps (truncation), 1..100000; default 512");
   cmd->add_option("--policy", a->policy,

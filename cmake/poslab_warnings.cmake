@@ -1,11 +1,20 @@
-# poslab_target_defaults(<target>): warnings and (optionally) sanitizers for OUR targets
-# only; third-party headers come in as SYSTEM includes and stay quiet.
+# poslab_target_defaults(<target>): warnings and (optionally) sanitizers and fuzzing
+# coverage for OUR targets only; third-party headers come in as SYSTEM includes and stay quiet.
 function(poslab_target_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
                          -Wnon-virtual-dtor -Wcast-align -Wunused -Woverloaded-virtual
                          -Wnull-dereference)
   if(POSLAB_SANITIZE)
-    target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer)
+    # -fno-sanitize-recover: undefined behaviour fails the test instead of printing a line
+    # nobody reads. vptr needs RTTI of every class crossing our code; Debian's libraries
+    # are not built for it, so it stays off.
+    target_compile_options(${target} PRIVATE -fsanitize=address,undefined
+                           -fno-sanitize-recover=undefined -fno-sanitize=vptr
+                           -fno-omit-frame-pointer)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+  if(POSLAB_FUZZ)
+    # Coverage counters in all of our code, so libFuzzer sees which branches an input took.
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
   endif()
 endfunction()

@@ -11,25 +11,47 @@ struct CodePoint {
   size_t begin, end;  // byte range in the text
 };
 
+// Strict UTF-8 (RFC 3629): the shortest form only, no surrogates (U+D800..DFFF), nothing
+// past U+10FFFF. Each rule is a range check on the first two bytes:
+//   E0 needs A0..BF (else overlong), ED needs 80..9F (else a surrogate),
+//   F0 needs 90..BF (else overlong), F4 needs 80..8F (else past U+10FFFF); C0, C1, F5..FF never.
 std::vector<CodePoint> decode_utf8(const std::string& text) {
   std::vector<CodePoint> out;
   size_t i = 0;
+  const auto bad = [](size_t at, const char* why) {
+    return InputError("sentence: invalid UTF-8 at byte " + std::to_string(at) + " (" + why +
+                      "; save or paste the text as UTF-8)");
+  };
   while (i < text.size()) {
     const auto b0 = static_cast<unsigned char>(text[i]);
-    int len = b0 < 0x80           ? 1
-              : (b0 >> 5) == 0x6  ? 2
-              : (b0 >> 4) == 0xE  ? 3
-              : (b0 >> 3) == 0x1E ? 4
-                                  : 0;
-    if (len == 0 || i + len > text.size())
-      throw InputError("sentence: invalid UTF-8 at byte " + std::to_string(i) +
-                       " (save or paste the text as UTF-8)");
+    int len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (b0 < 0x80) {
+      len = 1;
+    } else if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;
+      if (b0 == 0xED) hi = 0x9F;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;
+      if (b0 == 0xF4) hi = 0x8F;
+    } else {
+      throw bad(i, b0 == 0xC0 || b0 == 0xC1 ? "overlong form"
+                   : b0 >= 0xF5             ? "past U+10FFFF"
+                                            : "stray continuation byte");
+    }
+    if (len > static_cast<int>(text.size() - i)) throw bad(i, "truncated character");
     char32_t cp = len == 1 ? b0 : b0 & (0x7F >> len);
     for (int k = 1; k < len; ++k) {
       const auto b = static_cast<unsigned char>(text[i + k]);
-      if ((b >> 6) != 0x2)
-        throw InputError("sentence: invalid UTF-8 at byte " + std::to_string(i + k) +
-                         " (save or paste the text as UTF-8)");
+      const unsigned char l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xBF;
+      if (b < l || b > h) {
+        if ((b >> 6) != 0x2) throw bad(i + k, "missing continuation byte");
+        throw bad(i, b0 == 0xED ? "surrogate" : b0 == 0xF4 ? "past U+10FFFF" : "overlong form");
+      }
       cp = (cp << 6) | (b & 0x3F);
     }
     out.push_back({cp, i, i + len});

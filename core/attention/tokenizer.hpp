@@ -8,7 +8,8 @@
 
 namespace poslab {
 
-// Throws InputError on invalid UTF-8 (naming the byte offset), on an empty result, or when
+// Throws InputError on invalid UTF-8 (naming the byte offset; strict: overlong forms,
+// surrogates and code points past U+10FFFF are invalid), on an empty result, or when
 // there are more than max_tokens tokens.
 std::vector<std::string> tokenize_sentence(const std::string& text, int max_tokens);
 

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -25,10 +27,34 @@ Json bools(const std::vector<bool>& v) {
 }
 
 std::vector<bool> read_bools(const Json& j) {
+  if (!j.is_array()) throw Json::type_error::create(302, "expected an array of booleans", &j);
   std::vector<bool> out;
   for (const auto& b : j) out.push_back(b.get<bool>());
   return out;
 }
+
+// Whole numbers in [lo, hi] only: nlohmann's get<int>() would wrap 4294967297 to 1 and
+// get<uint64_t>() would turn -1 into 2^64-1.
+int64_t read_int(const Json& j, int64_t lo, int64_t hi) {
+  if (j.is_number_unsigned() && j.get<uint64_t>() <= static_cast<uint64_t>(hi) &&
+      static_cast<int64_t>(j.get<uint64_t>()) >= lo)
+    return static_cast<int64_t>(j.get<uint64_t>());
+  if (j.is_number_integer() && !j.is_number_unsigned() && j.get<int64_t>() >= lo &&
+      j.get<int64_t>() <= hi)
+    return j.get<int64_t>();
+  throw Json::type_error::create(
+      302, "expected a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]",
+      &j);
+}
+
+uint64_t read_u64(const Json& j) {
+  if (!j.is_number_unsigned())
+    throw Json::type_error::create(302, "expected a whole number in [0, 2^64-1]", &j);
+  return j.get<uint64_t>();
+}
+
+// JSON nesting a progress file needs (lessons.id.answers.qid.ticks = 6 levels).
+constexpr int kMaxProgressDepth = 16;
 
 std::string timestamp() {
   const std::time_t now = std::time(nullptr);
@@ -72,47 +98,68 @@ std::string progress_to_json(const Progress& p) {
     lessons[id] = std::move(l);
   }
   j["lessons"] = std::move(lessons);
-  return j.dump(1) + "\n";
+  // replace: an id or text that is not UTF-8 is saved with U+FFFD instead of throwing.
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 Progress progress_from_json(const std::string& text, const std::string& source) {
   Json j;
   try {
-    j = Json::parse(text);
+    // Depth is limited inside the (iterative) parser, before anything recursive sees it.
+    j = Json::parse(text, [](int depth, Json::parse_event_t event, Json&) {
+      if (depth > kMaxProgressDepth &&
+          (event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start))
+        throw Json::parse_error::create(101, 0, "nested too deeply for a progress file", nullptr);
+      return true;
+    });
   } catch (const Json::parse_error& e) {
-    throw FileError(source, "not valid JSON (error at byte " + std::to_string(e.byte) + ")");
+    throw FileError(
+        source, "not valid JSON (error at byte " + std::to_string(e.byte) + ": " + e.what() + ")");
+  } catch (const Json::exception& e) {
+    // out_of_range.406: a number such as 1e400 that no double holds.
+    throw FileError(source, std::string("not a readable progress file (") + e.what() + ")");
   }
   std::string field = "(top level)";
   try {
     if (!j.is_object() || j.value("format", "") != std::string(kProgressFormat))
       throw FileError(source, std::string("not a PosLab progress file (\"format\" is not \"") +
                                   kProgressFormat + "\")");
-    const int version = j.at("version").get<int>();
+    const int64_t version = read_int(j.at("version"), INT32_MIN, INT32_MAX);
     if (version != kProgressVersion)
       throw FileError(source, "progress version " + std::to_string(version) +
                                   " is not supported (this build reads " +
                                   std::to_string(kProgressVersion) + ")");
     Progress p;
     field = "language";
-    p.language = j.value("language", "en");
+    p.language = j.contains("language") && j["language"].is_string()
+                     ? j["language"].get<std::string>()
+                     : "en";
     if (p.language != "en" && p.language != "zh") p.language = "en";
+    if (!j.at("lessons").is_object())
+      throw Json::type_error::create(302, "lessons: expected an object", &j);
     for (const auto& [id, l] : j.at("lessons").items()) {
       field = "lessons." + id;
       LessonProgress lp;
       lp.completed = l.at("completed").get<bool>();
       lp.checklist = read_bools(l.at("checklist"));
+      if (!l.is_object() || !l.at("answers").is_object())
+        throw Json::type_error::create(302, "expected an object with \"answers\"", &l);
       for (const auto& [qid, r] : l.at("answers").items()) {
         field = "lessons." + id + ".answers." + qid;
         AnswerRecord a;
-        a.attempts = r.at("attempts").get<int>();
+        a.attempts = static_cast<int>(read_int(r.at("attempts"), 0, INT32_MAX));
         a.answered = r.at("answered").get<bool>();
         a.correct = r.at("correct").get<bool>();
-        if (r.contains("chosen")) a.chosen = r.at("chosen").get<std::vector<int>>();
+        if (r.contains("chosen")) {
+          if (!r.at("chosen").is_array())
+            throw Json::type_error::create(302, "chosen: expected an array", &r);
+          for (const auto& c : r.at("chosen"))
+            a.chosen.push_back(static_cast<int>(read_int(c, 0, 1000000)));
+        }
         a.number = r.at("number").get<double>();
-        a.seed = r.at("seed").get<std::uint64_t>();
+        a.seed = read_u64(r.at("seed"));
         if (r.contains("text")) a.text = r.at("text").get<std::string>();
         if (r.contains("ticks")) a.ticks = read_bools(r.at("ticks"));
-        if (a.attempts < 0) throw FileError(source, field + ".attempts is negative");
         lp.answers[qid] = std::move(a);
       }
       p.lessons[id] = std::move(lp);

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,6 +37,11 @@ inline std::vector<bnb::EpisodeRecord> write_valid_dataset(const std::string& pa
   }
   w.close();
   return out;
+}
+
+inline std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 inline void check(bool ok, const char* what) {
@@ -116,6 +122,70 @@ inline void corrupt_token_chunk(const std::string& path) {
   const char junk[16] = {'\x5a', '\x13', '\x77', '\x00', '\x42', '\x42', '\x01', '\x7f',
                          '\x6b', '\x2c', '\x00', '\x01', '\x23', '\x45', '\x67', '\x13'};
   io.write(junk, sizeof junk);
+}
+
+// Replaces `name` with an external link to the same name in `other` (a valid dataset):
+// the reader must refuse it rather than read another file.
+inline void make_external_link(const std::string& path, const std::string& other,
+                               const char* name) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  check(f >= 0 && H5Ldelete(f, name, H5P_DEFAULT) >= 0, "delete dataset");
+  check(H5Lcreate_external(other.c_str(), name, f, name, H5P_DEFAULT, H5P_DEFAULT) >= 0,
+        "external link");
+  H5Fclose(f);
+}
+
+// Replaces `episode_seeds` with a dataset whose bytes live in the external raw file `raw`.
+inline void make_external_storage(const std::string& path, const std::string& raw) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  check(f >= 0, "open");
+  hid_t d = H5Dopen2(f, "episode_seeds", H5P_DEFAULT);
+  hid_t sp = H5Dget_space(d);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(sp, &n, nullptr);
+  H5Sclose(sp);
+  H5Dclose(d);
+  check(H5Ldelete(f, "episode_seeds", H5P_DEFAULT) >= 0, "delete");
+  { std::ofstream(raw, std::ios::binary) << std::string(static_cast<size_t>(n) * 8, '\x01'); }
+  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  check(H5Pset_external(dcpl, raw.c_str(), 0, n * 8) >= 0, "set external");
+  sp = H5Screate_simple(1, &n, nullptr);
+  d = H5Dcreate2(f, "episode_seeds", H5T_STD_U64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  check(d >= 0, "create external dataset");
+  H5Dclose(d);
+  H5Sclose(sp);
+  H5Pclose(dcpl);
+  H5Fclose(f);
+}
+
+// A tiny file announcing `rows` rows and `episodes` episodes: every dataset is resized to
+// that many rows (none of them stored) and the attributes agree.
+inline void announce_huge(const std::string& path, int64_t episodes, int64_t rows) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  check(f >= 0, "open");
+  const char* row_names[] = {"tokens", "actions", "expert_actions", "rewards", "episode_ids"};
+  for (const char* name : row_names) {
+    const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    hsize_t dims[3];
+    const hid_t sp = H5Dget_space(d);
+    H5Sget_simple_extent_dims(sp, dims, nullptr);
+    H5Sclose(sp);
+    dims[0] = static_cast<hsize_t>(rows);
+    check(H5Dset_extent(d, dims) >= 0, "extend rows");
+    H5Dclose(d);
+  }
+  for (const char* name : {"episode_lengths", "episode_seeds"}) {
+    const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    hsize_t dims[1] = {static_cast<hsize_t>(episodes)};
+    check(H5Dset_extent(d, dims) >= 0, "extend episodes");
+    H5Dclose(d);
+  }
+  H5Fclose(f);
+  set_int_attribute(path, "num_episodes", episodes);
+  set_int_attribute(path, "total_timesteps", rows);
 }
 
 }  // namespace poslab::testing

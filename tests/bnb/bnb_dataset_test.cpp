@@ -1,7 +1,10 @@
 // HDF5 dataset round trip and rejection of damaged files. Each damaged file is made by
 // breaking a valid one in exactly one way (bad_datasets.hpp); the reader must refuse it
 // with a FileError that names the file and says what is wrong.
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -9,6 +12,7 @@
 
 #include "core/common/errors.hpp"
 #include "io/dataset/bnb_dataset.hpp"
+#include "io/dataset/isolated.hpp"
 #include "tests/bnb/bad_datasets.hpp"
 
 using namespace poslab;
@@ -76,25 +80,109 @@ TEST_CASE("the writer refuses to overwrite unless asked, and a partial file is v
   const std::string path = temp_path("partial.h5");
   testing::write_valid_dataset(path, 1);
   CHECK_THROWS_AS(io::BnbDatasetWriter(path), FileError);
+  const std::string before = testing::file_bytes(path);
   {
     io::BnbWriterOptions o;
     o.overwrite = true;
     io::BnbDatasetWriter w(path, o);
     w.append(bnb::run_episode({1, {}, bnb::PolicyKind::expert, {}}));
-    // Before close (as after an interrupted collect), another reader sees one episode.
-    const io::BnbDatasetReader r(path);
-    CHECK(r.info().num_episodes == 1);
-    r.read_episode(0);
+    w.append(bnb::run_episode({2, {}, bnb::PolicyKind::expert, {}}));
+    // Before close (as after an interrupted or killed collect): the previous file is
+    // untouched and the committed snapshot is a valid dataset of what it counts.
+    CHECK(testing::file_bytes(path) == before);
+    REQUIRE(w.committed_episodes() >= 1);
+    const io::BnbDatasetReader r(io::bnb_partial_path(path));
+    CHECK(r.info().num_episodes == w.committed_episodes());
+    for (int64_t e = 0; e < r.info().num_episodes; ++e) r.read_episode(e);
+    w.commit();
+    CHECK(io::BnbDatasetReader(io::bnb_partial_path(path)).info().num_episodes == 2);
+  }  // destroyed without close(), as when an exception unwinds collect
+  CHECK(testing::file_bytes(path) == before);
+  CHECK(fs::exists(io::bnb_partial_path(path)));
+  CHECK_FALSE(fs::exists(path + ".work"));
+  // A stale snapshot is not overwritten by accident...
+  CHECK_THROWS_WITH(io::BnbDatasetWriter(temp_path("partial.h5")),
+                    Catch::Contains("already exists"));
+  {
+    io::BnbWriterOptions o;
+    o.overwrite = true;  // ...but --force discards it, and close() replaces the file
+    io::BnbDatasetWriter w(path, o);
+    w.append(bnb::run_episode({3, {}, bnb::PolicyKind::expert, {}}));
+    w.close();
   }
+  CHECK_FALSE(fs::exists(io::bnb_partial_path(path)));
+  CHECK(io::BnbDatasetReader(path).info().episode_seeds == std::vector<uint64_t>{3});
   const io::BnbDatasetReader empty_ok([&] {
     const std::string p = temp_path("empty.h5");
     io::BnbWriterOptions o;
     o.overwrite = true;
     io::BnbDatasetWriter w(p, o);
+    w.close();
     return p;
   }());
   CHECK(empty_ok.info().num_episodes == 0);
   CHECK_THROWS_AS(io::BnbDatasetWriter(temp_path("nodir/x/y.h5")), FileError);
+}
+
+TEST_CASE("sizes come from what the file stores, not from what it announces") {
+  const std::string p = temp_path("huge.h5");
+  testing::write_valid_dataset(p, 2);
+  testing::announce_huge(p, 1000000000LL, 100000000000LL);  // 1e9 episodes, 1e11 rows
+  require_rejected(p, "stores only");
+}
+
+TEST_CASE("external links, external storage and non-dataset files are refused") {
+  const std::string p = temp_path("ext.h5"), other = temp_path("other.h5");
+  testing::write_valid_dataset(other, 3);
+  SECTION("external link") {
+    testing::write_valid_dataset(p, 3);
+    testing::make_external_link(p, other, "tokens");
+    require_rejected(p, "external link");
+  }
+  SECTION("external raw storage") {
+    testing::write_valid_dataset(p, 3);
+    testing::make_external_storage(p, temp_path("seeds.raw"));
+    require_rejected(p, "external files");
+  }
+  SECTION("a FIFO is refused without blocking") {
+    const std::string fifo = temp_path("fifo.h5");
+    fs::remove(fifo);
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    require_rejected(fifo, "not a regular file");
+  }
+}
+
+TEST_CASE("the helper process turns crashes, hangs and errors into errors naming the file") {
+  const std::string p = "some/file.h5";
+  CHECK(io::run_isolated(p, [] { return std::string("answer\0with nul", 15); }) ==
+        std::string("answer\0with nul", 15));
+  CHECK_THROWS_WITH(io::run_isolated(p,
+                                     []() -> std::string {
+                                       ::raise(SIGSEGV);
+                                       return "";
+                                     }),
+                    Catch::Contains("some/file.h5: the HDF5 library crashed"));
+  CHECK_THROWS_WITH(io::run_isolated(p, []() -> std::string { ::_exit(3); }),
+                    Catch::Contains("exit code 3"));
+  io::IsolationOptions quick;
+  quick.timeout_seconds = 0.5;
+  CHECK_THROWS_WITH(io::run_isolated(
+                        p,
+                        []() -> std::string {
+                          ::pause();
+                          return "";
+                        },
+                        quick),
+                    Catch::Contains("did not finish within"));
+  CHECK_THROWS_AS(io::run_isolated(p, []() -> std::string { throw InputError("bad value"); }),
+                  InputError);
+  try {
+    io::run_isolated(p, []() -> std::string { throw FileError("other.h5", "is odd"); });
+    FAIL("no error");
+  } catch (const FileError& e) {
+    CHECK(e.path() == "other.h5");
+    CHECK(std::string(e.what()) == "other.h5: is odd");
+  }
 }
 
 TEST_CASE("damaged, foreign and missing files are rejected with errors naming the file") {

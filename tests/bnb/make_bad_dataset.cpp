@@ -1,5 +1,6 @@
 // make_bad_dataset <kind> <path>: writes a small valid dataset, then breaks it one way
-// (kind: valid, version, magic, shape, missing, truncated, corrupt). Used by
+// (kind: valid, version, magic, shape, missing, truncated, corrupt, huge, external-link,
+// external-storage). Used by
 // tests/cli/cli_bnb_test.sh to check that `poslab-cli inspect` rejects each with exit 2.
 #include <iostream>
 
@@ -7,8 +8,9 @@
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::cerr
-        << "usage: make_bad_dataset valid|version|magic|shape|missing|truncated|corrupt <path>\n";
+    std::cerr << "usage: make_bad_dataset "
+                 "valid|version|magic|shape|missing|truncated|corrupt|huge|external-link|"
+                 "external-storage <path>\n";
     return 2;
   }
   namespace t = poslab::testing;
@@ -27,6 +29,13 @@ int main(int argc, char** argv) {
       t::truncate_file(path, 0.6);
     else if (kind == "corrupt")
       t::corrupt_token_chunk(path);
+    else if (kind == "huge")
+      t::announce_huge(path, 1000000000LL, 100000000000LL);
+    else if (kind == "external-link") {
+      t::write_valid_dataset(path + ".other.h5", 3, 1);
+      t::make_external_link(path, path + ".other.h5", "tokens");
+    } else if (kind == "external-storage")
+      t::make_external_storage(path, path + ".raw");
     else if (kind != "valid")
       throw std::runtime_error("unknown kind " + kind);
   } catch (const std::exception& e) {

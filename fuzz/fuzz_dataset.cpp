@@ -1,0 +1,22 @@
+// Boost and Broadside HDF5 datasets, mutated from the valid seed file in corpus/dataset:
+// PosLab's reader in this process (so the sanitizers see PosLab's code), reading every
+// episode. libhdf5 itself crashes on some mutants; in PosLab those reads run in a helper
+// process (io/dataset/isolated.hpp), so scripts/fuzz.sh runs this harness with -fork and
+// sorts crashes into library-only ones and ones with PosLab frames.
+#include <fstream>
+
+#include "fuzz/fuzz_common.hpp"
+#include "io/dataset/bnb_dataset.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string path = fuzz_scratch_dir() + "/mutant.h5";
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  }
+  POSLAB_FUZZ_BODY({
+    const poslab::io::BnbDatasetReader r(path, poslab::io::BnbReadMode::in_process);
+    for (int64_t e = 0; e < r.info().num_episodes; ++e) (void)r.read_episode(e);
+  });
+  return 0;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs one libFuzzer harness from fuzz/ for a while:
+#   scripts/fuzz.sh NAME SECONDS     e.g. scripts/fuzz.sh preset 60   (NAME = fuzz_NAME)
+#   scripts/fuzz.sh list             the harness names
+# Builds the "fuzz" preset (clang-14, ASan + UBSan + coverage) if needed, starts from the
+# committed seed corpus fuzz/corpus/NAME plus the growing one in build/fuzz/corpus/NAME,
+# uses fuzz/dict/NAME.dict when present, and prints one summary line:
+#   fuzz NAME: EXECS executions in SECONDS s, CRASHES crashes (LIBRARY in libhdf5 only)
+# Exit 1 if a crash, leak or sanitizer report involves PosLab's own code. Crashes whose
+# top frame is inside libhdf5 (the dataset harness reads mutants in this process, while
+# PosLab contains them in a helper process) are counted apart and kept in
+# build/fuzz/artifacts/NAME/ for study. Totals over runs accumulate in
+# build/fuzz/stats/NAME.txt (one "executions crashes library_crashes" line per run).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+names=(preset tokenizer quiz_answers markdown quiz_toml progress settings json_matrix action_file dataset)
+if [[ "${1:-}" == "list" ]]; then printf '%s\n' "${names[@]}"; exit 0; fi
+if [[ $# -ne 2 || ! " ${names[*]} " == *" $1 "* || ! "$2" =~ ^[0-9]+$ ]]; then
+  echo "usage: scripts/fuzz.sh NAME SECONDS   (NAME: ${names[*]})" >&2
+  exit 2
+fi
+name="$1" seconds="$2"
+bin="build/fuzz/fuzz/fuzz_$name"
+if [[ ! -f build/fuzz/build.ninja ]]; then cmake --preset fuzz > /dev/null; fi
+cmake --build --preset fuzz --target "fuzz_$name" > /dev/null
+
+work="build/fuzz/corpus/$name" art="build/fuzz/artifacts/$name" stats="build/fuzz/stats"
+mkdir -p "$work" "$art" "$stats"
+args=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$art/" -timeout=20
+      -rss_limit_mb=4096 -max_len=1048576)
+[[ -f "fuzz/dict/$name.dict" ]] && args+=(-dict="fuzz/dict/$name.dict")
+if [[ "$name" == dataset ]]; then
+  # Keep going past libhdf5's own crashes; each is sorted below.
+  args+=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -max_len=262144)
+fi
+export LSAN_OPTIONS="suppressions=$root/cmake/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}"
+log="build/fuzz/last_$name.log"
+rc=0
+"$bin" "${args[@]}" "$work" "fuzz/corpus/$name" > "$log" 2>&1 || rc=$?
+
+# Executions: the final stats line (normal mode) or the last status line (fork mode).
+execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{s+=$2} END {print s+0}')
+if [[ "$execs" -eq 0 ]]; then
+  execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
+  execs=${execs:-0}
+fi
+crashes=0 library=0 ours=0
+shopt -s nullglob
+for f in "$art"/crash-* "$art"/leak-* "$art"/oom-* "$art"/timeout-*; do
+  [[ -e "$f.sorted" ]] && continue
+  crashes=$((crashes + 1))
+  out=$("$bin" -runs=1 "$f" 2>&1 || true)
+  # The first stack frame of the report: inside libhdf5, or in PosLab / elsewhere?
+  top=$(grep -m1 -E '^ *#0 ' <<<"$out" || true)
+  if [[ "$name" == dataset && "$top" == *libhdf5* ]]; then
+    library=$((library + 1)); echo "library" > "$f.sorted"
+  elif [[ "$name" == dataset && "$f" == */timeout-* ]] && ! grep -q "$root/io\|$root/core" <<<"$out"; then
+    library=$((library + 1)); echo "library (hang)" > "$f.sorted"
+  else
+    ours=$((ours + 1)); echo "posLab: $top" > "$f.sorted"
+    echo "fuzz $name: $f involves PosLab's code:"; grep -E '^(==|SUMMARY| *#[0-9])' <<<"$out" | head -20
+  fi
+done
+echo "$execs $crashes $library" >> "$stats/$name.txt"
+echo "fuzz $name: $execs executions in $seconds s, $crashes new crashes ($library in libhdf5 only); log $log"
+if [[ $ours -gt 0 || ( $rc -ne 0 && "$name" != dataset ) ]]; then
+  tail -30 "$log"
+  exit 1
+fi
