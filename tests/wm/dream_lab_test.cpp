@@ -11,6 +11,7 @@
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab.hpp"
 #include "core/wm/dream_lab_model.hpp"
+#include "core/wm/dream_lab_train.hpp"
 #include "core/wm/eval.hpp"
 
 using namespace poslab;
@@ -625,4 +626,43 @@ TEST_CASE("dream attention rows are distributions", "[dreams]") {
       CHECK(srow == Approx(1.0).margin(1e-4));
     }
   }
+}
+
+TEST_CASE("dream lab training reports curves, checkpoints and stops when asked", "[dreams]") {
+  DreamTrainSpec spec;
+  spec.episodes = 4;
+  spec.steps = 6;
+  spec.batch = 1;
+  spec.log_every = 1;
+  spec.val_every = 2;
+  spec.checkpoint_every = 2;
+  int progress_calls = 0, checkpoints = 0;
+  size_t params = 0;
+  DreamTrainHooks hooks;
+  hooks.on_progress = [&](const DreamTrainProgress& p) {
+    ++progress_calls;
+    CHECK(p.step.size() == p.loss.size());
+    CHECK(std::isfinite(p.loss.back()));
+  };
+  hooks.on_checkpoint = [&](const WmConfig& c, const std::vector<float>& w,
+                            const nn::AdamWState& opt) {
+    ++checkpoints;
+    params = w.size();
+    CHECK(w.size() == wm_param_count(c));
+    CHECK(opt.m.size() == w.size());
+  };
+  hooks.stop_requested = [&] { return progress_calls >= 3; };  // stop after 3 steps
+  const DreamTrainProgress p = dream_lab_train(spec, {}, hooks);
+  CHECK(p.done >= 3);
+  CHECK(p.done < 6);  // stopped before the end
+  CHECK(p.total == 6);
+  CHECK(p.step.size() == size_t(p.done));  // one point per step, none repeated
+  CHECK(p.step.back() == p.done);
+  CHECK(p.val_step.size() >= 1);
+  CHECK(progress_calls >= 3);
+  CHECK(checkpoints >= 1);  // at step 2 and at the stop
+  CHECK(params == wm_param_count(wm_preset("tiny")));
+  CHECK(p.train_episodes + p.val_episodes == 4);
+  spec.preset = "huge";
+  CHECK_THROWS_AS(dream_lab_train(spec, {}, {}), InputError);
 }
