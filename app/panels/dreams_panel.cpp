@@ -22,6 +22,7 @@
 #include "app/widgets/background_job.hpp"
 #include "app/widgets/plot.hpp"
 #include "app/widgets/token_strip.hpp"
+#include "app/widgets/train_view.hpp"
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab.hpp"
 #include "core/wm/dream_lab_model.hpp"
@@ -111,6 +112,7 @@ struct DreamsUi {
   // Drawing.
   ArenaView real_view, dream_view;
   AttentionMapTextures attention_tex;
+  TrainView train;
   int ships_drawn = 0, strip_mismatch = 0, strip_steps = -1;
   bool helm_keys = false;
   double steps_per_s = 0;
@@ -125,7 +127,14 @@ class DreamsPanel final : public Panel {
   const char* title() const override { return "Dream lab (world model)"; }
   std::string preset() const override { return wm::dreams_to_preset(ui_.lab); }
   void load_preset(const std::string& text) override { ui_.lab = wm::dreams_from_preset(text); }
-  bool animating() const override { return ui_.lab.playing && !ui_.timeline.finished; }
+  bool animating() const override {
+    return (ui_.lab.playing && !ui_.timeline.finished) || ui_.train.running();
+  }
+  void cancel_jobs() override {
+    ui_.stepper.cancel();
+    ui_.compare_job.cancel();
+    ui_.train.cancel();
+  }
   void release_gl() override {
     ui_.real_view.release_gl();
     ui_.dream_view.release_gl();
@@ -206,6 +215,16 @@ class DreamsPanel final : public Panel {
     if (u.lab.strip) strip(ctx);
     if (u.lab.attention) attention(ctx);
     if (u.lab.compare) compare(ctx);
+    if (u.lab.train) {
+      section("Train a world model (on a worker; the lab stays live)");
+      bool rope = true;
+      const std::string path = u.train.draw(ctx, rope, u.lab.train == 2);
+      if (!path.empty()) {
+        u.lab.model = path;
+        u.lab.window = rope ? DreamVariant::rope : DreamVariant::recompute;
+        u.model_path.clear();  // reload even if the path is the same (newer weights)
+      }
+    }
   }
 
  private:
@@ -393,6 +412,9 @@ class DreamsPanel final : public Panel {
     ImGui::Checkbox("attention", &s.attention);
     ImGui::SameLine();
     ImGui::Checkbox("compare positions", &s.compare);
+    ImGui::SameLine();
+    bool train = s.train > 0;
+    if (ImGui::Checkbox("train", &train)) s.train = train ? 1 : 0;
     ImGui::SameLine();
     if (ImGui::Button("Restart dream here")) restart_here(ctx);
     tooltip(

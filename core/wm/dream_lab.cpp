@@ -109,7 +109,7 @@ DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSetti
   in.read("attn", s.attention);
   in.read("strip", s.strip);
   in.read("compare", s.compare);
-  in.read("train", s.train);
+  in.read("train", s.train, R::train_range);
   in.finish();
   if (s.start == DreamSource::file && s.file.empty())
     throw InputError("preset \"" + text + "\": start=file needs file=<path of an HDF5 dataset>");

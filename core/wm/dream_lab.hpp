@@ -69,7 +69,7 @@ struct DreamLabSettings {
   bool attention = true;  // show the attention heatmaps
   bool strip = true;      // show the token strip
   bool compare = false;   // show the variants' error curves past the context
-  bool train = false;     // show the training panel
+  int train = 0;          // training panel: 0 hidden, 1 shown, 2 shown and a run started, [0, 2]
 
   static constexpr ParamRange seed_range{0, 2147483647};
   static constexpr ParamRange team_size_range{0, 4};
@@ -84,6 +84,7 @@ struct DreamLabSettings {
   static constexpr ParamRange slot_range{0, 7};
   static constexpr ParamRange layer_range{0, 63};
   static constexpr ParamRange head_range{0, 63};
+  static constexpr ParamRange train_range{0, 2};
 };
 
 std::string dreams_to_preset(const DreamLabSettings& s);

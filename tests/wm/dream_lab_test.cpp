@@ -132,6 +132,8 @@ TEST_CASE("dreams preset round trip and defaults", "[dreams]") {
   CHECK(back.temperature == 0.5);
   CHECK_THROWS_AS(dreams_from_preset("dreams?variant=alibi"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("dreams?temp=9"), InputError);
+  CHECK(dreams_from_preset("dreams?train=2").train == 2);
+  CHECK_THROWS_AS(dreams_from_preset("dreams?train=3"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("dreams?helm=8"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("dreams?nonsense=1"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("dreams?start=file"), InputError);
