@@ -509,6 +509,9 @@ void run_eval(const EvalArgs& a) {
   p.history = a.history;
   p.temperature = a.temperature;
   p.seed = a.seed;
+  // K may pass the context: RoPE slides (exact), absolute recomputes the window (a).
+  p.window =
+      ck.config.position == WmPosition::rope ? DreamWindow::approximate : DreamWindow::recompute;
   dream_validate(p);
   const auto starts = wm_dream_starts(d.episodes, d.split.val, p, a.stride, a.dreams);
   Json dreams;
@@ -527,18 +530,15 @@ void run_eval(const EvalArgs& a) {
   beyond["steps"] = q.steps;
   beyond["context"] = ck.config.context;
   if (ck.config.position == WmPosition::rope) {
+    q.window = DreamWindow::approximate;  // slide: exact for RoPE
     beyond["rope_slide"] = dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
   } else {
     q.window = DreamWindow::recompute;
     beyond["absolute_recompute"] =
         dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
-    try {
-      q.window = DreamWindow::approximate;
-      beyond["absolute_approximate"] =
-          dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
-    } catch (const InputError& e) {
-      beyond["absolute_approximate"] = {{"unavailable", e.what()}};
-    }
+    q.window = DreamWindow::approximate;
+    beyond["absolute_approximate"] =
+        dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
   }
   out["beyond_context"] = beyond;
   out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -547,7 +547,7 @@ void run_eval(const EvalArgs& a) {
 
 // ---------------------------------------------------------------- dream
 struct DreamArgs {
-  std::string checkpoint, data, loop = "closed", window = "recompute";
+  std::string checkpoint, data, loop = "closed", window = "approximate";
   int64_t episode = -1;
   int64_t sim_seed = -1;
   int start = -1, threads = 0;
@@ -759,7 +759,8 @@ void add_wm_command(CLI::App& app) {
                  "open loop: sampling temperature (0 = argmax)");
   dr->add_option("--seed", da->p.seed, "open loop: action sampling");
   dr->add_option("--window", da->window,
-                 "past the context: recompute | approximate (absolute only)");
+                 "past the context: approximate (slide; exact for RoPE, index reset for absolute) "
+                 "| recompute");
   dr->add_option("--threads", da->threads, "threads, 0 = all cores");
   dr->callback([da] { run_dream(*da); });
 

@@ -33,9 +33,14 @@ trap 'kill -INT $pid_rope $pid_abs 2>/dev/null || true' INT TERM
 wait $pid_rope
 wait $pid_abs
 
-for pos in rope absolute; do
+evaluate() {  # evaluate <position>
+  local pos="$1"
   "$cli" wm export "$work/wm_tiny_$pos.train.safetensors" -o "$out/wm_tiny_$pos.safetensors" > /dev/null
   "$cli" wm eval "$out/wm_tiny_$pos.safetensors" --data "$data" --dreams 16 --steps 50 --long-dreams 6 \
-    --threads 2 > "$out/wm_tiny_${pos}_eval.json"
-done
+    --threads 1 > "$out/wm_tiny_${pos}_eval.json"
+}
+evaluate rope & pid_rope=$!
+evaluate absolute & pid_abs=$!
+wait $pid_rope
+wait $pid_abs
 echo "done: $out/wm_tiny_{rope,absolute}.safetensors, .csv, _eval.json"

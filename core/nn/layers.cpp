@@ -63,6 +63,16 @@ template <class S>
 void linear_forward(S* out, const S* in, const S* w, const S* b, int64_t M, int I, int O,
                     int threads) {
   const Eigen::Map<const Mat<S>> W(w, O, I);
+  if (M <= 16) {
+    // a few rows (dream steps): one matrix-vector product per row; a GEMM would spend
+    // most of its time packing W
+    for (int64_t m = 0; m < M; ++m) {
+      Eigen::Map<Eigen::Matrix<S, Eigen::Dynamic, 1>> y(out + m * O, O);
+      y.noalias() = W * Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, 1>>(in + m * I, I);
+      if (b) y += Eigen::Map<const Eigen::Matrix<S, Eigen::Dynamic, 1>>(b, O);
+    }
+    return;
+  }
   parallel_for(
       threads, M,
       [&](int64_t r0, int64_t r1) {
@@ -96,8 +106,11 @@ void linear_backward(S* din, S* dw, S* db, const S* dout, const S* in, const S* 
       [&](int64_t o0, int64_t o1) {
         Eigen::Map<Mat<S>> DW(dw + o0 * I, o1 - o0, I);
         DW.noalias() += DY.middleCols(o0, o1 - o0).transpose() * X;
-        if (db)
-          for (int64_t o = o0; o < o1; ++o) db[o] += DY.col(o).sum();
+        if (db)  // rows in order (Eigen's reductions peel by address: bits would vary)
+          for (int64_t m = 0; m < M; ++m) {
+            const S* dy = dout + m * O;
+            for (int64_t o = o0; o < o1; ++o) db[o] += dy[o];
+          }
       },
       8);
 }
@@ -245,10 +258,13 @@ void rope_backward(S* dx, int64_t M, int64_t ld, int col0, int H, int D, const S
   }
 }
 
-template <class S>
-void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g, bool causal,
-                       const uint8_t* key_visible, const S* bias) {
-  const int D = E / H, L = g.len;
+namespace {
+// DC: the head dim as a compile-time constant (0 = read it at run time); with it the loops
+// over d unroll into a few vector instructions.
+template <class S, int DC>
+void attention_forward_impl(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g, bool causal,
+                            const uint8_t* key_visible, const S* bias) {
+  const int D = DC > 0 ? DC : E / H, L = g.len;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const int64_t ld = 3 * static_cast<int64_t>(E);
   for (int h = 0; h < H; ++h) {
@@ -290,10 +306,10 @@ void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g
   }
 }
 
-template <class S>
-void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
-                        int H, AttnGroup g) {
-  const int D = E / H, L = g.len;
+template <class S, int DC>
+void attention_backward_impl(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
+                             int H, AttnGroup g) {
+  const int D = DC > 0 ? DC : E / H, L = g.len;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const int64_t ld = 3 * static_cast<int64_t>(E);
   S dp_stack[512];
@@ -337,6 +353,34 @@ void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const 
         }
       }
     }
+  }
+}
+
+}  // namespace
+
+template <class S>
+void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g, bool causal,
+                       const uint8_t* key_visible, const S* bias) {
+  switch (E / H) {
+    case 16:
+      return attention_forward_impl<S, 16>(out, probs, qkv, E, H, g, causal, key_visible, bias);
+    case 32:
+      return attention_forward_impl<S, 32>(out, probs, qkv, E, H, g, causal, key_visible, bias);
+    default:
+      return attention_forward_impl<S, 0>(out, probs, qkv, E, H, g, causal, key_visible, bias);
+  }
+}
+
+template <class S>
+void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
+                        int H, AttnGroup g) {
+  switch (E / H) {
+    case 16:
+      return attention_backward_impl<S, 16>(dqkv, dbias, dout, probs, qkv, E, H, g);
+    case 32:
+      return attention_backward_impl<S, 32>(dqkv, dbias, dout, probs, qkv, E, H, g);
+    default:
+      return attention_backward_impl<S, 0>(dqkv, dbias, dout, probs, qkv, E, H, g);
   }
 }
 

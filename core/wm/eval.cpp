@@ -1,7 +1,6 @@
 // World-model evaluation (see eval.hpp): teacher-forced scores, dreams against the real
-// simulator, and the baselines beside them. Dreams here recompute the window of the last
-// C steps with the full forward pass at every step; that is exact for RoPE and is the
-// absolute variant's option (a).
+// simulator, and the baselines beside them. Dreams run on wm's KV-cache decoder
+// (core/wm/wm_decode.hpp), one step per agent step.
 #include "core/wm/eval.hpp"
 
 #include <algorithm>
@@ -10,7 +9,6 @@
 
 #include "core/bnb/bnb_features.hpp"
 #include "core/common/errors.hpp"
-#include "core/common/random.hpp"
 #include "core/wm/train.hpp"
 
 namespace poslab::wm {
@@ -25,18 +23,6 @@ int argmax(const float* x, int n) {
   for (int i = 1; i < n; ++i)
     if (x[i] > x[best]) best = i;
   return best;
-}
-
-// Samples from softmax(x / temperature); temperature 0 = argmax.
-int sample(const float* x, int n, double temperature, SeededStream& rng) {
-  if (temperature <= 0) return argmax(x, n);
-  const float mx = x[argmax(x, n)];
-  double p[8], sum = 0;
-  for (int i = 0; i < n; ++i) sum += p[i] = std::exp((x[i] - mx) / temperature);
-  double u = rng.uniform() * sum;
-  for (int i = 0; i < n; ++i)
-    if ((u -= p[i]) < 0) return i;
-  return n - 1;
 }
 
 void renormalise(float& a, float& b) {
@@ -135,25 +121,33 @@ bnb::SimState wm_replay_to(const bnb::EpisodeRecord& ep, int row) {
   return s;
 }
 
+WmOverflow dream_overflow(const WmConfig& c, DreamWindow w) {
+  // RoPE: sliding keeps every relative distance right, so it is exact; recompute is the
+  // same up to float rounding. Absolute: recompute is (a), slide is the approximate (b).
+  (void)c;
+  return w == DreamWindow::recompute ? WmOverflow::recompute : WmOverflow::slide;
+}
+
 DreamResult wm_dream(WorldModel& model, const bnb::EpisodeRecord& ep, int start,
+                     const DreamParams& p) {
+  WmDreamer dreamer(model, dream_overflow(model.config(), p.window));
+  return wm_dream(dreamer, ep, start, p);
+}
+
+DreamResult wm_dream(WmDreamer& dreamer, const bnb::EpisodeRecord& ep, int start,
                      const DreamParams& p) {
   dream_validate(p);
   if (start < 0 || start + 1 >= ep.rows)
     throw InputError("dream start row " + std::to_string(start) +
                      " must leave a real step after it (episode has " + std::to_string(ep.rows) +
                      " rows)");
-  if (p.window == DreamWindow::approximate && model.config().position == WmPosition::absolute)
-    throw InputError(
-        "window approximate needs the KV-cache decoder (core/wm/wm_decode), not built yet; use "
-        "recompute");
-  const int C = model.config().context;
+  dreamer.reset();
   const int first = std::max(0, start - p.history);
   const int K = p.steps;
-  // The sequence the model sees: real rows first..start, then dreamt rows.
-  std::vector<float> seq(ep.tokens.begin() + static_cast<long>(first) * N * F,
-                         ep.tokens.begin() + static_cast<long>(start + 1) * N * F);
-  std::vector<uint8_t> acts(ep.actions.begin() + static_cast<long>(first) * N * 3,
-                            ep.actions.begin() + static_cast<long>(start) * N * 3);
+  // The real history, teacher-forced into the cache.
+  for (int r = first; r < start; ++r)
+    dreamer.step_with_actions(ep.tokens.data() + static_cast<size_t>(r) * N * F,
+                              ep.actions.data() + static_cast<size_t>(r) * N * 3);
   DreamResult res;
   res.start = start;
   res.model = res.copy_last = res.const_velocity = ErrorAccumulator(K);
@@ -162,47 +156,31 @@ DreamResult wm_dream(WorldModel& model, const bnb::EpisodeRecord& ep, int start,
   res.real.assign(start_state, start_state + N * F);
   bnb::SimState sim;
   if (p.loop == DreamLoop::open) sim = wm_replay_to(ep, start);
-  SeededStream rng(p.seed, "wm-dream-action", static_cast<uint64_t>(start));
-  std::vector<float> base(N * F), clean(N * F);
+  WmActionChoice choice;
+  choice.sample = p.temperature > 0;
+  choice.temperature = p.temperature > 0 ? p.temperature : 1.0;
+  choice.seed = p.seed;
+  std::vector<float> state(start_state, start_state + N * F), clean(N * F), base(N * F),
+      real(N * F);
   for (int j = 0; j < K; ++j) {
     const int r = start + j;
     if (p.loop == DreamLoop::closed && r + 1 >= ep.rows) break;
     if (p.loop == DreamLoop::open && sim.done) break;
-    const int i = r - first;  // index of row r in seq
-    const int w0 = std::max(0, i - C + 1);
-    const int L = i - w0 + 1;
-    WmBatch b;
-    b.batch = 1;
-    b.steps = L;
-    b.tokens.assign(seq.begin() + static_cast<long>(w0) * N * F,
-                    seq.begin() + static_cast<long>(i + 1) * N * F);
-    b.actions.assign(acts.begin() + static_cast<long>(w0) * N * 3, acts.end());
-    b.actions.resize(static_cast<size_t>(L) * N * 3, 0);
-    b.valid.assign(static_cast<size_t>(L), 1);
-    uint8_t* a = b.actions.data() + static_cast<size_t>(L - 1) * N * 3;
-    if (p.loop == DreamLoop::closed) {
-      std::copy_n(ep.actions.begin() + static_cast<long>(r) * N * 3, N * 3, a);
-    } else {  // the action head on S_r chooses (causal: A_r does not affect S_r's output)
-      model.forward(b);
-      const float* logits = model.action_logits() + static_cast<size_t>(L - 1) * N * kActionLogits;
-      for (int n = 0; n < N; ++n)
-        for (int h = 0; h < 3; ++h)
-          a[n * 3 + h] = static_cast<uint8_t>(
-              sample(logits + n * kActionLogits + kHeadBegin[h], kHeadSize[h], p.temperature, rng));
-    }
-    model.forward(b);
-    const float* pred = model.state_pred() + static_cast<size_t>(L - 1) * N * F;
-    wm_clean_state(pred, seq.data() + static_cast<size_t>(i) * N * F, clean.data());
-    acts.insert(acts.end(), a, a + N * 3);
-    seq.insert(seq.end(), clean.begin(), clean.end());
-    res.actions.insert(res.actions.end(), a, a + N * 3);
-    std::vector<float> real(N * F);
+    const WmStepResult out =
+        p.loop == DreamLoop::closed
+            ? dreamer.step_with_actions(state.data(),
+                                        ep.actions.data() + static_cast<size_t>(r) * N * 3)
+            : dreamer.step(state.data(), choice);
+    wm_clean_state(out.state_pred.data(), state.data(), clean.data());
+    res.actions.insert(res.actions.end(), out.actions.begin(), out.actions.end());
     if (p.loop == DreamLoop::closed) {
       std::copy_n(ep.tokens.begin() + static_cast<long>(r + 1) * N * F, N * F, real.begin());
     } else {
       bnb::JointAction ja;
       for (int n = 0; n < N; ++n)
-        ja[static_cast<size_t>(n)] = {a[n * 3], a[n * 3 + 1], a[n * 3 + 2]};
+        ja[static_cast<size_t>(n)] = {out.actions[static_cast<size_t>(n * 3)],
+                                      out.actions[static_cast<size_t>(n * 3 + 1)],
+                                      out.actions[static_cast<size_t>(n * 3 + 2)]};
       bnb::sim_step(sim, ja);
       bnb::write_tokens(sim, real.data());
     }
@@ -214,6 +192,7 @@ DreamResult wm_dream(WorldModel& model, const bnb::EpisodeRecord& ep, int start,
     baseline_constant_velocity(start_state, j + 1, base.data());
     res.const_velocity.add(j + 1, base.data(), real.data());
     res.steps = j + 1;
+    state = clean;
   }
   return res;
 }
@@ -306,10 +285,13 @@ DreamSummary wm_dream_many(WorldModel& model, const std::vector<bnb::EpisodeReco
                            const std::vector<DreamStart>& starts, const DreamParams& p) {
   DreamSummary s;
   s.model = s.copy_last = s.const_velocity = ErrorAccumulator(p.steps);
+  WmDreamer dreamer(model, dream_overflow(model.config(), p.window));
   for (const auto& d : starts) {
     DreamParams q = p;
-    q.seed = p.seed + static_cast<uint64_t>(d.episode) * 1000003ull;
-    const DreamResult r = wm_dream(model, episodes.at(static_cast<size_t>(d.episode)), d.start, q);
+    q.seed =
+        p.seed + static_cast<uint64_t>(d.episode) * 1000003ull + static_cast<uint64_t>(d.start);
+    const DreamResult r =
+        wm_dream(dreamer, episodes.at(static_cast<size_t>(d.episode)), d.start, q);
     s.model.merge(r.model);
     s.copy_last.merge(r.copy_last);
     s.const_velocity.merge(r.const_velocity);

@@ -4,7 +4,7 @@
 // simulator driven by the same actions, next to the copy-last and constant-velocity
 // baselines (core/wm/baselines.hpp). Past the context, dreams slide a window of C steps:
 // exact for RoPE; for learned absolute positions (a) recompute the window with positions
-// reset to 0, or (b) keep the cache and reset only the new index (wm's decoder).
+// reset to 0, or (b) keep the cache and reset only the new index (core/wm/wm_decode.hpp).
 //   K = dreamt steps, N = 8 slots, states (N, 15) as in spec section 5
 #pragma once
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include "core/common/param_range.hpp"
 #include "core/wm/baselines.hpp"
 #include "core/wm/data.hpp"
+#include "core/wm/wm_decode.hpp"
 #include "core/wm/world_model.hpp"
 
 namespace poslab::wm {
@@ -31,7 +32,8 @@ struct DreamParams {
   DreamLoop loop = DreamLoop::closed;  // where the actions come from
   double temperature = 0.0;  // open loop: action sampling temperature, 0 = argmax, [0, 10]
   uint64_t seed = 0;         // open loop: action sampling stream
-  DreamWindow window = DreamWindow::recompute;  // past the context (absolute positions only)
+  DreamWindow window =
+      DreamWindow::approximate;  // past the context: approximate = slide (exact for RoPE)
 
   static constexpr ParamRange steps_range{1, 100000};
   static constexpr ParamRange history_range{0, 4096};
@@ -53,10 +55,17 @@ struct DreamResult {
   ErrorAccumulator model{1}, copy_last{1}, const_velocity{1};  // per-step errors, horizons 1..K
 };
 
-// One dream from row `start` of a real episode (whose seed replays it in the simulator).
-// Throws InputError if the episode cannot be replayed or start is out of range.
+// One dream from row `start` of a real episode (whose seed replays it in the simulator): the
+// real rows start - history .. start - 1 go into the cache teacher-forced, then each step
+// feeds the (cleaned) dreamt state back. Throws InputError if the episode cannot be
+// replayed or start is out of range.
 DreamResult wm_dream(WorldModel& model, const bnb::EpisodeRecord& episode, int start,
                      const DreamParams& p);
+DreamResult wm_dream(WmDreamer& dreamer, const bnb::EpisodeRecord& episode, int start,
+                     const DreamParams& p);
+// The decoder's overflow rule for a window mode: recompute = (a); approximate = slide, which
+// is exact for RoPE and UniZero's index reset (b) for absolute positions.
+WmOverflow dream_overflow(const WmConfig& c, DreamWindow w);
 
 // Replays the recorded actions of `episode` up to row `row` in the simulator (the episode
 // seed and team sizes recreate its start); checks the tokens on the way.

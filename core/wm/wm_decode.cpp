@@ -42,7 +42,8 @@ struct WmDreamer::Scratch {
   std::vector<float> x, ln, qkv, att, tmp, fc1, act;  // (N, E), (N, 3E), (N, 4E)
   std::vector<float> mean, rstd;                      // (N)
   std::vector<float> rel;                             // (N, N, 12)
-  std::vector<float> rb_pre, rb_act, rb;              // (N*N, 64), (N*N, H)
+  std::vector<float> rb_pre, rb_act;                  // (N*N, 64)
+  std::vector<float> rb;                              // (Ls, N*N, H), kept from S to A
   std::vector<float> probs;                           // (H, N, N)
   std::vector<float> scores;                          // (2C)
   std::vector<float> cs, sn;                          // (D/2) for the current position
@@ -80,7 +81,7 @@ WmDreamer::WmDreamer(const WorldModel& model, WmOverflow overflow)
   s.rel.assign(kN * kN * kRelDim, 0.0f);
   s.rb_pre.assign(kN * kN * kRelBiasHidden, 0.0f);
   s.rb_act.assign(kN * kN * kRelBiasHidden, 0.0f);
-  s.rb.assign(kN * kN * H, 0.0f);
+  s.rb.assign(static_cast<size_t>(config_.layers) * kN * kN * H, 0.0f);  // per spatial block
   s.probs.assign(H * kN * kN, 0.0f);
   s.scores.assign(2 * C, 0.0f);
   s.cs.assign(D / 2, 0.0f);
@@ -170,7 +171,7 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
   for (int n = 0; n < kN; ++n)
     add_token_embeddings(&s.x[n * E], c, o, P, n, slot, slot == 0 ? state + n * kTokenDim : nullptr,
                          abs_pos);
-  {
+  if (slot == 0) {  // the A tokens of the step reuse the features (and biases) of its S
     double tmp[kN * kN * kRelDim];
     bnb::relational_from_tokens(state, tmp);
     for (int i = 0; i < kN * kN * kRelDim; ++i) s.rel[i] = static_cast<float>(tmp[i]);
@@ -229,19 +230,21 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
       }
       ++tl;
     } else {
-      linear_forward(s.rb_pre.data(), s.rel.data(), P + ob.rb1_w, P + ob.rb1_b, kN * kN, kRelDim,
-                     kRelBiasHidden);
-      silu_forward(s.rb_act.data(), s.rb_pre.data(), kN * kN * kRelBiasHidden);
-      linear_forward(s.rb.data(), s.rb_act.data(), P + ob.rb2_w, P + ob.rb2_b, kN * kN,
-                     kRelBiasHidden, H);
+      float* rb = s.rb.data() + static_cast<size_t>(sl) * kN * kN * H;  // this block's bias
+      if (slot == 0) {
+        linear_forward(s.rb_pre.data(), s.rel.data(), P + ob.rb1_w, P + ob.rb1_b, kN * kN, kRelDim,
+                       kRelBiasHidden);
+        silu_forward(s.rb_act.data(), s.rb_pre.data(), kN * kN * kRelBiasHidden);
+        linear_forward(rb, s.rb_act.data(), P + ob.rb2_w, P + ob.rb2_b, kN * kN, kRelBiasHidden, H);
+      }
       attention_forward(s.att.data(), s.probs.data(), s.qkv.data(), E, H, AttnGroup{0, 1, kN},
-                        false, s.alive, s.rb.data());
+                        false, s.alive, rb);
       if (out) {
         std::copy(s.probs.begin(), s.probs.end(),
                   out->spatial_probs.begin() + (static_cast<size_t>(sl) * 2 + slot) * H * kN * kN);
         if (slot == 0)
-          std::copy(s.rb.begin(), s.rb.end(),
-                    out->spatial_bias.begin() + static_cast<size_t>(sl) * kN * kN * H);
+          std::copy_n(rb, kN * kN * H,
+                      out->spatial_bias.begin() + static_cast<size_t>(sl) * kN * kN * H);
       }
       ++sl;
     }

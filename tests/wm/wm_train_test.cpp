@@ -356,6 +356,16 @@ TEST_CASE(
   direct.add(5, base.data(), r.real.data() + 5 * kShips * kTokenDim);
   CHECK(r.const_velocity.at(5).pos_px == Approx(direct.at(5).pos_px));
   CHECK(std::isfinite(r.model.at(12).pos_px));
+  // The first dreamt state is the full forward pass over the real rows 2..6 (the history
+  // and the start), cleaned: the cache was fed exactly that sequence.
+  const auto batch = wm_make_batch(eps, {{0, 2, 5}}, 5);
+  m.forward(batch);
+  std::vector<float> want(kShips * kTokenDim);
+  wm_clean_state(m.state_pred() + 4 * kShips * kTokenDim,
+                 eps[0].tokens.data() + 6 * kShips * kTokenDim, want.data());
+  for (int i = 0; i < kShips * kTokenDim; ++i)
+    CHECK(r.dreamt[static_cast<size_t>(kShips * kTokenDim + i)] ==
+          Approx(want[static_cast<size_t>(i)]).margin(1e-4));
   p.loop = DreamLoop::open;
   p.temperature = 1.0;
   const auto o = wm_dream(m, eps[0], 6, p);
