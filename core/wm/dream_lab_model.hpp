@@ -31,12 +31,12 @@ bnb::JointAction dream_sample_actions(std::span<const float> logits, double temp
 
 // How a DreamModel computes a step.
 enum class DreamCompute {
-  kv_cache,     // core/wm/wm_decode's cached decoder (live speed, attention weights, the
-                // cache's real stored/used indices): rope slides, recompute re-encodes the
-                // window, reset keeps the stored keys (UniZero's approximation)
-  full_forward  // the whole window of the last C steps through the training forward pass
-                // each step, as core/wm/eval's wm_dream (`poslab-cli wm dream`) does; the
-                // reset variant is not available this way (it recomputes instead)
+  kv_cache,     // core/wm/wm_decode's cached decoder, as core/wm/eval's wm_dream (`poslab-cli
+                // wm dream`) runs it: live speed, attention weights, the cache's own
+                // stored/used indices; rope slides, recompute re-encodes the window, reset
+                // keeps the stored keys (UniZero's approximation)
+  full_forward  // the window of the last C steps through the training forward pass each
+                // step: the reference the cache is checked against (reset recomputes here)
 };
 
 // The model as a DreamModel. Throws InputError if `variant` does not fit the model's

@@ -492,7 +492,8 @@ TEST_CASE("action sampling follows the softmax at the temperature", "[dreams]") 
 }
 
 TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[dreams]") {
-  // `poslab-cli wm dream` runs wm_dream: the lab must show the same numbers.
+  // `poslab-cli wm dream` runs wm_dream (the KV decoder, history teacher-forced): the lab
+  // must show the same numbers, past the context (6 steps) too.
   bnb::EpisodeSpec spec;
   spec.seed = 21;
   spec.config.team0_size = 3;
@@ -519,9 +520,7 @@ TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[d
     c.sample_seed = 77;
     DreamEngine engine;
     DreamTimeline tl;
-    dream_session_begin(
-        c, make_dream_model(mc, model.params, DreamVariant::rope, DreamCompute::full_forward),
-        engine, tl);
+    dream_session_begin(c, make_dream_model(mc, model.params, DreamVariant::rope), engine, tl);
     dream_session_run(engine, tl, steps);
     DreamParams p;
     p.steps = steps;
@@ -529,6 +528,7 @@ TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[d
     p.loop = loop;
     p.temperature = 0.8;
     p.seed = 77;
+    p.window = DreamWindow::approximate;  // eval's name for the sliding cache (RoPE: exact)
     const DreamResult want = wm_dream(model, rec, start, p);
     REQUIRE(tl.dream_steps() == want.steps);
     for (int h = 1; h <= want.steps; ++h) {
