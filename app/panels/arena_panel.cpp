@@ -24,6 +24,7 @@
 #include "core/bnb/bnb_episode.hpp"
 #include "core/bnb/bnb_features.hpp"
 #include "core/common/errors.hpp"
+#include "core/wm/dream_lab.hpp"
 #include "io/dataset/bnb_dataset.hpp"
 
 namespace poslab::app {
@@ -442,6 +443,10 @@ class ArenaPanel final : public Panel {
       draw_file_controls(ctx, scale);
     }
 
+    if (ImGui::Button("Dream from here"))  // the dream lab's hook (issue 13)
+      ctx.open_lab(
+          wm::dreams_preset_from_arena(s, s.source == bnb::ArenaSource::live ? u.sim.step : s.row));
+    tooltip("Open the dream lab at this step: the world model dreams on from this state.");
     if (ImGui::Button(s.playing ? "Pause" : "Play")) {
       s.playing = !s.playing;
       u.helm_lost_step = -1;

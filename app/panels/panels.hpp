@@ -15,6 +15,7 @@ std::unique_ptr<Panel> make_kv_panel();
 std::unique_ptr<Panel> make_attention_panel();
 std::unique_ptr<Panel> make_arena_panel();
 std::unique_ptr<Panel> make_lessons_panel();
+std::unique_ptr<Panel> make_dreams_panel();
 
 inline constexpr const char* kWelcomeName = "welcome";  // the welcome page's panel id
 

@@ -12,6 +12,7 @@ std::vector<std::unique_ptr<Panel>> make_panels() {
   panels.push_back(make_attention_panel());
   panels.push_back(make_kv_panel());
   panels.push_back(make_arena_panel());
+  panels.push_back(make_dreams_panel());
   return panels;
 }
 
@@ -36,6 +37,10 @@ const std::vector<LabGuide>& lab_guides() {
       {"arena", "Boost and Broadside arena",
        "a 2-D ship fight simulated exactly: the world a transformer world model learns; fly a "
        "ship, inspect the 15 numbers per ship the model sees, scrub recorded datasets.",
+       nullptr},
+      {"dreams", "Dream lab",
+       "the same fight played by the simulator and dreamt by the world model; watch the error "
+       "grow against two baselines, step through the dream, see its KV cache and attention.",
        nullptr},
   };
   return guides;

@@ -64,6 +64,22 @@ std::string dreams_to_preset(const DreamLabSettings& s) {
   return w.str();
 }
 
+std::string dreams_preset_from_arena(const bnb::ArenaLabSettings& a, int step) {
+  DreamLabSettings s;
+  if (a.source == bnb::ArenaSource::file) {
+    s.start = DreamSource::file;
+    s.file = a.file;
+    s.episode = a.episode;
+  } else {
+    s.seed = a.seed;
+    s.team0_size = a.team0_size;
+    s.team1_size = a.team1_size;
+    s.policy = a.policy;
+  }
+  s.from = std::clamp(step, 0, static_cast<int>(DreamLabSettings::from_range.hi));
+  return dreams_to_preset(s);
+}
+
 DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSettings& base) {
   DreamLabSettings s = base;
   using R = DreamLabSettings;
@@ -93,7 +109,7 @@ DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSetti
   in.read("attn", s.attention);
   in.read("strip", s.strip);
   in.read("compare", s.compare);
-  in.read("train", s.train);
+  in.read("train", s.train, R::train_range);
   in.finish();
   if (s.start == DreamSource::file && s.file.empty())
     throw InputError("preset \"" + text + "\": start=file needs file=<path of an HDF5 dataset>");

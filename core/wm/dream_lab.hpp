@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bnb/arena_lab.hpp"
 #include "core/bnb/bnb_episode.hpp"
 #include "core/bnb/bnb_features.hpp"
 #include "core/bnb/bnb_policy.hpp"
@@ -68,7 +69,7 @@ struct DreamLabSettings {
   bool attention = true;  // show the attention heatmaps
   bool strip = true;      // show the token strip
   bool compare = false;   // show the variants' error curves past the context
-  bool train = false;     // show the training panel
+  int train = 0;          // training panel: 0 hidden, 1 shown, 2 shown and a run started, [0, 2]
 
   static constexpr ParamRange seed_range{0, 2147483647};
   static constexpr ParamRange team_size_range{0, 4};
@@ -83,9 +84,14 @@ struct DreamLabSettings {
   static constexpr ParamRange slot_range{0, 7};
   static constexpr ParamRange layer_range{0, 63};
   static constexpr ParamRange head_range{0, 63};
+  static constexpr ParamRange train_range{0, 2};
 };
 
 std::string dreams_to_preset(const DreamLabSettings& s);
+// "Dream from here" in the arena lab: the dream lab's preset for the arena's episode (seed,
+// teams and policy, or file and episode) with the dream starting at agent step `step`.
+// A live episode is replayed from its seed, so steps flown by hand at the helm are not.
+std::string dreams_preset_from_arena(const bnb::ArenaLabSettings& arena, int step);
 // Starts from `base` and overrides what the preset names; throws InputError.
 DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSettings& base = {});
 

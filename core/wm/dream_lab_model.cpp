@@ -1,7 +1,6 @@
-// The world model behind the dream lab's DreamModel interface (dream_lab_model.hpp).
-// Until the KV-cache decoder is wired in, every step recomputes the window of the last
-// C steps with the full forward pass: exact for RoPE (scores depend only on index
-// differences) and for the absolute "recompute" mode (indices 0 .. 2C-1 in the window).
+// The world model behind the dream lab's DreamModel interface (dream_lab_model.hpp): the
+// KV-cache decoder for live dreams, and the full forward pass over the window of the last
+// C steps (what core/wm/eval's dreams compute) as the reference.
 #include "core/wm/dream_lab_model.hpp"
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 
 #include "core/common/errors.hpp"
 #include "core/wm/eval.hpp"
+#include "core/wm/wm_decode.hpp"
 
 namespace poslab::wm {
 
@@ -174,12 +174,138 @@ class WindowDreamModel final : public DreamModel {
   SeededStream rng_{0, "wm-dream-action", 0};  // open loop sampling
 };
 
+// The cached decoder. Variants: rope = slide, recompute = recompute, reset = slide with
+// learned positions (the cached keys keep their stored rows).
+class CachedDreamModel final : public DreamModel {
+ public:
+  CachedDreamModel(std::shared_ptr<const WorldModel> model, DreamVariant variant)
+      : model_(std::move(model)),
+        variant_(variant),
+        dreamer_(*model_,
+                 variant == DreamVariant::recompute ? WmOverflow::recompute : WmOverflow::slide) {}
+  int context() const override { return model_->config().context; }
+  DreamVariant variant() const override { return variant_; }
+  std::string describe() const override {
+    const WmConfig& c = model_->config();
+    return std::string(wm_position_name(c.position)) + ", E " + std::to_string(c.embed) + ", " +
+           std::to_string(c.layers) + " blocks, " + std::to_string(c.heads) + " heads, context " +
+           std::to_string(c.context) + " steps, KV cache (" +
+           wm_overflow_name(dreamer_.overflow()) + ")";
+  }
+
+  void begin(std::span<const float> tokens, std::span<const uint8_t> actions,
+             uint64_t sample_seed) override {
+    const size_t steps = tokens.size() / kFrameValues;
+    if (steps == 0 || tokens.size() != steps * kFrameValues ||
+        actions.size() != (steps - 1) * bnb::kSlots * 3)
+      throw InputError("dream model: the prompt needs T + 1 states and T actions");
+    dreamer_.reset();
+    for (size_t t = 0; t + 1 < steps; ++t)
+      dreamer_.step_with_actions(tokens.data() + t * kFrameValues,
+                                 actions.data() + t * bnb::kSlots * 3);
+    std::copy_n(tokens.end() - kFrameValues, kFrameValues, now_.begin());
+    seed_ = sample_seed;
+    last_ = {};
+  }
+
+  DreamStep step(const DreamChoice& choice) override {
+    WmActionChoice c;
+    for (int k = 0; k < bnb::kSlots; ++k)
+      if (choice.use_given[k])
+        c.override_action[k] = std::array<uint8_t, 3>{choice.given[k].power, choice.given[k].turn,
+                                                      choice.given[k].shoot};
+    c.sample = choice.temperature > 0;
+    c.temperature = std::max(choice.temperature, 1e-6);
+    c.seed = seed_;
+    last_ = dreamer_.step(now_.data(), c);
+    DreamStep out;
+    for (int k = 0; k < bnb::kSlots; ++k)
+      out.actions[k] = {last_.actions[k * 3], last_.actions[k * 3 + 1], last_.actions[k * 3 + 2]};
+    wm_clean_state(last_.state_pred.data(), now_.data(), out.next.data());
+    now_ = out.next;
+    return out;
+  }
+
+  std::vector<StripToken> strip(int steps) const override {
+    std::vector<StripToken> out = dream_token_strip(variant_, context(), steps);
+    for (const WmCachedIndex& i : dreamer_.cache_indices()) {  // the decoder's own record
+      const size_t at = 2 * static_cast<size_t>(i.step) + i.slot;
+      if (at >= out.size()) continue;
+      out[at].cached = true;
+      out[at].stored = i.stored_pos;
+      out[at].used = i.used_pos;
+    }
+    return out;
+  }
+
+  DreamAttention attention() const override {
+    DreamAttention a;
+    const WmConfig& c = model_->config();
+    const int H = c.heads, K = last_.cached_tokens, N = bnb::kSlots;
+    if (K == 0 || last_.temporal_probs.empty()) return a;
+    const int lt = static_cast<int>(last_.temporal_probs.size() / (2 * N * H * K));
+    const int ls = static_cast<int>(last_.spatial_bias.size() / (N * N * H));
+    a.layers = lt;
+    a.heads = H;
+    a.temporal.assign(lt, std::vector<std::vector<float>>(H * N));
+    for (int l = 0; l < lt; ++l)
+      for (int n = 0; n < N; ++n)
+        for (int h = 0; h < H; ++h) {
+          // (Lt, 2, N, H, K): the A token's row (slot 1)
+          const float* row = &last_.temporal_probs[(((size_t(l) * 2 + 1) * N + n) * H + h) * K];
+          a.temporal[l][h * N + n].assign(row, row + K);
+        }
+    a.spatial.assign(ls, std::vector<std::array<float, 64>>(H));
+    a.spatial_bias.assign(ls, std::vector<std::array<float, 64>>(H));
+    for (int l = 0; l < ls; ++l)
+      for (int h = 0; h < H; ++h)
+        for (int i = 0; i < N; ++i)
+          for (int j = 0; j < N; ++j) {
+            // (Ls, 2, H, N, N) for the A slot; bias (Ls, N, N, H)
+            a.spatial[l][h][i * N + j] =
+                last_.spatial_probs[(((size_t(l) * 2 + 1) * H + h) * N + i) * N + j];
+            a.spatial_bias[l][h][i * N + j] =
+                last_.spatial_bias[((size_t(l) * N + i) * N + j) * H + h];
+          }
+    return a;
+  }
+
+  std::unique_ptr<DreamModel> clone() const override {
+    return std::make_unique<CachedDreamModel>(model_, variant_);
+  }
+
+ private:
+  std::shared_ptr<const WorldModel> model_;  // parameters shared by clones (read only)
+  DreamVariant variant_;
+  WmDreamer dreamer_;  // owns its cache and scratch
+  FrameTokens now_{};  // S_t, the state the next step starts from
+  uint64_t seed_ = 0;
+  WmStepResult last_;
+};
+
+void check_variant(const WmConfig& config, DreamVariant variant) {
+  const bool rope = config.position == WmPosition::rope;
+  if (rope != (variant == DreamVariant::rope))
+    throw InputError(std::string("dream model: a ") + wm_position_name(config.position) +
+                     " model cannot dream with the " +
+                     dream_variant_names()[static_cast<int>(variant)] +
+                     " variant (RoPE models: rope; absolute models: recompute or reset)");
+}
+
 }  // namespace
 
 std::unique_ptr<DreamModel> make_dream_model(const WmConfig& config, std::vector<float> params,
-                                             DreamVariant window) {
+                                             DreamVariant variant, DreamCompute compute) {
   wm_validate(config);
-  return std::make_unique<WindowDreamModel>(config, std::move(params), window);
+  check_variant(config, variant);
+  if (compute == DreamCompute::full_forward)
+    return std::make_unique<WindowDreamModel>(config, std::move(params), variant);
+  auto model = std::make_shared<WorldModel>(config);
+  if (params.size() != model->params.size())
+    throw InputError("dream model: " + std::to_string(params.size()) +
+                     " parameters given, the config needs " + std::to_string(model->params.size()));
+  model->params = std::move(params);
+  return std::make_unique<CachedDreamModel>(std::move(model), variant);
 }
 
 }  // namespace poslab::wm

@@ -1,5 +1,6 @@
-// A trained world model as the dream lab's DreamModel (dream_lab.hpp): windows of the last
-// C steps, predictions cleaned before they are fed back, the action head sampled at a
+// A trained world model as the dream lab's DreamModel (dream_lab.hpp): through the KV-cache
+// decoder (core/wm/wm_decode) or the full forward pass over the window, predictions cleaned
+// by core/wm/eval's rule before they are fed back, the action head sampled at a
 // temperature, and the shipped checkpoints' file names. Used by the dream lab panel and
 // by `poslab-cli wm dream`, so both dream the same way.
 //   N = 8 slots, C = context steps, E = width
@@ -28,9 +29,20 @@ std::string dream_model_path(const std::string& model, DreamVariant w,
 bnb::JointAction dream_sample_actions(std::span<const float> logits, double temperature,
                                       SeededStream& rng);
 
-// The model as a DreamModel. Throws InputError if `window` does not fit the model's
+// How a DreamModel computes a step.
+enum class DreamCompute {
+  kv_cache,     // core/wm/wm_decode's cached decoder, as core/wm/eval's wm_dream (`poslab-cli
+                // wm dream`) runs it: live speed, attention weights, the cache's own
+                // stored/used indices; rope slides, recompute re-encodes the window, reset
+                // keeps the stored keys (UniZero's approximation)
+  full_forward  // the window of the last C steps through the training forward pass each
+                // step: the reference the cache is checked against (reset recomputes here)
+};
+
+// The model as a DreamModel. Throws InputError if `variant` does not fit the model's
 // position variant (RoPE model: rope; absolute model: recompute or reset).
 std::unique_ptr<DreamModel> make_dream_model(const WmConfig& config, std::vector<float> params,
-                                             DreamVariant window);
+                                             DreamVariant variant,
+                                             DreamCompute compute = DreamCompute::kv_cache);
 
 }  // namespace poslab::wm

@@ -11,6 +11,7 @@
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab.hpp"
 #include "core/wm/dream_lab_model.hpp"
+#include "core/wm/dream_lab_train.hpp"
 #include "core/wm/eval.hpp"
 
 using namespace poslab;
@@ -131,10 +132,35 @@ TEST_CASE("dreams preset round trip and defaults", "[dreams]") {
   CHECK(back.temperature == 0.5);
   CHECK_THROWS_AS(dreams_from_preset("dreams?variant=alibi"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("dreams?temp=9"), InputError);
+  CHECK(dreams_from_preset("dreams?train=2").train == 2);
+  CHECK_THROWS_AS(dreams_from_preset("dreams?train=3"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("dreams?helm=8"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("dreams?nonsense=1"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("dreams?start=file"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("arena?seed=1"), InputError);
+}
+
+TEST_CASE("dream from here: the arena's episode as a dreams preset", "[dreams]") {
+  bnb::ArenaLabSettings a;
+  a.seed = 42;
+  a.team0_size = 2;
+  a.team1_size = 3;
+  a.policy = 2;
+  const DreamLabSettings s = dreams_from_preset(dreams_preset_from_arena(a, 57));
+  CHECK(s.start == DreamSource::seed);
+  CHECK(s.seed == 42);
+  CHECK(s.team0_size == 2);
+  CHECK(s.team1_size == 3);
+  CHECK(s.policy == 2);
+  CHECK(s.from == 57);
+  a.source = bnb::ArenaSource::file;
+  a.file = "/data/fights.h5";
+  a.episode = 3;
+  const DreamLabSettings f = dreams_from_preset(dreams_preset_from_arena(a, 9000));
+  CHECK(f.start == DreamSource::file);
+  CHECK(f.file == "/data/fights.h5");
+  CHECK(f.episode == 3);
+  CHECK(f.from == 511);
 }
 
 TEST_CASE("step error against hand-computed references", "[dreams]") {
@@ -358,7 +384,8 @@ TEST_CASE("a dataset episode replays as the real side", "[dreams]") {
 
 namespace {
 
-std::unique_ptr<DreamModel> small_model(WmPosition pos, DreamVariant w, uint64_t seed = 3) {
+std::unique_ptr<DreamModel> small_model(WmPosition pos, DreamVariant w, uint64_t seed = 3,
+                                        DreamCompute compute = DreamCompute::kv_cache) {
   WmConfig c;
   c.embed = 16;
   c.heads = 2;
@@ -367,7 +394,7 @@ std::unique_ptr<DreamModel> small_model(WmPosition pos, DreamVariant w, uint64_t
   c.position = pos;
   WorldModel m(c);
   m.init(seed);
-  return make_dream_model(c, m.params, w);
+  return make_dream_model(c, m.params, w, compute);
 }
 
 bool frame_is_clean(const FrameTokens& f, const FrameTokens& start) {
@@ -465,7 +492,8 @@ TEST_CASE("action sampling follows the softmax at the temperature", "[dreams]") 
 }
 
 TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[dreams]") {
-  // `poslab-cli wm dream` runs wm_dream: the lab must show the same numbers.
+  // `poslab-cli wm dream` runs wm_dream (the KV decoder, history teacher-forced): the lab
+  // must show the same numbers, past the context (6 steps) too.
   bnb::EpisodeSpec spec;
   spec.seed = 21;
   spec.config.team0_size = 3;
@@ -500,6 +528,7 @@ TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[d
     p.loop = loop;
     p.temperature = 0.8;
     p.seed = 77;
+    p.window = DreamWindow::approximate;  // eval's name for the sliding cache (RoPE: exact)
     const DreamResult want = wm_dream(model, rec, start, p);
     REQUIRE(tl.dream_steps() == want.steps);
     for (int h = 1; h <= want.steps; ++h) {
@@ -514,4 +543,128 @@ TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[d
       CHECK(f.copy_last.vel == Approx(want.copy_last.at(h).vel_px_s).margin(1e-9));
     }
   }
+}
+
+TEST_CASE("the KV-cache dream equals the full forward within the context", "[dreams]") {
+  // Context 6 steps: prompt 2 + 3 dream steps stay inside it, so caching changes nothing.
+  for (auto [pos, v] : {std::pair{WmPosition::rope, DreamVariant::rope},
+                        std::pair{WmPosition::absolute, DreamVariant::recompute},
+                        std::pair{WmPosition::absolute, DreamVariant::reset}}) {
+    INFO("variant " << dream_variant_names()[int(v)]);
+    DreamSessionConfig c = small_config(2, 3);
+    DreamEngine e1, e2;
+    DreamTimeline t1, t2;
+    dream_session_begin(c, small_model(pos, v, 3, DreamCompute::kv_cache), e1, t1);
+    dream_session_begin(c, small_model(pos, v, 3, DreamCompute::full_forward), e2, t2);
+    dream_session_run(e1, t1, 3);
+    dream_session_run(e2, t2, 3);
+    REQUIRE(t1.dream_steps() == 3);
+    for (int h = 1; h <= 3; ++h)
+      for (int i = 0; i < kFrameValues; ++i) {
+        INFO("horizon " << h << " value " << i);
+        CHECK(t1.frames[2 + h].dream_tokens[i] ==
+              Approx(t2.frames[2 + h].dream_tokens[i]).margin(2e-4));
+      }
+  }
+}
+
+TEST_CASE("the decoder's cached indices are the token strip's bookkeeping", "[dreams]") {
+  // Past the context (6 steps) for every variant: the decoder's own record of stored and
+  // used positions equals dream_token_strip, including the reset's 2..9 -> 0..7 picture.
+  for (auto [pos, v] : {std::pair{WmPosition::rope, DreamVariant::rope},
+                        std::pair{WmPosition::absolute, DreamVariant::recompute},
+                        std::pair{WmPosition::absolute, DreamVariant::reset}}) {
+    INFO("variant " << dream_variant_names()[int(v)]);
+    DreamSessionConfig c = small_config(3, 12);
+    DreamEngine e;
+    DreamTimeline tl;
+    dream_session_begin(c, small_model(pos, v), e, tl);
+    dream_session_run(e, tl, 12);
+    for (int h = 1; h <= tl.dream_steps(); ++h) {
+      const DreamFrame& f = tl.frames[tl.start + h];
+      std::vector<StripToken> want;
+      for (const StripToken& t : dream_token_strip(v, 6, f.step))
+        if (t.cached) want.push_back(t);
+      INFO("step " << f.step);
+      REQUIRE(f.strip.size() == want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        CHECK(f.strip[i].nominal == want[i].nominal);
+        CHECK(f.strip[i].stored == want[i].stored);
+        CHECK(f.strip[i].used == want[i].used);
+      }
+    }
+    if (v == DreamVariant::reset) {  // some keys really are used away from their rows
+      int off = 0;
+      for (const StripToken& t : tl.frames.back().strip) off += t.stored != t.used;
+      CHECK(off > 0);
+    }
+  }
+}
+
+TEST_CASE("dream attention rows are distributions", "[dreams]") {
+  DreamSessionConfig c = small_config(3, 4);
+  c.episode.team0_size = 2;
+  DreamEngine e;
+  DreamTimeline tl;
+  dream_session_begin(c, small_model(WmPosition::rope, DreamVariant::rope), e, tl);
+  dream_session_run(e, tl, 4);
+  const DreamFrame& f = tl.frames.back();
+  REQUIRE(f.attention);
+  const DreamAttention& a = *f.attention;
+  CHECK(a.layers == 1);
+  CHECK(a.heads == 2);
+  for (int n = 0; n < 8; ++n) {
+    const float* prev = tl.frames[f.step - 1].dream_tokens.data() + n * 15;
+    if (prev[0] < 0.5f) continue;  // rows of alive ships only
+    for (int h = 0; h < a.heads; ++h) {
+      INFO("ship " << n << " head " << h);
+      const auto& row = a.temporal[0][h * 8 + n];
+      CHECK(int(row.size()) == 2 * std::min(f.step, 6));  // the cache: context 6 steps
+      double sum = 0;
+      for (float w : row) sum += w;
+      CHECK(sum == Approx(1.0).margin(1e-4));
+      double srow = 0;
+      for (int j = 0; j < 8; ++j) srow += a.spatial[0][h][n * 8 + j];
+      CHECK(srow == Approx(1.0).margin(1e-4));
+    }
+  }
+}
+
+TEST_CASE("dream lab training reports curves, checkpoints and stops when asked", "[dreams]") {
+  DreamTrainSpec spec;
+  spec.episodes = 4;
+  spec.steps = 6;
+  spec.batch = 1;
+  spec.log_every = 1;
+  spec.val_every = 2;
+  spec.checkpoint_every = 2;
+  int progress_calls = 0, checkpoints = 0;
+  size_t params = 0;
+  DreamTrainHooks hooks;
+  hooks.on_progress = [&](const DreamTrainProgress& p) {
+    ++progress_calls;
+    CHECK(p.step.size() == p.loss.size());
+    CHECK(std::isfinite(p.loss.back()));
+  };
+  hooks.on_checkpoint = [&](const WmConfig& c, const std::vector<float>& w,
+                            const nn::AdamWState& opt) {
+    ++checkpoints;
+    params = w.size();
+    CHECK(w.size() == wm_param_count(c));
+    CHECK(opt.m.size() == w.size());
+  };
+  hooks.stop_requested = [&] { return progress_calls >= 3; };  // stop after 3 steps
+  const DreamTrainProgress p = dream_lab_train(spec, {}, hooks);
+  CHECK(p.done >= 3);
+  CHECK(p.done < 6);  // stopped before the end
+  CHECK(p.total == 6);
+  CHECK(p.step.size() == size_t(p.done));  // one point per step, none repeated
+  CHECK(p.step.back() == p.done);
+  CHECK(p.val_step.size() >= 1);
+  CHECK(progress_calls >= 3);
+  CHECK(checkpoints >= 1);  // at step 2 and at the stop
+  CHECK(params == wm_param_count(wm_preset("tiny")));
+  CHECK(p.train_episodes + p.val_episodes == 4);
+  spec.preset = "huge";
+  CHECK_THROWS_AS(dream_lab_train(spec, {}, {}), InputError);
 }

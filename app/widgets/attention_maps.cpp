@@ -1,0 +1,63 @@
+// Draws the dream lab's attention heatmaps (attention_maps.hpp).
+#include "app/widgets/attention_maps.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "app/widgets.hpp"
+
+namespace poslab::app {
+
+void attention_maps(const wm::DreamAttention& a, int& layer_io, int& head_io, int slot,
+                    AttentionMapTextures& tex, float scale) {
+  const float s = scale;
+  const int layers = static_cast<int>(a.temporal.size());
+  const int layer = std::clamp(layer_io, 0, std::max(layers - 1, 0));
+  const int head = std::clamp(head_io, 0, std::max(a.heads - 1, 0));
+  ImGui::SetNextItemWidth(120 * s);
+  slider_int("block pair", layer_io, ParamRange{0, double(std::max(layers - 1, 0))}, false,
+             "Which temporal (and the spatial block after it) to show.");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(120 * s);
+  slider_int("head (spatial)", head_io, ParamRange{0, double(std::max(a.heads - 1, 0))}, false,
+             "Head of the spatial heatmaps (the temporal one shows every head).");
+  if (layers > 0 && a.heads > 0) {
+    // Temporal: rows = heads, columns = cached keys of the selected ship (oldest first).
+    const auto& rows = a.temporal[layer];
+    const int n = slot;
+    const int keys = static_cast<int>(rows[n].size());
+    std::vector<float> m;
+    for (int h = 0; h < a.heads; ++h) {
+      const auto& r = rows[h * bnb::kSlots + n];
+      for (int k = 0; k < keys; ++k) m.push_back(k < static_cast<int>(r.size()) ? r[k] : NAN);
+    }
+    if (keys > 0) {
+      tex.temporal.update(m.data(), a.heads, keys, 0.0f, 1.0f, gfx::Colormap::viridis);
+      ImGui::Text("temporal, block %d: ship %d's A_t over its cached tokens (rows: heads)",
+                  2 * layer, n);
+      tex.temporal.draw(
+          ImVec2(std::min(ImGui::GetContentRegionAvail().x, keys * 14 * s), a.heads * 16 * s));
+    }
+  }
+  if (layer < static_cast<int>(a.spatial.size()) &&
+      head < static_cast<int>(a.spatial[layer].size())) {
+    tex.spatial.update(a.spatial[layer][head].data(), 8, 8, 0.0f, 1.0f, gfx::Colormap::viridis);
+    const auto& b = a.spatial_bias[layer][head];
+    float lim = 1e-6f;
+    for (float v : b)
+      if (std::isfinite(v)) lim = std::max(lim, std::abs(v));
+    tex.bias.update(b.data(), 8, 8, -lim, lim, gfx::Colormap::diverging);
+    ImGui::Text(
+        "spatial, block %d, head %d: weights (row: ship attending) | relational bias (before "
+        "softmax, +-%.2f)",
+        2 * layer + 1, head, lim);
+    tex.spatial.draw(ImVec2(150 * s, 150 * s));
+    ImGui::SameLine();
+    tex.bias.draw(ImVec2(150 * s, 150 * s));
+  }
+}
+
+}  // namespace poslab::app

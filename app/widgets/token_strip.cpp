@@ -1,0 +1,72 @@
+// Draws the dream lab's token strip (token_strip.hpp) with ImGui's draw list.
+#include "app/widgets/token_strip.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace poslab::app {
+
+int token_strip(std::span<const wm::StripToken> cached, int steps, const TokenStripStyle& style) {
+  const float s = style.scale;
+  const float box_w = 56 * s, box_h = 58 * s, gap = 3 * s;
+  const int total = 2 * std::max(steps, 0);
+  const int shown = std::min(total, std::clamp(style.max_tokens, 2, 512));
+  const int first = total - shown;
+  // Cached entries by nominal index (the strip holds them oldest first, contiguous).
+  auto find = [&](int nominal) -> const wm::StripToken* {
+    for (const wm::StripToken& t : cached)
+      if (t.nominal == nominal) return &t;
+    return nullptr;
+  };
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const ImU32 fill_s = style.dark ? IM_COL32(40, 80, 130, 255) : IM_COL32(190, 215, 245, 255);
+  const ImU32 fill_a = style.dark ? IM_COL32(110, 70, 40, 255) : IM_COL32(245, 215, 185, 255);
+  const ImU32 red = IM_COL32(230, 60, 60, 255);
+  int mismatched = 0;
+  char buf[32];
+  for (int i = 0; i < shown; ++i) {
+    const int nominal = first + i;
+    const bool action = nominal % 2 == 1;
+    const wm::StripToken* c = find(nominal);
+    const ImVec2 a(o.x + i * (box_w + gap), o.y), b(a.x + box_w, a.y + box_h);
+    if (c) dl->AddRectFilled(a, b, action ? fill_a : fill_s, 4 * s);
+    dl->AddRect(a, b, c ? text : dim, 4 * s);
+    std::snprintf(buf, sizeof buf, "%c%d", action ? 'A' : 'S', nominal / 2);
+    dl->AddText(ImVec2(a.x + 4 * s, a.y + 2 * s), c ? text : dim, buf);
+    std::snprintf(buf, sizeof buf, "%d", nominal);
+    dl->AddText(ImVec2(a.x + 4 * s, a.y + 18 * s), dim, buf);
+    if (c) {
+      const bool off = c->stored != c->used;
+      mismatched += off;
+      if (off)
+        std::snprintf(buf, sizeof buf, "%d>%d", c->stored, c->used);
+      else
+        std::snprintf(buf, sizeof buf, "@%d", c->used);
+      dl->AddText(ImVec2(a.x + 4 * s, a.y + 36 * s), off ? red : text, buf);
+    }
+    if (ImGui::IsMouseHoveringRect(a, b)) {
+      ImGui::BeginTooltip();
+      ImGui::Text("%s_%d: nominal index %d (%s)", action ? "A" : "S", nominal / 2, nominal,
+                  action ? "2t+1" : "2t");
+      if (c)
+        ImGui::Text("in the KV cache: key stored at index %d, used at index %d%s", c->stored,
+                    c->used, c->stored != c->used ? " (mismatch: approximate reset)" : "");
+      else
+        ImGui::TextUnformatted("not in the KV cache (left the window)");
+      ImGui::EndTooltip();
+    }
+  }
+  ImGui::Dummy(ImVec2(std::max(1, shown) * (box_w + gap), box_h));
+  ImGui::TextDisabled(
+      "filled = in the KV cache. Row 2: index 2t / 2t+1. Row 3: @used index, or stored>used in red "
+      "when the key holds another position row");
+  return mismatched;
+}
+
+}  // namespace poslab::app

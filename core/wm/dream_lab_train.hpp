@@ -1,0 +1,65 @@
+// Training a world model from the dream lab: episodes collected in memory with the noisy
+// expert (or given, e.g. read from a dataset), split by episode, the model initialised and
+// trained with core/wm/train's loop while the caller watches the curves and keeps the
+// checkpoints (the core writes no files). What `poslab-cli wm train` does, sized for a
+// training run watched live on a worker thread.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/bnb/bnb_episode.hpp"
+#include "core/common/param_range.hpp"
+#include "core/nn/adamw.hpp"
+#include "core/wm/world_model.hpp"
+
+namespace poslab::wm {
+
+struct DreamTrainSpec {
+  std::string preset = "tiny";             // "tiny" (E 64, 4 blocks) or "paper" (E 128, 6)
+  WmPosition position = WmPosition::rope;  // temporal position variant
+  int episodes = 64;                       // episodes collected when none are given, [4, 100000]
+  uint64_t seed = 7;                       // collection, split, initial weights, batches
+  int64_t steps = 2000;                    // optimiser steps, [1, 1e9]
+  int batch = 4;                           // windows per batch, [1, 4096]
+  double lr = 1.5e-3;                      // peak learning rate, (0, 1]
+  int64_t log_every = 5;                   // a curve point every this many steps, [1, 1e9]
+  int64_t val_every = 50;                  // validation loss every this many steps, [1, 1e9]
+  int64_t checkpoint_every = 50;           // on_checkpoint every this many steps, [1, 1e9]
+  int threads = 1;                         // training threads (the UI keeps the rest), [1, 64]
+
+  static constexpr ParamRange episodes_range{4, 100000};
+  static constexpr ParamRange steps_range{1, 1e9};
+  static constexpr ParamRange batch_range{1, 4096};
+  static constexpr ParamRange lr_range{1e-6, 1};
+  static constexpr ParamRange every_range{1, 1e9};
+  static constexpr ParamRange threads_range{1, 64};
+};
+void dream_train_validate(const DreamTrainSpec& s);
+
+// The curves so far.
+struct DreamTrainProgress {
+  std::vector<double> step, loss;          // training loss (mean since the previous point)
+  std::vector<double> val_step, val_loss;  // validation loss
+  double tokens_per_s = 0;                 // of the last point
+  int64_t done = 0, total = 0;             // optimiser steps
+  int train_episodes = 0, val_episodes = 0;
+};
+
+struct DreamTrainHooks {
+  std::function<void(const DreamTrainProgress&)> on_progress;  // after every curve point
+  // Every checkpoint_every steps and at the end (also after a stop): the weights and the
+  // optimiser state to save.
+  std::function<void(const WmConfig&, const std::vector<float>& params, const nn::AdamWState& opt)>
+      on_checkpoint;
+  std::function<bool()> stop_requested;  // polled after every step (pause blocks inside it)
+};
+
+// Collects spec.episodes episodes (noisy expert, random team sizes) when `episodes` is
+// empty, then trains. Returns the final curves. Throws InputError on a bad spec or data.
+DreamTrainProgress dream_lab_train(const DreamTrainSpec& spec,
+                                   std::vector<bnb::EpisodeRecord> episodes,
+                                   const DreamTrainHooks& hooks);
+
+}  // namespace poslab::wm
