@@ -87,7 +87,7 @@ void run_list(const QuizArgs& a) {
     lessons.push_back(j);
   }
   out["lessons"] = lessons;
-  std::cout << out.dump(2) << "\n";
+  std::cout << dump_json(out, 2) << "\n";
 }
 
 Json question_json(const Lesson& lesson, const Question& q, Language lang, std::uint64_t seed) {
@@ -130,7 +130,7 @@ void run_show(const QuizArgs& a) {
   const Language lang = parse_language(a.lang);
   const LessonLibrary lib = load(a);
   const auto [lesson, q] = find(lib, a);
-  std::cout << question_json(*lesson, *q, lang, a.seed).dump(2) << "\n";
+  std::cout << dump_json(question_json(*lesson, *q, lang, a.seed), 2) << "\n";
 }
 
 void run_check(const QuizArgs& a) {
@@ -182,7 +182,7 @@ void run_check(const QuizArgs& a) {
     for (const auto& c : q->checklist) items.push_back(c.in(lang));
     out["checklist"] = items;
   }
-  std::cout << out.dump(2) << "\n";
+  std::cout << dump_json(out, 2) << "\n";
 }
 
 // Every lab preset the lessons use (lab links in both languages, predict questions), so
@@ -205,7 +205,7 @@ void run_presets(const QuizArgs& a, bool lines) {
     for (const auto& p : all) std::cout << p << "\n";
     return;
   }
-  std::cout << Json(all).dump(2) << "\n";
+  std::cout << dump_json(Json(all), 2) << "\n";
 }
 
 void add_common(CLI::App* cmd, QuizArgs& a) {
