@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "app/imgui_unwind.hpp"
+#include "app/panels/panels.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 
@@ -265,7 +266,6 @@ void AppState::autosave(double now_s, double min_interval_s) {
   if (!opt_.use_settings || now_s - last_save_time_ < min_interval_s) return;
   std::string snapshot = settings_.active_lab + (settings_.dark_theme ? "d" : "l") +
                          format_double(settings_.ui_scale) + settings_.language +
-                         (settings_.welcome_seen ? "w" : "-") +
                          std::to_string(settings_.window_width) + "x" +
                          std::to_string(settings_.window_height);
   for (const auto& id : settings_.open_labs) snapshot += "|" + id;
@@ -281,6 +281,10 @@ void AppState::finish() {
   save();
   start_marker_end(marker_path_);
   marker_path_.clear();
+}
+
+void AppState::cancel_jobs() {
+  for (auto& p : panels_) p->cancel_jobs();
 }
 
 void AppState::release_gl() {
@@ -326,6 +330,9 @@ void AppState::draw_menu() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Getting started")) select_lab(kWelcomeName);
+    if (ImGui::MenuItem("Lessons")) select_lab("lessons");
+    ImGui::Separator();
     ImGui::TextUnformatted("PosLab: see why position encodings work.");
     ImGui::Text("Settings: %s/settings.json", config_dir_.c_str());
     ImGui::Text("Progress: %s", data_dir_.c_str());
@@ -454,10 +461,33 @@ void AppState::draw_preset_bar(Panel& p) {
 // stay open) and becomes a message on this lab's banner.
 void AppState::draw_lab(Panel& p) {
   drawing_lab_ = p.id();
-  draw_preset_bar(p);
+  if (p.id() != std::string(kWelcomeName)) draw_preset_bar(p);
+  if (const LabGuide* g = find_lab_guide(p.id())) {
+    // What am I looking at, and where it is explained.
+    if (g->lesson) {
+      if (ImGui::SmallButton("Lesson")) open_lab(g->lesson);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open the lesson that explains this lab");
+      ImGui::SameLine();
+    }
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", g->summary);
+    ImGui::PopTextWrapPos();
+  }
   draw_banner(p.id());
   ImGui::Separator();
-  ImGui::BeginChild("##lab", ImVec2(0, 0), false);
+  // Below its minimum size the lab keeps that size and the area scrolls.
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float min_w = p.min_width() * scale_, min_h = p.min_height() * scale_;
+  const float bar = ImGui::GetStyle().ScrollbarSize;
+  ImGuiWindowFlags lab_flags = 0;
+  if (avail.x < min_w || avail.y < min_h) {
+    const bool scroll_x = avail.x < min_w;
+    const bool scroll_y = avail.y - (scroll_x ? bar : 0) < min_h;
+    ImGui::SetNextWindowContentSize(ImVec2(std::max(avail.x - (scroll_y ? bar : 0), min_w),
+                                           std::max(avail.y - (scroll_x ? bar : 0), min_h)));
+    if (scroll_x) lab_flags |= ImGuiWindowFlags_HorizontalScrollbar;
+  }
+  ImGui::BeginChild("##lab", ImVec2(0, 0), false, lab_flags);
   const ImGuiScopeMark mark = imgui_scope_mark();
   bool failed = false;
   try {

@@ -72,6 +72,8 @@ class AppState final : public AppContext {
   // A clean end: saves and removes the start marker (the next start restores everything).
   void finish();
   void release_gl();
+  // Asks every panel's background work to stop (Quit); does not block.
+  void cancel_jobs();
 
   // Every banner message's text, shell-wide first.
   std::vector<std::string> errors() const;

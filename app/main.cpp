@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "app/app_state.hpp"
 #include "app/capture.hpp"
@@ -276,7 +277,7 @@ int main(int argc, char** argv) {
     poslab::app::AppStateOptions aso;
     aso.headless = headless;
     aso.use_settings = !headless || opt.settings;
-    aso.lessons_dir = poslab::default_lessons_dir();
+    aso.lessons_dir = poslab::io::default_lessons_dir();
     AppState state(aso);
     const int w = opt.width ? opt.width : headless ? 1600 : state.settings().window_width;
     const int h = opt.height ? opt.height : headless ? 1000 : state.settings().window_height;
@@ -366,7 +367,17 @@ int main(int argc, char** argv) {
         state.autosave(glfwGetTime());
       }
       glfwGetWindowSize(window, &state.settings().window_width, &state.settings().window_height);
-      state.finish();
+      state.cancel_jobs();
+      state.finish();  // settings saved, start marker removed: nothing is left to lose
+      glfwHideWindow(window);
+      // Quit returns within a second even if a computation does not stop when asked: the
+      // panels' destructors join their workers, and a worker deep in a long core loop may
+      // not look at its cancel flag for minutes.
+      std::thread([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(900));
+        std::fflush(nullptr);
+        std::_Exit(0);
+      }).detach();
     }
     state.release_gl();
     ImGui_ImplOpenGL3_Shutdown();

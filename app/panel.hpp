@@ -37,6 +37,14 @@ class Panel {
   virtual std::string check_state() const { return {}; }
   // Free GL objects while the context is still alive (called before shutdown).
   virtual void release_gl() {}
+  // Ask every background computation to stop soon (Quit); must not block. The shell exits
+  // within a second after saving, whether or not the workers have returned.
+  virtual void cancel_jobs() {}
+  // Smallest area, in unscaled pixels, the lab lays itself out in. When the window is
+  // smaller (a laptop at UI scale 2, a 1024x700 window) the shell gives the lab this much
+  // room and scrollbars, instead of letting its views shrink to slivers.
+  virtual float min_width() const { return 980.0f; }
+  virtual float min_height() const { return 560.0f; }
 };
 
 // Every panel, in menu order (app/panels/registry.cpp).

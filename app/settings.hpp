@@ -11,13 +11,12 @@ namespace poslab::app {
 struct Settings {
   bool dark_theme = true;  // dark or light colours
   float ui_scale = 0.0f;   // 0 = from the monitor's content scale, else [0.5, 3]
-  std::vector<std::string> open_labs{"rope"};      // panel ids open as tabs, in order
-  std::string active_lab = "rope";                 // tab shown at start
+  std::vector<std::string> open_labs{"welcome"};   // panel ids open as tabs, in order
+  std::string active_lab = "welcome";              // tab shown at start
   std::map<std::string, std::string> last_preset;  // panel id -> preset when last closed
   int window_width = 1440;                         // pixels
   int window_height = 900;                         // pixels
   std::string language = "en";                     // interface language: "en" or "zh"
-  bool welcome_seen = false;                       // the welcome page was shown once
 };
 
 // $XDG_CONFIG_HOME/poslab and $XDG_DATA_HOME/poslab (HOME-based defaults), created if missing.

@@ -14,6 +14,7 @@
 #include "core/attention/demos.hpp"
 #include "core/attention/tokenizer.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/common/preset.hpp"
 
 namespace poslab::cli {
@@ -151,24 +152,16 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
     }
   }
   if (!a.demo.empty()) {
-    int d = 0;
-    const auto& names = attention_demo_names();
-    while (d < static_cast<int>(names.size()) && names[d] != a.demo) ++d;
-    if (d == static_cast<int>(names.size())) {
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      throw InputError("--demo = \"" + a.demo + "\": expected one of " + list);
-    }
-    s.demo = static_cast<AttentionDemo>(d);
+    s.demo = enum_from_name<AttentionDemo>("--demo", a.demo, attention_demo_names());
   }
-  attention_lab_validate(s);
-  if (a.head >= p.heads)
-    throw InputError("--head = " + std::to_string(a.head) +
-                     ": must be below --heads = " + std::to_string(p.heads));
-
-  const AttentionInput in = attention_lab_input(s);
-  const AttentionModel m = attention_build(p, in);
-  const AttentionResult r = attention_compute(m, nullptr, a.head);
+  AttentionLabOptions options;
+  options.only_head = a.head;
+  if (s.demo == AttentionDemo::permutation && !a.order.empty())
+    options.order = parse_order(a.order, static_cast<int>(attention_lab_input(s).tokens.size()));
+  const AttentionLabResult lab = attention_lab_compute(s, nullptr, options);
+  const AttentionModel& m = lab.model;
+  const AttentionInput& in = m.input;
+  const AttentionResult& r = lab.result;
   const int T = static_cast<int>(in.tokens.size());
 
   Json out;
@@ -226,29 +219,22 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
   }
   out["per_head"] = heads;
 
-  if (s.compare == AttentionCompare::encodings)
-    out["compare"] =
-        comparison_json(attention_compare_encodings(p, s.compare_encoding, in, a.head), a.head);
-  else if (s.compare == AttentionCompare::orderings)
-    out["compare"] = comparison_json(
-        attention_compare_orderings(p, in, attention_lab_input_b(s), a.head), a.head);
+  if (s.demo == AttentionDemo::none && lab.has_pair)
+    out["compare"] = comparison_json(lab.pair, a.head);
 
   Json demo;
   switch (s.demo) {
     case AttentionDemo::none:
       break;
     case AttentionDemo::permutation:
-      demo = comparison_json(
-          attention_permutation_demo(
-              p, in, a.order.empty() ? attention_reversal(T) : parse_order(a.order, T), a.head),
-          a.head);
+      demo = comparison_json(lab.pair, a.head);
       break;
     case AttentionDemo::shift:
-      demo = comparison_json(attention_shift_demo(p, in, s.shift, a.head), a.head);
+      demo = comparison_json(lab.pair, a.head);
       demo["k"] = s.shift;
       break;
     case AttentionDemo::extrapolation: {
-      const ExtrapolationDemo d = attention_extrapolation_demo(p, s.extrapolate_tokens, a.head);
+      const ExtrapolationDemo& d = lab.extrapolation;
       demo["note"] = d.note;
       demo["trained_length"] = d.trained_length;
       demo["tokens"] = s.extrapolate_tokens;
@@ -261,26 +247,29 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
       demo["heads"] = hs;
       break;
     }
-    case AttentionDemo::rope_decay: {
-      const RopeDecay d = attention_rope_decay(m, std::max(a.head, 0), s.decay_max, 257);
-      demo = {{"deltas", d.deltas}, {"ones", d.ones}, {"content", d.content}};
+    case AttentionDemo::rope_decay:
+      demo = {{"head", a.head >= 0 ? a.head : s.head},
+              {"deltas", lab.decay.deltas},
+              {"ones", lab.decay.ones},
+              {"content", lab.decay.content}};
       break;
-    }
     case AttentionDemo::alibi_slopes:
-      demo = {{"slopes", alibi_slopes(p.heads)}};
+      demo = {{"slopes", lab.slopes},
+              {"head", a.head >= 0 ? a.head : s.head},
+              {"bias", matrix_json(lab.demo_matrix)}};
       break;
     case AttentionDemo::t5_buckets: {
       Json ranges = Json::array();
-      for (const auto& b : t5_bucket_ranges(p.t5_bidirectional, p.t5_buckets, p.t5_max_distance,
-                                            2 * p.t5_max_distance))
+      for (const auto& b : lab.bucket_ranges)
         ranges.push_back({{"bucket", b.bucket},
                           {"count", b.count},
                           {"lo", b.lo},
                           {"hi", b.hi},
                           {"open_ended", b.open_ended}});
       demo = {{"bidirectional", p.t5_bidirectional},
+              {"horizon", lab.bucket_horizon},
               {"ranges", ranges},
-              {"map", matrix_json(attention_t5_buckets(m))}};
+              {"map", matrix_json(lab.demo_matrix)}};
       break;
     }
   }
@@ -299,8 +288,7 @@ void add_attention_command(CLI::App& app) {
                                  "attention logits/weights per head under a position encoding");
   AttentionLabSettings& s = args->flags;
   AttentionParams& p = s.params;
-  std::string names;
-  for (const auto& n : attention_encoding_names()) names += (names.empty() ? "" : " | ") + n;
+  const std::string names = join(attention_encoding_names(), " | ");
   cmd->add_option("--preset", args->preset,
                   "an attention-lab preset, e.g. 'attention?enc=alibi&heads=6'");
   cmd->add_option("--encoding", args->encoding, names);

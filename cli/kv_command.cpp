@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/kv/kv_session.hpp"
 
 namespace poslab::cli {
@@ -105,15 +106,8 @@ void run(KvArgs& a, const CLI::App& cmd) {
   if (cmd.count("--from")) s.retrieve_from = f.retrieve_from;
   if (cmd.count("--stride")) s.retrieve_stride = f.retrieve_stride;
   if (a.float64) s.cache_float32 = false;
-  if (!a.positions.empty()) {
-    bool found = false;
-    for (size_t i = 0; i < kv_positions_names().size(); ++i)
-      if (kv_positions_names()[i] == a.positions) {
-        p.positions = static_cast<KvPositions>(i);
-        found = true;
-      }
-    if (!found) throw InputError("--positions = \"" + a.positions + "\": expected learned or rope");
-  }
+  if (!a.positions.empty())
+    p.positions = enum_from_name<KvPositions>("--positions", a.positions, kv_positions_names());
   if (!a.layer_norm.empty()) {
     if (a.layer_norm != "on" && a.layer_norm != "off")
       throw InputError("--layer-norm = \"" + a.layer_norm + "\": expected on or off");
@@ -127,13 +121,18 @@ void run(KvArgs& a, const CLI::App& cmd) {
                              : a.preset.empty() ? "all"
                                                 : kv_method_name(s.method);
   const bool all = method == "all";
-  if (!all)
-    s.method = kv_method_from_name(method);
-  else if (const auto ms = kv_methods_for(s.scenario, p.positions); !ms.empty())
-    s.method = ms.front();
-  // Views follow the model (they are panel state, not experiment inputs).
-  s.view_layer = std::min(s.view_layer, p.layers - 1);
-  s.view_head = std::min(s.view_head, std::max(p.heads - 1, 0));
+  if (!all) s.method = kv_method_from_name(method);
+  // What follows from the given values (stitching runs on RoPE, "all" shows the first
+  // method, views inside the model); values given as flags stay as given.
+  std::vector<std::string> given;
+  for (const auto& [flag, key] : {std::pair{"--positions", "pos"},
+                                  {"--context", "C"},
+                                  {"--drop", "drop"},
+                                  {"--from", "from"},
+                                  {"--retrieved", "retrieved"}})
+    if (cmd.count(flag)) given.push_back(key);
+  if (!all) given.push_back("method");
+  kv_lab_normalize(s, given);
 
   const KvSession ses = kv_run_scenario(s);
   Json out;

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   poslab::cli::add_quiz_command(app);
   poslab::cli::add_kv_command(app);
   poslab::cli::add_attention_command(app);
+  poslab::cli::add_wm_command(app);
   try {
     // Every subcommand's --seed is a 64-bit seed: CLI11 would turn -1 into 2^64-1 and
     // saturate 2^64, so the text is checked strictly first (issue 10, class 7).

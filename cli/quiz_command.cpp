@@ -1,10 +1,16 @@
 // `poslab-cli quiz`: the lessons' quizzes without a display, so grading is scriptable.
-//   quiz list                         lessons, their questions, and what is broken
-//   quiz show LESSON QUESTION         one question as JSON (numeric: parameters from --seed)
-//   quiz check LESSON QUESTION -a X   grade an answer (letters "B" / "A,C", or a number)
-//   quiz presets [--lines]            every lab preset the lessons open
-// The answers themselves are only printed by `check`.
+//   quiz list                              lessons, their questions, and what is broken
+//   quiz show LESSON QUESTION [--seed S]   one question as JSON: options in the order of
+//                                          attempt S, numeric parameters drawn from S
+//   quiz check LESSON QUESTION [-a X]      grade an answer given as shown by `show` with
+//                                          the same --seed (letters "B" / "A,C", a number;
+//                                          open questions need no answer)
+//   quiz presets [--lines]                 every lab preset the lessons open
+// Explanations and numeric solutions are printed when the answer is right, on the last
+// try (--try), or on request (--explain). --lang is remembered in the progress file of the
+// data directory, as the app's language choice is.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -15,16 +21,22 @@
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/quiz.hpp"
 #include "io/lessons/lesson_files.hpp"
+#include "io/lessons/progress_file.hpp"
+#include "io/lessons/quiz_feedback.hpp"
 
 namespace poslab::cli {
 namespace {
 
+using namespace poslab::io;
+
 struct QuizArgs {
   std::string dir;
-  std::string lang = "en";
+  std::string lang;  // empty: the remembered language
   std::string lesson, question;
   std::uint64_t seed = 0;
   std::string answer;
+  int attempt_try = 1;   // which try of this attempt the answer is (1-based)
+  bool explain = false;  // reveal explanations now
 };
 
 Language parse_language(const std::string& s) {
@@ -33,10 +45,48 @@ Language parse_language(const std::string& s) {
   throw InputError("--lang = \"" + s + "\": use en or zh");
 }
 
+// The language to answer in: --lang if given (and then remembered in the progress file),
+// else the one remembered by the last --lang or the app. A progress file that cannot be
+// read or written only costs the memory, with a note on stderr.
+Language language(const QuizArgs& a) {
+  const std::string path = progress_path(default_data_dir());
+  if (a.lang.empty()) {
+    try {
+      return parse_language(load_progress(path).progress.language);
+    } catch (const Error& e) {
+      std::cerr << "note: remembered language not read (" << e.what() << "); using en\n";
+      return Language::en;
+    }
+  }
+  const Language lang = parse_language(a.lang);
+  try {
+    ProgressLoad loaded = load_progress(path);
+    if (!loaded.notice.empty()) std::cerr << "note: " << loaded.notice << "\n";
+    if (loaded.progress.language != a.lang) {
+      loaded.progress.language = a.lang;
+      std::error_code ec;
+      std::filesystem::create_directories(default_data_dir(), ec);
+      save_progress(path, loaded.progress);
+    }
+  } catch (const Error& e) {
+    std::cerr << "note: --lang not remembered (" << e.what() << ")\n";
+  }
+  return lang;
+}
+
 LessonLibrary load(const QuizArgs& a) {
   LessonLibrary lib = load_lessons(a.dir.empty() ? default_lessons_dir() : a.dir);
   if (lib.catalog_problem) throw InputError(lib.catalog_problem->text());
   return lib;
+}
+
+UiText load_words(const LessonLibrary& lib) {
+  try {
+    return load_ui_text(lib.dir);
+  } catch (const Error& e) {
+    std::cerr << "note: " << e.what() << " (feedback shows keys instead of words)\n";
+    return {};
+  }
 }
 
 // The lesson and question named on the command line; InputError naming what is missing.
@@ -66,11 +116,18 @@ Json problems_json(const std::vector<LessonProblem>& problems) {
   return arr;
 }
 
+Json letters(const std::vector<int>& shown) {
+  Json arr = Json::array();
+  for (int s : shown) arr.push_back(quiz_option_letter(s));
+  return arr;
+}
+
 void run_list(const QuizArgs& a) {
-  const Language lang = parse_language(a.lang);
+  const Language lang = language(a);
   const LessonLibrary lib = load(a);
   Json out;
   out["dir"] = lib.dir;
+  out["lang"] = lang == Language::zh ? "zh" : "en";
   Json lessons = Json::array();
   for (const auto& l : lib.lessons) {
     Json j;
@@ -90,32 +147,44 @@ void run_list(const QuizArgs& a) {
   std::cout << dump_json(out, 2) << "\n";
 }
 
-Json question_json(const Lesson& lesson, const Question& q, Language lang, std::uint64_t seed) {
+Json precision_json(const NumericQuestion& nq, const Question& q, const UiText& ui, Language lang) {
+  return {{"integer", nq.integer},
+          {"abs_tol", nq.abs_tol},
+          {"rel_tol", nq.rel_tol},
+          {"period", nq.period},
+          {"text", numeric_precision_text(nq, q.unit, ui, lang)}};
+}
+
+Json question_json(const Lesson& lesson, const Question& q, Language lang, std::uint64_t seed,
+                   const UiText& ui) {
   Json j;
   j["lesson"] = lesson.entry.id;
   j["id"] = q.id;
   j["kind"] = quiz_kind_name(q.kind);
+  j["seed"] = seed;
   if (q.kind == QuestionKind::numeric) {
     const NumericQuestion nq = quiz_generate(q.generator, seed);
     j["prompt"] = quiz_fill_template(q.prompt.in(lang), nq);
     j["generator"] = q.generator;
-    j["seed"] = seed;
     Json params = Json::object();
     for (const auto& p : nq.params) params[p.name] = p.value;
     j["params"] = params;
     j["unit"] = q.unit.in(lang);
     j["integer"] = nq.integer;
+    j["precision"] = precision_json(nq, q, ui, lang);
   } else {
     j["prompt"] = q.prompt.in(lang);
   }
   if (q.kind == QuestionKind::spot_error) j["claim"] = q.claim.in(lang);
   if (quiz_is_choice(q.kind)) {
+    const std::vector<int> order = quiz_option_order(q, seed);
     Json opts = Json::array();
-    for (size_t i = 0; i < q.options.size(); ++i)
-      opts.push_back({{"letter", quiz_option_letter(static_cast<int>(i))},
-                      {"text", q.options[i].text.in(lang)}});
+    for (size_t k = 0; k < order.size(); ++k)
+      opts.push_back({{"letter", quiz_option_letter(static_cast<int>(k))},
+                      {"text", q.options[static_cast<size_t>(order[k])].text.in(lang)}});
     j["options"] = opts;
     j["multiple"] = q.kind == QuestionKind::multiple;
+    j["tries_before_reveal"] = quiz_tries_before_reveal(q);
   }
   if (q.kind == QuestionKind::predict) j["preset"] = q.preset;
   if (q.kind == QuestionKind::open) {
@@ -127,56 +196,95 @@ Json question_json(const Lesson& lesson, const Question& q, Language lang, std::
 }
 
 void run_show(const QuizArgs& a) {
-  const Language lang = parse_language(a.lang);
+  const Language lang = language(a);
   const LessonLibrary lib = load(a);
   const auto [lesson, q] = find(lib, a);
-  std::cout << dump_json(question_json(*lesson, *q, lang, a.seed), 2) << "\n";
+  std::cout << dump_json(question_json(*lesson, *q, lang, a.seed, load_words(lib)), 2) << "\n";
+}
+
+void check_choice(const QuizArgs& a, const Question& q, Language lang, Json& out) {
+  if (a.answer.empty())
+    throw InputError(
+        "--answer is missing: give option letters as `show` lists them, e.g. "
+        "--answer B or A,C");
+  const std::vector<int> order = quiz_option_order(q, a.seed);
+  const std::vector<int> shown = quiz_parse_choices(a.answer, static_cast<int>(order.size()));
+  const ChoiceVerdict v = quiz_check_choice(q, quiz_shown_to_declared(order, shown));
+  const bool reveal = quiz_reveal_explanations(q, v.correct, a.attempt_try, a.explain);
+  out["correct"] = v.correct;
+  out["chosen"] = letters(shown);
+  // Which options were missed or wrongly chosen, as letters of this attempt's order.
+  out["missed"] = letters(quiz_declared_to_shown(order, v.missed));
+  out["wrong"] = letters(quiz_declared_to_shown(order, v.wrong));
+  out["revealed"] = reveal;
+  if (!reveal) {
+    out["tries_left"] = quiz_tries_before_reveal(q) - a.attempt_try;
+    return;
+  }
+  out["correct_options"] = letters(quiz_declared_to_shown(order, quiz_correct_options(q)));
+  Json explanations = Json::array();
+  for (size_t k = 0; k < order.size(); ++k) {
+    const ChoiceOption& o = q.options[static_cast<size_t>(order[k])];
+    explanations.push_back({{"letter", quiz_option_letter(static_cast<int>(k))},
+                            {"correct", o.correct},
+                            {"explain", o.explain.in(lang)}});
+  }
+  out["explanations"] = explanations;
+  if (!q.explain.in(lang).empty()) out["note"] = q.explain.in(lang);
+  if (q.kind == QuestionKind::predict) {
+    out["reveal"] = q.reveal.in(lang);
+    out["reveal_preset"] = q.reveal_preset.empty() ? q.preset : q.reveal_preset;
+  }
+}
+
+void check_numeric(const QuizArgs& a, const Question& q, Language lang, const UiText& ui,
+                   Json& out) {
+  if (a.answer.empty()) throw InputError("--answer is missing: give a number, e.g. --answer 3.14");
+  const double given = parse_double(a.answer, "--answer");
+  const NumericQuestion nq = quiz_generate(q.generator, a.seed);
+  const NumericVerdict v = quiz_check_numeric(nq, given);
+  const bool reveal = quiz_reveal_explanations(q, v.correct, a.attempt_try, a.explain);
+  out["correct"] = v.correct;
+  out["given"] = given;
+  out["precision"] = precision_json(nq, q, ui, lang);
+  Json mistakes = Json::array();
+  for (const auto& m : numeric_mistake_notes(nq, given, ui, lang))
+    mistakes.push_back({{"id", m.id}, {"text", m.text}});
+  out["mistakes"] = mistakes;
+  out["revealed"] = reveal;
+  if (!reveal) {
+    out["tries_left"] = quiz_tries_before_reveal(q) - a.attempt_try;
+    return;
+  }
+  out["expected"] = v.expected;
+  out["error"] = v.error;
+  out["tolerance"] = v.tolerance;
+  Json steps = Json::array();
+  for (const auto& s : nq.steps)
+    steps.push_back({{"name", s.name}, {"label", s.label}, {"value", s.value}});
+  out["steps"] = steps;
+  out["explain"] = quiz_fill_template(q.explain.in(lang), nq, true);
 }
 
 void run_check(const QuizArgs& a) {
-  const Language lang = parse_language(a.lang);
+  if (a.attempt_try < 1)
+    throw InputError("--try = " + std::to_string(a.attempt_try) + ": tries are counted from 1");
+  const Language lang = language(a);
   const LessonLibrary lib = load(a);
   const auto [lesson, q] = find(lib, a);
+  const UiText ui = load_words(lib);
   Json out;
   out["lesson"] = lesson->entry.id;
   out["id"] = q->id;
   out["kind"] = quiz_kind_name(q->kind);
+  out["seed"] = a.seed;
   if (quiz_is_choice(q->kind)) {
-    if (a.answer.empty())
-      throw InputError("--answer is missing: give option letters, e.g. --answer B or A,C");
-    const std::vector<int> chosen =
-        quiz_parse_choices(a.answer, static_cast<int>(q->options.size()));
-    const ChoiceVerdict v = quiz_check_choice(*q, chosen);
-    out["correct"] = v.correct;
-    Json picked = Json::array(), right = Json::array(), explanations = Json::array();
-    for (int c : chosen) picked.push_back(quiz_option_letter(c));
-    for (int c : quiz_correct_options(*q)) right.push_back(quiz_option_letter(c));
-    for (size_t i = 0; i < q->options.size(); ++i)
-      explanations.push_back({{"letter", quiz_option_letter(static_cast<int>(i))},
-                              {"correct", q->options[i].correct},
-                              {"explain", q->options[i].explain.in(lang)}});
-    out["chosen"] = picked;
-    out["correct_options"] = right;
-    out["explanations"] = explanations;
-    if (q->kind == QuestionKind::predict) {
-      out["reveal"] = q->reveal.in(lang);
-      out["reveal_preset"] = q->reveal_preset.empty() ? q->preset : q->reveal_preset;
-    }
+    check_choice(a, *q, lang, out);
   } else if (q->kind == QuestionKind::numeric) {
-    if (a.answer.empty())
-      throw InputError("--answer is missing: give a number, e.g. --answer 3.14");
-    const double given = parse_double(a.answer, "--answer");
-    const NumericQuestion nq = quiz_generate(q->generator, a.seed);
-    const NumericVerdict v = quiz_check_numeric(nq, given);
-    out["seed"] = a.seed;
-    out["correct"] = v.correct;
-    out["given"] = given;
-    out["expected"] = v.expected;
-    out["error"] = v.error;
-    out["tolerance"] = v.tolerance;
-    out["explain"] = quiz_fill_template(q->explain.in(lang), nq);
-  } else {  // open: self-assessed against the reference answer
+    check_numeric(a, *q, lang, ui, out);
+  } else {  // open: self-assessed against the reference answer; the answer is optional
     out["self_assessed"] = true;
+    if (!a.answer.empty()) out["your_answer"] = a.answer;
     out["reference"] = q->reference.in(lang);
     Json items = Json::array();
     for (const auto& c : q->checklist) items.push_back(c.in(lang));
@@ -211,7 +319,8 @@ void run_presets(const QuizArgs& a, bool lines) {
 void add_common(CLI::App* cmd, QuizArgs& a) {
   cmd->add_option("--dir", a.dir,
                   "lessons folder (default: $POSLAB_LESSONS_DIR or the installed lessons)");
-  cmd->add_option("--lang", a.lang, "en | zh");
+  cmd->add_option("--lang", a.lang,
+                  "en | zh; remembered for later calls (default: the remembered language)");
 }
 
 }  // namespace
@@ -230,11 +339,12 @@ void add_quiz_command(CLI::App& app) {
   add_common(show, *args);
   show->add_option("lesson", args->lesson, "lesson id, e.g. 03-rope")->required();
   show->add_option("question", args->question, "question id")->required();
-  show->add_option("--seed", args->seed, "numeric questions: seed of the parameters (default 0)");
+  show->add_option("--seed", args->seed,
+                   "the attempt: option order and numeric parameters (default 0)");
   show->callback([args] { run_show(*args); });
 
   auto* presets = quiz->add_subcommand("presets", "every lab preset the lessons open");
-  add_common(presets, *args);
+  presets->add_option("--dir", args->dir, "lessons folder");
   auto lines = std::make_shared<bool>(false);
   presets->add_flag("--lines", *lines, "one preset per line (a presets file for poslab --check)");
   presets->callback([args, lines] { run_presets(*args, *lines); });
@@ -243,8 +353,13 @@ void add_quiz_command(CLI::App& app) {
   add_common(check, *args);
   check->add_option("lesson", args->lesson, "lesson id")->required();
   check->add_option("question", args->question, "question id")->required();
-  check->add_option("-a,--answer", args->answer, "option letters (B or A,C) or a number");
-  check->add_option("--seed", args->seed, "numeric questions: the seed `show` used (default 0)");
+  check->add_option("-a,--answer", args->answer,
+                    "option letters as `show` lists them (B or A,C), or a number; open "
+                    "questions: optional text");
+  check->add_option("--seed", args->seed, "the attempt `show` used (default 0)");
+  check->add_option("--try", args->attempt_try,
+                    "which try of this attempt (default 1); the last one reveals explanations");
+  check->add_flag("--explain", args->explain, "reveal explanations and the solution now");
   check->callback([args] { run_check(*args); });
 }
 

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/wheels_lab.hpp"
 
@@ -20,6 +21,8 @@ struct RopeArgs {
   std::string op;  // "", apply, inverse, reencode
   std::string to_positions;
   bool temperature_in_tables = false;
+  bool decay = false;  // add the wheels lab's decay plot
+  std::string qk;      // decay vectors: ones | random
 };
 
 Json band_names(const std::vector<PairBand>& bands) {
@@ -43,7 +46,8 @@ const std::pair<const char*, double RopeParams::*> kDoubleFlags[] = {
 
 void run(RopeArgs& a, const CLI::App& cmd) {
   // Start from the preset (or the defaults); flags given explicitly override it.
-  RopeParams p = a.preset.empty() ? RopeParams{} : wheels_from_preset(a.preset).rope;
+  WheelsLabSettings lab = a.preset.empty() ? WheelsLabSettings{} : wheels_from_preset(a.preset);
+  RopeParams& p = lab.rope;
   const RopeParams& f = a.lab.rope;
   for (const auto& [flag, field] : kDoubleFlags)
     if (cmd.count(flag)) p.*field = f.*field;
@@ -86,6 +90,19 @@ void run(RopeArgs& a, const CLI::App& cmd) {
     angles.push_back({{"position", positions[t]},
                       {"angles", to_json(Eigen::VectorXd(a_tab.row(t).transpose()))}});
   out["angles"] = angles;
+
+  if (a.decay) {
+    if (!a.qk.empty())
+      lab.decay_vectors =
+          static_cast<DecayVectors>(enum_index_from_name("--qk", a.qk, decay_vectors_names()));
+    if (cmd.count("--decay-max")) lab.decay_max_distance = a.lab.decay_max_distance;
+    const WheelsDecay d = wheels_decay(lab);
+    out["decay"] = {{"vectors", decay_vectors_names()[static_cast<int>(lab.decay_vectors)]},
+                    {"max_distance", lab.decay_max_distance},
+                    {"deltas", d.deltas},
+                    {"score", d.scaled},
+                    {"score_without_scaling", d.original}};
+  }
 
   if (!a.op.empty()) {
     const std::string text(std::istreambuf_iterator<char>(std::cin), {});
@@ -149,6 +166,11 @@ void add_rope_command(CLI::App& app) {
   cmd->add_option("--to", args->to_positions, "new positions for --reencode");
   cmd->add_flag("--temperature-in-tables", args->temperature_in_tables,
                 "multiply cos/sin by the YaRN attention factor (to show the inverse pitfall)");
+  cmd->add_flag(
+      "--decay", args->decay,
+      "add the decay plot: score <R(m)q, R(m+d)k> at 512 distances d in [0, --decay-max]");
+  cmd->add_option("--decay-max", args->lab.decay_max_distance, "largest distance d, 8..1e7");
+  cmd->add_option("--qk", args->qk, "decay vectors: ones | random (seeded normal)");
   cmd->callback([args, cmd] { run(*args, *cmd); });
 }
 

@@ -7,10 +7,12 @@
 #include "core/attention/attention_lab.hpp"
 #include "core/bnb/arena_lab.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/common/preset.hpp"
 #include "core/kv/kv_lab.hpp"
 #include "core/quiz/lessons_lab.hpp"
 #include "core/rope/wheels_lab.hpp"
+#include "core/wm/dream_lab.hpp"
 
 namespace poslab {
 namespace {
@@ -28,6 +30,8 @@ const std::vector<std::pair<std::string, Canonicalise>>& codecs() {
        [](const std::string& t) { return attention_to_preset(attention_from_preset(t)); }},
       {kLessonsLabName,
        [](const std::string& t) { return lessons_to_preset(lessons_from_preset(t)); }},
+      {wm::kDreamLabName,
+       [](const std::string& t) { return wm::dreams_to_preset(wm::dreams_from_preset(t)); }},
   };
   return all;
 }
@@ -44,9 +48,8 @@ std::string lab_preset_canonical(const std::string& preset) {
   const std::string lab = preset_lab(preset);
   for (const auto& [name, codec] : codecs())
     if (name == lab) return codec(preset);
-  std::string list;
-  for (const auto& n : lab_names()) list += (list.empty() ? "" : ", ") + n;
-  throw InputError("preset \"" + preset + "\": unknown lab \"" + lab + "\" (known: " + list + ")");
+  throw InputError("preset \"" + preset + "\": unknown lab \"" + lab +
+                   "\" (known: " + join(lab_names()) + ")");
 }
 
 }  // namespace poslab

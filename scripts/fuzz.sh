@@ -14,7 +14,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
-names=(preset tokenizer quiz_answers markdown quiz_toml progress settings json_matrix action_file dataset)
+names=(preset tokenizer quiz_answers markdown quiz_toml progress settings json_matrix action_file dataset
+       checkpoint)
 if [[ "${1:-}" == "list" ]]; then printf '%s\n' "${names[@]}"; exit 0; fi
 if [[ $# -ne 2 || ! " ${names[*]} " == *" $1 "* || ! "$2" =~ ^[0-9]+$ ]]; then
   echo "usage: scripts/fuzz.sh NAME SECONDS   (NAME: ${names[*]})" >&2

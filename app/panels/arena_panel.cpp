@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/app_context.hpp"
+#include "app/file_picker.hpp"
 #include "app/gfx/arena_view.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
@@ -57,11 +58,47 @@ struct ArenaUi {
   // Drawing.
   ArenaView map;
   ArenaFrame view;
-  int inspector_rows = -1;        // relational rows shown for the selected ship (check_state)
-  bool helm_keys_active = false;  // keyboard steers the helm ship (map hovered or window focused)
+  int inspector_rows = -1;          // relational rows shown for the selected ship (check_state)
+  int helm_lost_step = -1;          // agent step at which the helm ship died (play paused), -1
+  bool controls_collapsed = false;  // control column folded to a strip (small windows)
+  FilePicker picker;                // "Browse..." for the dataset path
+  bool helm_keys_active = false;    // keyboard steers the helm ship (map hovered or window focused)
 };
 
 const char* kPolicyNames[] = {"expert", "noisy expert", "random"};
+
+// What each token value means (core/bnb/bnb_features.hpp, spec section 5), for tooltips.
+constexpr std::array<const char*, bnb::kTokenDim> kTokenHelp{
+    "1 while the ship is alive, 0 once destroyed (or an unused slot)",
+    "0 = blue team (slots 0-3), 1 = orange team (slots 4-7)",
+    "health / 100",
+    "power / 100",
+    "sin(2 pi x / 1024): position on the wrapping map, as an angle, so both edges meet",
+    "cos(2 pi x / 1024)",
+    "sin(2 pi y / 1024)",
+    "cos(2 pi y / 1024)",
+    "x velocity / 180 px/s",
+    "y velocity / 180 px/s",
+    "nose direction, x (unit vector)",
+    "nose direction, y (screen y points down)",
+    "1 if the ship fired at this step",
+    "time until the gun can fire again / 0.1 s",
+    "last turn angle / 15 degrees (negative = left)"};
+
+// The 12 relational features of ship j seen from ship i (spec section 6), for tooltips.
+constexpr std::array<const char*, bnb::kRelDim> kRelHelp{
+    "r_x: where j is, along i's nose (wrapped to the nearest copy) / 1024",
+    "r_y: where j is, to i's side / 1024",
+    "rv_x: j's velocity minus i's, along i's nose / 180 (never wrapped)",
+    "rv_y: relative velocity, to i's side / 180",
+    "d = sqrt(|r|^2 + 1e-6): distance",
+    "inv = 1 / (d + 0.1): large when close",
+    "s = sqrt(|rv|^2 + 1e-6): relative speed",
+    "closing = (rv . r) / d: negative while they approach",
+    "dir_x = r_x / d: direction to j",
+    "dir_y = r_y / d",
+    "ttca = tanh(-(rv . r) / |rv|^2): time to closest approach, squashed; > 0 = still ahead",
+    "dot = rv . r"};
 
 bnb::PolicyKind policy_kind(int p) {
   return p == 0   ? bnb::PolicyKind::expert
@@ -82,6 +119,8 @@ class ArenaPanel final : public Panel {
   }
   bool animating() const override { return ui_.lab.playing; }
   void trust_named_files() override { ui_.confirmed_file = ui_.lab.file; }
+  float min_width() const override { return 1000.0f; }
+  float min_height() const override { return 600.0f; }
   void release_gl() override { ui_.map.release_gl(); }
 
   std::vector<std::string> check_presets() const override {
@@ -147,18 +186,33 @@ class ArenaPanel final : public Panel {
     }
     if (u.lab.playing) ctx.request_frames(2);
 
-    ImGui::BeginChild("##arena_controls", ImVec2(310.0f * scale, 0), true);
-    draw_controls(ctx, scale);
+    // Layout: [controls | map | inspector]. The controls fold to a strip; the map keeps at
+    // least 360 px (the shell scrolls the lab below min_width x min_height).
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float strip_w = ImGui::GetFrameHeight() + 2 * st.WindowPadding.x;
+    const float controls_w = u.controls_collapsed ? strip_w : 300.0f * scale;
+    ImGui::BeginChild("##arena_controls", ImVec2(controls_w, 0), true);
+    if (u.controls_collapsed) {
+      if (ImGui::ArrowButton("##unfold", ImGuiDir_Right)) u.controls_collapsed = false;
+      tooltip("Show the controls");
+    } else {
+      if (ImGui::ArrowButton("##fold", ImGuiDir_Left)) u.controls_collapsed = true;
+      tooltip("Fold the controls away to give the map more room");
+      ImGui::SameLine();
+      ImGui::TextDisabled("Controls");
+      draw_controls(ctx, scale);
+    }
     ImGui::EndChild();
     ImGui::SameLine();
-    const float right_w = 520.0f * scale;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float map_w = std::max(120.0f, avail.x - right_w - ImGui::GetStyle().ItemSpacing.x);
+    const float right_w = std::clamp(0.36f * avail.x, 300.0f * scale, 540.0f * scale);
+    const float map_w = std::max(360.0f * scale, avail.x - right_w - st.ItemSpacing.x);
     ImGui::BeginChild("##arena_map", ImVec2(map_w, 0), false, ImGuiWindowFlags_NoScrollbar);
     draw_map(ctx, scale);
     ImGui::EndChild();
     ImGui::SameLine();
-    ImGui::BeginChild("##arena_inspector", ImVec2(0, 0), true);
+    ImGui::BeginChild("##arena_inspector", ImVec2(0, 0), true,
+                      ImGuiWindowFlags_HorizontalScrollbar);
     draw_ship_list(scale);
     draw_inspector();
     ImGui::EndChild();
@@ -175,6 +229,7 @@ class ArenaPanel final : public Panel {
     u.sim = bnb::sim_reset(static_cast<uint64_t>(u.lab.seed), c);
     u.behaviour = bnb::behaviour_init(policy_kind(u.lab.policy), static_cast<uint64_t>(u.lab.seed));
     u.trails.clear();
+    u.helm_lost_step = -1;
     u.last_actions = {};
     u.returns = {0, 0};
     u.step_accum = 0;
@@ -194,12 +249,20 @@ class ArenaPanel final : public Panel {
       d.executed[u.lab.helm] = arena_helm_action();
     else if (u.lab.helm >= 0)
       d.executed[u.lab.helm] = {};  // at the helm but keys not captured: coast
+    if (u.lab.practice)             // the computer ships hold fire; the physics is the same
+      for (int k = 0; k < kSlots; ++k)
+        if (k != u.lab.helm) d.executed[k].shoot = 0;
+    const bool helm_alive = u.lab.helm >= 0 && u.sim.ships[u.lab.helm].alive;
     const bnb::StepInfo info = bnb::sim_step(u.sim, d.executed);
     u.last_actions = d.executed;
     u.returns[0] += info.reward[0];
     u.returns[1] += info.reward[1];
     u.trails.push(u.sim);
     if (u.sim.done) u.lab.playing = false;
+    if (helm_alive && !u.sim.ships[u.lab.helm].alive) {
+      u.lab.playing = false;  // pause so the player sees what happened
+      u.helm_lost_step = u.sim.step;
+    }
   }
 
   void advance_live(double dt) {
@@ -333,13 +396,16 @@ class ArenaPanel final : public Panel {
   void draw_controls(AppContext& ctx, float scale) {
     ArenaUi& u = ui_;
     bnb::ArenaLabSettings& s = u.lab;
-    ImGui::PushItemWidth(150.0f * scale);
+    const ImVec4 accent = dark_ ? ImVec4(1, 0.85f, 0.3f, 1) : ImVec4(0.6f, 0.35f, 0.0f, 1);
+    ImGui::PushItemWidth(140.0f * scale);
     int source = static_cast<int>(s.source);
     ImGui::TextUnformatted("Source");
     ImGui::SameLine();
     if (ImGui::RadioButton("live", &source, 0)) s.playing = true;
+    tooltip("Simulate a new episode now, flown by the scripted expert (and you, at the helm)");
     ImGui::SameLine();
     ImGui::RadioButton("HDF5 file", &source, 1);
+    tooltip("Replay episodes recorded by poslab-cli collect");
     s.source = static_cast<bnb::ArenaSource>(source);
     ImGui::Separator();
 
@@ -348,25 +414,39 @@ class ArenaPanel final : public Panel {
       int seed = s.seed;
       if (ImGui::InputInt("seed", &seed))
         s.seed = std::clamp(seed, 0, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
+      tooltip(
+          "Same seed, same start positions and the same fight (unless you fly).\n"
+          "298: a 4v4 fight lasting about 10 s of game time.");
       ImGui::SliderInt("team 0 ships", &s.team0_size, 0, 4, s.team0_size == 0 ? "random" : "%d",
                        ImGuiSliderFlags_AlwaysClamp);
+      tooltip("Blue ships, slots 0-3. 0 = a random size 1..4 for both teams");
       ImGui::SliderInt("team 1 ships", &s.team1_size, 0, 4, s.team1_size == 0 ? "= team 0" : "%d",
                        ImGuiSliderFlags_AlwaysClamp);
+      tooltip("Orange ships, slots 4-7. 0 = as many as team 0");
       ImGui::Combo("others flown by", &s.policy, kPolicyNames, 3);
       tooltip(
-          "expert: the scripted expert; noisy expert: sticky behaviour noise with team skills (as "
-          "in the\n"
-          "collected data); random: uniform random actions.");
+          "expert: the scripted expert; noisy expert: sticky behaviour noise with team skills\n"
+          "(as in the collected data); random: uniform random actions.");
+      ImGui::Checkbox("practice: others hold fire", &s.practice);
+      tooltip(
+          "The computer ships fly as usual but never shoot, so you can learn to fly and aim.\n"
+          "The physics is exactly the same.");
       if (ImGui::Button("Restart")) restart();
+      tooltip("Start this seed again from step 0");
       ImGui::SameLine();
       if (ImGui::Button("Next seed"))
         s.seed = std::min(s.seed + 1, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
+      tooltip("A different start: seed + 1");
       ImGui::Separator();
     } else {
       draw_file_controls(ctx, scale);
     }
 
-    if (ImGui::Button(s.playing ? "Pause" : "Play")) s.playing = !s.playing;
+    if (ImGui::Button(s.playing ? "Pause" : "Play")) {
+      s.playing = !s.playing;
+      u.helm_lost_step = -1;
+    }
+    tooltip("Run or pause the episode");
     ImGui::SameLine();
     if (ImGui::Button("Step")) {
       s.playing = false;
@@ -375,31 +455,38 @@ class ArenaPanel final : public Panel {
       else
         s.row = std::min(s.row + 1, std::max(0, u.episode.rows - 1));
     }
+    tooltip("Pause and advance one agent step (0.04 s of game time)");
     double speed = s.speed;
     const double lo = bnb::ArenaLabSettings::speed_range.lo,
                  hi = bnb::ArenaLabSettings::speed_range.hi;
     if (ImGui::SliderScalar("speed", ImGuiDataType_Double, &speed, &lo, &hi, "%.2fx",
                             ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
       s.speed = speed;
-    tooltip("1x = real time, 25 agent steps per second");
+    tooltip(
+        "Playback speed; 1x = real time, 25 agent steps per second.\n"
+        "Slower makes the ship easier to fly; the simulation is the same.");
     ImGui::SliderInt("trail (steps)", &s.trail, 0,
                      static_cast<int>(bnb::ArenaLabSettings::trail_range.hi), "%d",
                      ImGuiSliderFlags_AlwaysClamp);
+    tooltip("How many past positions each ship leaves behind");
     ImGui::Checkbox("grid (128 px)", &s.grid);
+    tooltip("Grid lines every 128 world pixels; the map is 1024 x 1024 and wraps at the edges");
     ImGui::PopItemWidth();
 
     if (s.source == bnb::ArenaSource::live) {
       ImGui::Separator();
       const auto alive = bnb::alive_counts(u.sim);
       ImGui::Text("step %d / %d   t = %.2f s", u.sim.step, u.sim.max_steps, u.sim.tick * bnb::kDt);
+      tooltip("Agent steps taken (episodes are cut at 512) and game time");
       ImGui::Text("alive: team 0 %d, team 1 %d", alive[0], alive[1]);
       ImGui::Text("returns: %.3f / %.3f", u.returns[0], u.returns[1]);
+      tooltip("Sum of each team's rewards so far (damage dealt minus taken, kills, the win)");
       if (u.sim.done) {
         const char* what = u.sim.winner == 0          ? "team 0 (blue) wins"
                            : u.sim.winner == 1        ? "team 1 (orange) wins"
                            : alive[0] + alive[1] == 0 ? "draw"
                                                       : "truncated at 512 steps";
-        ImGui::TextColored(ImVec4(1, 0.85f, 0.3f, 1), "Episode over: %s", what);
+        ImGui::TextColored(accent, "Episode over: %s", what);
         if (ImGui::Button("New episode (next seed)")) {
           s.seed = std::min(s.seed + 1, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
           s.playing = true;
@@ -408,19 +495,34 @@ class ArenaPanel final : public Panel {
       ImGui::Separator();
       ImGui::TextDisabled("Take the helm");
       int helm = s.helm;
-      ImGui::SetNextItemWidth(150.0f * scale);
+      ImGui::SetNextItemWidth(140.0f * scale);
       if (ImGui::SliderInt("helm slot", &helm, -1, kSlots - 1, helm < 0 ? "none" : "slot %d",
                            ImGuiSliderFlags_AlwaysClamp))
         s.helm = helm;
+      tooltip("The ship you fly from the keyboard (green ring); none = watch the expert");
+      if (u.helm_lost_step >= 0 && s.helm >= 0) {
+        ImGui::TextColored(accent, "Your ship was destroyed at step %d. Paused.", u.helm_lost_step);
+        if (ImGui::Button("Watch the rest")) {
+          s.playing = true;
+          u.helm_lost_step = -1;
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Try again")) {
+          restart();
+          s.playing = true;
+        }
+      }
       ImGui::TextWrapped(
-          "Keys (map hovered or this window focused): W/Up boost, S/Down reverse, A/Left and "
-          "D/Right turn, "
-          "Shift for sharp turns, both sideways keys = air brake, Space fires. The expert flies "
-          "every other ship.");
-      if (s.helm >= 0)
+          "Keys (map hovered or this lab focused): %s The expert flies every "
+          "other ship.",
+          arena_helm_keys_help());
+      if (s.helm >= 0) {
+        const ImVec4 on = dark_ ? ImVec4(0.5f, 1, 0.5f, 1) : ImVec4(0.0f, 0.45f, 0.1f, 1);
+        const ImVec4 off = dark_ ? ImVec4(0.7f, 0.7f, 0.7f, 1) : ImVec4(0.35f, 0.35f, 0.35f, 1);
         ImGui::TextColored(
-            ui_.helm_keys_active ? ImVec4(0.5f, 1, 0.5f, 1) : ImVec4(0.7f, 0.7f, 0.7f, 1), "%s",
+            ui_.helm_keys_active ? on : off, "%s",
             ui_.helm_keys_active ? "keys captured" : "keys not captured: hover the map");
+      }
     }
   }
 
@@ -432,13 +534,22 @@ class ArenaPanel final : public Panel {
     const bool enter =
         ImGui::InputTextWithHint("##path", "/path/to/data.h5", u.path_buf.data(), u.path_buf.size(),
                                  ImGuiInputTextFlags_EnterReturnsTrue);
-    if (ImGui::Button("Open") || enter) {
+    tooltip("Path of an HDF5 dataset; press Enter or Open");
+    std::string picked;
+    const bool chose =
+        file_picker_draw(u.picker, "Choose a dataset", {".h5", ".hdf5"}, picked, scale);
+    if (chose) std::snprintf(u.path_buf.data(), u.path_buf.size(), "%s", picked.c_str());
+    if (ImGui::Button("Open") || enter || chose) {
       s.file = u.path_buf.data();
       s.episode = 0;
       s.row = 0;
       u.confirmed_file = s.file;       // the user's own choice
       open_file_if_needed(ctx, true);  // reopen even the same path (it may have been rewritten)
     }
+    tooltip("Open the path above (again: a rewritten file is read anew)");
+    ImGui::SameLine();
+    if (ImGui::Button("Browse...")) file_picker_open(u.picker, u.path_buf.data());
+    tooltip("Choose the file in a folder listing");
     if (awaiting_approval()) {
       draw_approval();
       ImGui::Separator();
@@ -465,6 +576,7 @@ class ArenaPanel final : public Panel {
         s.episode = ep;
         s.row = 0;
       }
+      tooltip("Which recorded episode to replay");
       if (u.episode.rows > 0) {
         ImGui::Text("seed %llu, %d rows (%d steps)",
                     static_cast<unsigned long long>(u.episode.seed), u.episode.rows,
@@ -472,7 +584,7 @@ class ArenaPanel final : public Panel {
         ImGui::SetNextItemWidth(-1);
         ImGui::SliderInt("##timeline", &s.row, 0, u.episode.rows - 1, "row %d",
                          ImGuiSliderFlags_AlwaysClamp);
-        tooltip("timeline: drag to scrub through the episode");
+        tooltip("Timeline: drag to scrub through the episode (one row per agent step)");
         ImGui::TextDisabled("Bullets are not stored in datasets.");
       }
     }
@@ -514,15 +626,31 @@ class ArenaPanel final : public Panel {
   void draw_ship_list(float scale) {
     ArenaUi& u = ui_;
     ImGui::TextDisabled("Ships (click a row or a ship to inspect)");
-    const ImGuiTableFlags flags =
-        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
-    if (!ImGui::BeginTable("##ships", 5, flags)) return;
+    // Scrolls sideways instead of cutting the action column when the inspector is narrow.
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float row_h = ImGui::GetFrameHeight() + 2 * st.CellPadding.y;
+    const float table_h = row_h * (kSlots + 1) + st.ScrollbarSize + 2 * st.CellPadding.y;
+    if (!ImGui::BeginTable("##ships", 5, flags, ImVec2(0, table_h))) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
     ImGui::TableSetupColumn("slot");
     ImGui::TableSetupColumn("status");
-    ImGui::TableSetupColumn("health", ImGuiTableColumnFlags_WidthFixed, 90.0f * scale);
-    ImGui::TableSetupColumn("power", ImGuiTableColumnFlags_WidthFixed, 90.0f * scale);
+    ImGui::TableSetupColumn("health", ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
+    ImGui::TableSetupColumn("power", ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
     ImGui::TableSetupColumn("action");
-    ImGui::TableHeadersRow();
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    const char* header_help[] = {
+        "Slot number: 0-3 team 0 (blue), 4-7 team 1 (orange)",
+        "alive, dead (a wreck) or absent (slot unused this episode)",
+        "Health, 0-100: bullets take it; 0 destroys the ship",
+        "Power, 0-100: boosting spends it, coasting and reversing refill it; shooting costs some",
+        "The action taken at the last step: power (COAST, BOOST, REVERSE), turn, FIRE"};
+    for (int c = 0; c < 5; ++c) {
+      ImGui::TableSetColumnIndex(c);
+      ImGui::TableHeader(ImGui::TableGetColumnName(c));
+      tooltip(header_help[c]);
+    }
     for (int k = 0; k < kSlots; ++k) {
       const ArenaShipView& s = u.view.ships[k];
       ImGui::TableNextRow();
@@ -603,6 +731,7 @@ class ArenaPanel final : public Panel {
         if (c % 2 == 0) ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextDisabled("%2d %s", c, bnb::kTokenNames[c]);
+        tooltip(kTokenHelp[c]);
         ImGui::TableNextColumn();
         ImGui::Text("%+.4f", static_cast<double>(token[c]));
       }
@@ -614,9 +743,15 @@ class ArenaPanel final : public Panel {
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("##relational", 1 + bnb::kRelDim, flags)) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
     ImGui::TableSetupColumn("ship");
     for (int c = 0; c < bnb::kRelDim; ++c) ImGui::TableSetupColumn(bnb::kRelNames[c]);
-    ImGui::TableHeadersRow();
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (int c = 0; c <= bnb::kRelDim; ++c) {
+      ImGui::TableSetColumnIndex(c);
+      ImGui::TableHeader(ImGui::TableGetColumnName(c));
+      tooltip(c == 0 ? "The other ship j (observed)" : kRelHelp[c - 1]);
+    }
     int rows = 0;
     for (int j = 0; j < kSlots; ++j) {
       if (j == sel || !u.view.ships[j].present) continue;

@@ -7,12 +7,9 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <future>
 #include <iterator>
 #include <limits>
 #include <memory>
@@ -23,8 +20,10 @@
 #include "app/gfx/heatmap_texture.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/background_job.hpp"
+#include "app/widgets/job_status.hpp"
+#include "app/widgets/plot.hpp"
 #include "core/attention/attention_lab.hpp"
-#include "core/attention/demos.hpp"
 #include "core/common/errors.hpp"
 
 namespace poslab::app {
@@ -32,23 +31,10 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-// Everything computed for one set of inputs, on a worker thread, then only read.
-struct AttentionComputed {
-  std::string key;           // compute_key() of the settings it belongs to
-  AttentionLabSettings lab;  // those settings
-  AttentionModel model;      // left side: the lab's tokens and encoding
-  AttentionResult result;    // only the selected head is filled in
-  bool has_pair = false;     // a comparison (side by side, permutation or shift)
-  AttentionComparison pair;
-  std::string caption_a, caption_b;
-  bool has_extrapolation = false;
-  ExtrapolationDemo extrapolation;
-  bool has_decay = false;
-  RopeDecay decay;
-  std::vector<double> slopes;                // ALiBi demo
-  RowMatrixF demo_matrix;                    // ALiBi bias / T5 bucket map of the selected head
-  std::vector<T5BucketRange> bucket_ranges;  // T5 demo
-  double seconds = 0;                        // wall time of the computation
+// One finished computation (core's attention_lab_compute), only read after the worker.
+struct AttentionComputed : AttentionLabResult {
+  std::string key;     // compute_key() of the settings it belongs to
+  double seconds = 0;  // wall time of the computation
 };
 using ComputedPtr = std::shared_ptr<const AttentionComputed>;
 
@@ -63,9 +49,8 @@ struct AttentionTextures {
 struct AttentionUi {
   AttentionLabSettings lab;
   ComputedPtr shown;
-  std::future<ComputedPtr> job;
-  std::string job_key, failed_key;
-  std::shared_ptr<std::atomic<bool>> cancel;
+  BackgroundJob<ComputedPtr> job;  // keyed by compute_key()
+  std::string failed_key;
   AttentionTextures tex;
   std::string last_error;
 };
@@ -86,66 +71,8 @@ ComputedPtr compute(const AttentionLabSettings& s, const std::string& key,
                     const std::atomic<bool>* cancel) {
   const auto t0 = std::chrono::steady_clock::now();
   auto c = std::make_shared<AttentionComputed>();
+  static_cast<AttentionLabResult&>(*c) = attention_lab_compute(s, cancel, {.only_head = s.head});
   c->key = key;
-  c->lab = s;
-  const AttentionParams& p = s.params;
-  const AttentionInput in = attention_lab_input(s);
-  const int T = static_cast<int>(in.tokens.size());
-  c->model = attention_build(p, in);
-  c->result = attention_compute(c->model, cancel, s.head);
-  c->caption_a = attention_encoding_label(p.encoding);
-  switch (s.demo) {
-    case AttentionDemo::none:
-      if (s.compare == AttentionCompare::encodings) {
-        c->pair = attention_compare_encodings(p, s.compare_encoding, in, s.head);
-        c->caption_b = attention_encoding_label(s.compare_encoding);
-        c->has_pair = true;
-      } else if (s.compare == AttentionCompare::orderings) {
-        c->pair = attention_compare_orderings(p, in, attention_lab_input_b(s), s.head);
-        c->caption_a = "first ordering";
-        c->caption_b = "second ordering (as typed)";
-        c->has_pair = true;
-      }
-      break;
-    case AttentionDemo::permutation:
-      c->pair = attention_permutation_demo(p, in, attention_reversal(T), s.head);
-      c->caption_a = "tokens as given";
-      c->caption_b = "tokens reversed (same positions)";
-      c->has_pair = true;
-      break;
-    case AttentionDemo::shift: {
-      c->pair = attention_shift_demo(p, in, s.shift, s.head);
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "positions + %g", s.shift);
-      c->caption_a = "positions 0, 1, 2, ...";
-      c->caption_b = buf;
-      c->has_pair = true;
-      break;
-    }
-    case AttentionDemo::extrapolation:
-      c->extrapolation = attention_extrapolation_demo(p, s.extrapolate_tokens, s.head);
-      c->has_extrapolation = true;
-      break;
-    case AttentionDemo::rope_decay:
-      c->decay = attention_rope_decay(c->model, s.head, s.decay_max, 512);
-      c->has_decay = true;
-      break;
-    case AttentionDemo::alibi_slopes: {
-      c->slopes = alibi_slopes(p.heads);
-      AttentionParams q = p;
-      q.encoding = AttentionEncoding::alibi;
-      q.use_position = true;
-      c->demo_matrix = attention_bias(attention_build(q, in), s.head).cast<float>();
-      break;
-    }
-    case AttentionDemo::t5_buckets: {
-      t5_validate(p.t5_bidirectional, p.t5_buckets, p.t5_max_distance);
-      c->demo_matrix = attention_t5_buckets(c->model).cast<float>();
-      c->bucket_ranges = t5_bucket_ranges(p.t5_bidirectional, p.t5_buckets, p.t5_max_distance,
-                                          std::min(std::max(T, 2 * p.t5_max_distance), 1 << 20));
-      break;
-    }
-  }
   c->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
 }
@@ -371,41 +298,28 @@ class AttentionPanel final : public Panel {
   void schedule(AppContext& ctx) {
     poll(ctx);
     const std::string key = compute_key(ui_.lab);
-    if (ui_.job.valid()) {
-      if (key != ui_.job_key && ui_.cancel) ui_.cancel->store(true);  // stale: stop it early
+    if (ui_.job.running()) {
+      if (key != ui_.job.key()) ui_.job.cancel();  // stale: stop it early, start anew after
       return;
     }
     if ((ui_.shown && ui_.shown->key == key) || key == ui_.failed_key) return;
-    ui_.job_key = key;
-    ui_.cancel = std::make_shared<std::atomic<bool>>(false);
     const AttentionLabSettings s = ui_.lab;
-    auto cancel = ui_.cancel;
-    ui_.job =
-        std::async(std::launch::async, [s, key, cancel] { return compute(s, key, cancel.get()); });
-    if (ctx.headless()) ui_.job.wait();  // checks and screenshots must see the finished state
+    ui_.job.start(key, [s, key](JobControl& job) { return compute(s, key, job.cancel_flag()); });
     poll(ctx);
   }
 
   void poll(AppContext& ctx) {
-    if (!ui_.job.valid()) return;
-    if (ui_.job.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-      ctx.request_frames(2);
-      return;
+    auto out = ui_.job.poll(ctx);
+    if (!out || out->cancelled) return;
+    if (out->value) {
+      ui_.shown = std::move(*out->value);
+      ui_.failed_key.clear();
+      ui_.last_error.clear();
+    } else {
+      ui_.failed_key = out->key;
+      ui_.last_error = out->error;
+      ctx.report_error(title(), out->error);
     }
-    const bool cancelled = ui_.cancel && ui_.cancel->load();
-    try {
-      ComputedPtr c = ui_.job.get();
-      if (!cancelled) {
-        ui_.shown = std::move(c);
-        ui_.failed_key.clear();
-        ui_.last_error.clear();
-      }
-    } catch (const std::exception& e) {
-      ui_.failed_key = ui_.job_key;
-      ui_.last_error = e.what();
-      ctx.report_error(title(), e.what());
-    }
-    ctx.request_frames(2);
   }
 
   // ---- controls ----------------------------------------------------------------------
@@ -622,7 +536,7 @@ class AttentionPanel final : public Panel {
     if (c.has_extrapolation)
       upload(t.demo, shown_matrix(c.extrapolation.result.heads[head]), s.show_scores);
     if (c.demo_matrix.size())
-      upload(t.demo, c.demo_matrix, c.lab.demo == AttentionDemo::alibi_slopes);
+      upload(t.demo, c.demo_matrix.cast<float>(), c.lab.demo == AttentionDemo::alibi_slopes);
     if (c.lab.source == AttentionSource::grid) {
       const int q = s.query_row * c.lab.grid_cols + s.query_col;
       upload(t.grid_a, grid_row(h.weights, q, c.lab.grid_rows, c.lab.grid_cols), false);
@@ -649,9 +563,12 @@ class AttentionPanel final : public Panel {
 
   void draw_view(AppContext& ctx, float scale) {
     const ComputedPtr c = ui_.shown;
-    if (ui_.job.valid()) {
-      ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "computing ...");
-      ImGui::SameLine();
+    if (ui_.job.running()) {
+      const std::string key = ui_.job.key();
+      if (job_status(ui_.job, false, 200.0f * scale) == JobAction::cancel) {
+        ui_.failed_key = key;  // not restarted until a setting changes
+        ui_.last_error = "computation cancelled";
+      }
     }
     if (!c) {
       ImGui::TextWrapped("%s",
@@ -884,20 +801,20 @@ class AttentionPanel final : public Panel {
     ImGui::SameLine();
     ImGui::BeginGroup();
     const std::vector<double>& e = d.row_entropy[c.lab.head];
-    std::vector<float> ef(e.size());
     int undefined = 0;
-    for (size_t i = 0; i < e.size(); ++i) {
-      ef[i] = std::isnan(e[i]) ? 0.0f : static_cast<float>(e[i]);
-      undefined += std::isnan(e[i]) ? 1 : 0;
-    }
+    for (double v : e) undefined += std::isnan(v) ? 1 : 0;
     ImGui::TextUnformatted("entropy of each query's weights (nats)");
-    ImGui::PlotLines(
-        "##entropy", ef.data(), static_cast<int>(ef.size()), 0, nullptr, 0.0f, FLT_MAX,
-        ImVec2(std::max(200.0f * scale, avail - side - 150.0f * scale), 160.0f * scale));
-    ImGui::TextDisabled("x: query position 0 .. %d", static_cast<int>(ef.size()) - 1);
+    PlotSpec spec;
+    spec.id = "entropy";
+    spec.scale = scale;
+    spec.size = ImVec2(std::max(200.0f * scale, avail - side - 150.0f * scale), 200.0f * scale);
+    spec.x.label = "query position";
+    spec.legend = false;
+    spec.series.push_back({.label = "entropy", .y = e, .colour = IM_COL32(255, 170, 60, 255)});
+    plot(spec);
     if (undefined)
-      ImGui::TextColored(ImVec4(1, 0.6f, 0.4f, 1), "%d rows undefined (drawn as 0): no learned row",
-                         undefined);
+      ImGui::TextColored(ImVec4(1, 0.6f, 0.4f, 1),
+                         "%d rows undefined (a gap in the curve): no learned row", undefined);
     ImGui::EndGroup();
   }
 
@@ -909,15 +826,22 @@ class AttentionPanel final : public Panel {
         "1's key "
         "of head %d. The curve does not depend on m itself.",
         c.lab.params.rope_base, c.lab.params.head_dim, c.lab.head);
-    const ImVec2 size(std::max(200.0f * scale, avail - 20.0f * scale), 180.0f * scale);
-    std::vector<float> a(d.ones.begin(), d.ones.end()), b(d.content.begin(), d.content.end());
-    ImGui::TextUnformatted("q = k = ones");
-    ImGui::PlotLines("##ones", a.data(), static_cast<int>(a.size()), 0, nullptr, FLT_MAX, FLT_MAX,
-                     size);
-    ImGui::TextUnformatted("seeded q, k");
-    ImGui::PlotLines("##content", b.data(), static_cast<int>(b.size()), 0, nullptr, FLT_MAX,
-                     FLT_MAX, size);
-    ImGui::TextDisabled("x: distance 0 .. %d tokens", c.lab.decay_max);
+    PlotSpec spec;
+    spec.id = "decay";
+    spec.scale = scale;
+    spec.size = ImVec2(std::max(200.0f * scale, avail - 20.0f * scale),
+                       std::max(200.0f * scale, ImGui::GetContentRegionAvail().y - 40.0f * scale));
+    spec.x.label = "distance n - m (tokens)";
+    spec.series.push_back({.label = "q = k = ones",
+                           .y = d.ones,
+                           .x = d.deltas,
+                           .colour = IM_COL32(255, 170, 60, 255)});
+    spec.series.push_back({.label = "seeded q, k (head " + std::to_string(c.lab.head) + ")",
+                           .y = d.content,
+                           .x = d.deltas,
+                           .colour = IM_COL32(90, 170, 255, 255)});
+    plot(spec);
+    ImGui::TextDisabled("poslab-cli attention --preset '%s'", c.key.c_str());
   }
 
   void draw_slopes(const AttentionComputed& c, float scale, float avail) {

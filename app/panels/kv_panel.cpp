@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <future>
 #include <limits>
 #include <memory>
 #include <numbers>
@@ -20,6 +19,9 @@
 #include "app/gfx/heatmap_texture.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/background_job.hpp"
+#include "app/widgets/job_status.hpp"
+#include "app/widgets/plot.hpp"
 #include "core/common/errors.hpp"
 #include "core/kv/kv_session.hpp"
 
@@ -35,11 +37,10 @@ using SessionPtr = std::shared_ptr<const KvSession>;
 // session, the background job computing the next one, and what was drawn (for checks).
 struct KvUi {
   KvLabSettings lab;
-  SessionPtr session;           // last finished computation (never half-updated)
-  std::string session_key;      // experiment key the session was computed for
-  std::future<SessionPtr> job;  // running computation, if valid()
-  std::string job_key;          // experiment key of the running job
-  std::string failed_key;       // key whose computation failed (not retried until changed)
+  SessionPtr session;             // last finished computation (never half-updated)
+  std::string session_key;        // experiment key the session was computed for
+  BackgroundJob<SessionPtr> job;  // running computation, keyed by experiment_key()
+  std::string failed_key;         // key whose computation failed (not retried until changed)
   PlotMetric plot_metric = PlotMetric::output;
   gfx::HeatmapTexture heat;
   std::string heat_key;  // what the heatmap texture currently shows
@@ -138,7 +139,7 @@ class KvPanel final : public Panel {
     ui_.failed_key.clear();
     ui_.session_key.clear();  // recompute even if the experiment is the same
   }
-  bool animating() const override { return ui_.job.valid(); }
+  bool animating() const override { return ui_.job.running(); }
 
   std::vector<std::string> check_presets() const override {
     return {"kv?layers=4&C=512&steps=2&layer=3",
@@ -155,7 +156,7 @@ class KvPanel final : public Panel {
   }
 
   std::string check_state() const override {
-    if (ui_.job.valid()) return "a computation is still running after the check frames";
+    if (ui_.job.running()) return "a computation is still running after the check frames";
     if (!ui_.session) return "no session was computed";
     const KvSession& ses = *ui_.session;
     const KvLabSettings& s = ses.settings;
@@ -201,7 +202,7 @@ class KvPanel final : public Panel {
     const KvLabSettings before = ui_.lab;
     const KvOp op = draw_controls(ui_.lab, scale);
     ImGui::EndChild();
-    fix_up(ui_.lab);
+    kv_lab_normalize(ui_.lab);  // e.g. stitching needs RoPE, the method must suit the scenario
     if (kv_to_preset(ui_.lab) != kv_to_preset(before)) {
       try {
         kv_lab_validate(ui_.lab);
@@ -211,7 +212,8 @@ class KvPanel final : public Panel {
       }
     }
     const std::string key = experiment_key(ui_.lab);
-    if (!ui_.job.valid()) {
+    if (ui_.job.running() && ui_.job.key() != key) ui_.job.cancel();  // stale experiment
+    if (!ui_.job.running()) {
       if (key != ui_.session_key) {
         if (key != ui_.failed_key || op != KvOp::none) launch(ctx, KvOp::run);
       } else if (op != KvOp::none) {
@@ -231,8 +233,7 @@ class KvPanel final : public Panel {
   void launch(AppContext& ctx, KvOp op) {
     const KvLabSettings s = ui_.lab;
     const SessionPtr base = ui_.session;
-    ui_.job_key = experiment_key(s);
-    ui_.job = std::async(std::launch::async, [op, s, base]() -> SessionPtr {
+    ui_.job.start(experiment_key(s), [op, s, base](JobControl& job) -> SessionPtr {
       if (op == KvOp::run || !base) return std::make_shared<const KvSession>(kv_run_scenario(s));
       if (op == KvOp::restart) return std::make_shared<const KvSession>(kv_session_start(s));
       KvSession ses = *base;
@@ -248,58 +249,28 @@ class KvPanel final : public Panel {
           kv_session_stitch(ses);
           break;
         case KvOp::more:
-          for (int i = 0; i < s.steps; ++i) {
-            if (s.scenario == KvScenario::sliding)
-              kv_session_slide(ses);
-            else
-              kv_session_append(ses);
-          }
+          kv_session_advance(ses, s.steps, job.cancel_flag());
           break;
         default:
           break;
       }
       return std::make_shared<const KvSession>(std::move(ses));
     });
-    // Headless checks and screenshots must see the finished state.
-    if (ctx.headless()) ui_.job.wait();
-    poll(ctx);
+    poll(ctx);  // headless checks and screenshots wait here for the finished state
   }
 
   void poll(AppContext& ctx) {
-    if (!ui_.job.valid()) return;
-    if (ui_.job.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-      ctx.request_frames(2);
-      return;
-    }
-    try {
-      ui_.session = ui_.job.get();
-      ui_.session_key = ui_.job_key;
+    auto out = ui_.job.poll(ctx);
+    if (!out) return;
+    if (out->value) {
+      ui_.session = std::move(*out->value);
+      ui_.session_key = out->key;
       ui_.failed_key.clear();
-    } catch (const std::exception& e) {
-      ui_.job = {};
-      ui_.failed_key = ui_.job_key;
-      ctx.report_error(title(), e.what());
+    } else if (!out->cancelled) {
+      ui_.failed_key = out->key;
+      ctx.report_error(title(), out->error);
     }
     ui_.heat_key.clear();
-  }
-
-  // Keep the settings consistent after a control changed (stitching needs RoPE, the
-  // method must suit the scenario, views inside the model).
-  static void fix_up(KvLabSettings& s) {
-    KvModelParams& p = s.model;
-    if (s.scenario != KvScenario::sliding) p.positions = KvPositions::rope;
-    const auto ms = kv_methods_for(s.scenario, p.positions);
-    if (std::find(ms.begin(), ms.end(), s.method) == ms.end()) s.method = ms.front();
-    p.context += p.context % 2;
-    s.view_layer = std::clamp(s.view_layer, 0, p.layers - 1);
-    s.view_head = std::clamp(s.view_head, 0, p.heads - 1);
-    s.view_pair = std::clamp(s.view_pair, 0, std::max(0, kv_head_dim(p) / 2 - 1));
-    if (s.scenario == KvScenario::sliding) s.drop_steps = std::min(s.drop_steps, p.context / 2 - 1);
-    if (s.scenario == KvScenario::rag) {
-      s.retrieve_from = std::min(s.retrieve_from, s.first_length - 1);
-      s.retrieved =
-          std::min(s.retrieved, (s.first_length - 1 - s.retrieve_from) / s.retrieve_stride + 1);
-    }
   }
 
   // ---- controls ----------------------------------------------------------------------
@@ -347,7 +318,7 @@ class KvPanel final : public Panel {
     ImGui::Separator();
     ImGui::TextUnformatted("Steps");
     const bool sliding = s.scenario == KvScenario::sliding;
-    const bool busy = ui_.job.valid();
+    const bool busy = ui_.job.running();
     if (busy) ImGui::BeginDisabled();
     if (ImGui::Button("Restart")) op = KvOp::restart;
     tooltip(sliding ? "A fresh full window of C tokens at indices 0..C-1."
@@ -491,7 +462,7 @@ class KvPanel final : public Panel {
 
   void draw_view(AppContext& ctx, float scale) {
     if (!ui_.session) {
-      ImGui::TextUnformatted(ui_.job.valid() ? "computing..." : "no result yet");
+      ImGui::TextUnformatted(ui_.job.running() ? "computing..." : "no result yet");
       return;
     }
     const KvSession& ses = *ui_.session;
@@ -503,9 +474,10 @@ class KvPanel final : public Panel {
     const auto ms = kv_methods_for(view.scenario, view.model.positions);
     if (std::find(ms.begin(), ms.end(), view.method) == ms.end()) view.method = ms.front();
 
-    if (ui_.job.valid())
-      ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "computing...");
-    else
+    if (ui_.job.running()) {
+      const std::string key = ui_.job.key();
+      if (job_status(ui_.job, false, 160.0f * scale) == JobAction::cancel) ui_.failed_key = key;
+    } else
       ImGui::Text("step %d", ses.step);
     ImGui::SameLine();
     if (view.scenario == KvScenario::sliding)
@@ -796,58 +768,38 @@ class KvPanel final : public Panel {
                   "recompute removes it."
                 : "Against recomputing the stitched text from scratch: never zero for reused "
                   "caches in layers >= 1.");
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float w = std::max(150.0f, avail.x),
-                h = std::max(80.0f, avail.y - ImGui::GetTextLineHeightWithSpacing());
-    const ImVec2 o = ImGui::GetCursorScreenPos();
-    ImGui::InvisibleButton("##plot", ImVec2(w, h));
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    dl->AddRectFilled(o, ImVec2(o.x + w, o.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
-    const double lo = -10, hi = 1;  // log10 range
-    auto y_of = [&](double e) {
-      const double v = std::clamp(std::log10(std::max(e, 1e-12)), lo, hi);
-      return o.y + h - static_cast<float>((v - lo) / (hi - lo)) * h;
-    };
-    for (int k = static_cast<int>(lo); k <= static_cast<int>(hi); k += 2) {
-      const float y = y_of(std::pow(10.0, k));
-      dl->AddLine(ImVec2(o.x, y), ImVec2(o.x + w, y), IM_COL32(128, 128, 128, 50));
-      char buf[16];
-      std::snprintf(buf, sizeof buf, "1e%d", k);
-      dl->AddText(ImVec2(o.x + 2, y - ImGui::GetTextLineHeight()),
-                  ImGui::GetColorU32(ImGuiCol_TextDisabled), buf);
+    // One series per method over steps 1..n (the values are core's KvStepErrors).
+    std::vector<std::vector<double>> ys(ses.methods.size());
+    PlotSpec spec;
+    spec.id = "errors";
+    spec.scale = scale;
+    spec.size = ImVec2(0, std::max(80.0f * scale, ImGui::GetContentRegionAvail().y -
+                                                      ImGui::GetTextLineHeightWithSpacing()));
+    spec.x.label = "step";
+    spec.y.log = true;
+    spec.y.lo = 1e-10;
+    spec.y.hi = 10;
+    spec.marks.push_back({5.96e-8, IM_COL32(120, 200, 255, 110), "float32 rounding"});
+    spec.tooltip = false;  // our own: every metric of every method at that step
+    for (size_t k = 0; k < ses.methods.size(); ++k) {
+      const KvMethodState& st = ses.methods[k];
+      for (const auto& e : st.history)
+        ys[k].push_back(ui_.plot_metric == PlotMetric::output ? e.output_error[l]
+                        : ui_.plot_metric == PlotMetric::keys ? e.key_error[l]
+                                                              : e.logits_error);
+      // Exactly zero has no place on a log axis: draw it at the bottom, say so in the tooltip.
+      for (double& v : ys[k]) v = std::max(v, 1e-10);
+      if (st.method == view.method) spec.highlight = static_cast<int>(k);
+      spec.series.push_back({.label = kv_method_name(st.method),
+                             .y = ys[k],
+                             .x0 = 1,
+                             .colour = method_colour(st.method),
+                             .thickness = 1.3f});
     }
-    const float f32 = y_of(5.96e-8);
-    dl->AddLine(ImVec2(o.x, f32), ImVec2(o.x + w, f32), IM_COL32(120, 200, 255, 90), 1.0f);
     const int steps = ses.step;
-    float lx = o.x + w - 150.0f * scale, ly = o.y + 4.0f;
-    for (const auto& st : ses.methods) {
-      const auto& hist = st.history;
-      auto metric = [&](const KvStepErrors& e) {
-        return ui_.plot_metric == PlotMetric::output ? e.output_error[l]
-               : ui_.plot_metric == PlotMetric::keys ? e.key_error[l]
-                                                     : e.logits_error;
-      };
-      auto x_of = [&](size_t i) {
-        return o.x +
-               (steps > 1 ? w * static_cast<float>(i) / static_cast<float>(steps - 1) : w * 0.5f);
-      };
-      const ImU32 col = method_colour(st.method);
-      const float thick = st.method == view.method ? 2.5f : 1.2f;
-      // A few thousand points at most: decimate to about one per pixel.
-      const size_t stride = std::max<size_t>(1, hist.size() / static_cast<size_t>(w));
-      for (size_t i = stride; i < hist.size(); i += stride)
-        dl->AddLine(ImVec2(x_of(i - stride), y_of(metric(hist[i - stride]))),
-                    ImVec2(x_of(i), y_of(metric(hist[i]))), col, thick);
-      if (hist.size() == 1) dl->AddCircleFilled(ImVec2(x_of(0), y_of(metric(hist[0]))), 3.0f, col);
-      dl->AddLine(ImVec2(lx, ly + 7), ImVec2(lx + 18, ly + 7), col, 2.5f);
-      dl->AddText(ImVec2(lx + 22, ly), ImGui::GetColorU32(ImGuiCol_Text),
-                  kv_method_name(st.method).c_str());
-      ly += ImGui::GetTextLineHeight();
-    }
-    if (ImGui::IsItemHovered() && steps > 0) {
-      const float fx = std::clamp((ImGui::GetIO().MousePos.x - o.x) / w, 0.0f, 1.0f);
-      const size_t i =
-          static_cast<size_t>(std::lround(fx * static_cast<float>(std::max(0, steps - 1))));
+    const PlotHover hv = plot(spec);
+    if (hv.hovered && hv.index >= 0) {
+      const size_t i = static_cast<size_t>(hv.index);
       std::string tip = "step " + std::to_string(i + 1);
       for (const auto& st : ses.methods)
         if (i < st.history.size()) {
@@ -857,7 +809,7 @@ class KvPanel final : public Panel {
         }
       ImGui::SetTooltip("%s", tip.c_str());
     }
-    ImGui::TextDisabled("steps 1..%d; blue line: float32 rounding (6e-8)", steps);
+    ImGui::TextDisabled("steps 1..%d; the blue line is float32 rounding (6e-8)", steps);
   }
 
   // The two stitching numbers, kept apart: positions (key-position error) and content

@@ -15,6 +15,7 @@
 
 #include "app/app_context.hpp"
 #include "app/panels/panels.hpp"
+#include "app/widgets/markdown_view.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 #include "core/quiz/lessons_lab.hpp"
@@ -22,9 +23,14 @@
 #include "core/quiz/progress.hpp"
 #include "io/lessons/lesson_files.hpp"
 #include "io/lessons/progress_file.hpp"
+#include "io/lessons/quiz_feedback.hpp"
 
 namespace poslab::app {
 namespace {
+
+using namespace poslab::io;
+using Palette = TextPalette;
+using MdView = MarkdownView;
 
 // What the learner is typing or looking at for one question (not saved; the answers are).
 struct QuestionUi {
@@ -33,6 +39,8 @@ struct QuestionUi {
   bool number_bad = false;       // numeric: the text did not parse
   std::string open_text;         // open: the learner's answer being written
   bool reference_shown = false;  // open: the reference and checklist are visible
+  int tries = 0;                 // choice, numeric: answers given in this attempt so far
+  bool reveal_asked = false;     // choice, numeric: explanations or solution asked for
   bool initialised = false;      // filled from the saved record once
 };
 
@@ -59,313 +67,12 @@ struct LessonsUi {
   std::map<std::string, QuestionUi> questions;   // by "lesson/question"
   std::map<std::string, NumericCache> numerics;  // by "lesson/question"
   std::map<std::string, MdDocument> md_cache;    // parsed Markdown by source text
-  std::mt19937_64 rng{std::random_device{}()};   // seeds of new numeric attempts
+  std::mt19937_64 rng{std::random_device{}()};   // seeds of new attempts (not content)
   // For check_state: what the last frame drew.
   std::string drawn_lesson;
   int blocks_drawn = -1;
   int questions_drawn = -1;
   int catalog_rows_drawn = -1;
-};
-
-// ---- colours and fonts ------------------------------------------------------------------
-struct Palette {
-  ImVec4 heading, emphasis, strong, code_bg, link, good, bad, muted, quote_bar, card_bg;
-};
-
-Palette palette(bool dark) {
-  if (dark)
-    return {ImVec4(0.55f, 0.78f, 1.0f, 1),
-            ImVec4(0.95f, 0.85f, 0.55f, 1),
-            ImVec4(1, 1, 1, 1),
-            ImVec4(0.16f, 0.17f, 0.21f, 1),
-            ImVec4(0.45f, 0.75f, 1.0f, 1),
-            ImVec4(0.40f, 0.85f, 0.50f, 1),
-            ImVec4(1.0f, 0.45f, 0.42f, 1),
-            ImVec4(0.62f, 0.62f, 0.66f, 1),
-            ImVec4(0.45f, 0.55f, 0.75f, 1),
-            ImVec4(0.13f, 0.14f, 0.17f, 1)};
-  return {ImVec4(0.10f, 0.30f, 0.62f, 1),
-          ImVec4(0.55f, 0.35f, 0.0f, 1),
-          ImVec4(0, 0, 0, 1),
-          ImVec4(0.92f, 0.93f, 0.95f, 1),
-          ImVec4(0.05f, 0.35f, 0.80f, 1),
-          ImVec4(0.05f, 0.55f, 0.20f, 1),
-          ImVec4(0.80f, 0.12f, 0.10f, 1),
-          ImVec4(0.40f, 0.40f, 0.44f, 1),
-          ImVec4(0.55f, 0.62f, 0.80f, 1),
-          ImVec4(0.96f, 0.96f, 0.98f, 1)};
-}
-
-bool is_ascii(const std::string& s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-}
-
-// Length of the UTF-8 sequence starting with byte c.
-int utf8_length(unsigned char c) {
-  return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-}
-
-// ---- inline text with wrapping ------------------------------------------------------------
-// Lays out styled pieces left to right and wraps at the right edge. Latin text breaks at
-// spaces; Chinese (any multi-byte character) may break between characters.
-class InlineFlow {
- public:
-  InlineFlow() {
-    left_ = ImGui::GetCursorPosX();
-    right_ = left_ + std::max(ImGui::GetContentRegionAvail().x, 50.0f);
-  }
-
-  void text(const std::string& s, ImFont* font, const ImVec4& colour, bool code_bg,
-            const ImVec4& bg) {
-    size_t i = 0;
-    while (i < s.size()) {
-      if (s[i] == '\n') {
-        newline();
-        ++i;
-        continue;
-      }
-      size_t j = i;
-      if (static_cast<unsigned char>(s[i]) >= 0x80) {
-        j += static_cast<size_t>(utf8_length(static_cast<unsigned char>(s[i])));
-        // Keep closing punctuation with the character before it.
-        while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x80 && is_closing(s, j))
-          j += static_cast<size_t>(utf8_length(static_cast<unsigned char>(s[j])));
-      } else {
-        while (j < s.size() && s[j] != ' ' && s[j] != '\n' &&
-               static_cast<unsigned char>(s[j]) < 0x80)
-          ++j;
-        while (j < s.size() && s[j] == ' ') ++j;  // trailing spaces stay with the word
-      }
-      piece(s.substr(i, std::min(j, s.size()) - i), font, colour, code_bg, bg);
-      i = j;
-    }
-  }
-
-  // An inline button; returns true when clicked.
-  bool button(const std::string& label, int id) {
-    const ImGuiStyle& st = ImGui::GetStyle();
-    const float w = ImGui::CalcTextSize(label.c_str()).x + 2 * st.FramePadding.x;
-    place(w);
-    ImGui::PushID(id);
-    const bool clicked = ImGui::SmallButton(label.c_str());
-    ImGui::PopID();
-    x_ += w + st.ItemSpacing.x;
-    return clicked;
-  }
-
- private:
-  static bool is_closing(const std::string& s, size_t at) {
-    static const char* closers[] = {"，", "。", "、", "；", "：", "！", "？", "）", "”", "’"};
-    for (const char* c : closers)
-      if (s.compare(at, std::char_traits<char>::length(c), c) == 0) return true;
-    return false;
-  }
-
-  void newline() {
-    if (at_line_start_) ImGui::NewLine();
-    at_line_start_ = true;
-    x_ = left_;
-  }
-
-  void place(float w) {
-    if (!at_line_start_ && x_ + w > right_) at_line_start_ = true, x_ = left_;
-    if (!at_line_start_)
-      ImGui::SameLine(0, 0);
-    else
-      ImGui::SetCursorPosX(left_);
-    at_line_start_ = false;
-  }
-
-  void piece(std::string s, ImFont* font, const ImVec4& colour, bool code_bg, const ImVec4& bg) {
-    if (at_line_start_) {
-      const size_t first = s.find_first_not_of(' ');
-      if (first == std::string::npos) return;  // no leading spaces on a new line
-      s.erase(0, first);
-    }
-    ImGui::PushFont(font);
-    const float w = ImGui::CalcTextSize(s.c_str()).x;
-    place(w);
-    if (code_bg) {
-      const ImVec2 p = ImGui::GetCursorScreenPos();
-      ImGui::GetWindowDrawList()->AddRectFilled(
-          ImVec2(p.x - 1, p.y), ImVec2(p.x + w + 1, p.y + ImGui::GetTextLineHeight()),
-          ImGui::ColorConvertFloat4ToU32(bg), 3.0f);
-    }
-    ImGui::PushStyleColor(ImGuiCol_Text, colour);
-    ImGui::TextUnformatted(s.c_str());
-    ImGui::PopStyleColor();
-    ImGui::PopFont();
-    x_ += w;
-  }
-
-  float left_ = 0, right_ = 0, x_ = 0;
-  bool at_line_start_ = true;
-};
-
-// ---- Markdown -----------------------------------------------------------------------------
-class MdView {
- public:
-  MdView(AppContext& ctx, const Palette& pal, int& link_counter)
-      : ctx_(ctx), pal_(pal), link_counter_(link_counter) {}
-
-  // Draws every block; returns how many blocks were drawn.
-  int document(const MdDocument& doc) {
-    int drawn = 0;
-    const auto& blocks = doc.blocks;
-    for (size_t i = 0; i < blocks.size();) {
-      if (blocks[i].kind == MdBlockKind::table_row) {
-        size_t j = i;
-        while (j < blocks.size() && blocks[j].kind == MdBlockKind::table_row &&
-               blocks[j].columns == blocks[i].columns)
-          ++j;
-        table(blocks, i, j);
-        drawn += static_cast<int>(j - i);
-        i = j;
-      } else {
-        block(blocks[i]);
-        ++drawn;
-        ++i;
-      }
-    }
-    return drawn;
-  }
-
-  void spans(const std::vector<MdSpan>& spans) {
-    InlineFlow flow;
-    ImFont* body = ImGui::GetFont();
-    const ImVec4 normal = ImGui::GetStyleColorVec4(ImGuiCol_Text);
-    for (size_t k = 0; k < spans.size(); ++k) {
-      const MdSpan& s = spans[k];
-      if (s.link.rfind(kLabLinkPrefix, 0) == 0) {
-        // One button per link, even when the link text has several styled spans.
-        std::string label = s.text;
-        while (k + 1 < spans.size() && spans[k + 1].link == s.link) label += spans[++k].text;
-        if (flow.button(label, link_counter_++))
-          ctx_.open_lab(s.link.substr(std::string(kLabLinkPrefix).size()));
-        if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("%s", s.link.c_str() + std::string(kLabLinkPrefix).size());
-        continue;
-      }
-      ImFont* font = s.code && is_ascii(s.text) ? ctx_.mono_font() : body;
-      ImVec4 colour = normal;
-      if (s.emphasis) colour = pal_.emphasis;
-      if (s.strong) colour = pal_.strong;
-      if (!s.link.empty()) colour = pal_.link;
-      if (s.strike) colour = pal_.muted;
-      flow.text(s.text, font, colour, s.code, pal_.code_bg);
-      if (!s.link.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.link.c_str());
-    }
-  }
-
- private:
-  void block(const MdBlock& b) {
-    const float indent = ImGui::GetFontSize() * 1.4f;
-    const float quote_indent = ImGui::GetFontSize() * 0.9f;
-    const float total =
-        indent * static_cast<float>(b.indent) + quote_indent * static_cast<float>(b.quote);
-    if (total > 0) ImGui::Indent(total);
-    const ImVec2 start = ImGui::GetCursorScreenPos();
-    switch (b.kind) {
-      case MdBlockKind::heading: {
-        ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * (b.level <= 2 ? 0.6f : 0.3f)));
-        ImGui::PushFont(b.level <= 2 ? ctx_.heading_font() : ImGui::GetFont());
-        if (b.level == 1) ImGui::SetWindowFontScale(1.2f);
-        ImGui::PushStyleColor(ImGuiCol_Text, pal_.heading);
-        spans(b.spans);
-        ImGui::PopStyleColor();
-        if (b.level == 1) ImGui::SetWindowFontScale(1.0f);
-        ImGui::PopFont();
-        if (b.level <= 2) ImGui::Separator();
-        break;
-      }
-      case MdBlockKind::paragraph:
-        if (b.continuation) ImGui::Indent(indent * 0.9f);
-        spans(b.spans);
-        if (b.continuation) ImGui::Unindent(indent * 0.9f);
-        ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.25f));
-        break;
-      case MdBlockKind::list_item: {
-        const float marker = indent * 0.9f;
-        if (b.ordered) {
-          ImGui::Text("%d.", b.number);
-        } else {
-          ImGui::Bullet();
-        }
-        ImGui::SameLine();
-        ImGui::Indent(marker);  // moves the cursor to the text column, on the marker's line
-        ImGui::BeginGroup();
-        spans(b.spans);
-        ImGui::EndGroup();
-        ImGui::Unindent(marker);
-        break;
-      }
-      case MdBlockKind::code: {
-        std::string text = b.code;
-        while (!text.empty() && text.back() == '\n') text.pop_back();
-        ImDrawList* dl = ImGui::GetWindowDrawList();
-        dl->ChannelsSplit(2);
-        dl->ChannelsSetCurrent(1);
-        const ImVec2 p0 = ImGui::GetCursorScreenPos();
-        const float pad = ImGui::GetStyle().FramePadding.x;
-        ImGui::Dummy(ImVec2(0, pad * 0.5f));
-        ImGui::Indent(pad);
-        ImGui::PushFont(is_ascii(text) ? ctx_.mono_font() : ImGui::GetFont());
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(text.c_str());
-        ImGui::PopTextWrapPos();
-        ImGui::PopFont();
-        ImGui::Unindent(pad);
-        ImGui::Dummy(ImVec2(0, pad * 0.5f));
-        const ImVec2 p1(ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x,
-                        ImGui::GetCursorScreenPos().y);
-        dl->ChannelsSetCurrent(0);
-        dl->AddRectFilled(ImVec2(p0.x, p0.y), ImVec2(p1.x, p1.y - ImGui::GetStyle().ItemSpacing.y),
-                          ImGui::ColorConvertFloat4ToU32(pal_.code_bg), 4.0f);
-        dl->ChannelsMerge();
-        ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.2f));
-        break;
-      }
-      case MdBlockKind::rule:
-        ImGui::Separator();
-        break;
-      case MdBlockKind::table_row:
-        break;  // drawn by table()
-    }
-    if (b.quote > 0) {
-      const float x = start.x - quote_indent * 0.6f;
-      ImGui::GetWindowDrawList()->AddLine(ImVec2(x, start.y),
-                                          ImVec2(x, ImGui::GetCursorScreenPos().y - 2),
-                                          ImGui::ColorConvertFloat4ToU32(pal_.quote_bar), 3.0f);
-    }
-    if (total > 0) ImGui::Unindent(total);
-  }
-
-  void table(const std::vector<MdBlock>& rows, size_t from, size_t to) {
-    const int columns = std::max(1, rows[from].columns);
-    const std::string id = "##table" + std::to_string(link_counter_++);
-    if (!ImGui::BeginTable(
-            id.c_str(), columns,
-            ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp))
-      return;
-    for (size_t r = from; r < to; ++r) {
-      ImGui::TableNextRow(rows[r].header ? ImGuiTableRowFlags_Headers : 0);
-      for (int c = 0; c < columns; ++c) {
-        ImGui::TableSetColumnIndex(c);
-        if (c < static_cast<int>(rows[r].cells.size())) {
-          if (rows[r].header) ImGui::PushStyleColor(ImGuiCol_Text, pal_.heading);
-          spans(rows[r].cells[static_cast<size_t>(c)]);
-          if (rows[r].header) ImGui::PopStyleColor();
-        }
-      }
-    }
-    ImGui::EndTable();
-    ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.3f));
-  }
-
-  AppContext& ctx_;
-  const Palette& pal_;
-  int& link_counter_;
 };
 
 // ---- the panel ----------------------------------------------------------------------------
@@ -445,7 +152,7 @@ class LessonsPanel final : public Panel {
     ui_.headless = ctx.headless();
     ui_.cjk = ctx.cjk_font() != nullptr;
     if (!ui_.progress_loaded) load_progress_file(ctx);
-    const Palette pal = palette(ctx.dark_theme());
+    const Palette pal = text_palette(ctx.dark_theme());
     if (ui_.md_cache.size() > 400) ui_.md_cache.clear();
 
     top_bar(ctx);
@@ -657,9 +364,10 @@ class LessonsPanel final : public Panel {
       if (ImGui::BeginTabItem(text_tab.c_str(), nullptr, text_flags)) {
         if (!pick) ui_.lab.view = LessonsView::text;
         ImGui::PushID(lesson.entry.id.c_str());
-        ImGui::BeginChild("##text");
+        // The scrollbar is always there, so the wrap width never changes under the text.
+        ImGui::BeginChild("##text", ImVec2(0, 0), false, ImGuiWindowFlags_AlwaysVerticalScrollbar);
         int links = 0;
-        MdView view(ctx, pal, links);
+        MdView view(ctx, pal, links, markdown_reading_width());
         ui_.blocks_drawn = view.document(lesson.text(language()));
         ImGui::Spacing();
         if (ImGui::Button((w("quiz") + " >").c_str())) {
@@ -673,7 +381,7 @@ class LessonsPanel final : public Panel {
       if (ImGui::BeginTabItem(quiz_tab.c_str(), nullptr, quiz_flags)) {
         if (!pick) ui_.lab.view = LessonsView::quiz;
         ImGui::PushID(lesson.entry.id.c_str());
-        ImGui::BeginChild("##quiz");
+        ImGui::BeginChild("##quiz", ImVec2(0, 0), false, ImGuiWindowFlags_AlwaysVerticalScrollbar);
         quiz(ctx, lesson, lp, pal);
         ImGui::EndChild();
         ImGui::PopID();
@@ -685,7 +393,7 @@ class LessonsPanel final : public Panel {
 
   void quiz(AppContext& ctx, const Lesson& lesson, LessonProgress& lp, const Palette& pal) {
     int links = 1000;
-    MdView view(ctx, pal, links);
+    MdView view(ctx, pal, links, markdown_reading_width());
     int drawn = 0;
     for (size_t n = 0; n < lesson.quiz.questions.size(); ++n) {
       const Question& q = lesson.quiz.questions[n];
@@ -710,6 +418,7 @@ class LessonsPanel final : public Panel {
         qu.open_text = rec.text;
         if (!rec.text.empty()) ctx.ensure_glyphs(rec.text);
         qu.reference_shown = rec.answered;
+        qu.tries = rec.answered ? 1 : 0;
       }
       ImGui::Indent(ImGui::GetFontSize());
       switch (q.kind) {
@@ -739,8 +448,28 @@ class LessonsPanel final : public Panel {
     ImGui::PopFont();
   }
 
+  // A fresh attempt needs its own seed: it draws the option order (choice) or the
+  // parameters (numeric).
+  void ensure_seed(AppContext& ctx, AnswerRecord& rec) {
+    if (rec.seed == 0 && !rec.answered) {
+      rec.seed = fresh_seed();
+      save(ctx);
+    }
+  }
+
+  // "Missed: B" / "Wrong: C" in this attempt's letters.
+  void option_letters_line(const std::string& label, const std::vector<int>& declared,
+                           const std::vector<int>& order, const ImVec4& colour) {
+    if (declared.empty()) return;
+    std::string text = label;
+    for (int shown : quiz_declared_to_shown(order, declared))
+      text.append(" ").append(quiz_option_letter(shown));
+    ImGui::TextColored(colour, "%s", text.c_str());
+  }
+
   void choice(AppContext& ctx, const Question& q, AnswerRecord& rec, QuestionUi& qu, MdView& view,
               const Palette& pal) {
+    ensure_seed(ctx, rec);
     view.document(md(q.prompt.in(language())));
     if (q.kind == QuestionKind::spot_error) {
       ImGui::TextColored(pal.muted, "%s", w("claim").c_str());
@@ -767,9 +496,14 @@ class LessonsPanel final : public Panel {
         rec.answered = false;  // a saved answer that no longer fits the edited question
       }
     }
-    for (size_t i = 0; i < q.options.size(); ++i) {
+    const bool reveal =
+        rec.answered && quiz_reveal_explanations(q, verdict.correct, qu.tries, qu.reveal_asked);
+    // Options in this attempt's shuffled order; picks and records use declared indices.
+    const std::vector<int> order = quiz_option_order(q, rec.seed);
+    for (size_t k = 0; k < order.size(); ++k) {
+      const size_t i = static_cast<size_t>(order[k]);
       ImGui::PushID(static_cast<int>(i));
-      const std::string letter = quiz_option_letter(static_cast<int>(i)) + ".";
+      const std::string letter = quiz_option_letter(static_cast<int>(k)) + ".";
       ImGui::BeginDisabled(rec.answered);
       if (multiple) {
         bool v = qu.picks[i];
@@ -781,22 +515,23 @@ class LessonsPanel final : public Panel {
       ImGui::EndDisabled();
       ImGui::SameLine();
       ImGui::BeginGroup();
-      const ImVec4 colour = !rec.answered          ? ImGui::GetStyleColorVec4(ImGuiCol_Text)
-                            : q.options[i].correct ? pal.good
-                            : qu.picks[i]          ? pal.bad
-                                                   : pal.muted;
+      // Before the reveal only the learner's own picks are marked (right or wrong).
+      const ImVec4 colour = !rec.answered ? ImGui::GetStyleColorVec4(ImGuiCol_Text)
+                            : reveal && q.options[i].correct      ? pal.good
+                            : qu.picks[i] && q.options[i].correct ? pal.good
+                            : qu.picks[i]                         ? pal.bad
+                                                                  : pal.muted;
       ImGui::PushStyleColor(ImGuiCol_Text, colour);
-      view.spans(md(q.options[i].text.in(language())).blocks.empty()
-                     ? std::vector<MdSpan>{}
-                     : md(q.options[i].text.in(language())).blocks.front().spans);
+      const MdDocument& text = md(q.options[i].text.in(language()));
+      view.spans(text.blocks.empty() ? std::vector<MdSpan>{} : text.blocks.front().spans);
       ImGui::PopStyleColor();
-      if (rec.answered && (q.options[i].correct || qu.picks[i])) {
+      if (rec.answered && ((reveal && q.options[i].correct) || qu.picks[i])) {
         // Words as well as colours: right answer, and what was chosen.
-        std::string mark = q.options[i].correct ? w("mark_correct") : std::string();
+        std::string mark = reveal && q.options[i].correct ? w("mark_correct") : std::string();
         if (qu.picks[i]) mark += (mark.empty() ? "" : "  ") + w("mark_chosen");
         ImGui::TextColored(q.options[i].correct ? pal.good : pal.bad, "%s", mark.c_str());
       }
-      if (rec.answered) {
+      if (reveal) {
         ImGui::PushStyleColor(ImGuiCol_Text, pal.muted);
         view.document(md(q.options[i].explain.in(language())));
         ImGui::PopStyleColor();
@@ -811,12 +546,32 @@ class LessonsPanel final : public Panel {
       ImGui::BeginDisabled(chosen.empty());
       if (ImGui::Button(w("submit").c_str())) {
         quiz_answer_choice(rec, q, chosen);
+        qu.tries += 1;
         save(ctx);
       }
       ImGui::EndDisabled();
       return;
     }
     feedback_line(verdict.correct, pal);
+    if (!verdict.correct) {
+      option_letters_line(w("missed_options"), verdict.missed, order, pal.bad);
+      option_letters_line(w("wrong_options"), verdict.wrong, order, pal.bad);
+    }
+    if (!reveal) {
+      std::string left = w("tries_left");
+      if (const size_t at = left.find("{n}"); at != std::string::npos)
+        left.replace(at, 3, std::to_string(quiz_tries_before_reveal(q) - qu.tries));
+      ImGui::TextDisabled("%s", left.c_str());
+      if (ImGui::Button(w("retry").c_str())) {
+        quiz_retry(rec, rec.seed);  // same order: this is another try of the same attempt
+        std::fill(qu.picks.begin(), qu.picks.end(), false);
+        save(ctx);
+      }
+      ImGui::SameLine();
+      if (ImGui::Button(w("show_explanations").c_str())) qu.reveal_asked = true;
+      return;
+    }
+    if (!q.explain.in(language()).empty()) view.document(md(q.explain.in(language())));
     if (q.kind == QuestionKind::predict) {
       ImGui::TextColored(pal.heading, "%s", w("reveal").c_str());
       view.document(md(q.reveal.in(language())));
@@ -826,8 +581,10 @@ class LessonsPanel final : public Panel {
       ImGui::SameLine();
     }
     if (ImGui::Button(w("retry").c_str())) {
-      quiz_retry(rec, rec.seed);
+      quiz_retry(rec, fresh_seed());  // a new attempt: the options are shuffled again
       std::fill(qu.picks.begin(), qu.picks.end(), false);
+      qu.tries = 0;
+      qu.reveal_asked = false;
       save(ctx);
     }
   }
@@ -845,18 +602,20 @@ class LessonsPanel final : public Panel {
     return &cache.question;
   }
 
-  std::uint64_t fresh_seed() { return ui_.headless ? 1 : ui_.rng(); }
+  std::uint64_t fresh_seed() {
+    const std::uint64_t s = ui_.headless ? 1 : ui_.rng();
+    return s == 0 ? 1 : s;  // 0 means "no attempt yet"
+  }
 
   void numeric(AppContext& ctx, const Lesson& lesson, const Question& q, AnswerRecord& rec,
                QuestionUi& qu, MdView& view, const Palette& pal) {
-    if (rec.attempts == 0 && !rec.answered && rec.seed == 0) {
-      rec.seed = fresh_seed();  // fresh parameters for the first attempt too
-      save(ctx);
-    }
+    ensure_seed(ctx, rec);
     const NumericQuestion& nq = *numeric_question(lesson, q, rec);
     view.document(md(quiz_fill_template(q.prompt.in(language()), nq)));
     const std::string unit = q.unit.in(language());
+    const std::string precision = numeric_precision_text(nq, q.unit, ui_.words, language());
     if (!rec.answered) {
+      ImGui::TextDisabled("%s", precision.c_str());
       ImGui::TextUnformatted(w("enter_number").c_str());
       ImGui::SameLine();
       ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
@@ -871,6 +630,7 @@ class LessonsPanel final : public Panel {
         try {
           quiz_answer_numeric(rec, q, parse_double(qu.number, "answer"));
           qu.number_bad = false;
+          qu.tries += 1;
           save(ctx);
         } catch (const InputError&) {
           qu.number_bad = true;
@@ -880,16 +640,53 @@ class LessonsPanel final : public Panel {
       return;
     }
     const NumericVerdict v = quiz_check_numeric(nq, rec.number);
+    const bool reveal = quiz_reveal_explanations(q, v.correct, qu.tries, qu.reveal_asked);
     feedback_line(v.correct, pal);
-    ImGui::Text("%s: %s %s   %s: %.6g %s   (%s ±%.3g)", w("your_answer").c_str(),
-                format_double(rec.number).c_str(), unit.c_str(), w("expected").c_str(), v.expected,
-                unit.c_str(), w("tolerance").c_str(), v.tolerance);
+    ImGui::Text("%s: %s %s", w("your_answer").c_str(), format_double(rec.number).c_str(),
+                unit.c_str());
+    const auto mistakes = numeric_mistake_notes(nq, rec.number, ui_.words, language());
+    if (!mistakes.empty()) {
+      ImGui::TextColored(pal.bad, "%s", w("looks_like").c_str());
+      ImGui::Indent(ImGui::GetFontSize());
+      for (const auto& m : mistakes) view.document(md(m.text));
+      ImGui::Unindent(ImGui::GetFontSize());
+    }
+    if (!reveal) {
+      ImGui::TextDisabled("%s", precision.c_str());
+      std::string left = w("tries_left");
+      if (const size_t at = left.find("{n}"); at != std::string::npos)
+        left.replace(at, 3, std::to_string(quiz_tries_before_reveal(q) - qu.tries));
+      ImGui::TextDisabled("%s", left.c_str());
+      if (ImGui::Button(w("retry").c_str())) {
+        quiz_retry(rec, rec.seed);  // same numbers
+        qu.number.clear();
+        save(ctx);
+      }
+      ImGui::SameLine();
+      if (ImGui::Button(w("show_solution").c_str())) qu.reveal_asked = true;
+      return;
+    }
+    ImGui::Text("%s: %s %s   (%s ±%s)", w("expected").c_str(), quiz_value_text(v.expected).c_str(),
+                unit.c_str(), w("tolerance").c_str(), quiz_value_text(v.tolerance).c_str());
+    if (!nq.steps.empty()) {
+      std::string steps = w("steps") + ":";
+      for (size_t k = 0; k < nq.steps.size(); ++k)
+        steps += std::string(k ? ";" : "") + "  " + nq.steps[k].label + " = " +
+                 quiz_value_text(nq.steps[k].value);
+      ImGui::PushStyleColor(ImGuiCol_Text, pal.muted);
+      ImGui::PushTextWrapPos(view.right_edge());
+      ImGui::TextWrapped("%s", steps.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::PopStyleColor();
+    }
     ImGui::PushStyleColor(ImGuiCol_Text, pal.muted);
-    view.document(md(quiz_fill_template(q.explain.in(language()), nq)));
+    view.document(md(quiz_fill_template(q.explain.in(language()), nq, true)));
     ImGui::PopStyleColor();
     if (ImGui::Button(w("new_numbers").c_str())) {
       quiz_retry(rec, fresh_seed());
       qu.number.clear();
+      qu.tries = 0;
+      qu.reveal_asked = false;
       save(ctx);
     }
   }
@@ -898,8 +695,10 @@ class LessonsPanel final : public Panel {
             const Palette& pal) {
     view.document(md(q.prompt.in(language())));
     ImGui::TextDisabled("%s", w("open_hint").c_str());
+    const float box_width =
+        std::max(ImGui::GetFontSize() * 10, view.right_edge() - ImGui::GetCursorPosX());
     if (ImGui::InputTextMultiline("##answer", &qu.open_text,
-                                  ImVec2(-1, ImGui::GetTextLineHeight() * 6)))
+                                  ImVec2(box_width, ImGui::GetTextLineHeight() * 6)))
       ctx.ensure_glyphs(qu.open_text);  // Chinese typed here must be drawable too
     if (ImGui::IsItemDeactivatedAfterEdit() && rec.answered) {
       quiz_answer_open(rec, q, qu.open_text, rec.ticks);

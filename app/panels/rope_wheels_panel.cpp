@@ -8,13 +8,13 @@
 #include <cmath>
 #include <cstdio>
 #include <numbers>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "app/app_context.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/plot.hpp"
 #include "core/common/errors.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/wheels_lab.hpp"
@@ -23,7 +23,6 @@ namespace poslab::app {
 namespace {
 
 constexpr double kTwoPi = 2.0 * std::numbers::pi;
-constexpr int kDecaySamples = 512;
 
 // Values derived from the settings, recomputed only when the RoPE parameters change.
 struct WheelsDerived {
@@ -33,8 +32,7 @@ struct WheelsDerived {
   Eigen::VectorXd turns;        // r_i = L / lambda_i, (P,)
   Eigen::VectorXd keep;         // YaRN gamma_i, (P,) (empty unless yarn)
   std::vector<PairBand> bands;  // per pair
-  // Decay curve: score(delta) for delta = 0 .. max, with and without the extension.
-  std::vector<float> decay_scaled, decay_original;
+  WheelsDecay decay;            // score against distance, with and without the extension (core)
   double decay_max = 0;
   DecayVectors decay_vectors = DecayVectors::ones;
 };
@@ -68,6 +66,15 @@ ImU32 band_colour(PairBand band) {
 
 const char* band_name(PairBand band) {
   return band == PairBand::kept ? "kept" : band == PairBand::blended ? "blended" : "interpolated";
+}
+
+// The command printing the decay plot's numbers (every parameter that changes them).
+std::string decay_cli_hint(const WheelsLabSettings& s) {
+  WheelsLabSettings k;
+  k.rope = s.rope;
+  k.decay_vectors = s.decay_vectors;
+  k.decay_max_distance = s.decay_max_distance;
+  return "poslab-cli rope --decay --preset '" + wheels_to_preset(k) + "'";
 }
 
 std::string compact(double v) {
@@ -119,7 +126,7 @@ class RopeWheelsPanel final : public Panel {
     for (int i = 0; i < pairs; ++i)
       if (!std::isfinite(d.inv[i]) || d.inv[i] <= 0)
         return "inv_freq[" + std::to_string(i) + "] is not a positive number";
-    for (float v : d.decay_scaled)
+    for (double v : d.decay.scaled)
       if (!std::isfinite(v)) return "decay curve has a non-finite value";
     if (ui_.lab.selected_pair >= pairs) return "selected pair out of range";
     return {};
@@ -173,24 +180,7 @@ class RopeWheelsPanel final : public Panel {
     d.turns = rope_turns_in_context(s.rope);
     d.keep = s.rope.scaling == RopeScaling::yarn ? rope_yarn_keep(s.rope) : Eigen::VectorXd();
     d.bands = rope_pair_bands(s.rope);
-    // Decay: a fixed query/key pair, scored at every relative distance.
-    const int D = s.rope.head_dim;
-    Eigen::VectorXd q = Eigen::VectorXd::Ones(D), k = Eigen::VectorXd::Ones(D);
-    if (s.decay_vectors == DecayVectors::random) {
-      std::mt19937 rng(1234);
-      std::normal_distribution<double> g;
-      for (int j = 0; j < D; ++j) q[j] = g(rng);
-      for (int j = 0; j < D; ++j) k[j] = g(rng);
-    }
-    std::vector<double> deltas(kDecaySamples);
-    for (int t = 0; t < kDecaySamples; ++t)
-      deltas[t] = s.decay_max_distance * t / (kDecaySamples - 1);
-    RopeParams plain = s.rope;
-    plain.scaling = RopeScaling::none;
-    const Eigen::VectorXd scaled = rope_score_vs_distance(s.rope, q, k, deltas);
-    const Eigen::VectorXd original = rope_score_vs_distance(plain, q, k, deltas);
-    d.decay_scaled.assign(scaled.data(), scaled.data() + scaled.size());
-    d.decay_original.assign(original.data(), original.data() + original.size());
+    d.decay = wheels_decay(s);
     d.decay_max = s.decay_max_distance;
     d.decay_vectors = s.decay_vectors;
     d.valid = true;
@@ -492,51 +482,26 @@ class RopeWheelsPanel final : public Panel {
       ImGui::SetTooltip(
           "Depends only on d = n - m (the tests check this). With q = k = ones it is\n"
           "sum_i 2 cos(d * theta_i): large near 0, decaying and oscillating further out.");
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const ImVec2 o = ImGui::GetCursorScreenPos();
-    const float w = std::max(100.0f, avail.x),
-                h = std::max(60.0f, avail.y - ImGui::GetTextLineHeightWithSpacing());
-    ImGui::InvisibleButton("plot", ImVec2(w, h));
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    dl->AddRectFilled(o, ImVec2(o.x + w, o.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
-    float lo = 0, hi = 0;
-    for (size_t t = 0; t < d.decay_scaled.size(); ++t) {
-      lo = std::min({lo, d.decay_scaled[t], d.decay_original[t]});
-      hi = std::max({hi, d.decay_scaled[t], d.decay_original[t]});
-    }
-    if (hi <= lo) hi = lo + 1;
-    auto pt = [&](size_t t, float v) {
-      return ImVec2(o.x + w * static_cast<float>(t) / (kDecaySamples - 1),
-                    o.y + h - h * (v - lo) / (hi - lo));
-    };
-    const float zero_y = pt(0, 0.0f).y;
-    dl->AddLine(ImVec2(o.x, zero_y), ImVec2(o.x + w, zero_y), ImGui::GetColorU32(ImGuiCol_Border));
     const bool scaled = s.rope.scaling != RopeScaling::none;
+    PlotSpec spec;
+    spec.id = "decay";
+    spec.scale = scale;
+    spec.size = ImVec2(0, std::max(60.0f * scale, ImGui::GetContentRegionAvail().y -
+                                                      ImGui::GetTextLineHeightWithSpacing()));
+    spec.x.label = "d";
     if (scaled)
-      for (size_t t = 1; t < d.decay_original.size(); ++t)
-        dl->AddLine(pt(t - 1, d.decay_original[t - 1]), pt(t, d.decay_original[t]),
-                    IM_COL32(150, 150, 150, 200), 1.0f);
-    for (size_t t = 1; t < d.decay_scaled.size(); ++t)
-      dl->AddLine(pt(t - 1, d.decay_scaled[t - 1]), pt(t, d.decay_scaled[t]),
-                  IM_COL32(255, 170, 60, 255), 1.5f * scale);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4g", hi);
-    dl->AddText(ImVec2(o.x + 3, o.y + 2), ImGui::GetColorU32(ImGuiCol_Text), buf);
-    std::snprintf(buf, sizeof buf, "%.4g", lo);
-    dl->AddText(ImVec2(o.x + 3, o.y + h - ImGui::GetTextLineHeight() - 2),
-                ImGui::GetColorU32(ImGuiCol_Text), buf);
-    if (ImGui::IsItemHovered()) {
-      const float fx = (ImGui::GetIO().MousePos.x - o.x) / w;
-      const size_t t = std::min<size_t>(
-          kDecaySamples - 1, static_cast<size_t>(std::max(0.0f, fx) * (kDecaySamples - 1) + 0.5f));
-      dl->AddLine(ImVec2(pt(t, lo).x, o.y), ImVec2(pt(t, lo).x, o.y + h),
-                  ImGui::GetColorU32(ImGuiCol_Text));
-      ImGui::SetTooltip(
-          "d = %.6g\nscore = %.6g%s", d.decay_max * t / (kDecaySamples - 1), d.decay_scaled[t],
-          scaled ? ("\nwithout extension = " + compact(d.decay_original[t])).c_str() : "");
-    }
-    ImGui::Text("d = 0 ... %s%s", compact(d.decay_max).c_str(),
-                scaled ? "   (orange: with extension, grey: plain RoPE)" : "");
+      spec.series.push_back({.label = "plain RoPE",
+                             .y = d.decay.original,
+                             .x = d.decay.deltas,
+                             .colour = IM_COL32(150, 150, 150, 200),
+                             .thickness = 1.0f});
+    spec.series.push_back({.label = scaled ? "with extension" : "score",
+                           .y = d.decay.scaled,
+                           .x = d.decay.deltas,
+                           .colour = IM_COL32(255, 170, 60, 255)});
+    spec.legend = scaled;
+    plot(spec);
+    ImGui::TextDisabled("%s", decay_cli_hint(s).c_str());
   }
 
   WheelsUi ui_;

@@ -8,6 +8,7 @@
 
 #include "core/attention/attention_kernel.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/common/random.hpp"
 
 namespace poslab {
@@ -110,11 +111,7 @@ const std::vector<std::string>& attention_encoding_names() {
 }
 
 AttentionEncoding attention_encoding_from_name(const std::string& name) {
-  for (const auto& e : kEncodings)
-    if (name == e.name) return e.encoding;
-  std::string list;
-  for (const auto& n : attention_encoding_names()) list += (list.empty() ? "" : ", ") + n;
-  throw InputError("encoding \"" + name + "\" is unknown (choose one of: " + list + ")");
+  return enum_from_name<AttentionEncoding>("encoding", name, attention_encoding_names());
 }
 
 const char* attention_encoding_name(AttentionEncoding e) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/attention/attention.hpp"
+#include "core/attention/demos.hpp"
 
 namespace poslab {
 
@@ -64,6 +65,41 @@ void attention_lab_validate(const AttentionLabSettings& s);
 // The tokens the lab shows (first side) and, for orderings, the second sentence's tokens.
 AttentionInput attention_lab_input(const AttentionLabSettings& s);
 AttentionInput attention_lab_input_b(const AttentionLabSettings& s);
+
+// Samples of the RoPE decay demo's curves (the panel and the CLI draw the same points).
+inline constexpr int kAttentionDecayPoints = 512;
+
+// Everything the lab shows for one set of settings: the model and its result, the
+// comparison or demo the settings ask for, with captions for the two sides. The panel
+// draws it and `poslab-cli attention` prints it; neither computes anything else.
+struct AttentionLabResult {
+  AttentionLabSettings lab;          // the settings it was computed for
+  AttentionModel model;              // left side: the lab's tokens and encoding
+  AttentionResult result;            // per head (only `only_head` filled when asked)
+  bool has_pair = false;             // comparison: encodings, orderings, permutation or shift
+  AttentionComparison pair;          // valid when has_pair
+  std::string caption_a, caption_b;  // what the two sides show
+  bool has_extrapolation = false;    // extrapolation demo
+  ExtrapolationDemo extrapolation;   // valid when has_extrapolation
+  bool has_decay = false;            // RoPE decay demo
+  RopeDecay decay;                   // kAttentionDecayPoints samples over [0, decay_max]
+  std::vector<double> slopes;        // ALiBi demo: one slope per head
+  RowMatrix demo_matrix;             // ALiBi demo: bias of the shown head; T5 demo: bucket map
+  std::vector<T5BucketRange> bucket_ranges;  // T5 demo: key - query range of every bucket
+  int bucket_horizon = 0;  // T5 demo: ranges cover |key - query| up to this distance
+};
+
+// Options of one computation that are not part of a preset.
+struct AttentionLabOptions {
+  int only_head = -1;      // compute only this head (the panel's view), -1 = every head
+  std::vector<int> order;  // permutation demo: token t of B = token order[t]; empty = reversal
+};
+
+// Validates the settings (InputError), then computes what they ask for. `cancel` may stop
+// the work early (then the result is incomplete; the caller drops it).
+AttentionLabResult attention_lab_compute(const AttentionLabSettings& s,
+                                         const std::atomic<bool>* cancel = nullptr,
+                                         const AttentionLabOptions& options = {});
 
 std::string attention_to_preset(const AttentionLabSettings& s);
 // Starts from `base` (usually the defaults) and overrides what the preset names.

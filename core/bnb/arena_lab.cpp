@@ -17,6 +17,7 @@ std::string arena_to_preset(const ArenaLabSettings& s) {
   if (s.team1_size != d.team1_size) w.add("team1", s.team1_size);
   if (s.policy != d.policy) w.add_text("policy", kPolicies[s.policy]);
   if (s.playing != d.playing) w.add("play", s.playing);
+  if (s.practice != d.practice) w.add("practice", s.practice);
   if (s.speed != d.speed) w.add("speed", s.speed);
   if (s.helm != d.helm) w.add("helm", s.helm);
   if (s.selected != d.selected) w.add("ship", s.selected);
@@ -37,6 +38,7 @@ ArenaLabSettings arena_from_preset(const std::string& text, const ArenaLabSettin
   in.read("team1", s.team1_size, ArenaLabSettings::team_size_range);
   in.read_choice("policy", s.policy, kPolicies);
   in.read("play", s.playing);
+  in.read("practice", s.practice);
   in.read("speed", s.speed, ArenaLabSettings::speed_range);
   in.read("helm", s.helm, ArenaLabSettings::slot_range);
   in.read("ship", s.selected, ArenaLabSettings::slot_range);

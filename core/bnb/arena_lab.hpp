@@ -11,16 +11,17 @@ namespace poslab::bnb {
 enum class ArenaSource { live, file };  // a live simulation, or episodes from an HDF5 file
 
 struct ArenaLabSettings {
-  int seed = 1;         // live episode seed, [0, 2147483647]
-  int team0_size = 4;   // ships of team 0, 0 = random 1..4 (both teams equal), [0, 4]
-  int team1_size = 4;   // ships of team 1, 0 = same as team 0, [0, 4]
-  int policy = 0;       // computer ships: 0 expert, 1 noisy expert, 2 random
-  bool playing = true;  // run the live episode / play the file episode
-  double speed = 1.0;   // playback speed, x real time (25 agent steps/s), [0.1, 16]
-  int helm = -1;        // slot steered from the keyboard, -1 none, [-1, 7]
-  int selected = -1;    // slot shown in the inspector, -1 none, [-1, 7]
-  int trail = 12;       // trail length, agent steps, [0, 100]
-  bool grid = true;     // draw the 128-px grid
+  int seed = 298;         // live episode seed, [0, 2147483647] (298: a 4v4 fight lasting ~10 s)
+  int team0_size = 4;     // ships of team 0, 0 = random 1..4 (both teams equal), [0, 4]
+  int team1_size = 4;     // ships of team 1, 0 = same as team 0, [0, 4]
+  int policy = 0;         // computer ships: 0 expert, 1 noisy expert, 2 random
+  bool playing = true;    // run the live episode / play the file episode
+  bool practice = false;  // computer ships never fire (physics unchanged): learn to fly and aim
+  double speed = 0.5;     // playback speed, x real time (25 agent steps/s), [0.1, 16]
+  int helm = -1;          // slot steered from the keyboard, -1 none, [-1, 7]
+  int selected = -1;      // slot shown in the inspector, -1 none, [-1, 7]
+  int trail = 12;         // trail length, agent steps, [0, 100]
+  bool grid = true;       // draw the 128-px grid
   ArenaSource source = ArenaSource::live;
   std::string file;  // HDF5 dataset path (source = file)
   int episode = 0;   // episode index in the file, [0, 1e9]

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/common/names.hpp"
+
 namespace poslab {
 namespace {
 
@@ -173,15 +175,14 @@ void PresetReader::read_text(const std::string& key, std::string& out) {
 void PresetReader::read_choice(const std::string& key, int& out,
                                const std::vector<std::string>& names) {
   if (const auto* v = find(key)) {
-    for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] == *v) {
-        out = static_cast<int>(i);
-        return;
-      }
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    throw InputError(lab_ + "." + key + " = \"" + *v + "\": expected one of " + list);
+    out = enum_index_from_name(lab_ + "." + key, *v, names);
   }
+}
+
+std::vector<std::string> PresetReader::keys() const {
+  std::vector<std::string> k;
+  for (const auto& [key, value] : fields_) k.push_back(key);
+  return k;
 }
 
 void PresetReader::finish() const {

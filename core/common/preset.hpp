@@ -46,6 +46,8 @@ class PresetReader {
   void read_choice(const std::string& key, int& out, const std::vector<std::string>& names);
   // Throws InputError naming any key no read() call asked for.
   void finish() const;
+  // The keys the preset names (so a lab can tell given values from defaults).
+  std::vector<std::string> keys() const;
 
  private:
   const std::string* find(const std::string& key);

@@ -2,25 +2,19 @@
 // from the defaults are written, which keeps lesson presets short.
 #include "core/kv/kv_lab.hpp"
 
+#include <algorithm>
+
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/common/preset.hpp"
 
 namespace poslab {
 namespace {
 
-template <class E>
-E enum_from(const std::vector<std::string>& names, const std::string& name, const char* what) {
-  for (size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<E>(i);
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  throw InputError(std::string(what) + " = \"" + name + "\": expected one of " + list);
-}
-
 std::string join(const std::vector<KvMethod>& ms) {
-  std::string s;
-  for (auto m : ms) s += (s.empty() ? "" : ", ") + kv_method_name(m);
-  return s;
+  std::vector<std::string> names;
+  for (auto m : ms) names.push_back(kv_method_name(m));
+  return poslab::join(names);
 }
 
 }  // namespace
@@ -42,10 +36,10 @@ const std::vector<std::string>& kv_positions_names() {
 }
 
 KvScenario kv_scenario_from_name(const std::string& name) {
-  return enum_from<KvScenario>(kv_scenario_names(), name, "scenario");
+  return enum_from_name<KvScenario>("scenario", name, kv_scenario_names());
 }
 KvMethod kv_method_from_name(const std::string& name) {
-  return enum_from<KvMethod>(kv_method_names(), name, "method");
+  return enum_from_name<KvMethod>("method", name, kv_method_names());
 }
 const std::string& kv_method_name(KvMethod m) {
   return kv_method_names()[static_cast<int>(m)];
@@ -62,6 +56,30 @@ std::vector<KvMethod> kv_methods_for(KvScenario s, KvPositions p) {
   }
   if (p == KvPositions::learned) return {M::naive, M::legacy, M::recompute};
   return {M::naive, M::keep, M::kshift, M::recompute};
+}
+
+void kv_lab_normalize(KvLabSettings& s, const std::vector<std::string>& given) {
+  auto free = [&given](const char* key) {
+    return std::find(given.begin(), given.end(), key) == given.end();
+  };
+  KvModelParams& p = s.model;
+  if (s.scenario != KvScenario::sliding && free("pos")) p.positions = KvPositions::rope;
+  const auto ms = kv_methods_for(s.scenario, p.positions);
+  if (!ms.empty() && std::find(ms.begin(), ms.end(), s.method) == ms.end() && free("method"))
+    s.method = ms.front();
+  if (free("C")) p.context += p.context % 2;
+  if (free("layer")) s.view_layer = std::clamp(s.view_layer, 0, std::max(0, p.layers - 1));
+  if (free("head")) s.view_head = std::clamp(s.view_head, 0, std::max(0, p.heads - 1));
+  if (free("pair")) s.view_pair = std::clamp(s.view_pair, 0, std::max(0, kv_head_dim(p) / 2 - 1));
+  if (s.scenario == KvScenario::sliding && free("drop"))
+    s.drop_steps = std::max(1, std::min(s.drop_steps, p.context / 2 - 1));
+  if (s.scenario == KvScenario::rag) {
+    if (free("from")) s.retrieve_from = std::clamp(s.retrieve_from, 0, s.first_length - 1);
+    if (free("retrieved"))
+      s.retrieved = std::max(
+          1, std::min(s.retrieved,
+                      (s.first_length - 1 - s.retrieve_from) / std::max(1, s.retrieve_stride) + 1));
+  }
 }
 
 void kv_lab_validate(const KvLabSettings& s) {
@@ -202,6 +220,7 @@ KvLabSettings kv_from_preset(const std::string& text, const KvLabSettings& base)
   in.read("head", s.view_head, KvLabSettings::view_head_range);
   in.read("pair", s.view_pair, KvLabSettings::view_pair_range);
   in.finish();
+  kv_lab_normalize(s, in.keys());
   kv_lab_validate(s);
   return s;
 }

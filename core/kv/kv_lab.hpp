@@ -61,6 +61,14 @@ struct KvLabSettings {
 
 inline constexpr const char* kKvLabName = "kv";
 
+// Makes the settings consistent where one choice implies another: stitch/rag run on
+// RoPE, the method suits scenario and positions (else the first that does), the context
+// is even, the views lie inside the model, a slide leaves steps in the window, rag
+// retrieves inside B. Fields whose preset key is in `given` (what a preset named
+// explicitly) are left alone, so a conflict among given values gets kv_lab_validate's
+// message. The panel calls it after every control change, kv_from_preset after reading.
+void kv_lab_normalize(KvLabSettings& s, const std::vector<std::string>& given = {});
+
 // Cross-field checks: method fits scenario/positions, stitching needs RoPE, the drop
 // leaves something in the window, retrieved indices lie inside B. Throws InputError.
 void kv_lab_validate(const KvLabSettings& s);

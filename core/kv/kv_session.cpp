@@ -322,15 +322,20 @@ KvSlotAngles kv_slot_angles(const KvModelParams& p, const KvSlot& slot, int pair
   return {slot.encoded_at * inv[pair], slot.used_at * inv[pair]};
 }
 
-KvSession kv_run_scenario(const KvLabSettings& s) {
-  KvSession ses = kv_session_start(s);
-  if (s.scenario != KvScenario::sliding) kv_session_stitch(ses);
-  for (int i = 0; i < s.steps; ++i) {
-    if (s.scenario == KvScenario::sliding)
+void kv_session_advance(KvSession& ses, int steps, const std::atomic<bool>* cancel) {
+  const bool sliding = ses.settings.scenario == KvScenario::sliding;
+  if (!sliding && !ses.stitched) kv_session_stitch(ses);
+  for (int i = 0; i < steps && !(cancel && cancel->load(std::memory_order_relaxed)); ++i) {
+    if (sliding)
       kv_session_slide(ses);
     else
       kv_session_append(ses);
   }
+}
+
+KvSession kv_run_scenario(const KvLabSettings& s, const std::atomic<bool>* cancel) {
+  KvSession ses = kv_session_start(s);
+  kv_session_advance(ses, s.steps, cancel);
   return ses;
 }
 

@@ -10,6 +10,7 @@
 // stitched cache is [first; A] with first = all of B (stitch) or slots retrieved from B
 // (rag). New tokens continue at L; the ground truth recomputes the stitched text from scratch.
 #pragma once
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -92,7 +93,10 @@ struct KvSlotAngles {
 };
 KvSlotAngles kv_slot_angles(const KvModelParams& p, const KvSlot& slot, int pair);
 
-// start, stitch if needed, then settings.steps slides or new tokens.
-KvSession kv_run_scenario(const KvLabSettings& s);
+// `steps` steps of the scenario: slides (sliding) or new tokens (stitch/rag, stitching
+// first if needed). Stops early, between steps, once *cancel is true (then fewer steps ran).
+void kv_session_advance(KvSession& ses, int steps, const std::atomic<bool>* cancel = nullptr);
+// start, then settings.steps steps (kv_session_advance).
+KvSession kv_run_scenario(const KvLabSettings& s, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace poslab

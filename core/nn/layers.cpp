@@ -4,8 +4,10 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/nn/parallel.hpp"
@@ -20,6 +22,40 @@ using Row = Eigen::Matrix<S, 1, Eigen::Dynamic>;
 
 // Rows per thread below which splitting costs more than it saves.
 constexpr int64_t kMinRows = 32;
+
+// exp for the float layers: range reduction x = n ln2 + r, |r| <= ln2/2, a degree-6
+// polynomial for e^r (Taylor/Cephes coefficients, relative error ~2e-7), then 2^n through
+// the exponent bits. Branch-free, so the loops below vectorise (libm's expf does not);
+// the double build (gradient checks) uses std::exp.
+inline float exp_approx(float x) {
+  x = std::min(88.0f, std::max(-87.0f, x));
+  const float n = std::nearbyint(x * 1.44269504088896341f);
+  const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  return p * std::bit_cast<float>(bits);
+}
+template <class S>
+inline S exp_fast(S x) {
+  if constexpr (std::is_same_v<S, float>)
+    return exp_approx(x);
+  else
+    return std::exp(x);
+}
+// tanh(u) = 1 - 2 / (e^{2u} + 1): exact limits +-1, absolute error ~2e-7 near 0.
+template <class S>
+inline S tanh_fast(S u) {
+  if constexpr (std::is_same_v<S, float>)
+    return 1.0f - 2.0f / (exp_approx(2.0f * u) + 1.0f);
+  else
+    return std::tanh(u);
+}
 }  // namespace
 
 template <class S>
@@ -144,7 +180,7 @@ template <class S>
 void gelu_forward(S* out, const S* in, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const S z = in[i];
-    out[i] = S(0.5) * z * (S(1) + std::tanh(kGeluK<S> * (z + kGeluA<S> * z * z * z)));
+    out[i] = S(0.5) * z * (S(1) + tanh_fast(kGeluK<S> * (z + kGeluA<S> * z * z * z)));
   }
 }
 
@@ -152,7 +188,7 @@ template <class S>
 void gelu_backward(S* din, const S* dout, const S* in, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const S z = in[i];
-    const S t = std::tanh(kGeluK<S> * (z + kGeluA<S> * z * z * z));
+    const S t = tanh_fast(kGeluK<S> * (z + kGeluA<S> * z * z * z));
     const S d = S(0.5) * (S(1) + t) +
                 S(0.5) * z * (S(1) - t * t) * kGeluK<S> * (S(1) + S(3) * kGeluA<S> * z * z);
     din[i] += d * dout[i];
@@ -161,13 +197,13 @@ void gelu_backward(S* din, const S* dout, const S* in, int64_t n) {
 
 template <class S>
 void silu_forward(S* out, const S* in, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = in[i] / (S(1) + std::exp(-in[i]));
+  for (int64_t i = 0; i < n; ++i) out[i] = in[i] / (S(1) + exp_fast(-in[i]));
 }
 
 template <class S>
 void silu_backward(S* din, const S* dout, const S* in, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    const S sg = S(1) / (S(1) + std::exp(-in[i]));
+    const S sg = S(1) / (S(1) + exp_fast(-in[i]));
     din[i] += dout[i] * sg * (S(1) + in[i] * (S(1) - sg));
   }
 }
@@ -239,7 +275,7 @@ void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g
       S sum = 0;
       for (int j = 0; j < jend; ++j) {
         if (key_visible && !key_visible[j]) continue;
-        p[j] = std::exp(p[j] - mx);
+        p[j] = exp_fast(p[j] - mx);
         sum += p[j];
       }
       const S inv = S(1) / sum;
@@ -259,7 +295,9 @@ void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const 
   const int D = E / H, L = g.len;
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const int64_t ld = 3 * static_cast<int64_t>(E);
-  std::vector<S> dp(L);
+  S dp_stack[512];
+  std::vector<S> dp_heap(L > 512 ? L : 0);
+  S* dp = L > 512 ? dp_heap.data() : dp_stack;
   for (int h = 0; h < H; ++h) {
     for (int i = 0; i < L; ++i) {
       const S* p = probs + (static_cast<int64_t>(h) * L + i) * L;

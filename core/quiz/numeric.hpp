@@ -14,15 +14,32 @@ struct NumericParam {
   double value;      // shown as an integer when it is one
 };
 
+// An intermediate value of the worked solution (θ_i, the angle before reduction, ...),
+// shown after answering and usable as a {name} placeholder in explanations only.
+struct NumericStep {
+  std::string name;   // placeholder name, ASCII, e.g. "theta"
+  std::string label;  // how it is written, e.g. "θ_i" or "m·θ_i mod 2π"
+  double value;       // its value
+};
+
+// A common mistake and the answer it produces for these parameters. Its explanation is
+// lessons/ui.toml's "mistake_<id>" text, filled with the question's params and steps.
+struct NumericMistake {
+  std::string id;  // e.g. "ntk_bs" (NTK's b·s instead of b·s^(d/(d−2)))
+  double value;    // the wrong answer this mistake gives
+};
+
 struct NumericQuestion {
-  std::string generator;             // which generator made it
-  std::uint64_t seed = 0;            // reproduces the parameters
-  std::vector<NumericParam> params;  // what the prompt shows
-  double answer = 0;                 // the core's answer
-  double abs_tol = 0;                // accepted absolute error
-  double rel_tol = 0;                // accepted error relative to |answer| (the larger wins)
-  double period = 0;                 // > 0: answers equal modulo this are the same (angles: 2 pi)
-  bool integer = false;              // the answer is a whole number (index, bucket)
+  std::string generator;                 // which generator made it
+  std::uint64_t seed = 0;                // reproduces the parameters
+  std::vector<NumericParam> params;      // what the prompt shows
+  std::vector<NumericStep> steps;        // intermediate values of the solution (not in prompts)
+  std::vector<NumericMistake> mistakes;  // answers that common mistakes give
+  double answer = 0;                     // the core's answer
+  double abs_tol = 0;                    // accepted absolute error
+  double rel_tol = 0;                    // accepted error relative to |answer| (the larger wins)
+  double period = 0;     // > 0: answers equal modulo this are the same (angles: 2 pi)
+  bool integer = false;  // the answer is a whole number (index, bucket)
 };
 
 // Every generator, in a stable order:
@@ -54,10 +71,24 @@ struct NumericVerdict {
 };
 NumericVerdict quiz_check_numeric(const NumericQuestion& q, double given);
 
+// Ids of the mistakes whose wrong answer matches `given` (within the question's tolerance
+// and period). A mistake that gives the right answer for these parameters is never named,
+// and neither is any mistake when `given` is correct.
+std::vector<std::string> quiz_recognise_mistakes(const NumericQuestion& q, double given);
+
+// Largest error accepted for this question (abs_tol or rel_tol·|answer|, the larger).
+double quiz_numeric_tolerance(const NumericQuestion& q);
+
 // Text of a parameter as a prompt shows it ("10000", "0.5").
 std::string quiz_param_text(double value);
-// Replaces every {name} in `text` by its parameter's value; throws InputError naming the
-// placeholder when the question has no such parameter. "{{" stays a literal "{".
-std::string quiz_fill_template(const std::string& text, const NumericQuestion& q);
+// Text of a computed value (steps, expected answers): whole numbers as such, else 6
+// significant digits ("0.0177828").
+std::string quiz_value_text(double value);
+// Replaces every {name} in `text` by its parameter's value, or with_steps, also by a step's
+// value; throws InputError naming the placeholder when the question has no such name.
+// "{{" stays a literal "{". Prompts are filled without steps (they would give the answer
+// away), explanations and mistake texts with them.
+std::string quiz_fill_template(const std::string& text, const NumericQuestion& q,
+                               bool with_steps = false);
 
 }  // namespace poslab

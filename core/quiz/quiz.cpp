@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "core/common/errors.hpp"
+#include "core/common/random.hpp"
 
 namespace poslab {
 
@@ -64,6 +65,53 @@ ChoiceVerdict quiz_check_choice(const Question& q, const std::vector<int>& chose
   }
   v.correct = v.missed.empty() && v.wrong.empty();
   return v;
+}
+
+std::vector<int> quiz_option_order(const Question& q, std::uint64_t seed) {
+  const int n = static_cast<int>(q.options.size());
+  std::vector<int> order(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
+  // Fisher-Yates from the top; the modulo bias of a 64-bit draw over < 26 options is nil.
+  SeededStream rng(seed, "quiz-option-order:" + q.id, 0);
+  for (int i = n - 1; i > 0; --i) {
+    const int j = static_cast<int>(rng.next_u64() % static_cast<std::uint64_t>(i + 1));
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+  }
+  return order;
+}
+
+std::vector<int> quiz_shown_to_declared(const std::vector<int>& order,
+                                        const std::vector<int>& shown) {
+  std::vector<int> out;
+  for (int s : shown) {
+    if (s < 0 || s >= static_cast<int>(order.size()))
+      throw InputError("option " + quiz_option_letter(s) + " is not shown (there are " +
+                       std::to_string(order.size()) + " options)");
+    out.push_back(order[static_cast<size_t>(s)]);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<int> quiz_declared_to_shown(const std::vector<int>& order,
+                                        const std::vector<int>& declared) {
+  std::vector<int> out;
+  for (int d : declared) {
+    const auto it = std::find(order.begin(), order.end(), d);
+    if (it == order.end())
+      throw InputError("option index " + std::to_string(d) + " is not in the order");
+    out.push_back(static_cast<int>(it - order.begin()));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int quiz_tries_before_reveal(const Question& q) {
+  return q.kind == QuestionKind::predict ? 1 : 2;
+}
+
+bool quiz_reveal_explanations(const Question& q, bool correct, int tries, bool requested) {
+  return correct || requested || tries >= quiz_tries_before_reveal(q);
 }
 
 std::string quiz_option_letter(int index) {

@@ -73,6 +73,27 @@ struct ChoiceVerdict {
 // than one (or no) option.
 ChoiceVerdict quiz_check_choice(const Question& q, const std::vector<int>& chosen);
 
+// The order in which one attempt shows a choice question's options: order[k] is the index
+// (as declared in quiz.toml) of the option shown k-th, under letter k. A permutation drawn
+// from the attempt's seed and the question id (core/common/random.hpp), so the same attempt
+// always shows the same order, each new attempt another, and "A" or "the first option" is
+// no cue. Letters typed or clicked are positions in this order.
+std::vector<int> quiz_option_order(const Question& q, std::uint64_t seed);
+// Shown positions -> declared option indices (sorted), and declared -> shown (sorted).
+// Throw InputError when a position or index is outside the order.
+std::vector<int> quiz_shown_to_declared(const std::vector<int>& order,
+                                        const std::vector<int>& shown);
+std::vector<int> quiz_declared_to_shown(const std::vector<int>& order,
+                                        const std::vector<int>& declared);
+
+// How many wrong answers (with the same options or numbers) a question takes before its
+// explanations, or a numeric question's solution, are revealed without being asked for:
+// 1 for predict (the lab shows the answer), else 2. A correct answer, or a request,
+// reveals them at once; a wrong try before that only says which options were missed or
+// wrong (numeric: which common mistake it looks like).
+int quiz_tries_before_reveal(const Question& q);
+bool quiz_reveal_explanations(const Question& q, bool correct, int tries, bool requested);
+
 // Option letters for people and scripts: 0 -> "A". Parses "B" or "A,C" (also "1,3" as
 // 1-based numbers) into sorted unique 0-based indices; throws InputError naming the item.
 std::string quiz_option_letter(int index);

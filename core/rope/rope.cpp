@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/common/names.hpp"
 #include "core/common/preset.hpp"
 
 namespace poslab {
@@ -49,23 +50,12 @@ const std::vector<std::string>& rope_scaling_names() {
   return names;
 }
 
-namespace {
-template <class E>
-E enum_from_name(const std::vector<std::string>& names, const std::string& name, const char* what) {
-  for (size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<E>(i);
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  throw InputError(std::string(what) + " = \"" + name + "\": expected one of " + list);
-}
-}  // namespace
-
 RopeLayout rope_layout_from_name(const std::string& name) {
-  return enum_from_name<RopeLayout>(rope_layout_names(), name, "layout");
+  return enum_from_name<RopeLayout>("layout", name, rope_layout_names());
 }
 
 RopeScaling rope_scaling_from_name(const std::string& name) {
-  return enum_from_name<RopeScaling>(rope_scaling_names(), name, "scaling");
+  return enum_from_name<RopeScaling>("scaling", name, rope_scaling_names());
 }
 
 void rope_validate(const RopeParams& p) {

@@ -3,6 +3,7 @@
 // panel draws it and the command line reads the same preset strings.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/rope/rope.hpp"
 
@@ -31,6 +32,20 @@ struct WheelsLabSettings {
 };
 
 inline constexpr const char* kWheelsLabName = "rope";
+
+// The decay plot: the score <R(m)q, R(m+d)k> (no 1/sqrt(D)) at kWheelsDecaySamples
+// distances d evenly spaced over [0, decay_max_distance], with the settings' context
+// extension and without it. q = k = ones, or q and k drawn from the portable normal of
+// core/common/random.hpp (seed 1234, the same numbers on every platform).
+inline constexpr int kWheelsDecaySamples = 512;
+struct WheelsDecay {
+  std::vector<double> deltas;    // d, (kWheelsDecaySamples,)
+  std::vector<double> scaled;    // score with the settings' scaling
+  std::vector<double> original;  // score with scaling = none
+  Eigen::VectorXd q, k;          // the query and key used, (D,)
+};
+WheelsDecay wheels_decay(const WheelsLabSettings& s);
+const std::vector<std::string>& decay_vectors_names();  // ones, random
 
 std::string wheels_to_preset(const WheelsLabSettings& s);
 // Starts from `base` (usually the defaults) and overrides what the preset names.

@@ -12,7 +12,6 @@
 #include "core/common/errors.hpp"
 #include "core/common/random.hpp"
 #include "core/nn/layers.hpp"
-#include "core/rope/rope.hpp"
 #include "core/wm/wm_layers.hpp"
 
 namespace poslab::wm {
@@ -60,12 +59,7 @@ WmDreamer::WmDreamer(const WorldModel& model, WmOverflow overflow)
   const int E = config_.embed, C = config_.context, H = config_.heads, D = wm_head_dim(config_);
   Scratch& s = *scratch_;
   s.off = wm_offsets(config_, model.layout());
-  RopeParams rp;
-  rp.head_dim = D;
-  rp.base = config_.rope_base;
-  rp.layout = RopeLayout::half_split;
-  const Eigen::VectorXd inv = rope_inv_freq(rp);
-  s.inv_freq.assign(inv.data(), inv.data() + inv.size());
+  s.inv_freq = wm_rope_inv_freq(config_);
   cache_.resize(config_.layers);
   for (int l = 0; l < config_.layers; ++l)
     if (wm_is_temporal(l)) {

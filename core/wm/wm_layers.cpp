@@ -7,7 +7,6 @@
 #include <string>
 
 #include "core/nn/layers.hpp"
-#include "core/rope/rope.hpp"
 
 namespace poslab::wm {
 
@@ -97,13 +96,17 @@ template <class S>
 void state_encoder_backward(StateEncoderActs<S>& a, const WmConfig& c, const WmOffsets& o,
                             const S* P, S* G, const S* dout, int64_t K, int threads) {
   const int E = c.embed, F = kStateFeatures;
-  std::vector<S> dh1(K * E, S(0)), du(K * 2 * E, S(0)), dg(K * 2 * E, S(0)), dv(K * 2 * E);
+  std::vector<S>&dh1 = a.dh1, &dh0 = a.dh0, &du = a.du, &dg = a.dg, &dv = a.dv, &dsg = a.dsg;
+  dh1.assign(K * E, S(0));
+  du.assign(K * 2 * E, S(0));
+  dg.assign(K * 2 * E, S(0));
+  dv.resize(K * 2 * E);
+  dsg.resize(K * 2 * E);
   layernorm_backward(dh1.data(), G + o.sln_w, G + o.sln_b, dout, a.h1.data(), a.mean.data(),
                      a.rstd.data(), P + o.sln_w, K, E, threads);
-  std::vector<S> dh0 = dh1;  // residual
+  dh0 = dh1;  // residual
   linear_backward(du.data(), G + o.out_w, G + o.out_b, dh1.data(), a.u.data(), P + o.out_w, K,
                   2 * E, E, threads);
-  std::vector<S> dsg(K * 2 * E);
   for (int64_t i = 0; i < K * 2 * E; ++i) {
     dsg[i] = du[i] * a.v[i];
     dv[i] = du[i] * a.sg[i];
@@ -145,7 +148,9 @@ void action_encoder_backward(ActionEncoderActs<S>& a, const WmConfig& c, const W
                              const S* P, S* G, const S* dout, const uint8_t* actions, int64_t K,
                              int threads) {
   const int E = c.embed, Ea = wm_action_embed(c);
-  std::vector<S> dpre(K * E, S(0)), dcat(K * 3 * Ea, S(0));
+  std::vector<S>&dpre = a.dpre, &dcat = a.dcat;
+  dpre.assign(K * E, S(0));
+  dcat.assign(K * 3 * Ea, S(0));
   silu_backward(dpre.data(), dout, a.pre.data(), K * E);
   linear_backward(dcat.data(), G + o.a_proj_w, G + o.a_proj_b, dpre.data(), a.cat.data(),
                   P + o.a_proj_w, K, 3 * Ea, E, threads);
@@ -210,14 +215,17 @@ void add_token_embeddings_backward(const S* dx, const WmConfig& c, const WmOffse
     for (int i = 0; i < E; ++i) rows[r][i] += dx[i];
 }
 
+std::vector<double> wm_rope_inv_freq(const WmConfig& c) {
+  const int D = wm_head_dim(c);
+  std::vector<double> inv(static_cast<size_t>(D / 2));
+  for (int i = 0; i < D / 2; ++i) inv[static_cast<size_t>(i)] = std::pow(c.rope_base, -2.0 * i / D);
+  return inv;
+}
+
 template <class S>
 void wm_rope_tables(std::vector<S>& cs, std::vector<S>& sn, const WmConfig& c, int P) {
-  RopeParams rp;
-  rp.head_dim = wm_head_dim(c);
-  rp.base = c.rope_base;
-  rp.layout = RopeLayout::half_split;
-  const Eigen::VectorXd inv = rope_inv_freq(rp);
-  const int half = rp.head_dim / 2;
+  const std::vector<double> inv = wm_rope_inv_freq(c);
+  const int half = wm_head_dim(c) / 2;
   cs.resize(static_cast<size_t>(P) * half);
   sn.resize(static_cast<size_t>(P) * half);
   for (int p = 0; p < P; ++p)

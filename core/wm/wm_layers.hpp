@@ -45,6 +45,8 @@ struct StateEncoderActs {
   std::vector<S> h1;          // (K, E) h0 + out(u)
   std::vector<S> out;         // (K, E) LayerNorm(h1), before the binary embeddings
   std::vector<S> mean, rstd;  // (K)
+  // backward scratch: gradients of h1, h0 (K, E) and of u, g, v, silu(g) (K, 2E)
+  std::vector<S> dh1, dh0, du, dg, dv, dsg;
   void resize(int64_t K, int E);
 };
 // out = LN(h0 + SwiGLU(h0)) for tokens (K, 15); binary embeddings are NOT added here.
@@ -59,9 +61,10 @@ void state_encoder_backward(StateEncoderActs<S>& a, const WmConfig& c, const WmO
 // Action encoder: cat (K, 3Ea) of the three embeddings, pre (K, E); output silu(pre).
 template <class S>
 struct ActionEncoderActs {
-  std::vector<S> cat;  // (K, 3 Ea)
-  std::vector<S> pre;  // (K, E)
-  std::vector<S> out;  // (K, E)
+  std::vector<S> cat;         // (K, 3 Ea)
+  std::vector<S> pre;         // (K, E)
+  std::vector<S> out;         // (K, E)
+  std::vector<S> dpre, dcat;  // backward scratch (K, E), (K, 3 Ea)
   void resize(int64_t K, int E);
 };
 template <class S>
@@ -83,6 +86,9 @@ template <class S>
 void add_token_embeddings_backward(const S* dx, const WmConfig& c, const WmOffsets& o, S* G,
                                    int slot, int type, const float* tok, int position);
 
+// RoPE frequencies theta_i = base^(-2i/D), i = 0..D/2-1 (core/rope's formula without
+// scaling; computed here so that no Eigen object crosses into these AVX2-built files).
+std::vector<double> wm_rope_inv_freq(const WmConfig& c);
 // RoPE tables for positions 0..P-1 (half-split, theta_i = base^(-2i/D), angles in double):
 // cs, sn are (P, D/2).
 template <class S>

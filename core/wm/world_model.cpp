@@ -217,6 +217,9 @@ struct WorldModelT<S>::Impl {
   std::vector<S> rpred;        // (Mp, 12)
   // loss gradients, computed with the loss
   std::vector<S> dlogits, dspred, drel;
+  // backward scratch, kept between calls (allocating it each step costs page faults)
+  std::vector<S> dU, dV, dzs, dza, dz, dx, dact, dfc1, dln, datt, dqkv, drb, dh, dpre;
+  std::vector<S> dsenc, daenc;
   WmLoss loss;
 
   int64_t row_s(int64_t k) const { return (k / kShips) * 2 * kShips + k % kShips; }
@@ -347,7 +350,7 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   state_encoder_forward(I.senc, c, o, P, I.tokens.data(), Ms, nt);
   action_encoder_forward(I.aenc, c, o, P, I.actions.data(), Ms, nt);
   I.xs.resize(Ltot + 1);
-  for (auto& x : I.xs) x.assign(M * E, S(0));
+  for (auto& x : I.xs) x.resize(M * E);
   {
     S* x0 = I.xs[0].data();
     for (int64_t k = 0; k < Ms; ++k) {
@@ -547,7 +550,9 @@ void WorldModelT<S>::backward() {
   S* G = grads.data();
 
   // 5'. heads: relational low rank, state, action -> dzs, dza
-  std::vector<S> dU(Ms * kRelDim * R, S(0)), dV(Ms * kRelDim * R, S(0));
+  std::vector<S>&dU = I.dU, &dV = I.dV;
+  dU.assign(Ms * kRelDim * R, S(0));
+  dV.assign(Ms * kRelDim * R, S(0));
   for (int64_t k = 0; k < Ms; ++k) {
     const int64_t st = k / kN;
     for (int j = 0; j < kN; ++j) {
@@ -563,7 +568,9 @@ void WorldModelT<S>::backward() {
       }
     }
   }
-  std::vector<S> dzs(Ms * E, S(0)), dza(Ms * E, S(0));
+  std::vector<S>&dzs = I.dzs, &dza = I.dza;
+  dzs.assign(Ms * E, S(0));
+  dza.assign(Ms * E, S(0));
   linear_backward(dzs.data(), G + o.act_w, G + o.act_b, I.dlogits.data(), I.zs.data(), P + o.act_w,
                   Ms, E, kActionLogits, nt);
   linear_backward(dza.data(), G + o.st_w, G + o.st_b, I.dspred.data(), I.za.data(), P + o.st_w, Ms,
@@ -574,7 +581,9 @@ void WorldModelT<S>::backward() {
                   kRelDim * R, nt);
 
   // 4'. final LayerNorm -> dx (M, E), the gradient of the residual stream
-  std::vector<S> dz(M * E, S(0)), dx(M * E, S(0));
+  std::vector<S>&dz = I.dz, &dx = I.dx;
+  dz.resize(M * E);
+  dx.assign(M * E, S(0));
   for (int64_t k = 0; k < Ms; ++k) {
     std::copy_n(&dzs[k * E], E, &dz[I.row_s(k) * E]);
     std::copy_n(&dza[k * E], E, &dz[I.row_a(k) * E]);
@@ -583,7 +592,9 @@ void WorldModelT<S>::backward() {
                      I.rf.data(), P + o.lnf_w, M, E, nt);
 
   // 3'. blocks in reverse; dx is the gradient of the block's output, then of its input
-  std::vector<S> dact(M * 4 * E), dfc1(M * 4 * E), dln(M * E), datt(M * E), dqkv(M * 3 * E);
+  std::vector<S>&dact = I.dact, &dfc1 = I.dfc1, &dln = I.dln, &datt = I.datt, &dqkv = I.dqkv;
+  dact.resize(M * 4 * E), dfc1.resize(M * 4 * E), dln.resize(M * E), datt.resize(M * E);
+  dqkv.resize(M * 3 * E);
   for (int l = Ltot - 1; l >= 0; --l) {
     auto& Y = I.layers[l];
     const auto& ob = o.blocks[l];
@@ -626,7 +637,8 @@ void WorldModelT<S>::backward() {
         });
       }
     } else {
-      std::vector<S> drb(Mp * H, S(0));
+      std::vector<S>& drb = I.drb;
+      drb.assign(Mp * H, S(0));
       // the S and A groups of one step share a bias block: one thread handles both
       parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
         for (int64_t st = s0; st < s1; ++st)
@@ -636,7 +648,9 @@ void WorldModelT<S>::backward() {
                                Y.probs.data() + g * H * kN * kN, Y.qkv.data(), E, H, grp);
           }
       });
-      std::vector<S> dh(Mp * kRelBiasHidden, S(0)), dpre(Mp * kRelBiasHidden, S(0));
+      std::vector<S>&dh = I.dh, &dpre = I.dpre;
+      dh.assign(Mp * kRelBiasHidden, S(0));
+      dpre.assign(Mp * kRelBiasHidden, S(0));
       linear_backward(dh.data(), G + ob.rb2_w, G + ob.rb2_b, drb.data(), Y.rb_act.data(),
                       P + ob.rb2_w, Mp, kRelBiasHidden, H, nt);
       silu_backward(dpre.data(), dh.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
@@ -650,7 +664,8 @@ void WorldModelT<S>::backward() {
   }
 
   // 2'. embeddings and encoders
-  std::vector<S> dsenc(Ms * E), daenc(Ms * E);
+  std::vector<S>&dsenc = I.dsenc, &daenc = I.daenc;
+  dsenc.resize(Ms * E), daenc.resize(Ms * E);
   for (int64_t k = 0; k < Ms; ++k) {
     const int n = static_cast<int>(k % kN);
     const int t = static_cast<int>((k / kN) % T);

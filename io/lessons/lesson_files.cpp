@@ -16,7 +16,7 @@
 #include "core/labs.hpp"
 #include "core/quiz/numeric.hpp"
 
-namespace poslab {
+namespace poslab::io {
 namespace fs = std::filesystem;
 
 namespace {
@@ -247,8 +247,9 @@ Question parse_question(const toml::table& t, int index, const std::string& file
     if (!q.generator.empty()) {
       try {
         const NumericQuestion nq = quiz_generate(q.generator, 0);
-        for (const auto* text : {&q.prompt.en, &q.prompt.zh, &q.explain.en, &q.explain.zh})
-          quiz_fill_template(*text, nq);
+        // Prompts may show parameters only (steps would give the answer away).
+        for (const auto* text : {&q.prompt.en, &q.prompt.zh}) quiz_fill_template(*text, nq);
+        for (const auto* text : {&q.explain.en, &q.explain.zh}) quiz_fill_template(*text, nq, true);
       } catch (const InputError& e) {
         r.problem(r.line_at("generator"), e.what());
       }
@@ -337,6 +338,17 @@ std::string default_lessons_dir() {
     if (fs::is_regular_file(fs::path(c) / "catalog.toml", ec))
       return fs::path(c).lexically_normal().string();
   return candidates.empty() ? std::string("lessons") : candidates.back();
+}
+
+std::string default_data_dir() {
+  std::string base;
+  if (const char* v = std::getenv("XDG_DATA_HOME"); v && *v)
+    base = v;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    base = std::string(home) + "/.local/share";
+  else
+    base = "/tmp";
+  return base + "/poslab";
 }
 
 std::vector<LessonEntry> load_catalog(const std::string& dir) {
@@ -536,4 +548,4 @@ UiText load_ui_text(const std::string& dir) {
   return ui;
 }
 
-}  // namespace poslab
+}  // namespace poslab::io

@@ -23,7 +23,7 @@
 #include "core/quiz/quiz.hpp"
 #include "io/lessons/markdown.hpp"
 
-namespace poslab {
+namespace poslab::io {
 
 struct LessonProblem {
   std::string file;          // path of the file at fault
@@ -63,6 +63,10 @@ inline constexpr int kCatalogFormat = 1;  // `format` key of catalog.toml this b
 // or in ../share/poslab/, else the source tree's lessons/ (developer builds).
 std::string default_lessons_dir();
 
+// Where a learner's progress (and the last chosen language) lives: $XDG_DATA_HOME/poslab,
+// else ~/.local/share/poslab (the app uses the same folder). Not created here.
+std::string default_data_dir();
+
 // Throws FileError ("<dir>/catalog.toml: line 3: ...") when the catalog cannot be used.
 std::vector<LessonEntry> load_catalog(const std::string& dir);
 // Loads one lesson; problems are collected in the result, never thrown.
@@ -84,4 +88,4 @@ struct UiText {
 // Throws FileError with the line when ui.toml is malformed.
 UiText load_ui_text(const std::string& dir);
 
-}  // namespace poslab
+}  // namespace poslab::io

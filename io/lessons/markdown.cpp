@@ -8,7 +8,7 @@
 
 #include "core/common/errors.hpp"
 
-namespace poslab {
+namespace poslab::io {
 namespace {
 
 // The five XML entities and numeric references; md4c hands entities over undecoded.
@@ -357,4 +357,4 @@ std::string markdown_plain_text(const MdBlock& block) {
   return out;
 }
 
-}  // namespace poslab
+}  // namespace poslab::io

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace poslab {
+namespace poslab::io {
 
 struct MdSpan {
   std::string text;       // UTF-8; a hard line break is "\n"
@@ -49,4 +49,4 @@ std::vector<std::string> markdown_lab_links(const MdDocument& doc);
 // All text of a block's spans (or cells) joined; useful for tests and search.
 std::string markdown_plain_text(const MdBlock& block);
 
-}  // namespace poslab
+}  // namespace poslab::io

@@ -265,7 +265,7 @@ TEST_CASE("bad parameters and inputs fail with messages naming the value") {
   CHECK_THROWS_WITH(attention_validate(p), Catch::Contains("multiple of 4"));
   CHECK_THROWS_WITH(attention_count_input(1000000), Catch::Contains("tokens = 1000000"));
   CHECK_THROWS_WITH(attention_encoding_from_name("fourier"),
-                    Catch::Contains("\"fourier\" is unknown"));
+                    Catch::Contains("encoding = \"fourier\": expected one of"));
 }
 
 TEST_CASE("attention presets round-trip and go through the lab dispatcher") {

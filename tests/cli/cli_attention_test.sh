@@ -37,7 +37,7 @@ check_json "j['compare']['max_abs_score_diff']>0 and len(j['compare']['heads'])=
   attention --tokens 8 --compare alibi --head 1
 check_json "j['encoding']=='alibi' and j['heads']==6" attention --preset 'attention?enc=alibi&heads=6'
 
-expect_exit2 'encoding "fourier" is unknown' attention --encoding fourier
+expect_exit2 'encoding = "fourier": expected one of' attention --encoding fourier
 expect_exit2 "heads = 0" attention --heads 0
 expect_exit2 "--tokens = 1e+06" attention --tokens 1e6
 expect_exit2 "--tokens = 1e+06" attention --tokens 1000000

@@ -43,15 +43,21 @@ check_json "j['first_original_positions']==[180,181,182,183] and abs(m('reencode
   kv --positions rope --scenario rag --scaling yarn --factor 16 --first 200 --from 180 --steps 1
 check_json "j['scenario']=='rag' and j['methods'][0]['method']=='kshift'" \
   kv --preset 'kv?pos=rope&scenario=rag&method=kshift' --steps 1
+# What follows from a choice is filled in, as in the panel: stitching runs on RoPE, a preset
+# naming no method gets the scenario's first one, an unnamed retrieval count fits inside B.
+check_json "j['scenario']=='stitch' and 'rope' in j" kv --scenario stitch --steps 1
+check_json "[x['method'] for x in j['methods']]==['naive']" \
+  kv --preset 'kv?pos=rope&scenario=stitch' --steps 1
+check_json "j['first_original_positions']==[11]" kv --positions rope --scenario rag --from 11 --steps 1
 
 expect_exit2 "scenario" kv --scenario spiral
 expect_exit2 "method" kv --method magic
 expect_exit2 "choose one of naive, legacy, recompute" kv --method kshift
-expect_exit2 "positions = rope" kv --scenario stitch
+expect_exit2 "positions = rope" kv --positions learned --scenario stitch
 expect_exit2 "layers" kv --layers 7
 expect_exit2 "context = 9" kv --context 9
 expect_exit2 "--steps" kv --steps many
-expect_exit2 "B has only 12" kv --positions rope --scenario rag --from 11
+expect_exit2 "B has only 12" kv --positions rope --scenario rag --from 11 --retrieved 4
 expect_exit2 "--layer-norm" kv --layer-norm maybe
 expect_exit2 "unknown key \"colour\"" kv --preset 'kv?colour=red'
 exit $fail

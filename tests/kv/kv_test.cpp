@@ -306,9 +306,9 @@ TEST_CASE("kv presets round-trip and bad settings name the value", "[kv]") {
   CHECK_THROWS_WITH(kv_from_preset("kv?C=11"), Catch::Contains("even"));
   CHECK_THROWS_WITH(kv_from_preset("kv?method=kshift"),
                     Catch::Contains("choose one of naive, legacy, recompute"));
-  CHECK_THROWS_WITH(kv_from_preset("kv?scenario=stitch&method=naive"),
+  CHECK_THROWS_WITH(kv_from_preset("kv?pos=learned&scenario=stitch&method=naive"),
                     Catch::Contains("positions = rope"));
-  CHECK_THROWS_WITH(kv_from_preset("kv?pos=rope&scenario=rag&method=naive&from=10"),
+  CHECK_THROWS_WITH(kv_from_preset("kv?pos=rope&scenario=rag&method=naive&from=10&retrieved=4"),
                     Catch::Contains("B has only 12"));
   CHECK_THROWS_WITH(kv_from_preset("kv?drop=5"), Catch::Contains("drop_steps = 5"));
   CHECK_THROWS_WITH(kv_from_preset("kv?width=60&heads=8"), Catch::Contains("even size"));

@@ -1,33 +1,94 @@
 #!/usr/bin/env bash
 # poslab-cli quiz: list, show and check print JSON an independent reader (python3's json)
-# accepts; checking the right answer passes, a wrong one fails; numeric questions are
-# graded against the same seed; bad input exits 2 with a one-line error naming it.
+# accepts. Options are shown in a per-attempt shuffled order: the test finds the letter of
+# the right answer from quiz.toml's text (tomllib), never from the CLI's own grading.
+# Explanations open only on request, after the last try or for a right answer; numeric
+# answers made by a common mistake are named; the language is remembered between calls;
+# bad input exits 2 with a one-line error naming it.
 set -u
 cli="$1"
 fail=0
 source "$(dirname "${BASH_SOURCE[0]}")/../cli/cli_lib.sh"
+lessons="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../lessons" && pwd)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_DATA_HOME="$tmp/data"   # the remembered language goes here, never to the user's files
 
-
+# Letters (comma-separated) under which `show --seed S` lists the options quiz.toml marks
+# correct, matched by their English text.
+letters_of_correct() {  # lesson question seed
+  "$cli" quiz show "$1" "$2" --seed "$3" --lang en | python3 -c "
+import json, sys, tomllib
+shown = json.load(sys.stdin)['options']
+quiz = tomllib.load(open('$lessons/$1/quiz.toml', 'rb'))
+q = [q for q in quiz['question'] if q['id'] == '$2'][0]
+right = [o['text']['en'] for o in q['option'] if o.get('correct')]
+print(','.join(o['letter'] for o in shown if o['text'] in right))"
+}
 
 check_json "len(j['lessons'])>=9 and all(l['status']=='ok' for l in j['lessons'])" quiz list
-check_json "j['lessons'][0]['title']=='为什么注意力需要位置信息'" quiz list --lang zh
 check_json "j['kind']=='single' and len(j['options'])==4 and 'correct' not in json.dumps(j)" \
   quiz show 01-why-positions q1-why-encode
-check_json "j['correct'] and j['correct_options']==['C'] and len(j['explanations'])==4" \
-  quiz check 01-why-positions q1-why-encode --answer C
-check_json "not j['correct'] and j['chosen']==['A']" quiz check 01-why-positions q1-why-encode -a a
-check_json "j['correct']" quiz check 01-why-positions q3-equivariance --answer A,B,D
-check_json "not j['correct']" quiz check 01-why-positions q3-equivariance --answer A,B
-check_json "j['reveal_preset'].startswith('attention?')" quiz check 01-why-positions q2-shuffle --answer A
+
+# Shuffled per attempt: seeds give different orders, the same seed the same order.
+orders=$(for s in 1 2 3 4 5 6; do "$cli" quiz show 01-why-positions q1-why-encode --seed $s |
+  python3 -c "import json,sys; print([o['text'] for o in json.load(sys.stdin)['options']])"; done | sort -u | wc -l)
+[ "$orders" -ge 3 ] || { echo "FAIL: options not shuffled between attempts ($orders orders in 6 seeds)"; fail=1; }
+[ "$("$cli" quiz show 01-why-positions q1-why-encode --seed 4)" = "$("$cli" quiz show 01-why-positions q1-why-encode --seed 4)" ] ||
+  { echo "FAIL: the same seed shows another order"; fail=1; }
+
+for seed in 3 11; do
+  right=$(letters_of_correct 01-why-positions q1-why-encode $seed)
+  wrong=$(python3 -c "print([l for l in 'ABCD' if l != '$right'][0])")
+  check_json "j['correct'] and j['revealed'] and j['correct_options']==['$right'] and len(j['explanations'])==4" \
+    quiz check 01-why-positions q1-why-encode --seed $seed --answer "$right"
+  # A first wrong try says which option was missed, but keeps the explanations closed.
+  check_json "not j['correct'] and not j['revealed'] and j['missed']==['$right'] and j['wrong']==['$wrong'] and 'explanations' not in j and j['tries_left']==1" \
+    quiz check 01-why-positions q1-why-encode --seed $seed -a "$wrong"
+  check_json "j['revealed'] and len(j['explanations'])==4" quiz check 01-why-positions q1-why-encode --seed $seed -a "$wrong" --try 2
+  check_json "j['revealed'] and j['correct_options']==['$right']" quiz check 01-why-positions q1-why-encode --seed $seed -a "$wrong" --explain
+done
+
+right=$(letters_of_correct 01-why-positions q3-equivariance 7)
+first=${right%%,*}; rest=${right#*,}
+check_json "j['correct']" quiz check 01-why-positions q3-equivariance --seed 7 --answer "$right"
+check_json "not j['correct'] and ','.join(j['missed'])=='$rest' and j['wrong']==[]" \
+  quiz check 01-why-positions q3-equivariance --seed 7 --answer "$first"
+check_json "j['reveal_preset'].startswith('attention?') and j['revealed']" \
+  quiz check 01-why-positions q2-shuffle --answer A
 
 # Numeric: compute the answer independently from the parameters `show` prints, then check it.
 show=$("$cli" quiz show 03-rope q4-angle --seed 12345) || { echo "FAIL: show numeric"; fail=1; }
 answer=$(python3 -c "import json,sys; p=json.load(sys.stdin)['params']; print(p['m']*p['base']**(-2*p['i']/p['d']))" <<<"$show")
-check_json "j['correct'] and j['seed']==12345" quiz check 03-rope q4-angle --seed 12345 --answer "$answer"
-check_json "not j['correct'] and abs(j['expected']-$answer)<1e-6" \
+check_json "'2π' in j['precision']['text'] and j['precision']['abs_tol']==0.01" quiz show 03-rope q4-angle --seed 12345
+check_json "j['correct'] and j['seed']==12345 and j['mistakes']==[] and len(j['steps'])==3" quiz check 03-rope q4-angle --seed 12345 --answer "$answer"
+check_json "not j['correct'] and not j['revealed'] and 'expected' not in j" \
   quiz check 03-rope q4-angle --seed 12345 --answer "$(python3 -c "print($answer+0.5)")"
+check_json "not j['correct'] and abs(j['expected']-$answer)<1e-6 and j['steps'][0]['label']=='θ_i'" \
+  quiz check 03-rope q4-angle --seed 12345 --explain --answer "$(python3 -c "print($answer+0.5)")"
+
+# Common mistakes are named: the re-encode angle with the wrong sign, NTK's b·s.
+show=$("$cli" quiz show 08-kv-sliding q2-kshift-angle --seed 99)
+flipped=$(python3 -c "import json,sys; p=json.load(sys.stdin)['params']; print((p['p']-p['q'])*p['base']**(-2*p['i']/p['d']))" <<<"$show")
+check_json "[m['id'] for m in j['mistakes']]==['reencode_sign'] and 'new − old' in j['mistakes'][0]['text']" \
+  quiz check 08-kv-sliding q2-kshift-angle --seed 99 --answer "$flipped"
+show=$("$cli" quiz show 06-long-context q4-ntk-base --seed 5)
+bs=$(python3 -c "import json,sys; p=json.load(sys.stdin)['params']; print(p['base']*p['s'])" <<<"$show")
+check_json "[m['id'] for m in j['mistakes']]==['ntk_bs']" quiz check 06-long-context q4-ntk-base --seed 5 --answer "$bs"
+
 check_json "'{' not in j['prompt'] and j['seed']==7" quiz show 07-relative-biases q1-alibi-slope --seed 7 --lang zh
+# Open questions need no answer.
 check_json "j['self_assessed'] and len(j['checklist'])>=2" quiz check 04-relative-proof q1-explain-relative
+check_json "j['your_answer']=='rotations cancel'" quiz check 04-relative-proof q1-explain-relative -a "rotations cancel"
+
+# The language is remembered: --lang zh once, then every call answers in Chinese.
+check_json "j['lang']=='zh'" quiz list --lang zh
+[ -f "$XDG_DATA_HOME/poslab/progress.json" ] || { echo "FAIL: --lang not saved in the data dir"; fail=1; }
+check_json "j['lang']=='zh' and j['lessons'][0]['title']=='为什么注意力需要位置信息'" quiz list
+check_json "j['prompt'].startswith('为什么')" quiz show 01-why-positions q1-why-encode
+check_json "j['lang']=='en'" quiz list --lang en
+check_json "j['lessons'][0]['title']=='Why attention needs positions'" quiz list
+
 check_json "len(j)>=20 and all('?' in p or p.isalpha() for p in j) and 'kv?pos=rope&scenario=stitch&method=reencode' in j" quiz presets
 
 expect_exit2 "lesson \"99-nope\"" quiz show 99-nope q1
@@ -36,17 +97,17 @@ expect_exit2 "item \"E\"" quiz check 01-why-positions q1-why-encode --answer E
 expect_exit2 "exactly one" quiz check 01-why-positions q1-why-encode --answer A,B
 expect_exit2 "--answer = \"abc\"" quiz check 03-rope q4-angle --answer abc
 expect_exit2 "--answer is missing" quiz check 03-rope q4-angle
+expect_exit2 "--answer is missing" quiz check 01-why-positions q1-why-encode
+expect_exit2 "--try = 0" quiz check 01-why-positions q1-why-encode -a A --try 0
 expect_exit2 "--lang" quiz list --lang fr
 expect_exit2 "catalog.toml: not found" quiz list --dir /nonexistent
 expect_exit2 "seed" quiz show 03-rope q4-angle --seed minus
 
 # A broken lesson is listed as broken with file and line; the others stay usable.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cp -r "$(dirname "$0")/../../lessons/." "$tmp/"
-printf '[[question]]\nid = "q1"\nkind = single\n' > "$tmp/02-absolute/quiz.toml"
+cp -r "$lessons/." "$tmp/lessons/" 2>/dev/null || { mkdir -p "$tmp/lessons"; cp -r "$lessons/." "$tmp/lessons/"; }
+printf '[[question]]\nid = "q1"\nkind = single\n' > "$tmp/lessons/02-absolute/quiz.toml"
 check_json "[l['status'] for l in j['lessons']].count('broken')==1 and j['lessons'][1]['problems'][0]['line']==3" \
-  quiz list --dir "$tmp"
-check_json "j['correct']" quiz check 01-why-positions q1-why-encode --answer C --dir "$tmp"
-expect_exit2 "is broken" quiz show 02-absolute q1 --dir "$tmp"
+  quiz list --dir "$tmp/lessons"
+check_json "'correct' in j" quiz check 01-why-positions q1-why-encode --answer C --dir "$tmp/lessons"
+expect_exit2 "is broken" quiz show 02-absolute q1 --dir "$tmp/lessons"
 exit $fail

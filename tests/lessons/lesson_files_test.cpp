@@ -11,6 +11,7 @@
 #include "io/lessons/lesson_files.hpp"
 
 using namespace poslab;
+using namespace poslab::io;
 namespace fs = std::filesystem;
 
 namespace {

@@ -1,17 +1,21 @@
 // Content lint over every lesson in lessons/: each parses, ids are unique, both languages
 // carry every text, every lab preset loads, every choice question has its declared correct
 // answers, every numeric generator yields questions the core answers and checks, and the
-// self-test of seed 002 stays covered. Failures name the lesson, question and file.
+// Chinese self-test the lessons answer stays covered; answer cues are bounded. Failures name the
+// lesson, question and file.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "core/labs.hpp"
 #include "core/quiz/numeric.hpp"
 #include "io/lessons/lesson_files.hpp"
+#include "io/lessons/quiz_feedback.hpp"
 
 using namespace poslab;
+using namespace poslab::io;
 
 namespace {
 
@@ -157,10 +161,11 @@ TEST_CASE("every numeric question yields answerable, checkable questions across 
         REQUIRE(std::isfinite(nq.answer));
         for (const auto& p : nq.params) REQUIRE(std::isfinite(p.value));
         // Prompts and explanations fill in both languages, leaving no placeholder behind.
-        for (const std::string* text : {&q.prompt.en, &q.prompt.zh, &q.explain.en, &q.explain.zh}) {
-          const std::string filled = quiz_fill_template(*text, nq);
-          CHECK(filled.find('{') == std::string::npos);
-        }
+        // Prompts show parameters only; explanations may also use the solution's steps.
+        for (const std::string* text : {&q.prompt.en, &q.prompt.zh})
+          CHECK(quiz_fill_template(*text, nq).find('{') == std::string::npos);
+        for (const std::string* text : {&q.explain.en, &q.explain.zh})
+          CHECK(quiz_fill_template(*text, nq, true).find('{') == std::string::npos);
         const NumericVerdict exact = quiz_check_numeric(nq, nq.answer);
         CHECK(exact.correct);
         // Just inside the tolerance passes, clearly outside fails.
@@ -176,7 +181,7 @@ TEST_CASE("every numeric question yields answerable, checkable questions across 
   CHECK(checked >= 300 * 10);
 }
 
-TEST_CASE("the seven questions of the self-test (seed 002) stay covered") {
+TEST_CASE("the seven questions of the Chinese self-test stay covered") {
   // seed question -> (lesson, question id, kind)
   const struct {
     int seed_question;
@@ -246,6 +251,138 @@ TEST_CASE("no Markdown emphasis is left unparsed") {
       for (const auto* t : texts) {
         check_doc(parse_markdown(t->en), l.entry.id + "/" + q.id + " (en)");
         check_doc(parse_markdown(t->zh), l.entry.id + "/" + q.id + " (zh)");
+      }
+    }
+  }
+}
+
+namespace {
+
+// Length of a text in characters (UTF-8 code points), so Chinese counts like English.
+size_t text_length(const std::string& s) {
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+}  // namespace
+
+TEST_CASE("answer cues: neither the first option nor the longest gives the answer away") {
+  // Over every one-answer choice question (single, predict, spot_error): how often the
+  // correct option is declared first, how often it is strictly the longest (per language),
+  // and how much longer it is than the average option. Options are also shuffled per
+  // attempt (quiz_option_order), so the shown position is uniform whatever the file says.
+  int questions = 0, declared_first = 0, longest[2] = {0, 0};
+  double ratio_sum[2] = {0, 0};
+  for (const auto& l : library().lessons) {
+    for (const auto& q : l.quiz.questions) {
+      if (!quiz_is_choice(q.kind) || q.kind == QuestionKind::multiple) continue;
+      const int right = quiz_correct_options(q).front();
+      ++questions;
+      declared_first += right == 0 ? 1 : 0;
+      for (int lang = 0; lang < 2; ++lang) {
+        std::vector<size_t> len;
+        for (const auto& o : q.options)
+          len.push_back(text_length(lang == 0 ? o.text.en : o.text.zh));
+        const size_t top = *std::max_element(len.begin(), len.end());
+        const bool strictly_longest =
+            len[static_cast<size_t>(right)] == top && std::count(len.begin(), len.end(), top) == 1;
+        longest[lang] += strictly_longest ? 1 : 0;
+        double mean = 0;
+        for (size_t n : len) mean += static_cast<double>(n) / static_cast<double>(len.size());
+        ratio_sum[lang] += static_cast<double>(len[static_cast<size_t>(right)]) / mean;
+      }
+    }
+  }
+  INFO(questions << " questions: correct declared first " << declared_first
+                 << ", strictly longest (en) " << longest[0] << ", (zh) " << longest[1]
+                 << ", mean length ratio (en) " << ratio_sum[0] / questions << ", (zh) "
+                 << ratio_sum[1] / questions);
+  REQUIRE(questions >= 25);
+  CHECK(declared_first <= questions * 2 / 5);
+  CHECK(longest[0] <= questions * 7 / 20);  // chance is 1/4 to 1/3
+  CHECK(longest[1] <= questions * 7 / 20);
+  CHECK(ratio_sum[0] / questions <= 1.2);
+  CHECK(ratio_sum[1] / questions <= 1.2);
+}
+
+TEST_CASE("spot-the-error items offer true claims besides the fix") {
+  // A spot-the-error item with "nothing is wrong" and one absurd option is answered by
+  // elimination; at least four options keep the plausible, true-but-beside-the-point
+  // statements in the running.
+  for (const auto& l : library().lessons)
+    for (const auto& q : l.quiz.questions) {
+      if (q.kind != QuestionKind::spot_error) continue;
+      INFO("lesson " << l.entry.id << ", question " << q.id);
+      CHECK(q.options.size() >= 4);
+    }
+}
+
+TEST_CASE("every mistake the checker can name is explained in both languages") {
+  const UiText ui = load_ui_text(POSLAB_TEST_LESSONS_DIR);
+  for (const char* key : {"precision_integer", "precision_relative", "precision_absolute",
+                          "precision_period", "missed_options", "wrong_options", "looks_like"}) {
+    INFO("ui.toml " << key);
+    CHECK(ui.entries.count(key) == 1);
+  }
+  for (const auto& gen : quiz_generator_names()) {
+    for (const auto& id : numeric_mistake_ids_for(gen)) {
+      INFO("generator " << gen << ", mistake " << id);
+      const auto it = ui.entries.find("mistake_" + id);
+      REQUIRE(it != ui.entries.end());
+      for (std::uint64_t seed = 0; seed < 20; ++seed) {
+        const NumericQuestion q = quiz_generate(gen, seed);
+        for (const std::string* text : {&it->second.en, &it->second.zh})
+          CHECK(quiz_fill_template(*text, q, true).find('{') == std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_CASE("lessons open with their goal and end with steps to try in a lab") {
+  // Every lesson's first section after the title states the goal; the last section is
+  // "Try this" with at least one lab link, in both languages.
+  for (const auto& l : library().lessons) {
+    for (const MdDocument* doc : {&l.text_en, &l.text_zh}) {
+      INFO("lesson " << l.entry.id << (doc == &l.text_en ? " (en)" : " (zh)"));
+      std::vector<size_t> h2;
+      for (size_t i = 0; i < doc->blocks.size(); ++i)
+        if (doc->blocks[i].kind == MdBlockKind::heading && doc->blocks[i].level == 2)
+          h2.push_back(i);
+      REQUIRE(h2.size() >= 2);
+      const std::string first = markdown_plain_text(doc->blocks[h2.front()]);
+      const std::string last = markdown_plain_text(doc->blocks[h2.back()]);
+      CHECK((first == "Goal" || first == "目标"));
+      CHECK((last == "Try this" || last == "动手试试"));
+      MdDocument tail;
+      tail.blocks.assign(doc->blocks.begin() + static_cast<std::ptrdiff_t>(h2.back()),
+                         doc->blocks.end());
+      CHECK_FALSE(markdown_lab_links(tail).empty());
+    }
+  }
+}
+
+TEST_CASE("lesson text names its sources, never seed files") {
+  auto check = [](const std::string& text, const std::string& where) {
+    INFO(where);
+    CHECK(text.find("seed 00") == std::string::npos);
+    CHECK(text.find("种子文档") == std::string::npos);
+    CHECK(text.find("快的对") == std::string::npos);  // reads "the fast one is right"
+    CHECK(text.find("慢的对") == std::string::npos);
+  };
+  for (const auto& l : library().lessons) {
+    for (const MdDocument* doc : {&l.text_en, &l.text_zh})
+      for (const auto& b : doc->blocks)
+        check(markdown_plain_text(b) + b.code, l.entry.id + " text");
+    for (const auto& q : l.quiz.questions) {
+      std::vector<const LocalText*> texts{&q.prompt, &q.explain, &q.reveal, &q.claim, &q.reference};
+      for (const auto& o : q.options) {
+        texts.push_back(&o.text);
+        texts.push_back(&o.explain);
+      }
+      for (const auto& c : q.checklist) texts.push_back(&c);
+      for (const auto* t : texts) {
+        check(t->en, l.entry.id + "/" + q.id);
+        check(t->zh, l.entry.id + "/" + q.id);
       }
     }
   }

@@ -3,6 +3,7 @@
 // and the checker's tolerance, period and template rules are exercised directly.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -262,4 +263,196 @@ TEST_CASE("lessons panel presets round-trip and reject bad values") {
   CHECK_THROWS_WITH(lessons_from_preset("lessons?lang=fr"), Catch::Contains("lessons.lang"));
   CHECK_THROWS_WITH(lessons_from_preset("lessons?lesson=../etc"), Catch::Contains("a-z, 0-9"));
   CHECK_THROWS_WITH(lessons_from_preset("lessons?page=2"), Catch::Contains("page"));
+}
+
+// ---- quiz mechanics: shuffled options, reveal rule, mistake recognisers ------------------
+
+namespace {
+
+Question four_options(const std::string& id, QuestionKind kind = QuestionKind::single) {
+  Question q;
+  q.id = id;
+  q.kind = kind;
+  for (int i = 0; i < 4; ++i) {
+    ChoiceOption o;
+    o.text.en = "option " + std::to_string(i);
+    o.correct = kind == QuestionKind::multiple ? (i == 1 || i == 3) : i == 2;
+    q.options.push_back(o);
+  }
+  return q;
+}
+
+// The wrong answer each named mistake gives, computed here from the parameters the way a
+// learner making that mistake would (not from the core's table of mistakes).
+std::map<std::string, double> reference_mistakes(const std::string& gen,
+                                                 std::map<std::string, double> p, double answer) {
+  std::map<std::string, double> m;
+  const double two_i_over_d = 2 * p["i"] / p["d"];
+  if (gen == "rope_angle") {
+    m["rope_i_over_d"] = p["m"] * std::pow(p["base"], -p["i"] / p["d"]);
+    m["rope_angle_per_dim"] = p["m"] * std::pow(p["base"], -2 * two_i_over_d);
+  } else if (gen == "rope_wavelength") {
+    m["wavelength_no_2pi"] = std::pow(p["base"], two_i_over_d);
+    m["wavelength_i_over_d"] = kTwoPi * std::pow(p["base"], p["i"] / p["d"]);
+  } else if (gen == "rope_pi_angle") {
+    m["pi_multiplied"] = p["m"] * p["s"] * std::pow(p["base"], -two_i_over_d);
+    m["pi_not_scaled"] = p["m"] * std::pow(p["base"], -two_i_over_d);
+  } else if (gen == "rope_reencode_angle") {
+    m["reencode_sign"] = (p["p"] - p["q"]) * std::pow(p["base"], -two_i_over_d);
+    m["reencode_new_only"] = p["q"] * std::pow(p["base"], -two_i_over_d);
+  } else if (gen == "ntk_base") {
+    m["ntk_bs"] = p["base"] * p["s"];
+    m["ntk_exponent_inverted"] = p["base"] * std::pow(p["s"], (p["d"] - 2) / p["d"]);
+  } else if (gen == "yarn_last_kept_pair") {
+    const double k = p["d"] / (2 * std::log(p["base"]));
+    m["yarn_ceil"] = std::ceil(k * std::log(p["L"] / (kTwoPi * 32)));
+    m["yarn_alpha_bound"] = std::ceil(k * std::log(p["L"] / kTwoPi));
+  } else if (gen == "yarn_logit_scale") {
+    m["yarn_mscale_once"] = 0.1 * std::log(p["s"]) + 1;
+    m["yarn_log10"] = std::pow(0.1 * std::log10(p["s"]) + 1, 2);
+  } else if (gen == "half_split_partner") {
+    const int j = int(p["j"]);
+    m["partner_interleaved"] = j % 2 == 0 ? j + 1 : j - 1;
+  } else if (gen == "sinusoid_value") {
+    const int j = int(p["j"]);
+    const double angle = p["pos"] / std::pow(10000.0, (j / 2) * 2 / p["d"]);
+    const double angle_2j = p["pos"] / std::pow(10000.0, 2 * j / p["d"]);
+    m["sinusoid_swapped"] = j % 2 ? std::sin(angle) : std::cos(angle);
+    m["sinusoid_2j"] = j % 2 ? std::cos(angle_2j) : std::sin(angle_2j);
+  } else if (gen == "alibi_slope") {
+    m["alibi_power_of_two"] = std::pow(2.0, -8 * p["h"] / p["n"]);
+    m["alibi_no_h"] = std::pow(2.0, -8 / p["n"]);
+  } else if (gen == "t5_bucket_encoder") {
+    const int rel = int(p["rel"]);
+    if (rel > 0) m["t5_plus16_missing"] = reference_t5(rel, true) - 16;
+    if (rel < 0) m["t5_plus16_wrong_side"] = reference_t5(rel, true) + 16;
+    m["t5_decoder_formula"] = reference_t5(-std::abs(rel), false);
+  } else if (gen == "t5_bucket_decoder") {
+    m["t5_encoder_formula"] = reference_t5(int(p["rel"]), true);
+  } else if (gen == "swin_index") {
+    m["swin_axes_swapped"] = (p["dw"] + p["ww"] - 1) * (2 * p["wh"] - 1) + (p["dh"] + p["wh"] - 1);
+    m["swin_no_shift"] = p["dh"] * (2 * p["ww"] - 1) + p["dw"];
+  } else if (gen == "kv_window_index") {
+    m["kv_steps_not_tokens"] = p["p"] - p["k"];
+  } else if (gen == "stitch_shift") {
+    m["stitch_sign"] = -answer;
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("option order is a reproducible permutation that moves the answer around") {
+  const Question q = four_options("q-shuffle");
+  std::map<int, int> correct_at;  // shown position of the correct option -> count
+  std::set<std::vector<int>> orders;
+  for (std::uint64_t seed = 1; seed <= 2000; ++seed) {
+    INFO("seed " << seed);
+    const std::vector<int> order = quiz_option_order(q, seed);
+    REQUIRE(order == quiz_option_order(q, seed));  // reproducible
+    std::vector<int> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(sorted == std::vector<int>{0, 1, 2, 3});  // a permutation
+    orders.insert(order);
+    // Letters as shown map back to the declared options, and grading follows them.
+    const std::vector<int> shown_right = quiz_declared_to_shown(order, quiz_correct_options(q));
+    REQUIRE(shown_right.size() == 1);
+    correct_at[shown_right[0]] += 1;
+    CHECK(quiz_check_choice(q, quiz_shown_to_declared(order, shown_right)).correct);
+    for (int k = 0; k < 4; ++k)
+      if (k != shown_right[0])
+        CHECK_FALSE(quiz_check_choice(q, quiz_shown_to_declared(order, {k})).correct);
+  }
+  CHECK(orders.size() == 24);  // every permutation of 4 occurs
+  for (int k = 0; k < 4; ++k) {
+    INFO("correct option shown at position " << k);
+    CHECK(correct_at[k] > 400);  // 500 expected of 2000; uniform within sampling noise
+    CHECK(correct_at[k] < 600);
+  }
+  // Another question with the same seed gets its own order (the id keys the stream).
+  int same = 0;
+  const Question other = four_options("q-other");
+  for (std::uint64_t seed = 1; seed <= 200; ++seed)
+    same += quiz_option_order(q, seed) == quiz_option_order(other, seed) ? 1 : 0;
+  CHECK(same < 40);
+}
+
+TEST_CASE("multiple choice through a shuffled order names missed and wrong options") {
+  const Question q = four_options("q-multi", QuestionKind::multiple);  // 1 and 3 are right
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    const std::vector<int> order = quiz_option_order(q, seed);
+    const std::vector<int> right = quiz_declared_to_shown(order, {1, 3});
+    INFO("seed " << seed);
+    CHECK(quiz_check_choice(q, quiz_shown_to_declared(order, right)).correct);
+    const ChoiceVerdict half = quiz_check_choice(q, quiz_shown_to_declared(order, {right[0]}));
+    CHECK_FALSE(half.correct);
+    REQUIRE(half.missed.size() == 1);
+    CHECK(quiz_declared_to_shown(order, half.missed) == std::vector<int>{right[1]});
+    CHECK(half.wrong.empty());
+  }
+  CHECK_THROWS_AS(quiz_shown_to_declared({0, 1, 2, 3}, {4}), InputError);
+}
+
+TEST_CASE("explanations open on a right answer, on request, or after the last try") {
+  const Question single = four_options("q-reveal");
+  CHECK(quiz_tries_before_reveal(single) == 2);
+  CHECK_FALSE(quiz_reveal_explanations(single, false, 1, false));  // first wrong try: no
+  CHECK(quiz_reveal_explanations(single, false, 1, true));         // asked for
+  CHECK(quiz_reveal_explanations(single, false, 2, false));        // last try
+  CHECK(quiz_reveal_explanations(single, true, 1, false));         // right at once
+  Question predict = four_options("q-predict", QuestionKind::predict);
+  CHECK(quiz_reveal_explanations(predict, false, 1, false));  // the lab shows it anyway
+}
+
+TEST_CASE(
+    "each common mistake is recognised from an answer made that way, never from the right one") {
+  std::map<std::string, int> recognised;  // mistake id -> seeds where it was checked
+  for (const auto& gen : quiz_generator_names()) {
+    for (std::uint64_t seed = 0; seed < 300; ++seed) {
+      const NumericQuestion q = quiz_generate(gen, seed);
+      INFO("generator " << gen << ", seed " << seed << ", answer " << q.answer);
+      CHECK(quiz_recognise_mistakes(q, q.answer).empty());
+      const double tol = quiz_numeric_tolerance(q);
+      for (const auto& [id, wrong] : reference_mistakes(gen, params_of(q), q.answer)) {
+        INFO("mistake " << id << " gives " << wrong);
+        double diff = wrong - q.answer;
+        if (q.period > 0) diff = std::remainder(diff, q.period);
+        if (std::abs(diff) <= 2 * tol) continue;  // this mistake happens to give the right answer
+        const auto ids = quiz_recognise_mistakes(q, wrong);
+        CHECK(std::find(ids.begin(), ids.end(), id) != ids.end());
+        recognised[id] += 1;
+      }
+      // A number that is merely wrong is not called a known mistake.
+      const double unrelated = q.integer ? q.answer + 997 : q.answer * 1.37 + 0.123;
+      bool explained = false;
+      for (const auto& [id, wrong] : reference_mistakes(gen, params_of(q), q.answer))
+        explained = explained || std::abs(wrong - unrelated) <= 2 * tol;
+      if (!explained && !(q.period > 0)) CHECK(quiz_recognise_mistakes(q, unrelated).empty());
+    }
+  }
+  // Every mistake the core knows is exercised here, including the five of issue 15.
+  std::set<std::string> known;
+  for (const auto& gen : quiz_generator_names())
+    for (std::uint64_t seed = 0; seed < 300; ++seed)
+      for (const auto& m : quiz_generate(gen, seed).mistakes) known.insert(m.id);
+  for (const auto& id : known) {
+    INFO("mistake " << id);
+    CHECK(recognised[id] > 0);
+  }
+  for (const char* id :
+       {"alibi_power_of_two", "t5_plus16_missing", "ntk_bs", "yarn_mscale_once", "reencode_sign"})
+    CHECK(known.count(id) == 1);
+}
+
+TEST_CASE("steps fill explanations but never prompts") {
+  const NumericQuestion q = quiz_generate("rope_angle", 5);
+  CHECK_THROWS_AS(quiz_fill_template("{theta}", q), InputError);
+  const std::string filled = quiz_fill_template("θ = {theta}, reduced {reduced}", q, true);
+  CHECK(filled.find('{') == std::string::npos);
+  double reduced = -1;
+  for (const auto& s : q.steps)
+    if (s.name == "reduced") reduced = s.value;
+  CHECK(reduced >= 0);
+  CHECK(reduced < kTwoPi);
+  CHECK(std::abs(std::remainder(reduced - q.answer, kTwoPi)) < 1e-9);
 }

@@ -1,0 +1,120 @@
+// The file chooser popup (see file_picker.hpp).
+#include "app/file_picker.hpp"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace poslab::app {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr size_t kMaxEntries = 5000;  // a huge folder is listed in part, with a note
+
+bool has_extension(const std::string& name, const std::vector<std::string>& exts) {
+  for (const auto& e : exts)
+    if (name.size() >= e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0)
+      return true;
+  return false;
+}
+
+void list(FilePicker& fp, const std::vector<std::string>& exts) {
+  fp.entries.clear();
+  fp.error.clear();
+  fp.listed = fp.dir;
+  std::error_code ec;
+  fs::directory_iterator it(fp.dir, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) {
+    fp.error = ec.message();
+    return;
+  }
+  for (; it != end && fp.entries.size() < kMaxEntries; it.increment(ec)) {
+    if (ec) break;
+    FilePickerEntry e;
+    e.name = it->path().filename().string();
+    if (e.name.empty() || e.name[0] == '.') continue;  // hidden files
+    std::error_code sec;
+    const fs::file_status st = it->status(sec);  // stat only: never opens the file
+    e.is_dir = !sec && st.type() == fs::file_type::directory;
+    e.regular = !sec && st.type() == fs::file_type::regular;
+    if (!e.is_dir && !fp.all_files && !has_extension(e.name, exts)) continue;
+    if (e.regular) e.size = it->file_size(sec);
+    fp.entries.push_back(std::move(e));
+  }
+  if (fp.entries.size() >= kMaxEntries) fp.error = "only the first 5000 entries are listed";
+  std::sort(fp.entries.begin(), fp.entries.end(), [](const auto& a, const auto& b) {
+    return a.is_dir != b.is_dir ? a.is_dir : a.name < b.name;
+  });
+}
+
+}  // namespace
+
+void file_picker_open(FilePicker& fp, const std::string& start_path) {
+  std::error_code ec;
+  fs::path p = start_path.empty() ? fs::current_path(ec) : fs::path(start_path);
+  if (!fs::is_directory(p, ec)) p = p.parent_path();
+  if (p.empty() || !fs::is_directory(p, ec)) p = fs::current_path(ec);
+  fp.dir = fs::absolute(p, ec).lexically_normal().string();
+  fp.dir_edit = fp.dir;
+  fp.listed.clear();
+  fp.open_requested = true;
+}
+
+bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::string>& extensions,
+                      std::string& chosen, float scale) {
+  if (fp.open_requested) {
+    ImGui::OpenPopup(title);
+    fp.open_requested = false;
+  }
+  ImGui::SetNextWindowSize(ImVec2(620 * scale, 440 * scale), ImGuiCond_Appearing);
+  if (!ImGui::BeginPopupModal(title, nullptr)) return false;
+  bool done = false;
+  if (fp.listed != fp.dir) list(fp, extensions);
+  if (ImGui::ArrowButton("##up", ImGuiDir_Up)) {
+    const fs::path parent = fs::path(fp.dir).parent_path();
+    fp.dir = parent.empty() ? std::string("/") : parent.string();
+    fp.dir_edit = fp.dir;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Parent folder");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::InputText("##dir", &fp.dir_edit, ImGuiInputTextFlags_EnterReturnsTrue))
+    fp.dir = fp.dir_edit;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Type a folder and press Enter");
+  if (ImGui::Checkbox("show all files", &fp.all_files)) fp.listed.clear();
+  if (!fp.error.empty()) ImGui::TextDisabled("%s", fp.error.c_str());
+  const float footer = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
+  ImGui::BeginChild("##entries", ImVec2(0, -footer), true);
+  std::string enter_dir;
+  for (const FilePickerEntry& e : fp.entries) {
+    char size[32] = "";
+    if (e.regular) std::snprintf(size, sizeof size, "%.1f MB", static_cast<double>(e.size) / 1e6);
+    const std::string label = (e.is_dir ? "[dir] " : "      ") + e.name;
+    if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_DontClosePopups)) {
+      if (e.is_dir)
+        enter_dir = (fs::path(fp.dir) / e.name).string();
+      else if (e.regular) {
+        chosen = (fs::path(fp.dir) / e.name).string();
+        done = true;
+      }
+    }
+    if (e.regular) {
+      ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 90 * scale);
+      ImGui::TextDisabled("%s", size);
+    }
+  }
+  if (fp.entries.empty() && fp.error.empty())
+    ImGui::TextDisabled("No folders or matching files here.");
+  ImGui::EndChild();
+  if (!enter_dir.empty()) {
+    fp.dir = fs::path(enter_dir).lexically_normal().string();
+    fp.dir_edit = fp.dir;
+  }
+  if (ImGui::Button("Cancel") || done) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+  return done;
+}
+
+}  // namespace poslab::app

@@ -1,0 +1,37 @@
+// A small file chooser in an ImGui popup, for paths the user would otherwise type: a
+// directory listing (folders first, then files with the wanted extensions), a parent
+// button and an editable folder path. It only lists (stat, never open), so FIFOs and
+// devices in a folder cannot block it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace poslab::app {
+
+struct FilePickerEntry {
+  std::string name;      // file name in the folder
+  bool is_dir = false;   // a folder (or a link to one)
+  bool regular = false;  // a regular file (only these can be chosen)
+  uintmax_t size = 0;    // bytes, regular files only
+};
+
+// The picker's state; one per panel that offers it.
+struct FilePicker {
+  std::string dir;                       // folder shown
+  std::string listed;                    // folder `entries` belong to
+  std::vector<FilePickerEntry> entries;  // sorted: folders, then files
+  std::string error;                     // why the folder could not be listed
+  std::string dir_edit;                  // text of the folder field
+  bool all_files = false;                // list files of any extension
+  bool open_requested = false;           // open the popup on the next draw
+};
+
+// Opens the picker at the folder of `start_path` (or the working directory).
+void file_picker_open(FilePicker& fp, const std::string& start_path);
+// Draws the popup while it is open; returns true in the frame the user chose a file, with
+// its path in `chosen`. `extensions`: e.g. {".h5", ".hdf5"}.
+bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::string>& extensions,
+                      std::string& chosen, float scale);
+
+}  // namespace poslab::app

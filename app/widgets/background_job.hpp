@@ -1,0 +1,219 @@
+// A computation on a worker thread that a panel starts, polls once per frame and can
+// cancel: short ones (an attention matrix, a KV session) and long ones (training a model
+// for minutes, with pause/resume, a progress counter and typed progress reports). In the
+// headless --check/--screenshot modes poll() waits for the result, so checks see it.
+// No ImGui here: the worker side (JobControl) is what core code and tests see.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <variant>
+
+#include "app/app_context.hpp"
+
+namespace poslab::app {
+
+// What the panel can read about a job while it runs (a snapshot; copies, no locks held).
+struct JobProgress {
+  bool running = false;  // a worker is active (finished results not yet polled count too)
+  bool paused = false;   // pause() was asked; the worker waits at its next checkpoint()
+  int64_t done = 0;      // work units done (set_progress), [0, total]
+  int64_t total = 0;     // work units in all; 0 = unknown (draw an indeterminate bar)
+  double seconds = 0;    // wall time since start
+  std::string status;    // the worker's last status line ("epoch 3, loss 0.12")
+  // done / total in [0, 1], or -1 when the total is unknown.
+  double fraction() const {
+    return total > 0 ? static_cast<double>(done) / static_cast<double>(total) : -1.0;
+  }
+};
+
+// The worker's side: check cancelled() often (or hand cancel_flag() to a core function
+// taking `const std::atomic<bool>*`), call checkpoint() where pausing is safe, and report
+// progress. Thread-safe; the panel reads it through BackgroundJob.
+class JobControl {
+ public:
+  bool cancelled() const { return cancel_.load(std::memory_order_relaxed); }
+  const std::atomic<bool>* cancel_flag() const { return &cancel_; }
+  // Blocks while the job is paused; returns false once it is cancelled (then return soon).
+  bool checkpoint();
+  void set_progress(int64_t done, int64_t total);
+  void set_status(std::string text);
+
+  // Owner side (BackgroundJob).
+  void request_cancel();
+  void set_paused(bool paused);
+  JobProgress snapshot() const;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+
+ private:
+  std::atomic<bool> cancel_{false};
+  std::atomic<bool> paused_{false};
+  std::atomic<int64_t> done_{0}, total_{0};
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::string status_;
+};
+
+// JobControl plus a typed report channel: the worker publishes its latest Report (a loss
+// curve so far, a partial result), the panel takes it when a new one arrived.
+template <class Report>
+class JobChannel : public JobControl {
+ public:
+  void report(Report r) {
+    std::lock_guard lock(report_mutex_);
+    latest_ = std::move(r);
+    ++sequence_;
+  }
+  // The latest report if it is newer than `seen` (then `seen` is updated).
+  std::optional<Report> take_report(uint64_t& seen) const {
+    std::lock_guard lock(report_mutex_);
+    if (sequence_ == seen || !latest_) return std::nullopt;
+    seen = sequence_;
+    return latest_;
+  }
+
+ private:
+  mutable std::mutex report_mutex_;
+  std::optional<Report> latest_;
+  uint64_t sequence_ = 0;
+};
+
+// How a job ended, handed out once by poll().
+template <class Result>
+struct JobOutcome {
+  std::string key;              // the key the job was started with
+  std::optional<Result> value;  // set when the work returned normally and was not cancelled
+  std::string error;            // what() of an exception the work threw (not when cancelled)
+  bool cancelled = false;       // cancel() or a newer start() asked it to stop
+  double seconds = 0;           // wall time of the work
+};
+
+// One job slot of a panel. `key` names what is being computed (e.g. the settings as a
+// preset string), so a panel can tell whether the running job is still wanted.
+template <class Result, class Report = std::monostate>
+class BackgroundJob {
+ public:
+  using Control = JobChannel<Report>;
+  using Work = std::function<Result(Control&)>;
+
+  BackgroundJob() = default;
+  BackgroundJob(const BackgroundJob&) = delete;
+  BackgroundJob& operator=(const BackgroundJob&) = delete;
+  ~BackgroundJob() { stop(); }
+
+  // Starts `work` on a new thread. A job still running is cancelled and joined first
+  // (its result is dropped), so at most one worker per slot exists.
+  void start(std::string key, Work work) {
+    stop();
+    auto state = std::make_shared<State>();
+    state->key = std::move(key);
+    state_ = state;
+    thread_ = std::thread([state, work = std::move(work)] {
+      try {
+        state->value.emplace(work(state->control));
+      } catch (...) {
+        state->error = std::current_exception();
+      }
+      state->finished.store(true, std::memory_order_release);
+    });
+  }
+
+  bool running() const { return state_ != nullptr; }
+  bool finished() const { return state_ && state_->finished.load(std::memory_order_acquire); }
+  // Key of the running (or finished, not yet polled) job; empty when idle.
+  const std::string& key() const { return state_ ? state_->key : empty_; }
+  // Asks the worker to stop; poll() then reports it as cancelled. Does not block.
+  void cancel() {
+    if (state_) state_->control.request_cancel();
+  }
+  void pause(bool paused) {
+    if (state_) state_->control.set_paused(paused);
+  }
+  bool paused() const { return state_ && state_->control.snapshot().paused; }
+  JobProgress progress() const {
+    if (!state_) return {};
+    JobProgress p = state_->control.snapshot();
+    p.running = true;
+    return p;
+  }
+  // The worker's latest report, if newer than the last one taken.
+  std::optional<Report> take_report() {
+    return state_ ? state_->control.take_report(seen_report_) : std::nullopt;
+  }
+
+  // Blocks until the worker returns (a paused job is resumed first so it can finish).
+  void wait() {
+    if (!state_) return;
+    state_->control.set_paused(false);
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // Once the worker has returned: its outcome (once), else nothing. Never blocks.
+  std::optional<JobOutcome<Result>> poll() {
+    if (!finished()) return std::nullopt;
+    if (thread_.joinable()) thread_.join();
+    JobOutcome<Result> out;
+    State& s = *state_;
+    out.key = s.key;
+    out.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - s.control.started).count();
+    out.cancelled = s.control.cancelled();
+    if (!out.cancelled) {
+      if (s.error) {
+        try {
+          std::rethrow_exception(s.error);
+        } catch (const std::exception& e) {
+          out.error = e.what();
+        } catch (...) {
+          out.error = "unknown error";
+        }
+      } else {
+        out.value = std::move(s.value);
+      }
+    }
+    state_.reset();
+    seen_report_ = 0;
+    return out;
+  }
+
+  // poll() for a panel: waits for the result in the headless modes when asked (short jobs;
+  // a long training job passes wait_when_headless = false), else keeps frames coming while
+  // the worker runs.
+  std::optional<JobOutcome<Result>> poll(AppContext& ctx, bool wait_when_headless = true) {
+    if (!state_) return std::nullopt;
+    if (wait_when_headless && ctx.headless()) wait();
+    ctx.request_frames(2);
+    return poll();
+  }
+
+ private:
+  struct State {
+    std::string key;
+    Control control;
+    std::optional<Result> value;
+    std::exception_ptr error;
+    std::atomic<bool> finished{false};
+  };
+  void stop() {
+    if (!state_) return;
+    state_->control.request_cancel();
+    wait();
+    state_.reset();
+  }
+
+  std::shared_ptr<State> state_;
+  std::thread thread_;
+  uint64_t seen_report_ = 0;
+  std::string empty_;
+};
+
+}  // namespace poslab::app

@@ -1,0 +1,280 @@
+// The line-plot widget (see plot.hpp): axis fitting and ticks, per-pixel-column envelopes
+// for long series (a decay curve of 100k samples still shows its oscillation), gaps at
+// NaN, legend and hover readout.
+#include "app/widgets/plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace poslab::app {
+namespace {
+
+bool usable(double v, bool log) {
+  return std::isfinite(v) && (!log || v > 0);
+}
+double to_axis(double v, bool log) {
+  return log ? std::log10(v) : v;
+}
+double from_axis(double a, bool log) {
+  return log ? std::pow(10.0, a) : a;
+}
+
+double sample_x(const PlotSeries& s, size_t i) {
+  return s.x.empty() ? s.x0 + static_cast<double>(i) * s.dx : s.x[i];
+}
+
+// Index of the sample whose x is nearest to `x` (series x ascending).
+int nearest_index(const PlotSeries& s, double x) {
+  const size_t n = s.y.size();
+  if (n == 0) return -1;
+  if (s.x.empty()) {
+    const double f = s.dx != 0 ? (x - s.x0) / s.dx : 0.0;
+    return static_cast<int>(std::clamp(std::lround(f), 0L, static_cast<long>(n - 1)));
+  }
+  const size_t m = std::min(n, s.x.size());
+  const auto it = std::lower_bound(s.x.begin(), s.x.begin() + static_cast<long>(m), x);
+  size_t i = static_cast<size_t>(it - s.x.begin());
+  if (i >= m) return static_cast<int>(m - 1);
+  if (i > 0 && x - s.x[i - 1] < s.x[i] - x) --i;
+  return static_cast<int>(i);
+}
+
+// Axis range in axis units (log10 for log axes), fitted to data unless fixed.
+void fit(const PlotAxis& a, double data_lo, double data_hi, bool pad, double& lo, double& hi) {
+  lo = std::isfinite(a.lo) && usable(a.lo, a.log) ? to_axis(a.lo, a.log) : data_lo;
+  hi = std::isfinite(a.hi) && usable(a.hi, a.log) ? to_axis(a.hi, a.log) : data_hi;
+  if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
+  if (hi <= lo) {
+    const double c = lo, w = std::max(1e-12, std::abs(c) * 0.05);
+    lo = c - w, hi = c + w;
+  } else if (pad && !std::isfinite(a.lo) && !std::isfinite(a.hi)) {
+    const double w = (hi - lo) * 0.04;
+    lo -= w, hi += w;
+  }
+}
+
+// Tick positions in axis units: 1-2-5 steps (linear) or whole decades (log).
+std::vector<double> ticks(double lo, double hi, bool log, int max_ticks) {
+  std::vector<double> t;
+  max_ticks = std::max(2, max_ticks);
+  double step;
+  if (log) {
+    step = std::max(1.0, std::ceil((hi - lo) / max_ticks));
+  } else {
+    const double raw = (hi - lo) / max_ticks;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    const double r = raw / mag;
+    step = (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
+  }
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
+    t.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
+  return t;
+}
+
+std::string tick_text(double axis_value, bool log) {
+  char buf[32];
+  if (log) {
+    const int e = static_cast<int>(std::lround(axis_value));
+    if (e >= -2 && e <= 4)
+      std::snprintf(buf, sizeof buf, "%g", std::pow(10.0, e));
+    else
+      std::snprintf(buf, sizeof buf, "1e%d", e);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g", axis_value);
+  }
+  return buf;
+}
+
+}  // namespace
+
+PlotRange plot_y_range(const std::vector<PlotSeries>& series, bool log) {
+  PlotRange r;
+  for (const PlotSeries& s : series)
+    for (double v : s.y)
+      if (usable(v, log)) {
+        r.lo = std::isnan(r.lo) ? v : std::min(r.lo, v);
+        r.hi = std::isnan(r.hi) ? v : std::max(r.hi, v);
+      }
+  return r;
+}
+
+PlotHover plot(const PlotSpec& spec) {
+  PlotHover hover;
+  ImGui::PushID(spec.id);
+  const float sc = spec.scale, line = ImGui::GetTextLineHeight();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 size(spec.size.x > 0 ? spec.size.x : std::max(120.0f * sc, avail.x),
+                    spec.size.y > 0 ? spec.size.y : std::max(80.0f * sc, avail.y));
+
+  // Data ranges in axis units.
+  double xlo = NAN, xhi = NAN;
+  for (const PlotSeries& s : spec.series) {
+    if (s.y.empty()) continue;
+    const size_t n = s.x.empty() ? s.y.size() : std::min(s.y.size(), s.x.size());
+    for (size_t i : {size_t{0}, n - 1}) {
+      const double v = sample_x(s, i);
+      if (!usable(v, spec.x.log)) continue;
+      const double a = to_axis(v, spec.x.log);
+      xlo = std::isnan(xlo) ? a : std::min(xlo, a);
+      xhi = std::isnan(xhi) ? a : std::max(xhi, a);
+    }
+  }
+  const PlotRange yr = plot_y_range(spec.series, spec.y.log);
+  double x0, x1, y0, y1;
+  fit(spec.x, xlo, xhi, false, x0, x1);
+  fit(spec.y, std::isnan(yr.lo) ? NAN : to_axis(yr.lo, spec.y.log),
+      std::isnan(yr.hi) ? NAN : to_axis(yr.hi, spec.y.log), true, y0, y1);
+
+  // Layout: y tick labels on the left, x tick labels and the axis label below.
+  const std::vector<double> yt =
+      ticks(y0, y1, spec.y.log, static_cast<int>(size.y / (line * 2.2f)));
+  float label_w = 0;
+  for (double t : yt)
+    label_w = std::max(label_w, ImGui::CalcTextSize(tick_text(t, spec.y.log).c_str()).x);
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const float left = label_w + 6.0f * sc, bottom = line * (spec.x.label.empty() ? 1.2f : 2.2f);
+  const ImVec2 a(o.x + left, o.y + 2.0f * sc), b(o.x + size.x, o.y + size.y - bottom);
+  const float w = std::max(1.0f, b.x - a.x), h = std::max(1.0f, b.y - a.y);
+  auto px = [&](double v) { return a.x + static_cast<float>((v - x0) / (x1 - x0)) * w; };
+  auto py = [&](double v) { return b.y - static_cast<float>((v - y0) / (y1 - y0)) * h; };
+
+  ImGui::InvisibleButton("##area", size);
+  const bool item_hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text),
+              dim = ImGui::GetColorU32(ImGuiCol_TextDisabled), grid = IM_COL32(128, 128, 128, 45);
+  dl->AddRectFilled(a, b, ImGui::GetColorU32(ImGuiCol_FrameBg));
+
+  for (double t : yt) {
+    const float y = py(t);
+    dl->AddLine(ImVec2(a.x, y), ImVec2(b.x, y), grid);
+    const std::string s = tick_text(t, spec.y.log);
+    dl->AddText(ImVec2(a.x - ImGui::CalcTextSize(s.c_str()).x - 3.0f * sc, y - line * 0.5f), dim,
+                s.c_str());
+  }
+  if (!spec.y.log && y0 < 0 && y1 > 0)
+    dl->AddLine(ImVec2(a.x, py(0)), ImVec2(b.x, py(0)), ImGui::GetColorU32(ImGuiCol_Border));
+  const std::vector<double> xt = ticks(x0, x1, spec.x.log, static_cast<int>(w / (line * 5.0f)));
+  for (double t : xt) {
+    const float x = px(t);
+    dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), grid);
+    const std::string s = tick_text(t, spec.x.log);
+    const float tw = ImGui::CalcTextSize(s.c_str()).x;
+    dl->AddText(ImVec2(std::clamp(x - tw * 0.5f, a.x - left, b.x - tw), b.y + 1.0f), dim,
+                s.c_str());
+  }
+  if (!spec.x.label.empty()) {
+    const float tw = ImGui::CalcTextSize(spec.x.label.c_str()).x;
+    dl->AddText(ImVec2(a.x + (w - tw) * 0.5f, b.y + line + 1.0f), dim, spec.x.label.c_str());
+  }
+
+  dl->PushClipRect(a, b, true);
+  for (const PlotMark& m : spec.marks) {
+    if (!usable(m.y, spec.y.log)) continue;
+    const float y = py(to_axis(m.y, spec.y.log));
+    dl->AddLine(ImVec2(a.x, y), ImVec2(b.x, y), m.colour, 1.0f);
+    if (!m.label.empty()) {
+      const float tw = ImGui::CalcTextSize(m.label.c_str()).x;
+      dl->AddText(ImVec2(b.x - tw - 4.0f * sc, y - line), m.colour, m.label.c_str());
+    }
+  }
+  // Series: all points when they are few, else one min/max envelope per pixel column.
+  std::vector<ImVec2> pts;
+  for (size_t si = 0; si < spec.series.size(); ++si) {
+    const PlotSeries& s = spec.series[si];
+    const size_t n = s.x.empty() ? s.y.size() : std::min(s.y.size(), s.x.size());
+    const float thick = s.thickness * sc * (static_cast<int>(si) == spec.highlight ? 1.8f : 1.0f);
+    auto flush = [&] {
+      if (pts.size() == 1)
+        dl->AddCircleFilled(pts[0], std::max(2.0f, thick), s.colour);
+      else if (pts.size() > 1)
+        dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), s.colour, 0, thick);
+      pts.clear();
+    };
+    const bool envelope = static_cast<double>(n) > 2.0 * w;
+    int column = -1;
+    float cmin = 0, cmax = 0, cfirst = 0;
+    size_t imin = 0, imax = 0;
+    auto emit_column = [&] {
+      if (column < 0) return;
+      const float x = a.x + static_cast<float>(column);
+      pts.emplace_back(x, cfirst);
+      if (imin < imax) {
+        pts.emplace_back(x, cmin);
+        pts.emplace_back(x, cmax);
+      } else {
+        pts.emplace_back(x, cmax);
+        pts.emplace_back(x, cmin);
+      }
+      column = -1;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      const double xv = sample_x(s, i), yv = s.y[i];
+      if (!usable(xv, spec.x.log) || !usable(yv, spec.y.log)) {
+        emit_column();
+        flush();
+        continue;
+      }
+      const ImVec2 p(px(to_axis(xv, spec.x.log)), py(to_axis(yv, spec.y.log)));
+      if (!envelope) {
+        pts.push_back(p);
+        continue;
+      }
+      const int c = static_cast<int>(p.x - a.x);
+      if (c != column) {
+        emit_column();
+        column = c, cfirst = cmin = cmax = p.y, imin = imax = i;
+      } else {
+        if (p.y < cmin) cmin = p.y, imin = i;
+        if (p.y > cmax) cmax = p.y, imax = i;
+      }
+    }
+    emit_column();
+    flush();
+  }
+  dl->PopClipRect();
+
+  if (spec.legend && !spec.series.empty()) {
+    float lw = 0;
+    for (const PlotSeries& s : spec.series)
+      lw = std::max(lw, ImGui::CalcTextSize(s.label.c_str()).x);
+    const float bw = lw + 30.0f * sc, bh = line * static_cast<float>(spec.series.size()) + 6.0f;
+    const ImVec2 l0(b.x - bw - 4.0f * sc, a.y + 4.0f * sc);
+    dl->AddRectFilled(l0, ImVec2(l0.x + bw, l0.y + bh), IM_COL32(0, 0, 0, 110), 3.0f);
+    float ly = l0.y + 3.0f;
+    for (size_t si = 0; si < spec.series.size(); ++si) {
+      const PlotSeries& s = spec.series[si];
+      dl->AddLine(ImVec2(l0.x + 4.0f * sc, ly + line * 0.5f),
+                  ImVec2(l0.x + 22.0f * sc, ly + line * 0.5f), s.colour,
+                  static_cast<int>(si) == spec.highlight ? 3.5f : 2.5f);
+      dl->AddText(ImVec2(l0.x + 26.0f * sc, ly), text, s.label.c_str());
+      ly += line;
+    }
+  }
+
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (item_hovered && mouse.x >= a.x && mouse.x <= b.x && mouse.y >= a.y && mouse.y <= b.y) {
+    hover.hovered = true;
+    hover.x = from_axis(x0 + (mouse.x - a.x) / w * (x1 - x0), spec.x.log);
+    if (!spec.series.empty()) hover.index = nearest_index(spec.series[0], hover.x);
+    dl->AddLine(ImVec2(mouse.x, a.y), ImVec2(mouse.x, b.y), IM_COL32(255, 255, 255, 120));
+    if (spec.tooltip) {
+      ImGui::BeginTooltip();
+      ImGui::Text(
+          "%s = %.6g", spec.x.label.empty() ? "x" : spec.x.label.c_str(),
+          spec.series.empty() || hover.index < 0 ? hover.x : sample_x(spec.series[0], hover.index));
+      for (const PlotSeries& s : spec.series) {
+        const int i = nearest_index(s, hover.x);
+        if (i < 0) continue;
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(s.colour), "%s: %.6g", s.label.c_str(),
+                           s.y[static_cast<size_t>(i)]);
+      }
+      ImGui::EndTooltip();
+    }
+  }
+  ImGui::PopID();
+  return hover;
+}
+
+}  // namespace poslab::app

@@ -1,0 +1,780 @@
+// `poslab-cli wm ...`: the Boost and Broadside world model from the command line.
+//   train    train a preset on collect datasets; progress on stderr, CSV log, periodic
+//            atomic checkpoints (Ctrl-C or kill -9 leaves the last one intact), resumable
+//   info     a checkpoint's config, parameter count and metadata
+//   export   a checkpoint without optimiser state (optionally the SWA weights)
+//   eval     teacher-forced scores, K-step dreams (closed and open loop) with baselines,
+//            and dreams of 3x the context
+//   dream    one dream as JSON: per-step errors, baselines, dreamt and real states
+//   forward  loss, its parts and every output on fixed windows (the PyTorch parity check)
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/json_util.hpp"
+#include "core/common/atomic_file.hpp"
+#include "core/common/errors.hpp"
+#include "core/wm/eval.hpp"
+#include "core/wm/train.hpp"
+#include "io/checkpoint/wm_checkpoint.hpp"
+
+namespace poslab::cli {
+namespace {
+
+using namespace poslab::wm;
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop_signal(int) {
+  g_stop.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
+}
+
+// The command line as run, from /proc (for provenance).
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string out;
+  std::string arg;
+  for (char c : all) {
+    if (c == '\0') {
+      out +=
+          (out.empty() ? "" : " ") + (arg.find(' ') == std::string::npos ? arg : "'" + arg + "'");
+      arg.clear();
+    } else {
+      arg += c;
+    }
+  }
+  return out;
+}
+
+Json loss_json(const WmLoss& l) {
+  Json j;
+  j["total"] = l.total;
+  j["state"] = l.state;
+  j["power"] = l.power;
+  j["turn"] = l.turn;
+  j["shoot"] = l.shoot;
+  j["rel"] = l.rel;
+  j["state_count"] = l.state_count;
+  j["action_count"] = l.action_count;
+  j["rel_count"] = l.rel_count;
+  return j;
+}
+
+Json summary_json(const ErrorSummary& s) {
+  Json j;
+  j["pos_px"] = s.pos_px;
+  j["vel_px_s"] = s.vel_px_s;
+  j["att_deg"] = s.att_deg;
+  j["health"] = s.health;
+  j["power"] = s.power;
+  j["alive_agree"] = s.alive_agree;
+  j["ships"] = s.alive_count;
+  return j;
+}
+
+// {"pos_px": [k=1..K], ...} per-step arrays.
+Json curves_json(const ErrorAccumulator& a, int K) {
+  Json j;
+  for (const char* key :
+       {"pos_px", "vel_px_s", "att_deg", "health", "power", "alive_agree", "ships"})
+    j[key] = Json::array();
+  for (int k = 1; k <= K; ++k) {
+    const Json s = summary_json(a.at(k));
+    for (auto& [key, v] : s.items()) j[key].push_back(v);
+  }
+  return j;
+}
+
+Json dream_summary_json(const DreamSummary& s, const DreamParams& p) {
+  Json j;
+  j["dreams"] = s.dreams;
+  j["steps"] = p.steps;
+  j["loop"] = dream_loop_name(p.loop);
+  j["window"] = dream_window_name(p.window);
+  j["model"] = curves_json(s.model, p.steps);
+  j["copy_last"] = curves_json(s.copy_last, p.steps);
+  j["constant_velocity"] = curves_json(s.const_velocity, p.steps);
+  Json at = Json::object();
+  for (int k : kHorizonPrint) {
+    if (k > p.steps) continue;
+    at[std::to_string(k)] = {{"model", s.model.at(k).pos_px},
+                             {"copy_last", s.copy_last.at(k).pos_px},
+                             {"constant_velocity", s.const_velocity.at(k).pos_px}};
+  }
+  j["pos_px_at"] = at;
+  bool beats = true;
+  for (int k = 1; k <= p.steps; ++k)
+    if (s.model.at(k).alive_count > 0 && s.model.at(k).pos_px >= s.const_velocity.at(k).pos_px)
+      beats = false;
+  j["beats_constant_velocity_every_step"] = beats;
+  return j;
+}
+
+Json floats_json(const float* x, std::vector<int> shape) {
+  if (shape.size() == 1) return Json(std::vector<float>(x, x + shape[0]));
+  Json j = Json::array();
+  size_t inner = 1;
+  for (size_t i = 1; i < shape.size(); ++i) inner *= static_cast<size_t>(shape[i]);
+  const std::vector<int> rest(shape.begin() + 1, shape.end());
+  for (int i = 0; i < shape[0]; ++i)
+    j.push_back(floats_json(x + static_cast<size_t>(i) * inner, rest));
+  return j;
+}
+
+WorldModel load_model(const io::WmCheckpoint& ck, int threads) {
+  WorldModel m(ck.config);
+  m.params = ck.params;
+  m.set_threads(threads);
+  return m;
+}
+
+int meta_int_or(const io::TensorMetadata& m, const std::string& key, int64_t fallback) {
+  const auto it = m.find(key);
+  if (it == m.end()) return static_cast<int>(fallback);
+  try {
+    return std::stoi(it->second);
+  } catch (const std::exception&) {
+    return static_cast<int>(fallback);
+  }
+}
+
+// Dataset paths and the split recorded in a checkpoint (so eval sees the same validation
+// episodes as training). Explicit --data replaces the paths.
+struct DataSetup {
+  std::vector<std::string> paths;
+  std::vector<bnb::EpisodeRecord> episodes;
+  std::vector<io::EpisodeSource> sources;
+  EpisodeSplit split;
+  uint64_t seed = 0;
+  double val_fraction = 0.1;
+};
+
+DataSetup load_data(const std::vector<std::string>& given, const io::TensorMetadata& meta,
+                    const std::string& ckpt) {
+  DataSetup d;
+  d.paths = given;
+  const auto it = meta.find("data");
+  Json recorded;
+  if (it != meta.end()) recorded = Json::parse(it->second, nullptr, false);
+  if (d.paths.empty()) {
+    if (!recorded.is_object() || !recorded.contains("files"))
+      throw InputError(ckpt + ": records no dataset files; pass --data FILE");
+    for (const auto& f : recorded["files"]) d.paths.push_back(f.value("path", ""));
+  }
+  if (recorded.is_object()) {
+    d.seed = recorded.value("seed", uint64_t{0});
+    d.val_fraction = recorded.value("val_fraction", 0.1);
+  }
+  for (const auto& p : d.paths)
+    if (!std::filesystem::exists(p))
+      throw InputError(p + ": dataset file not found (make one with `poslab-cli collect`)");
+  d.episodes = io::wm_load_episodes(d.paths, &d.sources);
+  wm_check_episodes(d.episodes);
+  d.split = wm_split_episodes(static_cast<int>(d.episodes.size()), d.val_fraction, d.seed);
+  return d;
+}
+
+// ---------------------------------------------------------------- train
+struct TrainArgs {
+  std::string preset = "tiny", position = "rope", output, log;
+  std::vector<std::string> data;
+  int64_t steps = 1000;
+  uint64_t seed = 1;
+  bool resume = false, quiet = false, progress = false;
+  int threads = 0;
+  WmDataParams dp;
+  nn::AdamWParams ap;
+  WmTrainParams tp;
+};
+
+const char* kCsvHeader =
+    "step,loss,state,power,turn,shoot,rel,lr,grad_norm,window_steps,tokens_per_s,seconds,val_loss,"
+    "val_state,val_power,"
+    "val_turn,val_shoot,val_rel\n";
+
+std::string csv_row(const WmTrainRow& r, double seconds_offset) {
+  char buf[512];
+  const auto& p = r.parts;
+  const auto& v = r.val_parts;
+  const bool val = r.val_loss >= 0;
+  std::snprintf(buf, sizeof buf, "%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.1f,%.2f",
+                static_cast<long long>(r.step), r.loss, p.state, p.power, p.turn, p.shoot, p.rel,
+                r.lr, r.grad_norm, r.steps_in_window, r.tokens_per_s, r.seconds + seconds_offset);
+  std::string s = buf;
+  if (val) {
+    std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", r.val_loss, v.state, v.power,
+                  v.turn, v.shoot, v.rel);
+    s += buf;
+  } else {
+    s += ",,,,,,\n";
+  }
+  return s;
+}
+
+// Keeps the rows of an existing log up to `step` (a resumed run rewrites what follows).
+std::string csv_prefix(const std::string& path, int64_t step, double& last_seconds) {
+  std::string out = kCsvHeader;
+  last_seconds = 0;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return out;
+  std::istringstream in(read_file(path));
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    long long s = -1;
+    double loss = 0;
+    if (std::sscanf(line.c_str(), "%lld,%lf", &s, &loss) < 1 || s > step) break;
+    out += line + "\n";
+    const auto c = line.find(',', 0);
+    (void)c;
+    // seconds column (12th) to continue the clock
+    size_t pos = 0;
+    for (int col = 0; col < 11 && pos != std::string::npos; ++col) pos = line.find(',', pos + 1);
+    if (pos != std::string::npos) last_seconds = std::atof(line.c_str() + pos + 1);
+  }
+  return out;
+}
+
+void run_train(TrainArgs a) {
+  if (a.output.empty()) throw InputError("--output: give the checkpoint file to write");
+  if (a.log.empty()) a.log = std::filesystem::path(a.output).replace_extension(".csv").string();
+  WmConfig config;
+  nn::AdamWState opt;
+  std::vector<float> params;
+  io::TensorMetadata resumed_meta;
+  if (a.resume && std::filesystem::exists(a.output)) {
+    auto ck = io::wm_checkpoint_load(a.output);
+    if (!ck.optim)
+      throw InputError(
+          a.output +
+          ": holds no optimiser state (an exported model); resume from a training checkpoint");
+    config = ck.config;
+    params = std::move(ck.params);
+    opt = std::move(*ck.optim);
+    resumed_meta = ck.metadata;
+    // The recorded settings win: the same batches follow as without the interruption.
+    const Json d =
+        Json::parse(resumed_meta.count("data") ? resumed_meta["data"] : "{}", nullptr, false);
+    const Json t = Json::parse(resumed_meta.count("training") ? resumed_meta["training"] : "{}",
+                               nullptr, false);
+    if (!d.is_object() || !t.is_object())
+      throw InputError(a.output + ": training metadata does not parse");
+    if (a.data.empty())
+      for (const auto& f : d.value("files", Json::array())) a.data.push_back(f.value("path", ""));
+    a.seed = d.value("seed", a.seed);
+    a.dp.seed = a.seed;
+    a.dp.val_fraction = d.value("val_fraction", a.dp.val_fraction);
+    a.dp.batch = t.value("batch", a.dp.batch);
+    a.dp.short_steps = t.value("short_steps", a.dp.short_steps);
+    a.dp.long_steps = t.value("long_steps", a.dp.long_steps);
+    a.dp.long_every = t.value("long_every", a.dp.long_every);
+    a.ap.lr = t.value("lr", a.ap.lr);
+    a.ap.warmup_steps = t.value("warmup_steps", a.ap.warmup_steps);
+    a.ap.weight_decay = t.value("weight_decay", a.ap.weight_decay);
+    a.ap.swa_start = t.value("swa_start", a.ap.swa_start);
+    a.ap.swa_every = t.value("swa_every", a.ap.swa_every);
+  } else {
+    if (!a.resume && std::filesystem::exists(a.output))
+      throw InputError(a.output + ": exists; pass --resume to continue it or remove it first");
+    config = wm_preset(a.preset, wm_position_from_name(a.position));
+    a.dp.seed = a.seed;
+  }
+  nn::adamw_validate(a.ap);
+  wm_data_validate(a.dp, config);
+  wm_train_validate(a.tp);
+  if (a.steps < 1) throw InputError("--steps = " + std::to_string(a.steps) + ": must be >= 1");
+  a.tp.steps = a.steps;
+  for (const auto& p : a.data)
+    if (!std::filesystem::exists(p))
+      throw InputError(p + ": dataset file not found (make one with `poslab-cli collect`)");
+  std::vector<io::EpisodeSource> sources;
+  const auto episodes = io::wm_load_episodes(a.data, &sources);
+  wm_check_episodes(episodes);
+  const EpisodeSplit split =
+      wm_split_episodes(static_cast<int>(episodes.size()), a.dp.val_fraction, a.dp.seed);
+  if (split.train.empty())
+    throw InputError("the datasets hold too few episodes to train on (collect more)");
+
+  WorldModel model(config);
+  model.set_threads(a.threads);
+  if (params.empty()) {
+    model.init(a.seed);
+    opt = nn::adamw_init(model.params.size());
+  } else {
+    model.params = params;
+  }
+  if (opt.step >= a.steps)
+    throw InputError(a.output + " is at step " + std::to_string(opt.step) +
+                     ": --steps must be larger to continue");
+
+  Json data_meta;
+  data_meta["files"] = Json::array();
+  for (const auto& s : sources)
+    data_meta["files"].push_back({{"path", s.path}, {"episodes", s.episodes}});
+  data_meta["seed"] = a.dp.seed;
+  data_meta["val_fraction"] = a.dp.val_fraction;
+  data_meta["train_episodes"] = split.train.size();
+  data_meta["val_episodes"] = split.val.size();
+  Json train_meta;
+  train_meta["batch"] = a.dp.batch;
+  train_meta["short_steps"] = wm_short_steps(a.dp, config);
+  train_meta["long_steps"] = wm_long_steps(a.dp, config);
+  train_meta["long_every"] = a.dp.long_every;
+  train_meta["lr"] = a.ap.lr;
+  train_meta["warmup_steps"] = a.ap.warmup_steps;
+  train_meta["weight_decay"] = a.ap.weight_decay;
+  train_meta["beta1"] = a.ap.beta1;
+  train_meta["beta2"] = a.ap.beta2;
+  train_meta["clip_norm"] = a.ap.clip_norm;
+  train_meta["swa_start"] = a.ap.swa_start;
+  train_meta["swa_every"] = a.ap.swa_every;
+  train_meta["init_seed"] = a.seed;
+  io::TensorMetadata meta;
+  meta["data"] = data_meta.dump();
+  meta["training"] = train_meta.dump();
+  const std::string cmd = command_line();
+  meta["command"] =
+      resumed_meta.count("command") ? resumed_meta["command"] + " ; resumed: " + cmd : cmd;
+  meta["seed"] = std::to_string(a.seed);
+
+  double seconds_offset = 0;
+  std::string csv = a.resume ? csv_prefix(a.log, opt.step, seconds_offset) : kCsvHeader;
+  if (!a.resume) seconds_offset = 0;
+  const bool show = !a.quiet && (a.progress || isatty(STDERR_FILENO));
+  double tokens_sum = 0, time_sum = 0;
+  WmTrainHooks hooks;
+  hooks.on_row = [&](const WmTrainRow& r) {
+    csv += csv_row(r, seconds_offset);
+    if (r.tokens_per_s > 0) {
+      tokens_sum += r.tokens_per_s;
+      time_sum += 1;
+    }
+    if (!a.quiet) {
+      char line[256];
+      std::snprintf(
+          line, sizeof line, "step %lld/%lld  loss %.5f%s  %.1fk tokens/s  %.0f s",
+          static_cast<long long>(r.step), static_cast<long long>(a.steps), r.loss,
+          r.val_loss >= 0 ? ("  val " + std::to_string(r.val_loss).substr(0, 7)).c_str() : "",
+          r.tokens_per_s / 1000.0, r.seconds + seconds_offset);
+      if (show)
+        std::fprintf(stderr, "\r%-78s", line);
+      else if (r.val_loss >= 0)
+        std::fprintf(stderr, "%s\n", line);
+      std::fflush(stderr);
+    }
+  };
+  hooks.on_checkpoint = [&](int64_t step) {
+    io::wm_checkpoint_save(a.output, config, model.params, step, &opt, meta);
+    write_file_atomically(a.log, csv);
+  };
+  g_stop.store(false);
+  const auto old_int = std::signal(SIGINT, on_stop_signal);
+  const auto old_term = std::signal(SIGTERM, on_stop_signal);
+  hooks.stop_requested = [] { return g_stop.load(); };
+  const auto t0 = std::chrono::steady_clock::now();
+  const int64_t first_step = opt.step;
+  WmTrainRow last;
+  try {
+    last = wm_train(model, opt, a.ap, a.dp, a.tp, episodes, split, hooks);
+  } catch (...) {
+    std::signal(SIGINT, old_int);
+    std::signal(SIGTERM, old_term);
+    throw;
+  }
+  std::signal(SIGINT, old_int);
+  std::signal(SIGTERM, old_term);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (show) std::fprintf(stderr, "\n");
+  const bool interrupted = g_stop.load() && opt.step < a.steps;
+  if (interrupted && !a.quiet)
+    std::fprintf(stderr, "interrupted at step %lld; %s holds it (resume with --resume)\n",
+                 static_cast<long long>(opt.step), a.output.c_str());
+  Json out;
+  out["output"] = a.output;
+  out["log"] = a.log;
+  out["config"] = Json::parse(io::wm_config_to_json(config));
+  out["param_count"] = model.params.size();
+  out["first_step"] = first_step;
+  out["step"] = opt.step;
+  out["interrupted"] = interrupted;
+  out["seconds"] = seconds;
+  out["mean_tokens_per_s"] = time_sum > 0 ? tokens_sum / time_sum : 0.0;
+  out["loss"] = last.loss;
+  out["val_loss"] = last.val_loss;
+  out["train_episodes"] = split.train.size();
+  out["val_episodes"] = split.val.size();
+  std::cout << out.dump(2) << "\n";
+}
+
+// ---------------------------------------------------------------- info / export
+void run_info(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw InputError(path + ": checkpoint not found");
+  const auto f = io::SafetensorsFile::open(path);
+  const WmConfig c = io::wm_checkpoint_config(f);
+  const auto ck = io::wm_checkpoint_load(path);
+  Json out;
+  out["file"] = path;
+  out["file_bytes"] = std::filesystem::file_size(path);
+  out["config"] = Json::parse(io::wm_config_to_json(c));
+  out["param_count"] = wm_param_count(c);
+  out["step"] = ck.step;
+  out["has_optimizer_state"] = ck.optim.has_value();
+  out["tensors"] = f.tensors().size();
+  Json meta = Json::object();
+  for (const auto& [k, v] : f.metadata()) {
+    const Json parsed = Json::parse(v, nullptr, false);
+    meta[k] = (!parsed.is_discarded() && parsed.is_object()) ? parsed : Json(v);
+  }
+  out["metadata"] = meta;
+  std::cout << out.dump(2) << "\n";
+}
+
+void run_export(const std::string& in, const std::string& out_path, bool swa) {
+  if (!std::filesystem::exists(in)) throw InputError(in + ": checkpoint not found");
+  if (out_path.empty()) throw InputError("--output: give the file to write");
+  const auto ck = io::wm_checkpoint_load(in);
+  io::TensorMetadata meta = ck.metadata;
+  std::vector<float> w = ck.params;
+  if (swa) {
+    if (!ck.optim || ck.optim->swa.size() != w.size())
+      throw InputError(in + ": holds no SWA average (train with --swa-start)");
+    w = ck.optim->swa;
+    meta["weights"] = "swa average of " + std::to_string(ck.optim->swa_count) + " snapshots";
+  }
+  io::wm_checkpoint_save(out_path, ck.config, w, ck.step, nullptr, meta);
+  Json out;
+  out["input"] = in;
+  out["output"] = out_path;
+  out["swa"] = swa;
+  out["file_bytes"] = std::filesystem::file_size(out_path);
+  std::cout << out.dump(2) << "\n";
+}
+
+// ---------------------------------------------------------------- eval
+struct EvalArgs {
+  std::string checkpoint;
+  std::vector<std::string> data;
+  int dreams = 24, steps = 50, history = 8, stride = 64, val_windows = 64, threads = 0;
+  int long_dreams = 8;
+  double temperature = 0;
+  uint64_t seed = 0;
+};
+
+void run_eval(const EvalArgs& a) {
+  if (!std::filesystem::exists(a.checkpoint))
+    throw InputError(a.checkpoint + ": checkpoint not found");
+  const auto ck = io::wm_checkpoint_load(a.checkpoint);
+  WorldModel model = load_model(ck, a.threads);
+  const DataSetup d = load_data(a.data, ck.metadata, a.checkpoint);
+  if (d.split.val.empty())
+    throw InputError("no validation episodes (the checkpoint's split holds none)");
+  const auto t0 = std::chrono::steady_clock::now();
+  Json out;
+  out["checkpoint"] = a.checkpoint;
+  out["config"] = Json::parse(io::wm_config_to_json(ck.config));
+  out["step"] = ck.step;
+  out["val_episodes"] = d.split.val.size();
+  // Teacher forced.
+  const int T = std::min(ck.config.context, 32);
+  const auto windows = wm_val_windows(d.episodes, d.split.val, T, a.val_windows);
+  const auto tf = wm_teacher_forced(model, d.episodes, windows, T, 16);
+  Json tfj;
+  tfj["windows"] = windows.size();
+  tfj["window_steps"] = T;
+  tfj["loss"] = loss_json(tf.loss);
+  tfj["one_step"] = {{"model", summary_json(tf.model.at(1))},
+                     {"copy_last", summary_json(tf.copy_last.at(1))},
+                     {"constant_velocity", summary_json(tf.const_velocity.at(1))}};
+  tfj["action_accuracy"] = {{"power", tf.action_accuracy[0]},
+                            {"turn", tf.action_accuracy[1]},
+                            {"shoot", tf.action_accuracy[2]}};
+  tfj["expert_accuracy"] = {{"power", tf.expert_accuracy[0]},
+                            {"turn", tf.expert_accuracy[1]},
+                            {"shoot", tf.expert_accuracy[2]}};
+  out["teacher_forced"] = tfj;
+  // Dreams of K steps.
+  DreamParams p;
+  p.steps = a.steps;
+  p.history = a.history;
+  p.temperature = a.temperature;
+  p.seed = a.seed;
+  dream_validate(p);
+  const auto starts = wm_dream_starts(d.episodes, d.split.val, p, a.stride, a.dreams);
+  Json dreams;
+  for (DreamLoop loop : {DreamLoop::closed, DreamLoop::open}) {
+    p.loop = loop;
+    dreams[dream_loop_name(loop)] =
+        dream_summary_json(wm_dream_many(model, d.episodes, starts, p), p);
+  }
+  out["dreams"] = dreams;
+  // Past the context: 3C steps, closed loop, each window mode the variant has.
+  DreamParams q = p;
+  q.loop = DreamLoop::closed;
+  q.steps = 3 * ck.config.context;
+  const auto long_starts = wm_dream_starts(d.episodes, d.split.val, q, 4 * q.steps, a.long_dreams);
+  Json beyond;
+  beyond["steps"] = q.steps;
+  beyond["context"] = ck.config.context;
+  if (ck.config.position == WmPosition::rope) {
+    beyond["rope_slide"] = dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
+  } else {
+    q.window = DreamWindow::recompute;
+    beyond["absolute_recompute"] =
+        dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
+    try {
+      q.window = DreamWindow::approximate;
+      beyond["absolute_approximate"] =
+          dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
+    } catch (const InputError& e) {
+      beyond["absolute_approximate"] = {{"unavailable", e.what()}};
+    }
+  }
+  out["beyond_context"] = beyond;
+  out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << out.dump(1) << "\n";
+}
+
+// ---------------------------------------------------------------- dream
+struct DreamArgs {
+  std::string checkpoint, data, loop = "closed", window = "recompute";
+  int64_t episode = -1;
+  int64_t sim_seed = -1;
+  int start = -1, threads = 0;
+  DreamParams p;
+};
+
+void run_dream(DreamArgs a) {
+  if (!std::filesystem::exists(a.checkpoint))
+    throw InputError(a.checkpoint + ": checkpoint not found");
+  const auto ck = io::wm_checkpoint_load(a.checkpoint);
+  WorldModel model = load_model(ck, a.threads);
+  a.p.loop = dream_loop_from_name(a.loop);
+  a.p.window = dream_window_from_name(a.window);
+  dream_validate(a.p);
+  bnb::EpisodeRecord ep;
+  std::string source;
+  if (a.sim_seed >= 0) {
+    if (!a.data.empty() || a.episode >= 0)
+      throw InputError("--sim-seed and --data/--episode exclude each other");
+    bnb::EpisodeSpec spec;
+    spec.seed = static_cast<uint64_t>(a.sim_seed);
+    ep = bnb::run_episode(spec);
+    source = "simulator seed " + std::to_string(a.sim_seed) + ", noisy expert";
+  } else {
+    if (a.data.empty()) throw InputError("give --data FILE --episode E, or --sim-seed S");
+    if (!std::filesystem::exists(a.data)) throw InputError(a.data + ": dataset file not found");
+    std::vector<io::EpisodeSource> src;
+    const auto eps = io::wm_load_episodes({a.data}, &src);
+    if (a.episode < 0 || a.episode >= static_cast<int64_t>(eps.size()))
+      throw InputError("--episode = " + std::to_string(a.episode) + ": the file has " +
+                       std::to_string(eps.size()) + " episodes (0-based)");
+    ep = eps[static_cast<size_t>(a.episode)];
+    source = a.data + " episode " + std::to_string(a.episode);
+  }
+  wm_check_episodes({ep});
+  const int start = a.start >= 0 ? a.start : std::min(a.p.history, ep.rows - 2);
+  const DreamResult r = wm_dream(model, ep, start, a.p);
+  Json out;
+  out["checkpoint"] = a.checkpoint;
+  out["source"] = source;
+  out["episode_rows"] = ep.rows;
+  out["start"] = r.start;
+  out["steps"] = r.steps;
+  out["loop"] = a.loop;
+  out["window"] = a.window;
+  out["temperature"] = a.p.temperature;
+  out["model"] = curves_json(r.model, r.steps);
+  out["copy_last"] = curves_json(r.copy_last, r.steps);
+  out["constant_velocity"] = curves_json(r.const_velocity, r.steps);
+  out["dreamt"] = floats_json(r.dreamt.data(), {r.steps + 1, kShips, kTokenDim});
+  out["real"] = floats_json(r.real.data(), {r.steps + 1, kShips, kTokenDim});
+  Json acts = Json::array();
+  for (int t = 0; t < r.steps; ++t) {
+    Json row = Json::array();
+    for (int n = 0; n < kShips; ++n) {
+      const uint8_t* x =
+          r.actions.data() + (static_cast<size_t>(t) * kShips + static_cast<size_t>(n)) * 3;
+      row.push_back({x[0], x[1], x[2]});
+    }
+    acts.push_back(row);
+  }
+  out["actions"] = acts;
+  std::cout << out.dump() << "\n";
+}
+
+// ---------------------------------------------------------------- forward
+struct ForwardArgs {
+  std::string checkpoint, data;
+  std::vector<std::string> windows;  // "E:S:L"
+  int64_t episode = 0;
+  int start = 0, length = 16, threads = 1;
+};
+
+void run_forward(const ForwardArgs& a) {
+  if (!std::filesystem::exists(a.checkpoint))
+    throw InputError(a.checkpoint + ": checkpoint not found");
+  if (a.data.empty() || !std::filesystem::exists(a.data))
+    throw InputError((a.data.empty() ? std::string("--data") : a.data) +
+                     ": dataset file not found");
+  const auto ck = io::wm_checkpoint_load(a.checkpoint);
+  WorldModel model = load_model(ck, a.threads);
+  const auto eps = io::wm_load_episodes({a.data});
+  wm_check_episodes(eps);
+  std::vector<WmWindow> wins;
+  std::vector<std::string> specs = a.windows;
+  if (specs.empty())
+    specs.push_back(std::to_string(a.episode) + ":" + std::to_string(a.start) + ":" +
+                    std::to_string(a.length));
+  int T = 0;
+  for (const auto& s : specs) {
+    long long e = 0, st = 0, len = 0;
+    char tail = 0;
+    if (std::sscanf(s.c_str(), "%lld:%lld:%lld%c", &e, &st, &len, &tail) != 3)
+      throw InputError("--window '" + s + "': use EPISODE:START:LENGTH, e.g. 0:10:16");
+    if (e < 0 || e >= static_cast<long long>(eps.size()))
+      throw InputError("--window '" + s + "': episode out of range (the file has " +
+                       std::to_string(eps.size()) + ")");
+    const int rows = eps[static_cast<size_t>(e)].rows;
+    if (st < 0 || len < 1 || st + len > rows)
+      throw InputError("--window '" + s + "': rows out of range (episode has " +
+                       std::to_string(rows) + " rows)");
+    wins.push_back({static_cast<int>(e), static_cast<int>(st), static_cast<int>(len)});
+    T = std::max(T, static_cast<int>(len));
+  }
+  const WmBatch b = wm_make_batch(eps, wins, T);
+  wm_check_batch(ck.config, b);
+  const WmLoss l = model.forward(b);
+  const int B = b.batch, N = kShips;
+  Json out;
+  out["checkpoint"] = a.checkpoint;
+  out["data"] = a.data;
+  out["windows"] = Json::array();
+  for (const auto& w : wins)
+    out["windows"].push_back({{"episode", w.episode}, {"start", w.start}, {"length", w.length}});
+  out["batch"] = B;
+  out["steps"] = T;
+  out["loss"] = loss_json(l);
+  out["valid"] = b.valid;
+  out["action_logits"] = floats_json(model.action_logits(), {B, T, N, kActionLogits});
+  out["state_pred"] = floats_json(model.state_pred(), {B, T, N, kTokenDim});
+  out["rel_pred"] = floats_json(model.rel_pred(), {B, T, N, N, kRelDim});
+  std::cout << out.dump() << "\n";
+}
+
+}  // namespace
+
+void add_wm_command(CLI::App& app) {
+  auto* wm = app.add_subcommand(
+      "wm", "Boost and Broadside world model: train, info, export, eval, dream, forward");
+  wm->require_subcommand(1);
+
+  auto ta = std::make_shared<TrainArgs>();
+  auto* train = wm->add_subcommand("train", "train a world model on `collect` datasets");
+  train->add_option("--preset", ta->preset,
+                    "tiny (E 64, 4 layers, C 32) | paper (E 128, 6 layers, C 96)");
+  train->add_option("--position", ta->position, "rope | absolute (learned, context-limited)");
+  train->add_option("--data", ta->data,
+                    "dataset file(s) from `poslab-cli collect` (repeat or list)");
+  train->add_option("--steps", ta->steps, "optimiser step to stop after (counting resumed steps)");
+  train->add_option("--seed", ta->seed, "initial weights, episode split and batch draws");
+  train->add_option("-o,--output", ta->output,
+                    "checkpoint to write (safetensors, with optimiser state)");
+  train->add_option("--log", ta->log, "CSV log (default: the output with .csv)");
+  train->add_flag("--resume", ta->resume, "continue the run in --output (its settings win)");
+  train->add_option("--threads", ta->threads, "threads, 0 = all cores");
+  train->add_option("--batch", ta->dp.batch, "windows per batch");
+  train->add_option("--short-steps", ta->dp.short_steps,
+                    "steps of a short window (0 = min(32, long/2))");
+  train->add_option("--long-steps", ta->dp.long_steps, "steps of a long window (0 = the context)");
+  train->add_option("--long-every", ta->dp.long_every, "one long batch in this many (5 = 4:1)");
+  train->add_option("--val-fraction", ta->dp.val_fraction, "share of episodes held out");
+  train->add_option("--lr", ta->ap.lr, "peak learning rate");
+  train->add_option("--warmup", ta->ap.warmup_steps, "warm-up steps");
+  train->add_option("--weight-decay", ta->ap.weight_decay, "AdamW decoupled weight decay");
+  train->add_option("--swa-start", ta->ap.swa_start,
+                    "step from which SWA averages weights (-1 = off)");
+  train->add_option("--swa-every", ta->ap.swa_every, "SWA snapshot interval");
+  train->add_option("--log-every", ta->tp.log_every, "CSV row interval");
+  train->add_option("--val-every", ta->tp.val_every, "validation interval");
+  train->add_option("--checkpoint-every", ta->tp.checkpoint_every, "checkpoint interval");
+  train->add_option("--val-windows", ta->tp.val_windows, "validation windows");
+  train->add_flag("--quiet", ta->quiet, "no progress on stderr");
+  train->add_flag("--progress", ta->progress, "progress line even when stderr is not a terminal");
+  train->callback([ta] { run_train(*ta); });
+
+  auto info_path = std::make_shared<std::string>();
+  auto* info = wm->add_subcommand("info", "a checkpoint's config, parameter count and metadata");
+  info->add_option("checkpoint", *info_path, "checkpoint file")->required();
+  info->callback([info_path] { run_info(*info_path); });
+
+  auto ex = std::make_shared<std::tuple<std::string, std::string, bool>>();
+  auto* exp =
+      wm->add_subcommand("export", "a checkpoint without optimiser state (small, for sharing)");
+  exp->add_option("checkpoint", std::get<0>(*ex), "training checkpoint")->required();
+  exp->add_option("-o,--output", std::get<1>(*ex), "file to write")->required();
+  exp->add_flag("--swa", std::get<2>(*ex), "export the SWA average instead of the last weights");
+  exp->callback([ex] { run_export(std::get<0>(*ex), std::get<1>(*ex), std::get<2>(*ex)); });
+
+  auto ea = std::make_shared<EvalArgs>();
+  auto* ev = wm->add_subcommand(
+      "eval", "teacher-forced scores, dreams with baselines, dreams of 3x the context");
+  ev->add_option("checkpoint", ea->checkpoint, "checkpoint file")->required();
+  ev->add_option("--data", ea->data, "dataset file(s) (default: the ones the checkpoint records)");
+  ev->add_option("--dreams", ea->dreams, "K-step dreams per loop mode");
+  ev->add_option("--steps", ea->steps, "K: dream length");
+  ev->add_option("--history", ea->history, "real steps the model sees before a dream");
+  ev->add_option("--stride", ea->stride, "rows between dream starts within an episode");
+  ev->add_option("--long-dreams", ea->long_dreams, "dreams of 3x the context");
+  ev->add_option("--val-windows", ea->val_windows, "teacher-forced windows");
+  ev->add_option("--temperature", ea->temperature,
+                 "open loop: action sampling temperature (0 = argmax)");
+  ev->add_option("--seed", ea->seed, "open loop: action sampling");
+  ev->add_option("--threads", ea->threads, "threads, 0 = all cores");
+  ev->callback([ea] { run_eval(*ea); });
+
+  auto da = std::make_shared<DreamArgs>();
+  auto* dr =
+      wm->add_subcommand("dream", "one dream: per-step errors, baselines, dreamt and real states");
+  dr->add_option("checkpoint", da->checkpoint, "checkpoint file")->required();
+  dr->add_option("--data", da->data, "dataset file");
+  dr->add_option("--episode", da->episode, "episode of --data (0-based)");
+  dr->add_option("--sim-seed", da->sim_seed,
+                 "dream on a fresh simulator episode (noisy expert) instead");
+  dr->add_option("--start", da->start, "row of the real start state (default: --history)");
+  dr->add_option("--steps", da->p.steps, "K: dream length");
+  dr->add_option("--history", da->p.history, "real steps the model sees before the start");
+  dr->add_option("--loop", da->loop, "closed (recorded actions) | open (the model's action head)");
+  dr->add_option("--temperature", da->p.temperature,
+                 "open loop: sampling temperature (0 = argmax)");
+  dr->add_option("--seed", da->p.seed, "open loop: action sampling");
+  dr->add_option("--window", da->window,
+                 "past the context: recompute | approximate (absolute only)");
+  dr->add_option("--threads", da->threads, "threads, 0 = all cores");
+  dr->callback([da] { run_dream(*da); });
+
+  auto fa = std::make_shared<ForwardArgs>();
+  auto* fw =
+      wm->add_subcommand("forward", "loss, parts and outputs on fixed windows (PyTorch parity)");
+  fw->add_option("checkpoint", fa->checkpoint, "checkpoint file")->required();
+  fw->add_option("--data", fa->data, "dataset file")->required();
+  fw->add_option("--episode", fa->episode, "episode of the single window");
+  fw->add_option("--start", fa->start, "first row of the single window");
+  fw->add_option("--length", fa->length, "steps of the single window");
+  fw->add_option("--window", fa->windows,
+                 "EPISODE:START:LENGTH (repeat for a batch; shorter ones are padded)");
+  fw->add_option("--threads", fa->threads, "threads (results agree to float rounding)");
+  fw->callback([fa] { run_forward(*fa); });
+}
+
+}  // namespace poslab::cli

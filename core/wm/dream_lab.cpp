@@ -1,0 +1,407 @@
+// The dream lab's core (dream_lab.hpp): preset codec, errors and baselines, the token
+// strip's index bookkeeping, and the real-vs-dream session the panel and the CLI step.
+#include "core/wm/dream_lab.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
+
+namespace poslab::wm {
+namespace {
+
+const std::vector<std::string> kPolicies{"expert", "noisy", "random"};
+const std::vector<std::string> kStarts{"seed", "file"};
+const std::vector<std::string> kLoops{"closed", "open"};
+const std::vector<std::string> kViews{"side", "ghost"};
+
+template <class E>
+void read_enum(PresetReader& in, const char* key, E& out, const std::vector<std::string>& names) {
+  int v = static_cast<int>(out);
+  in.read_choice(key, v, names);
+  out = static_cast<E>(v);
+}
+
+}  // namespace
+
+const std::vector<std::string>& dream_variant_names() {
+  static const std::vector<std::string> names{"rope", "recompute", "reset"};
+  return names;
+}
+
+std::string dreams_to_preset(const DreamLabSettings& s) {
+  const DreamLabSettings d;
+  PresetWriter w(kDreamLabName);
+  if (s.start != d.start) w.add_text("start", kStarts[static_cast<int>(s.start)]);
+  if (s.seed != d.seed) w.add("seed", s.seed);
+  if (s.team0_size != d.team0_size) w.add("team0", s.team0_size);
+  if (s.team1_size != d.team1_size) w.add("team1", s.team1_size);
+  if (s.policy != d.policy) w.add_text("policy", kPolicies[s.policy]);
+  if (s.file != d.file) w.add_text("file", s.file);
+  if (s.episode != d.episode) w.add("episode", s.episode);
+  if (s.from != d.from) w.add("from", s.from);
+  if (s.horizon != d.horizon) w.add("horizon", s.horizon);
+  if (s.window != d.window)
+    w.add_text("variant", dream_variant_names()[static_cast<int>(s.window)]);
+  if (s.model != d.model) w.add_text("model", s.model);
+  if (s.loop != d.loop) w.add_text("loop", kLoops[static_cast<int>(s.loop)]);
+  if (s.temperature != d.temperature) w.add("temp", s.temperature);
+  if (s.helm != d.helm) w.add("helm", s.helm);
+  if (s.follow != d.follow) w.add("follow", s.follow);
+  if (s.view != d.view) w.add_text("view", kViews[static_cast<int>(s.view)]);
+  if (s.playing != d.playing) w.add("play", s.playing);
+  if (s.speed != d.speed) w.add("speed", s.speed);
+  if (s.cursor != d.cursor) w.add("t", s.cursor);
+  if (s.selected != d.selected) w.add("ship", s.selected);
+  if (s.layer != d.layer) w.add("layer", s.layer);
+  if (s.head != d.head) w.add("head", s.head);
+  if (s.attention != d.attention) w.add("attn", s.attention);
+  if (s.strip != d.strip) w.add("strip", s.strip);
+  if (s.compare != d.compare) w.add("compare", s.compare);
+  if (s.train != d.train) w.add("train", s.train);
+  return w.str();
+}
+
+DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSettings& base) {
+  DreamLabSettings s = base;
+  using R = DreamLabSettings;
+  PresetReader in(text, kDreamLabName);
+  read_enum(in, "start", s.start, kStarts);
+  in.read("seed", s.seed, R::seed_range);
+  in.read("team0", s.team0_size, R::team_size_range);
+  in.read("team1", s.team1_size, R::team_size_range);
+  in.read_choice("policy", s.policy, kPolicies);
+  in.read_text("file", s.file);
+  in.read("episode", s.episode, R::episode_range);
+  in.read("from", s.from, R::from_range);
+  in.read("horizon", s.horizon, R::horizon_range);
+  read_enum(in, "variant", s.window, dream_variant_names());
+  in.read_text("model", s.model);
+  read_enum(in, "loop", s.loop, kLoops);
+  in.read("temp", s.temperature, R::temperature_range);
+  in.read("helm", s.helm, R::helm_range);
+  in.read("follow", s.follow);
+  read_enum(in, "view", s.view, kViews);
+  in.read("play", s.playing);
+  in.read("speed", s.speed, R::speed_range);
+  in.read("t", s.cursor, R::cursor_range);
+  in.read("ship", s.selected, R::slot_range);
+  in.read("layer", s.layer, R::layer_range);
+  in.read("head", s.head, R::head_range);
+  in.read("attn", s.attention);
+  in.read("strip", s.strip);
+  in.read("compare", s.compare);
+  in.read("train", s.train);
+  in.finish();
+  if (s.start == DreamSource::file && s.file.empty())
+    throw InputError("preset \"" + text + "\": start=file needs file=<path of an HDF5 dataset>");
+  return s;
+}
+
+// ---- Errors and baselines ---------------------------------------------------------------
+
+StepError step_error(std::span<const float> real, std::span<const float> pred) {
+  if (real.size() != kFrameValues || pred.size() != kFrameValues)
+    throw InputError("step_error: frames must hold 8 x 15 values");
+  ErrorAccumulator acc(1);
+  acc.add(1, pred.data(), real.data());
+  const ErrorSummary m = acc.at(1);
+  StepError e;
+  e.ships = static_cast<int>(m.alive_count);
+  e.present = static_cast<int>(m.present_count);
+  e.alive_agree =
+      static_cast<int>(std::lround(m.alive_agree * static_cast<double>(m.present_count)));
+  if (e.ships > 0) {
+    e.pos_px = m.pos_px;
+    e.vel = m.vel_px_s;
+    e.att_deg = m.att_deg;
+    e.health = m.health;
+    e.power = m.power;
+  }
+  return e;
+}
+
+// ---- Token strip --------------------------------------------------------------------------
+
+std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int steps) {
+  if (context < 1) throw InputError("token strip: context must be >= 1 step");
+  if (steps < 0) throw InputError("token strip: steps must be >= 0");
+  std::vector<StripToken> out;
+  out.reserve(2 * static_cast<size_t>(steps));
+  for (int t = 0; t < steps; ++t)
+    for (int a = 0; a < 2; ++a) out.push_back({t, a == 1, 2 * t + a, false, -1, -1});
+  const int first = std::max(0, steps - context);  // oldest cached step
+  if (window == DreamVariant::reset) {
+    // Replay the appends: the step appended when the cache held n steps (after dropping the
+    // oldest if it was full) is stored at 2n, 2n + 1 and keeps that forever.
+    std::vector<int> stored(steps, 0);
+    int held = 0;
+    for (int t = 0; t < steps; ++t) {
+      if (held == context) --held;
+      stored[t] = 2 * held;
+      ++held;
+    }
+    for (int t = first; t < steps; ++t)
+      for (int a = 0; a < 2; ++a) {
+        StripToken& tok = out[2 * t + a];
+        tok.cached = true;
+        tok.stored = stored[t] + a;
+        tok.used = 2 * (t - first) + a;
+      }
+    return out;
+  }
+  for (int t = first; t < steps; ++t)
+    for (int a = 0; a < 2; ++a) {
+      StripToken& tok = out[2 * t + a];
+      tok.cached = true;
+      // RoPE keeps absolute indices (only differences matter); recompute renumbers from 0.
+      tok.stored = tok.used = window == DreamVariant::rope ? tok.nominal : 2 * (t - first) + a;
+    }
+  return out;
+}
+
+// ---- Session ------------------------------------------------------------------------------
+
+DreamSessionConfig dream_session_config(const DreamLabSettings& s) {
+  DreamSessionConfig c;
+  c.seed = static_cast<uint64_t>(s.seed);
+  c.episode.team0_size = s.team0_size;
+  c.episode.team1_size = s.team1_size;
+  c.policy = s.policy == 0   ? bnb::PolicyKind::expert
+             : s.policy == 1 ? bnb::PolicyKind::noisy_expert
+                             : bnb::PolicyKind::random;
+  c.from = s.from;
+  c.horizon = s.horizon;
+  c.loop = s.loop;
+  c.temperature = s.temperature;
+  return c;
+}
+
+DreamSessionConfig dream_session_config(const DreamLabSettings& s, const bnb::EpisodeRecord& rec) {
+  DreamSessionConfig c = dream_session_config(s);
+  c.seed = rec.seed;
+  c.policy = bnb::PolicyKind::replay;
+  c.replay.clear();
+  for (int r = 0; r + 1 < rec.rows; ++r) c.replay.push_back(bnb::record_actions(rec, r));
+  const auto sizes = bnb::record_team_sizes(rec);
+  for (const bnb::EpisodeConfig& e :
+       {bnb::EpisodeConfig{0, 0, bnb::kMaxEpisodeSteps},
+        bnb::EpisodeConfig{sizes[0], sizes[1], bnb::kMaxEpisodeSteps}}) {
+    FrameTokens first;
+    bnb::write_tokens(bnb::sim_reset(rec.seed, e), first.data());
+    if (rec.tokens.size() >= first.size() &&
+        std::equal(first.begin(), first.end(), rec.tokens.begin())) {
+      c.episode = e;
+      return c;
+    }
+  }
+  throw InputError("episode with seed " + std::to_string(rec.seed) +
+                   ": replaying its seed does not reproduce its first state (collected by "
+                   "another simulator version?); start from a seed instead");
+}
+
+namespace {
+
+DreamFrame frame_of(const bnb::SimState& s) {
+  DreamFrame f;
+  f.step = s.step;
+  f.real = s;
+  bnb::write_tokens(s, f.real_tokens.data());
+  f.dream_tokens = f.real_tokens;
+  return f;
+}
+
+// Starts the model from the real prefix frames[0 .. start].
+void model_begin(DreamEngine& engine, const DreamTimeline& tl) {
+  if (!engine.model) return;
+  const int t = tl.start;
+  std::vector<float> tokens(static_cast<size_t>(t + 1) * kFrameValues);
+  std::vector<uint8_t> actions(static_cast<size_t>(t) * bnb::kSlots * 3);
+  for (int i = 0; i <= t; ++i)
+    std::copy(tl.frames[i].real_tokens.begin(), tl.frames[i].real_tokens.end(),
+              tokens.begin() + static_cast<size_t>(i) * kFrameValues);
+  for (int i = 0; i < t; ++i)
+    for (int k = 0; k < bnb::kSlots; ++k) {
+      const bnb::ShipAction& a = tl.frames[i + 1].real_action[k];  // A_i led to frame i + 1
+      uint8_t* o = actions.data() + (static_cast<size_t>(i) * bnb::kSlots + k) * 3;
+      o[0] = a.power;
+      o[1] = a.turn;
+      o[2] = a.shoot;
+    }
+  engine.model->begin(tokens, actions, tl.config.sample_seed);
+}
+
+bool timeline_done(const DreamEngine& engine, const DreamTimeline& tl, int extra) {
+  return engine.real.done || tl.dream_steps() + extra >= tl.config.horizon;
+}
+
+}  // namespace
+
+void dream_session_begin(const DreamSessionConfig& config, std::unique_ptr<DreamModel> model,
+                         DreamEngine& engine, DreamTimeline& timeline) {
+  require_in_range("from", config.from, DreamLabSettings::from_range);
+  require_in_range("horizon", config.horizon, ParamRange{1, 100000});
+  require_in_range("temperature", config.temperature, DreamLabSettings::temperature_range);
+  bnb::validate(config.episode);
+  engine = DreamEngine{};
+  engine.model = std::move(model);
+  engine.real = bnb::sim_reset(config.seed, config.episode);
+  engine.behaviour = bnb::behaviour_init(config.policy, config.seed, config.replay);
+  timeline = DreamTimeline{};
+  timeline.config = config;
+  timeline.frames.push_back(frame_of(engine.real));
+  while (timeline.frames.back().step < config.from && !engine.real.done) {
+    const bnb::Decision d = bnb::behaviour_act(engine.behaviour, engine.real);
+    bnb::sim_step(engine.real, d.executed);
+    timeline.frames.push_back(frame_of(engine.real));
+    timeline.frames.back().real_action = timeline.frames.back().dream_action = d.executed;
+  }
+  timeline.start = static_cast<int>(timeline.frames.size()) - 1;
+  timeline.finished = timeline_done(engine, timeline, 0);
+  model_begin(engine, timeline);
+}
+
+void dream_session_restart(DreamEngine& engine, DreamTimeline& timeline, int at) {
+  if (at < 0 || at >= static_cast<int>(timeline.frames.size()))
+    throw InputError("restart at step " + std::to_string(at) + ": the timeline has steps 0.." +
+                     std::to_string(timeline.frames.size() - 1));
+  timeline.frames.resize(at + 1);
+  // The behaviour policy acted once per real step (also when its choice was overridden),
+  // so acting again on the recorded states puts its generator exactly where it was.
+  const DreamSessionConfig& c = timeline.config;
+  engine.behaviour = bnb::behaviour_init(c.policy, c.seed, c.replay);
+  for (int i = 0; i < at; ++i) bnb::behaviour_act(engine.behaviour, timeline.frames[i].real);
+  engine.real = timeline.frames[at].real;
+  for (DreamFrame& f : timeline.frames) {
+    f.dream_tokens = f.real_tokens;
+    f.dream_action = f.real_action;
+    f.error = f.copy_last = f.const_velocity = StepError{};
+  }
+  timeline.start = at;
+  timeline.finished = timeline_done(engine, timeline, 0);
+  model_begin(engine, timeline);
+}
+
+std::vector<DreamFrame> dream_session_advance(DreamEngine& engine, const DreamTimeline& timeline,
+                                              int steps, const HelmInput& helm) {
+  std::vector<DreamFrame> out;
+  if (timeline.frames.empty()) throw InputError("dream session: begin() was not called");
+  const DreamSessionConfig& c = timeline.config;
+  const FrameTokens& start = timeline.frames[timeline.start].real_tokens;
+  const int start_step = timeline.frames[timeline.start].step;
+  for (int i = 0; i < steps; ++i) {
+    if (timeline_done(engine, timeline, static_cast<int>(out.size()))) break;
+    const bnb::Decision d = bnb::behaviour_act(engine.behaviour, engine.real);
+    const bool helm_on = helm.slot >= 0 && helm.slot < bnb::kSlots;
+    bnb::JointAction real_a = d.executed, dream_a = d.executed;
+    DreamStep dreamt;
+    if (engine.model) {
+      DreamChoice choice;
+      choice.temperature = c.temperature;
+      if (c.loop == DreamLoop::closed) {
+        choice.given = d.executed;
+        choice.use_given.fill(true);
+      }
+      if (helm_on) {
+        choice.given[helm.slot] = helm.action;
+        choice.use_given[helm.slot] = true;
+      }
+      dreamt = engine.model->step(choice);
+      dream_a = dreamt.actions;
+      if (c.loop == DreamLoop::open) real_a = dream_a;  // reality follows the model's choices
+    } else if (helm_on) {
+      dream_a[helm.slot] = helm.action;
+    }
+    if (helm_on) real_a[helm.slot] = helm.real_follows ? helm.action : d.executed[helm.slot];
+    bnb::sim_step(engine.real, real_a);
+    DreamFrame f = frame_of(engine.real);
+    f.real_action = real_a;
+    f.dream_action = dream_a;
+    if (engine.model) {
+      f.dream_tokens = dreamt.next;
+      f.error = step_error(f.real_tokens, f.dream_tokens);
+      DreamAttention att = engine.model->attention();
+      if (att.layers > 0) f.attention = std::make_shared<const DreamAttention>(std::move(att));
+      for (const StripToken& t : engine.model->strip(f.step))
+        if (t.cached) f.strip.push_back(t);
+    } else {
+      f.dream_tokens = FrameTokens{};
+    }
+    const int h = f.step - start_step;
+    FrameTokens base;
+    baseline_copy_last(start.data(), h, base.data());
+    f.copy_last = step_error(f.real_tokens, base);
+    baseline_constant_velocity(start.data(), h, base.data());
+    f.const_velocity = step_error(f.real_tokens, base);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void dream_session_append(DreamTimeline& timeline, std::vector<DreamFrame> frames) {
+  for (DreamFrame& f : frames) {
+    if (f.step != timeline.frames.back().step + 1)
+      throw InputError("dream session: frames of step " + std::to_string(f.step) +
+                       " do not continue step " + std::to_string(timeline.frames.back().step));
+    timeline.frames.push_back(std::move(f));
+  }
+  timeline.finished =
+      timeline.frames.back().real.done || timeline.dream_steps() >= timeline.config.horizon;
+}
+
+void dream_session_run(DreamEngine& engine, DreamTimeline& timeline, int steps,
+                       const HelmInput& helm) {
+  dream_session_append(timeline, dream_session_advance(engine, timeline, steps, helm));
+}
+
+DreamCurves dream_curves(const DreamTimeline& timeline) {
+  DreamCurves c;
+  for (int h = 1; h <= timeline.dream_steps(); ++h) {
+    const DreamFrame& f = timeline.frames[timeline.start + h];
+    c.dream.push_back(f.error);
+    c.copy_last.push_back(f.copy_last);
+    c.const_velocity.push_back(f.const_velocity);
+  }
+  return c;
+}
+
+}  // namespace poslab::wm
+
+namespace poslab::wm {
+
+DreamComparison dream_compare(const DreamSessionConfig& config,
+                              const std::vector<std::pair<std::string, const DreamModel*>>& models,
+                              int horizon, const std::atomic<bool>* cancel) {
+  DreamComparison out;
+  out.horizon = horizon;
+  DreamSessionConfig c = config;
+  c.loop = DreamLoop::closed;
+  c.horizon = horizon;
+  auto pos = [](const std::vector<StepError>& v) {
+    std::vector<double> y;
+    for (const StepError& e : v) y.push_back(e.ships > 0 ? e.pos_px : std::nan(""));
+    return y;
+  };
+  DreamCurves baseline;
+  for (const auto& [label, model] : models) {
+    if (!model) continue;
+    if (out.context == 0) out.context = model->context();
+    DreamEngine engine;
+    DreamTimeline tl;
+    dream_session_begin(c, model->clone(), engine, tl);
+    while (!tl.finished) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) return out;
+      dream_session_run(engine, tl, 16);
+    }
+    const DreamCurves curves = dream_curves(tl);
+    out.series.push_back({label, pos(curves.dream)});
+    if (baseline.const_velocity.empty()) baseline = curves;
+  }
+  if (!baseline.const_velocity.empty())
+    out.series.push_back({"constant velocity", pos(baseline.const_velocity)});
+  return out;
+}
+
+}  // namespace poslab::wm

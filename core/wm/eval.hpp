@@ -1,0 +1,95 @@
+// Evaluating a world model on held-out episodes: teacher-forced one-step errors and action
+// accuracy, and dreams of K steps from real states (closed loop: the recorded actions are
+// fed in; open loop: the model's action head flies), scored per step against the real
+// simulator driven by the same actions, next to the copy-last and constant-velocity
+// baselines (core/wm/baselines.hpp). Past the context, dreams slide a window of C steps:
+// exact for RoPE; for learned absolute positions (a) recompute the window with positions
+// reset to 0, or (b) keep the cache and reset only the new index (wm's decoder).
+//   K = dreamt steps, N = 8 slots, states (N, 15) as in spec section 5
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/bnb/bnb_episode.hpp"
+#include "core/common/param_range.hpp"
+#include "core/wm/baselines.hpp"
+#include "core/wm/data.hpp"
+#include "core/wm/world_model.hpp"
+
+namespace poslab::wm {
+
+enum class DreamLoop { closed, open };
+enum class DreamWindow { recompute, approximate };
+const char* dream_loop_name(DreamLoop l);              // "closed" / "open"
+DreamLoop dream_loop_from_name(const std::string& s);  // throws InputError
+const char* dream_window_name(DreamWindow w);          // "recompute" / "approximate"
+DreamWindow dream_window_from_name(const std::string& s);
+
+struct DreamParams {
+  int steps = 50;                      // K: dreamt steps, [1, 100000]
+  int history = 8;                     // real steps before the start the model sees, [0, 4096]
+  DreamLoop loop = DreamLoop::closed;  // where the actions come from
+  double temperature = 0.0;  // open loop: action sampling temperature, 0 = argmax, [0, 10]
+  uint64_t seed = 0;         // open loop: action sampling stream
+  DreamWindow window = DreamWindow::recompute;  // past the context (absolute positions only)
+
+  static constexpr ParamRange steps_range{1, 100000};
+  static constexpr ParamRange history_range{0, 4096};
+  static constexpr ParamRange temperature_range{0, 10};
+};
+void dream_validate(const DreamParams& p);
+
+// The state fed back into the model after a prediction: binaries rounded, unit pairs
+// renormalised, bounded values clamped, team copied, a dead ship frozen at its previous
+// token (alive 0, health 0), absent slots zero. pred, prev and out are (N, 15).
+void wm_clean_state(const float* pred, const float* prev, float* out);
+
+struct DreamResult {
+  int start = 0;                 // episode row of the real state the dream starts from
+  int steps = 0;                 // dreamt steps scored (< K if the real episode ended)
+  std::vector<float> dreamt;     // (steps + 1, N, 15); row 0 is the real start state
+  std::vector<float> real;       // (steps + 1, N, 15) real simulator states
+  std::vector<uint8_t> actions;  // (steps, N, 3) actions taken at rows start .. start+steps-1
+  ErrorAccumulator model{1}, copy_last{1}, const_velocity{1};  // per-step errors, horizons 1..K
+};
+
+// One dream from row `start` of a real episode (whose seed replays it in the simulator).
+// Throws InputError if the episode cannot be replayed or start is out of range.
+DreamResult wm_dream(WorldModel& model, const bnb::EpisodeRecord& episode, int start,
+                     const DreamParams& p);
+
+// Replays the recorded actions of `episode` up to row `row` in the simulator (the episode
+// seed and team sizes recreate its start); checks the tokens on the way.
+bnb::SimState wm_replay_to(const bnb::EpisodeRecord& episode, int row);
+
+// Teacher-forced scores on fixed windows.
+struct TeacherForcedResult {
+  WmLoss loss;
+  ErrorAccumulator model{1}, copy_last{1}, const_velocity{1};  // one-step errors (horizon 1)
+  double action_accuracy[3] = {0, 0, 0};                       // argmax = executed action, per head
+  double expert_accuracy[3] = {0, 0, 0};  // argmax = the expert's action, per head
+  int64_t action_count = 0;               // alive (ship, step) terms
+};
+TeacherForcedResult wm_teacher_forced(WorldModel& model,
+                                      const std::vector<bnb::EpisodeRecord>& episodes,
+                                      const std::vector<WmWindow>& windows, int steps, int batch);
+
+// Dream starts on validation episodes: rows history, history + stride, ... that leave K
+// real steps after them (or the first one of a shorter episode), at most max_dreams.
+struct DreamStart {
+  int episode = 0;
+  int start = 0;
+};
+std::vector<DreamStart> wm_dream_starts(const std::vector<bnb::EpisodeRecord>& episodes,
+                                        const std::vector<int>& val, const DreamParams& p,
+                                        int stride, int max_dreams);
+
+// Many dreams, errors merged per horizon.
+struct DreamSummary {
+  int dreams = 0;
+  ErrorAccumulator model{1}, copy_last{1}, const_velocity{1};
+};
+DreamSummary wm_dream_many(WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
+                           const std::vector<DreamStart>& starts, const DreamParams& p);
+
+}  // namespace poslab::wm

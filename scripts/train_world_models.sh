@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Reproduces the shipped world models from scratch: collect a Boost and Broadside dataset
+# (noisy expert), train the tiny preset with RoPE and with learned absolute positions (in
+# parallel, one thread each), export them without optimiser state, and evaluate both.
+# Everything lands in assets/models/ (models, CSV curves, eval JSON); the dataset and the
+# training checkpoints stay in the work directory.
+#   scripts/train_world_models.sh [STEPS] [WORKDIR]        (defaults: 1500, build/wm_runs)
+# Ctrl-C (or SIGINT to a training) stops it at a checkpoint; rerunning resumes.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+steps="${1:-1500}"
+work="${2:-build/wm_runs}"
+cli="${POSLAB_CLI:-build/release/cli/poslab-cli}"
+out=assets/models
+mkdir -p "$work" "$out"
+[[ -x "$cli" ]] || { echo "build first: cmake --preset release && cmake --build --preset release --target poslab-cli" >&2; exit 2; }
+
+data="$work/bnb_noisy_400.h5"
+if [[ ! -f "$data" ]]; then
+  "$cli" collect --episodes 400 --seed 1000 --policy noisy --threads 2 -o "$data" > "$work/collect.json"
+fi
+
+train() {  # train <position>
+  local pos="$1"
+  "$cli" wm train --preset tiny --position "$pos" --data "$data" --steps "$steps" --seed 7 \
+    --batch 8 --lr 1.5e-3 --warmup 100 --log-every 10 --val-every 100 --checkpoint-every 50 \
+    --threads 1 --resume -o "$work/wm_tiny_$pos.train.safetensors" --log "$out/wm_tiny_$pos.csv" \
+    > "$work/train_$pos.json" 2> "$work/train_$pos.log"
+}
+train rope & pid_rope=$!
+train absolute & pid_abs=$!
+trap 'kill -INT $pid_rope $pid_abs 2>/dev/null || true' INT TERM
+wait $pid_rope
+wait $pid_abs
+
+for pos in rope absolute; do
+  "$cli" wm export "$work/wm_tiny_$pos.train.safetensors" -o "$out/wm_tiny_$pos.safetensors" > /dev/null
+  "$cli" wm eval "$out/wm_tiny_$pos.safetensors" --data "$data" --dreams 16 --steps 50 --long-dreams 6 \
+    --threads 2 > "$out/wm_tiny_${pos}_eval.json"
+done
+echo "done: $out/wm_tiny_{rope,absolute}.safetensors, .csv, _eval.json"
