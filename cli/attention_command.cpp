@@ -277,7 +277,7 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
     demo["name"] = attention_demo_names()[static_cast<int>(s.demo)];
     out["demo"] = demo;
   }
-  std::cout << out.dump(2) << "\n";
+  std::cout << dump_json(out, 2) << "\n";
 }
 
 }  // namespace

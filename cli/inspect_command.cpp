@@ -125,7 +125,13 @@ std::string inspect_json(const InspectArgs& a) {
 }
 
 void run(const InspectArgs& a) {
-  std::cout << io::run_isolated(a.path, [&] { return inspect_json(a); }) << "\n";
+  // A whole-file pass over a large dataset may take long: no timeout worth the name (the
+  // user can press Ctrl-C); a crash of the helper is still reported as a corrupt file.
+  io::IsolationOptions options;
+  options.timeout_seconds = 1e6;
+  std::cout << io::run_isolated(
+                   a.path, [&] { return inspect_json(a); }, options)
+            << "\n";
 }
 
 }  // namespace

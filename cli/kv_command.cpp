@@ -163,7 +163,7 @@ void run(KvArgs& a, const CLI::App& cmd) {
   for (const auto& st : ses.methods)
     if (all || st.method == s.method) methods.push_back(method_json(st, p.layers));
   out["methods"] = methods;
-  std::cout << out.dump(2) << "\n";
+  std::cout << dump_json(out, 2) << "\n";
 }
 
 }  // namespace

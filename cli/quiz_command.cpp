@@ -144,7 +144,7 @@ void run_list(const QuizArgs& a) {
     lessons.push_back(j);
   }
   out["lessons"] = lessons;
-  std::cout << out.dump(2) << "\n";
+  std::cout << dump_json(out, 2) << "\n";
 }
 
 Json precision_json(const NumericQuestion& nq, const Question& q, const UiText& ui, Language lang) {
@@ -199,7 +199,7 @@ void run_show(const QuizArgs& a) {
   const Language lang = language(a);
   const LessonLibrary lib = load(a);
   const auto [lesson, q] = find(lib, a);
-  std::cout << question_json(*lesson, *q, lang, a.seed, load_words(lib)).dump(2) << "\n";
+  std::cout << dump_json(question_json(*lesson, *q, lang, a.seed, load_words(lib)), 2) << "\n";
 }
 
 void check_choice(const QuizArgs& a, const Question& q, Language lang, Json& out) {
@@ -290,7 +290,7 @@ void run_check(const QuizArgs& a) {
     for (const auto& c : q->checklist) items.push_back(c.in(lang));
     out["checklist"] = items;
   }
-  std::cout << out.dump(2) << "\n";
+  std::cout << dump_json(out, 2) << "\n";
 }
 
 // Every lab preset the lessons use (lab links in both languages, predict questions), so
@@ -315,7 +315,7 @@ void run_presets(const QuizArgs& a, bool lines) {
     for (const auto& p : all) std::cout << p << "\n";
     return;
   }
-  std::cout << Json(all).dump(2) << "\n";
+  std::cout << dump_json(Json(all), 2) << "\n";
 }
 
 void add_common(CLI::App* cmd, QuizArgs& a) {

@@ -127,7 +127,7 @@ void run(RopeArgs& a, const CLI::App& cmd) {
     out["operation"] = a.op;
     out["result"] = was_vector ? to_json(Eigen::VectorXd(y.row(0).transpose())) : to_json(y);
   }
-  std::cout << out.dump(2) << "\n";
+  std::cout << dump_json(out, 2) << "\n";
 }
 
 }  // namespace

@@ -7,8 +7,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   POSLAB_FUZZ_BODY({
     for (const auto& step : poslab::cli::parse_action_json(text, "actions.json"))
       for (const auto& a : step)
-        if (a[0] >= poslab::bnb::kActionSizes[0] || a[1] >= poslab::bnb::kActionSizes[1] ||
-            a[2] >= poslab::bnb::kActionSizes[2])
+        if (a.power >= poslab::bnb::kActionSizes[0] || a.turn >= poslab::bnb::kActionSizes[1] ||
+            a.shoot >= poslab::bnb::kActionSizes[2])
           std::abort();
   });
   return 0;

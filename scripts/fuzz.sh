@@ -14,7 +14,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
-names=(preset tokenizer quiz_answers markdown quiz_toml progress settings json_matrix action_file dataset)
+names=(preset tokenizer quiz_answers markdown quiz_toml progress settings json_matrix action_file dataset
+       checkpoint)
 if [[ "${1:-}" == "list" ]]; then printf '%s\n' "${names[@]}"; exit 0; fi
 if [[ $# -ne 2 || ! " ${names[*]} " == *" $1 "* || ! "$2" =~ ^[0-9]+$ ]]; then
   echo "usage: scripts/fuzz.sh NAME SECONDS   (NAME: ${names[*]})" >&2
@@ -22,8 +23,10 @@ if [[ $# -ne 2 || ! " ${names[*]} " == *" $1 "* || ! "$2" =~ ^[0-9]+$ ]]; then
 fi
 name="$1" seconds="$2"
 bin="build/fuzz/fuzz/fuzz_$name"
-if [[ ! -f build/fuzz/build.ninja ]]; then cmake --preset fuzz > /dev/null; fi
-cmake --build --preset fuzz --target "fuzz_$name" > /dev/null
+if [[ "${POSLAB_FUZZ_NO_BUILD:-0}" != 1 ]]; then  # 1: use the binary as built (campaigns)
+  if [[ ! -f build/fuzz/build.ninja ]]; then cmake --preset fuzz > /dev/null; fi
+  cmake --build --preset fuzz --target "fuzz_$name" > /dev/null
+fi
 
 work="build/fuzz/corpus/$name" art="build/fuzz/artifacts/$name" stats="build/fuzz/stats"
 mkdir -p "$work" "$art" "$stats"

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # PosLab set-up on Debian 12, in one command:
 #   scripts/setup.sh run    install what is missing, build (release), start the app
-#   scripts/setup.sh test   install what is missing, build (release), run every test; then
-#                           the sanitizer run: a clang-14 ASan + UBSan tree (build/fuzz)
-#                           running the suite without the GUI, and every libFuzzer harness
-#                           for POSLAB_FUZZ_SECONDS (default 5) each
+#   scripts/setup.sh test   install what is missing, build (release), run every test;
+#                           with POSLAB_SANITIZE_RUN=1 also the sanitizer run: the suite
+#                           without the GUI under ASan + UBSan (build/asan) and every
+#                           libFuzzer harness for POSLAB_FUZZ_SECONDS (default 5) each
 # Safe to run again: installs only missing packages, rebuilds only what changed.
-# POSLAB_SANITIZE_RUN=0 skips the sanitizer run (the release suite alone).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -49,15 +48,16 @@ start=$SECONDS
 ctest --preset release -j "$jobs"
 echo "== release suite: $((SECONDS - start)) s"
 
-# 4. Sanitizers and fuzzing. One clang tree serves both: ASan + UBSan (undefined behaviour
-#    is fatal) with libFuzzer coverage. The GUI is left out here: under ASan, Mesa's
-#    software OpenGL makes the GUI tests several times slower, and the GUI's own code is
-#    covered by `cmake --preset asan` (gcc, everything) for those who run it.
-if [[ "${POSLAB_SANITIZE_RUN:-1}" != 0 ]]; then
+# 4. Sanitizers and fuzzing (opt-in until a whole sanitizer run has been timed on a quiet
+#    2-core machine; docs/reliability.md). The asan tree leaves out the GUI and the
+#    benchmarks: under ASan, Mesa's software OpenGL makes the GUI tests several times
+#    slower; `cmake --preset asan` alone builds and tests everything. The fuzz harnesses
+#    need clang (build/fuzz).
+if [[ "${POSLAB_SANITIZE_RUN:-0}" == 1 ]]; then
   start=$SECONDS
-  cmake --preset fuzz >/dev/null
-  cmake --build --preset fuzz -j "$jobs"
-  ctest --preset fuzz -j "$jobs"
+  cmake --preset asan -DPOSLAB_BUILD_APP=OFF >/dev/null
+  cmake --build --preset asan -j "$jobs"
+  ctest --preset asan -j "$jobs"
   echo "== sanitizer suite: $((SECONDS - start)) s"
   start=$SECONDS
   for name in $(scripts/fuzz.sh list); do

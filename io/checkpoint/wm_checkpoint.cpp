@@ -201,7 +201,7 @@ std::vector<bnb::EpisodeRecord> wm_load_episodes(const std::vector<std::string>&
   for (const auto& path : paths) {
     BnbDatasetReader reader(path);
     EpisodeSource src{path, reader.info().num_episodes, static_cast<int64_t>(out.size())};
-    for (int64_t e = 0; e < reader.info().num_episodes; ++e) out.push_back(reader.read_episode(e));
+    for (auto& rec : reader.read_all_episodes()) out.push_back(std::move(rec));
     if (sources) sources->push_back(src);
   }
   return out;

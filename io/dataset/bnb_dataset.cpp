@@ -793,6 +793,54 @@ void BnbDatasetReader::read_rows(int64_t first, int64_t count, std::vector<float
   }
 }
 
+namespace {
+
+void encode_record(Encoder& enc, const bnb::EpisodeRecord& rec) {
+  enc.put(rec.seed);
+  enc.put(rec.rows);
+  enc.put_vec(rec.tokens);
+  enc.put_vec(rec.actions);
+  enc.put_vec(rec.expert_actions);
+  enc.put_vec(rec.rewards);
+}
+
+bnb::EpisodeRecord decode_record(Decoder& d) {
+  bnb::EpisodeRecord rec;
+  rec.seed = d.get<uint64_t>();
+  rec.rows = d.get<int>();
+  rec.tokens = d.get_vec<float>();
+  rec.actions = d.get_vec<uint8_t>();
+  rec.expert_actions = d.get_vec<uint8_t>();
+  rec.rewards = d.get_vec<float>();
+  return rec;
+}
+
+}  // namespace
+
+std::vector<bnb::EpisodeRecord> BnbDatasetReader::read_all_episodes() const {
+  std::vector<bnb::EpisodeRecord> out;
+  if (mode_ == BnbReadMode::helper_process) {
+    IsolationOptions options;
+    options.timeout_seconds = 1e6;  // a whole large file; a crash is still caught
+    const std::string bytes = run_isolated(
+        info_.path,
+        [&] {
+          const BnbDatasetReader r(info_.path, BnbReadMode::in_process);
+          Encoder enc;
+          enc.put<int64_t>(r.info().num_episodes);
+          for (int64_t e = 0; e < r.info().num_episodes; ++e) encode_record(enc, r.read_episode(e));
+          return enc.take();
+        },
+        options);
+    Decoder d(bytes);
+    const auto n = d.get<int64_t>();
+    for (int64_t e = 0; e < n; ++e) out.push_back(decode_record(d));
+    return out;
+  }
+  for (int64_t e = 0; e < info_.num_episodes; ++e) out.push_back(read_episode(e));
+  return out;
+}
+
 bnb::EpisodeRecord BnbDatasetReader::read_episode(int64_t e) const {
   if (e < 0 || e >= info_.num_episodes)
     throw InputError("episode " + std::to_string(e) + " does not exist: " + info_.path + " has " +
@@ -801,25 +849,12 @@ bnb::EpisodeRecord BnbDatasetReader::read_episode(int64_t e) const {
   if (mode_ == BnbReadMode::helper_process) {
     const std::string bytes = run_isolated(info_.path, [&] {
       const BnbDatasetReader r(info_.path, BnbReadMode::in_process);
-      const bnb::EpisodeRecord rec = r.read_episode(e);
       Encoder enc;
-      enc.put(rec.seed);
-      enc.put(rec.rows);
-      enc.put_vec(rec.tokens);
-      enc.put_vec(rec.actions);
-      enc.put_vec(rec.expert_actions);
-      enc.put_vec(rec.rewards);
+      encode_record(enc, r.read_episode(e));
       return enc.take();
     });
     Decoder d(bytes);
-    bnb::EpisodeRecord rec;
-    rec.seed = d.get<uint64_t>();
-    rec.rows = d.get<int>();
-    rec.tokens = d.get_vec<float>();
-    rec.actions = d.get_vec<uint8_t>();
-    rec.expert_actions = d.get_vec<uint8_t>();
-    rec.rewards = d.get_vec<float>();
-    return rec;
+    return decode_record(d);
   }
   quiet_hdf5();
   bnb::EpisodeRecord rec;

@@ -101,6 +101,8 @@ class BnbDatasetReader {
   const BnbDatasetInfo& info() const { return info_; }
   // Episode e (0-based); checks its episode_ids and action values.
   bnb::EpisodeRecord read_episode(int64_t e) const;
+  // Every episode in order (one helper process for all of them, not one per episode).
+  std::vector<bnb::EpisodeRecord> read_all_episodes() const;
   // Rows [first, first + count) of tokens (count, 8, 15) and actions (count, 8, 3) for
   // whole-file statistics.
   void read_rows(int64_t first, int64_t count, std::vector<float>& tokens,
