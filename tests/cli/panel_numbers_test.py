@@ -26,7 +26,7 @@ def resolve(doc, path):
     return doc
 
 
-def differences(want, got, path, out, tol=1e-9):
+def differences(want, got, path, out, tol=1e-5):
     """Appends to out one line per place where got differs from want."""
     if isinstance(want, dict):
         if not isinstance(got, dict):
@@ -54,7 +54,9 @@ def differences(want, got, path, out, tol=1e-9):
             out.append(f"{path}: panel {want!r}, CLI {got!r}")
     else:
         w, g = float(want), float(got)
-        if not (math.isclose(w, g, rel_tol=tol, abs_tol=1e-12)):
+        # Same core function on both sides; float32 matrices may still differ by rounding
+        # (~1e-7: the kernel's blocking differs between the worker and the CLI's thread).
+        if not (math.isclose(w, g, rel_tol=tol, abs_tol=1e-7)):
             out.append(f"{path}: panel {w!r}, CLI {g!r}")
 
 
