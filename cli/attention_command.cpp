@@ -118,8 +118,8 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
   if (a.no_content) p.use_content = false;
   if (a.no_position) p.use_position = false;
   if (cmd.count("--table-length")) p.table_length = f.params.table_length;
-  if (cmd.count("--rope-base")) p.rope_base = f.params.rope_base;
-  if (!a.layout.empty()) p.rope_layout = rope_layout_from_name(a.layout);
+  if (cmd.count("--base")) p.rope.base = f.params.rope.base;
+  if (!a.layout.empty()) p.rope.layout = rope_layout_from_name(a.layout);
   if (cmd.count("--sin-base")) p.sin_base = f.params.sin_base;
   if (cmd.count("--buckets")) p.t5_buckets = f.params.t5_buckets;
   if (cmd.count("--max-distance")) p.t5_max_distance = f.params.t5_max_distance;
@@ -310,7 +310,7 @@ void add_attention_command(CLI::App& app) {
   cmd->add_option("--shift", s.shift, "k added to every position (shift demo)");
   cmd->add_option("--table-length", p.table_length, "learned table rows = trained length");
   cmd->add_option("--sin-base", p.sin_base, "sinusoid base (10000)");
-  cmd->add_option("--rope-base", p.rope_base, "RoPE base (rope_theta)");
+  cmd->add_option("--base,--rope-base", p.rope.base, "RoPE base b (rope_theta), as in rope and kv");
   cmd->add_option("--layout", args->layout, "RoPE layout: interleaved | half");
   cmd->add_option("--buckets", p.t5_buckets, "T5 num_buckets");
   cmd->add_option("--max-distance", p.t5_max_distance, "T5 max_distance");

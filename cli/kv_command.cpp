@@ -94,9 +94,9 @@ void run(KvArgs& a, const CLI::App& cmd) {
   if (cmd.count("--context")) p.context = f.model.context;
   if (cmd.count("--position-std")) p.position_std = f.model.position_std;
   if (cmd.count("--gain")) p.attention_gain = f.model.attention_gain;
-  if (cmd.count("--base")) p.rope_base = f.model.rope_base;
-  if (cmd.count("--factor")) p.rope_factor = f.model.rope_factor;
-  if (cmd.count("--L")) p.rope_original_context = f.model.rope_original_context;
+  if (cmd.count("--base")) p.rope.base = f.model.rope.base;
+  if (cmd.count("--factor")) p.rope.factor = f.model.rope.factor;
+  if (cmd.count("--L")) p.rope.original_context = f.model.rope.original_context;
   if (cmd.count("--seed")) p.seed = f.model.seed;
   if (cmd.count("--steps")) s.steps = f.steps;
   if (cmd.count("--drop")) s.drop_steps = f.drop_steps;
@@ -113,8 +113,8 @@ void run(KvArgs& a, const CLI::App& cmd) {
       throw InputError("--layer-norm = \"" + a.layer_norm + "\": expected on or off");
     p.layer_norm = a.layer_norm == "on";
   }
-  if (!a.layout.empty()) p.rope_layout = rope_layout_from_name(a.layout);
-  if (!a.scaling.empty()) p.rope_scaling = rope_scaling_from_name(a.scaling);
+  if (!a.layout.empty()) p.rope.layout = rope_layout_from_name(a.layout);
+  if (!a.scaling.empty()) p.rope.scaling = rope_scaling_from_name(a.scaling);
   if (!a.scenario.empty()) s.scenario = kv_scenario_from_name(a.scenario);
   // "all" (the default without a preset) runs and prints every method of the scenario.
   const std::string method = !a.method.empty()  ? a.method
@@ -145,10 +145,10 @@ void run(KvArgs& a, const CLI::App& cmd) {
       {"head_dim", kv_head_dim(p)}, {"vocab", p.vocab}, {"context", p.context},
       {"layer_norm", p.layer_norm}, {"seed", p.seed},   {"cache_float32", s.cache_float32}};
   if (p.positions == KvPositions::rope)
-    out["rope"] = {{"base", p.rope_base},
-                   {"layout", rope_layout_names()[static_cast<int>(p.rope_layout)]},
-                   {"scaling", rope_scaling_names()[static_cast<int>(p.rope_scaling)]},
-                   {"factor", p.rope_factor},
+    out["rope"] = {{"base", p.rope.base},
+                   {"layout", rope_layout_names()[static_cast<int>(p.rope.layout)]},
+                   {"scaling", rope_scaling_names()[static_cast<int>(p.rope.scaling)]},
+                   {"factor", p.rope.factor},
                    {"table_scale", kv_rope_table_scale(p)},
                    {"table_scale_squared", kv_rope_table_scale(p) * kv_rope_table_scale(p)}};
   out["steps"] = s.steps;
@@ -188,12 +188,12 @@ void add_kv_command(CLI::App& app) {
   cmd->add_option("--layer-norm", args->layer_norm, "on | off (pre-LayerNorm in every block)");
   cmd->add_option("--position-std", p.position_std, "std of learned position-table entries");
   cmd->add_option("--gain", p.attention_gain, "init gain of W_q and W_k (sharper attention)");
-  cmd->add_option("--base", p.rope_base, "RoPE base (rope_theta)");
+  cmd->add_option("--base", p.rope.base, "RoPE base (rope_theta)");
   cmd->add_option("--layout", args->layout, "interleaved | half");
   cmd->add_option("--scaling", args->scaling, "none | linear | ntk | dynamic | yarn | llama3");
-  cmd->add_option("--factor", p.rope_factor,
+  cmd->add_option("--factor", p.rope.factor,
                   "context-extension factor s (YaRN temperature 0.1 ln s + 1)");
-  cmd->add_option("--L", p.rope_original_context, "trained context the scaling refers to");
+  cmd->add_option("--L", p.rope.original_context, "trained context the scaling refers to");
   cmd->add_option("--steps", s.steps, "window slides (sliding) or new tokens (stitch, rag)");
   cmd->add_option("--drop", s.drop_steps, "episode steps dropped per slide");
   cmd->add_option("--first", s.first_length, "stitch/rag: tokens of document B");

@@ -3,6 +3,9 @@
 // difference, one-click demos (permutation, shift, extrapolation, RoPE decay, ALiBi slopes,
 // T5 buckets) and a patch-grid mode with terrain. All numbers come from core/attention,
 // computed on a worker thread; this file lays them out and draws them.
+// Sections: AttentionUi and the compute job | AttentionPanel: presets and checks |
+// computation (schedule, poll) | controls | view (uploads, main heatmap, pair, grid mode).
+// Tooltips, demo views and the drawn-numbers record: attention_views.cpp.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -13,16 +16,21 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/app_context.hpp"
 #include "app/gfx/heatmap_texture.hpp"
+#include "app/panels/attention_views.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/background_job.hpp"
+#include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
+#include "app/widgets/rope_controls.hpp"
+#include "app/widgets/token_heatmap.hpp"
 #include "core/attention/attention_lab.hpp"
 #include "core/common/errors.hpp"
 
@@ -31,11 +39,6 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-// One finished computation (core's attention_lab_compute), only read after the worker.
-struct AttentionComputed : AttentionLabResult {
-  std::string key;     // compute_key() of the settings it belongs to
-  double seconds = 0;  // wall time of the computation
-};
 using ComputedPtr = std::shared_ptr<const AttentionComputed>;
 
 // The GPU side: textures and what was last uploaded into them.
@@ -49,14 +52,16 @@ struct AttentionTextures {
 struct AttentionUi {
   AttentionLabSettings lab;
   ComputedPtr shown;
-  BackgroundJob<ComputedPtr> job;  // keyed by compute_key()
-  std::string failed_key;
+  BackgroundJob<ComputedPtr> job;              // computes job_inputs
+  AttentionLabSettings job_inputs;             // what the running job computes
+  std::optional<AttentionLabSettings> failed;  // inputs that failed or were cancelled
+
   AttentionTextures tex;
   std::string last_error;
 };
 
-// Settings that change the numbers (view-only choices excluded), as a preset string.
-std::string compute_key(const AttentionLabSettings& s) {
+// Settings that change the numbers (view-only choices reset to defaults).
+AttentionLabSettings compute_inputs(const AttentionLabSettings& s) {
   AttentionLabSettings k = s;
   const AttentionLabSettings d;
   k.show_scores = d.show_scores;
@@ -64,15 +69,15 @@ std::string compute_key(const AttentionLabSettings& s) {
   k.query_col = d.query_col;
   k.show_terrain = d.show_terrain;
   if (k.demo != AttentionDemo::rope_decay) k.decay_max = d.decay_max;
-  return attention_to_preset(k);
+  return k;
 }
 
-ComputedPtr compute(const AttentionLabSettings& s, const std::string& key,
-                    const std::atomic<bool>* cancel) {
+ComputedPtr compute(const AttentionLabSettings& s, const std::atomic<bool>* cancel) {
   const auto t0 = std::chrono::steady_clock::now();
   auto c = std::make_shared<AttentionComputed>();
   static_cast<AttentionLabResult&>(*c) = attention_lab_compute(s, cancel, {.only_head = s.head});
-  c->key = key;
+  c->inputs = compute_inputs(s);
+  c->key = attention_to_preset(c->inputs);
   c->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
 }
@@ -92,112 +97,11 @@ bool encoding_combo(const char* label, AttentionEncoding& e) {
   return changed;
 }
 
-// Display copy: -inf (masked) and NaN (undefined) both become NaN, drawn grey.
-std::vector<float> display_values(const RowMatrixF& m) {
-  std::vector<float> v(m.data(), m.data() + m.size());
-  for (float& x : v)
-    if (!std::isfinite(x)) x = kNaN;
-  return v;
-}
-
-// Largest |finite value|, at least a tiny positive number so the colour range is valid.
-float abs_max(const std::vector<float>& v) {
-  float m = 0;
-  for (float x : v)
-    if (std::isfinite(x)) m = std::max(m, std::abs(x));
-  return std::max(m, 1e-9f);
-}
-
-// range > 0 fixes the colour range (a difference is drawn on the scale of the matrices it
-// compares, so float rounding noise stays white instead of being stretched to full colour).
-void upload(gfx::HeatmapTexture& tex, const RowMatrixF& m, bool signed_values, float range = 0) {
-  if (m.size() == 0) return;
-  const std::vector<float> v = display_values(m);
-  const float a = range > 0 ? std::max(range, abs_max(v)) : abs_max(v);
-  if (signed_values)
-    tex.update(v.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), -a, a,
-               gfx::Colormap::diverging);
-  else
-    tex.update(v.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), 0.0f, a,
-               gfx::Colormap::viridis);
-}
-
 // One row of a (T, T) matrix reshaped to the (rows, cols) patch grid.
 RowMatrixF grid_row(const RowMatrixF& m, int query, int rows, int cols) {
   RowMatrixF g(rows, cols);
   for (int t = 0; t < rows * cols; ++t) g(t / cols, t % cols) = m(query, t);
   return g;
-}
-
-std::string short_token(const std::string& t, size_t max_bytes = 12) {
-  if (t.size() <= max_bytes) return t;
-  size_t cut = max_bytes;
-  while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
-  return t.substr(0, cut) + "..";
-}
-
-// A heatmap with token labels on the axes when they fit (else index ticks), and a colour
-// bar below. Returns the hovered (query, key) cell or (-1, -1).
-struct CellHover {
-  int row = -1, col = -1;
-};
-
-CellHover draw_matrix(const char* id, gfx::HeatmapTexture& tex,
-                      const std::vector<std::string>& tokens, float side, float scale,
-                      int mark_at = -1) {
-  CellHover hover;
-  if (tex.empty()) return hover;
-  ImGui::PushID(id);
-  const int T = tex.rows();
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float line = ImGui::GetTextLineHeight();
-  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
-  // Label room: widest label, capped, only if one label per cell fits vertically.
-  const float cell = side / static_cast<float>(std::max(T, 1));
-  const bool labels = cell >= line * 0.95f && static_cast<int>(tokens.size()) == T;
-  float label_w = 0;
-  if (labels)
-    for (const auto& t : tokens)
-      label_w = std::max(label_w, ImGui::CalcTextSize(short_token(t).c_str()).x);
-  const float margin_left =
-      labels ? std::min(label_w, 90.0f * scale) + 6.0f * scale : 34.0f * scale;
-  const bool col_labels = labels && cell >= label_w + 4.0f * scale;
-  const float margin_top = line + 4.0f * scale;
-  const ImVec2 o = ImGui::GetCursorScreenPos();
-  const ImVec2 img(o.x + margin_left, o.y + margin_top);
-  // Axis labels: tokens when they fit, else ticks every `step` indices.
-  const int step =
-      labels ? 1 : std::max(1, static_cast<int>(std::ceil(line * 1.5f / std::max(cell, 1e-3f))));
-  for (int t = 0; t < T; t += step) {
-    const std::string s = labels ? short_token(tokens[t]) : std::to_string(t);
-    const ImVec2 ts = ImGui::CalcTextSize(s.c_str());
-    const float y = img.y + (static_cast<float>(t) + 0.5f) * cell - ts.y * 0.5f;
-    dl->AddText(ImVec2(img.x - ts.x - 4.0f * scale, y), text_col, s.c_str());
-    if (col_labels || (!labels && ts.x < step * cell)) {
-      const float x = img.x + (static_cast<float>(t) + 0.5f) * cell - ts.x * 0.5f;
-      dl->AddText(ImVec2(x, o.y), text_col, s.c_str());
-    }
-  }
-  ImGui::SetCursorScreenPos(img);
-  const ImVec2 cell_hit = tex.draw(ImVec2(side, side));
-  if (mark_at > 0 && mark_at < T) {  // a line at the trained length (extrapolation demo)
-    const float p = static_cast<float>(mark_at) * cell;
-    dl->AddLine(ImVec2(img.x + p, img.y), ImVec2(img.x + p, img.y + side),
-                IM_COL32(255, 80, 80, 255), 2.0f);
-    dl->AddLine(ImVec2(img.x, img.y + p), ImVec2(img.x + side, img.y + p),
-                IM_COL32(255, 80, 80, 255), 2.0f);
-  }
-  if (cell_hit.x >= 0) {
-    hover.col = static_cast<int>(cell_hit.x);
-    hover.row = static_cast<int>(cell_hit.y);
-    const ImVec2 a(img.x + hover.col * cell, img.y + hover.row * cell);
-    dl->AddRect(a, ImVec2(a.x + cell, a.y + cell), IM_COL32(255, 255, 255, 220), 0, 0, 1.5f);
-  }
-  ImGui::SetCursorScreenPos(ImVec2(img.x, img.y + side + 2.0f * scale));
-  tex.draw_colorbar(ImVec2(side, 8.0f * scale));
-  ImGui::TextDisabled("rows: queries, columns: keys");
-  ImGui::PopID();
-  return hover;
 }
 
 class AttentionPanel final : public Panel {
@@ -235,7 +139,7 @@ class AttentionPanel final : public Panel {
             "attention?demo=shift&shift=1000000&enc=sin&source=count&tokens=64",
             "attention?demo=shift&enc=rope&rope_base=1000000000000&layout=interleaved",
             "attention?demo=permutation&causal=1&enc=none",
-            "attention?demo=decay&decay_max=1000000&rope_base=1.000001&head_dim=256",
+            "attention?demo=decay&decay_max=1000000&base=1.000001&head_dim=256",
             "attention?content=0&position=0&scores=1",
             "attention?enc=sin_concat&sin_base=2&content=0&seed=2147483647",
             "attention?enc=swin&bias_std=0&learned_std=10&heads=1&dim=4&head_dim=2"};
@@ -246,8 +150,9 @@ class AttentionPanel final : public Panel {
     if (!c)
       return "nothing was computed" +
              (ui_.last_error.empty() ? std::string() : ": " + ui_.last_error);
-    if (c->key != compute_key(ui_.lab))
-      return "shown result is stale (" + c->key + " vs " + compute_key(ui_.lab) + ")";
+    if (!(c->inputs == compute_inputs(ui_.lab)))
+      return "shown result is stale (" + c->key + " vs " +
+             attention_to_preset(compute_inputs(ui_.lab)) + ")";
     const int T = static_cast<int>(c->model.input.tokens.size());
     if (static_cast<int>(c->result.heads.size()) != c->lab.params.heads)
       return "result has the wrong head count";
@@ -267,6 +172,7 @@ class AttentionPanel final : public Panel {
     if (c->has_pair && ui_.tex.diff.empty()) return "comparison computed but no difference drawn";
     if (c->lab.demo == AttentionDemo::rope_decay && (!c->has_decay || c->decay.ones.empty()))
       return "no decay curve";
+    if (drawn_numbers_wanted()) attention_record_numbers(*c);
     return {};
   }
 
@@ -277,8 +183,7 @@ class AttentionPanel final : public Panel {
     draw_controls(ui_.lab, scale);
     ImGui::EndChild();
     ctx.ensure_glyphs(ui_.lab.sentence + ui_.lab.sentence_b);  // Chinese typed or loaded
-    if (compute_key(ui_.lab) != compute_key(before) || ui_.lab.query_row != before.query_row ||
-        ui_.lab.query_col != before.query_col) {
+    if (!(ui_.lab == before)) {
       try {
         attention_lab_validate(ui_.lab);
       } catch (const Error& e) {
@@ -297,14 +202,16 @@ class AttentionPanel final : public Panel {
   // ---- computation -------------------------------------------------------------------
   void schedule(AppContext& ctx) {
     poll(ctx);
-    const std::string key = compute_key(ui_.lab);
+    const AttentionLabSettings want = compute_inputs(ui_.lab);
     if (ui_.job.running()) {
-      if (key != ui_.job.key()) ui_.job.cancel();  // stale: stop it early, start anew after
+      if (!(want == ui_.job_inputs)) ui_.job.cancel();  // stale: stop it early, start anew after
       return;
     }
-    if ((ui_.shown && ui_.shown->key == key) || key == ui_.failed_key) return;
+    if ((ui_.shown && ui_.shown->inputs == want) || (ui_.failed && *ui_.failed == want)) return;
     const AttentionLabSettings s = ui_.lab;
-    ui_.job.start(key, [s, key](JobControl& job) { return compute(s, key, job.cancel_flag()); });
+    ui_.job_inputs = want;
+    ui_.job.start(attention_to_preset(want),
+                  [s](JobControl& job) { return compute(s, job.cancel_flag()); });
     poll(ctx);
   }
 
@@ -313,10 +220,10 @@ class AttentionPanel final : public Panel {
     if (!out || out->cancelled) return;
     if (out->value) {
       ui_.shown = std::move(*out->value);
-      ui_.failed_key.clear();
+      ui_.failed.reset();
       ui_.last_error.clear();
     } else {
-      ui_.failed_key = out->key;
+      ui_.failed = ui_.job_inputs;
       ui_.last_error = out->error;
       ctx.report_error(title(), out->error);
     }
@@ -344,8 +251,10 @@ class AttentionPanel final : public Panel {
       slider_int("tokens", s.token_count, AttentionLabSettings::token_count_range, true);
       tooltip("Distinct tokens t0, t1, ...: up to 1024 (1024 x 1024 cells per head).");
     } else {
-      slider_int("grid rows", s.grid_rows, AttentionLabSettings::grid_side_range);
-      slider_int("grid cols", s.grid_cols, AttentionLabSettings::grid_side_range);
+      slider_int("grid rows", s.grid_rows, AttentionLabSettings::grid_side_range, false,
+                 "Patch rows; rows x cols <= 1024 patches.");
+      slider_int("grid cols", s.grid_cols, AttentionLabSettings::grid_side_range, false,
+                 "Patch columns; rows x cols <= 1024 patches.");
       s.grid_rows = std::min(s.grid_rows, kAttentionMaxTokens / std::max(1, s.grid_cols));
       s.query_row = std::min(s.query_row, s.grid_rows - 1);
       s.query_col = std::min(s.query_col, s.grid_cols - 1);
@@ -357,11 +266,16 @@ class AttentionPanel final : public Panel {
     ImGui::Separator();
     ImGui::TextUnformatted("Encoding");
     encoding_combo("##encoding", p.encoding);
-    draw_encoding_params(p);
+    tooltip(
+        "How position enters: absolute encodings are added to the content (x = c + p),\n"
+        "RoPE rotates q and k, bias encodings add b[i][j] to the logits.");
+    draw_encoding_params(p, scale);
 
     ImGui::Separator();
     ImGui::TextUnformatted("Model");
-    slider_int("heads", p.heads, AttentionParams::heads_range);
+    slider_int("heads", p.heads, AttentionParams::heads_range, false,
+               "H: attention heads, each with its own seeded W_q, W_k (and ALiBi slope, T5 or "
+               "Swin table).");
     s.head = std::min(s.head, p.heads - 1);
     if (slider_int("model dim D", p.model_dim, AttentionParams::model_dim_range, true))
       p.model_dim += p.model_dim % 2;
@@ -384,7 +298,8 @@ class AttentionPanel final : public Panel {
 
     ImGui::Separator();
     ImGui::TextUnformatted("View");
-    slider_int("head", s.head, {0, static_cast<double>(p.heads - 1)});
+    slider_int("head", s.head, {0, static_cast<double>(p.heads - 1)}, false,
+               "Which head's matrices are drawn (and computed: one head at a time).");
     int view = s.show_scores ? 1 : 0;
     ImGui::RadioButton("weights (softmax)", &view, 0);
     ImGui::SameLine();
@@ -399,6 +314,9 @@ class AttentionPanel final : public Panel {
     ImGui::RadioButton("two encodings", &cmp, 1);
     ImGui::SameLine();
     ImGui::RadioButton("two orderings", &cmp, 2);
+    tooltip(
+        "off: one heatmap. two encodings: the same tokens under another encoding. two "
+        "orderings:\nthe same tokens reordered; rows and columns matched by token.");
     s.compare = static_cast<AttentionCompare>(cmp);
     if (s.compare == AttentionCompare::encodings) encoding_combo("other", s.compare_encoding);
     if (s.compare == AttentionCompare::orderings) {
@@ -453,7 +371,7 @@ class AttentionPanel final : public Panel {
     ImGui::PopItemWidth();
   }
 
-  void draw_encoding_params(AttentionParams& p) {
+  void draw_encoding_params(AttentionParams& p, float scale) {
     switch (p.encoding) {
       case AttentionEncoding::sinusoidal:
       case AttentionEncoding::sinusoidal_concat:
@@ -469,12 +387,12 @@ class AttentionPanel final : public Panel {
         slider_double("row std", p.learned_std, AttentionParams::learned_std_range, "%.3g", true);
         break;
       case AttentionEncoding::rope: {
-        slider_double("rope base", p.rope_base, AttentionParams::rope_base_range, "%.6g", true);
-        int layout = static_cast<int>(p.rope_layout);
-        ImGui::RadioButton("interleaved", &layout, 0);
-        ImGui::SameLine();
-        ImGui::RadioButton("half-split", &layout, 1);
-        p.rope_layout = static_cast<RopeLayout>(layout);
+        rope_controls(p.rope,
+                      {.head_dim = false,
+                       .rotary_fraction = false,
+                       .layout_diagram = false,
+                       .scaling = false},
+                      scale);
         tooltip("Which head dims pair up. Position only: q = k = all ones, rotated.");
         break;
       }
@@ -525,26 +443,28 @@ class AttentionPanel final : public Panel {
     if (t.uploaded == key) return;
     const int head = c.lab.head;
     const AttentionHeadResult& h = c.result.heads[head];
-    upload(t.main, shown_matrix(h), s.show_scores);
+    heatmap_upload(t.main, shown_matrix(h), s.show_scores);
     if (c.has_pair) {
-      upload(t.second, shown_matrix(c.pair.b.heads[head]), s.show_scores);
-      const float range = std::max(abs_max(display_values(shown_matrix(h))),
-                                   abs_max(display_values(shown_matrix(c.pair.b.heads[head]))));
-      upload(t.diff, s.show_scores ? c.pair.score_diff[head] : c.pair.weight_diff[head], true,
-             range);
+      heatmap_upload(t.second, shown_matrix(c.pair.b.heads[head]), s.show_scores);
+      const float range =
+          std::max(heatmap_abs_max(heatmap_display_values(shown_matrix(h))),
+                   heatmap_abs_max(heatmap_display_values(shown_matrix(c.pair.b.heads[head]))));
+      heatmap_upload(t.diff, s.show_scores ? c.pair.score_diff[head] : c.pair.weight_diff[head],
+                     true, range);
     }
     if (c.has_extrapolation)
-      upload(t.demo, shown_matrix(c.extrapolation.result.heads[head]), s.show_scores);
+      heatmap_upload(t.demo, shown_matrix(c.extrapolation.result.heads[head]), s.show_scores);
     if (c.demo_matrix.size())
-      upload(t.demo, c.demo_matrix.cast<float>(), c.lab.demo == AttentionDemo::alibi_slopes);
+      heatmap_upload(t.demo, c.demo_matrix.cast<float>(),
+                     c.lab.demo == AttentionDemo::alibi_slopes);
     if (c.lab.source == AttentionSource::grid) {
       const int q = s.query_row * c.lab.grid_cols + s.query_col;
-      upload(t.grid_a, grid_row(h.weights, q, c.lab.grid_rows, c.lab.grid_cols), false);
+      heatmap_upload(t.grid_a, grid_row(h.weights, q, c.lab.grid_rows, c.lab.grid_cols), false);
       if (c.has_pair)
-        upload(t.grid_b,
-               grid_row(c.pair.b.heads[head].weights, c.pair.align[q], c.lab.grid_rows,
-                        c.lab.grid_cols),
-               false);
+        heatmap_upload(t.grid_b,
+                       grid_row(c.pair.b.heads[head].weights, c.pair.align[q], c.lab.grid_rows,
+                                c.lab.grid_cols),
+                       false);
       if (c.model.terrain.size()) {
         const RowMatrixF tf = c.model.terrain.cast<float>();
         t.terrain.update(tf.data(), static_cast<int>(tf.rows()), static_cast<int>(tf.cols()), 0.0f,
@@ -564,9 +484,8 @@ class AttentionPanel final : public Panel {
   void draw_view(AppContext& ctx, float scale) {
     const ComputedPtr c = ui_.shown;
     if (ui_.job.running()) {
-      const std::string key = ui_.job.key();
       if (job_status(ui_.job, false, 200.0f * scale) == JobAction::cancel) {
-        ui_.failed_key = key;  // not restarted until a setting changes
+        ui_.failed = ui_.job_inputs;  // not restarted until a setting changes
         ui_.last_error = "computation cancelled";
       }
     }
@@ -596,16 +515,16 @@ class AttentionPanel final : public Panel {
     }
     switch (s.demo) {
       case AttentionDemo::extrapolation:
-        draw_extrapolation(*c, scale, avail);
+        attention_draw_extrapolation(*c, ui_.tex.demo, scale, avail);
         return;
       case AttentionDemo::rope_decay:
-        draw_decay(*c, scale, avail);
+        attention_draw_decay(*c, ui_.tex.demo, scale, avail);
         return;
       case AttentionDemo::alibi_slopes:
-        draw_slopes(*c, scale, avail);
+        attention_draw_slopes(*c, ui_.tex.demo, scale, avail);
         return;
       case AttentionDemo::t5_buckets:
-        draw_buckets(*c, scale, avail);
+        attention_draw_buckets(*c, ui_.tex.demo, scale, avail);
         return;
       default:
         break;
@@ -613,48 +532,8 @@ class AttentionPanel final : public Panel {
     const float side =
         std::clamp(std::min(avail * 0.62f, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                    120.0f * scale, 900.0f * scale);
-    const CellHover hv = draw_matrix("main", ui_.tex.main, c->model.input.tokens, side, scale);
-    if (hv.row >= 0) cell_tooltip(*c, c->model, c->result, hv.row, hv.col);
-  }
-
-  // Hover: the cell's numbers and its term split.
-  void cell_tooltip(const AttentionComputed& c, const AttentionModel& m, const AttentionResult& r,
-                    int i, int j) {
-    const int head = c.lab.head;
-    const AttentionHeadResult& h = r.heads[head];
-    const auto& in = m.input;
-    const ScoreTerms t = attention_score_terms(m, head, i, j);
-    ImGui::BeginTooltip();
-    ImGui::Text("query %d \"%s\" (position %g)  ->  key %d \"%s\" (position %g)", i,
-                in.tokens[i].c_str(), in.positions[i], j, in.tokens[j].c_str(), in.positions[j]);
-    ImGui::Text("logit %.5g    weight %.5g", static_cast<double>(h.scores(i, j)),
-                static_cast<double>(h.weights(i, j)));
-    if (t.masked) ImGui::TextDisabled("masked: the key comes after the query");
-    if (t.undefined)
-      ImGui::TextColored(ImVec4(1, 0.6f, 0.4f, 1), "undefined: a position with no learned row");
-    ImGui::Separator();
-    switch (attention_encoding_kind(m.params.encoding)) {
-      case EncodingKind::absolute:
-        ImGui::Text("content . content    %+.5g", t.content_content);
-        ImGui::Text("content . position   %+.5g", t.content_position);
-        ImGui::Text("position . content   %+.5g", t.position_content);
-        ImGui::Text("position . position  %+.5g", t.position_position);
-        break;
-      case EncodingKind::rotary:
-        ImGui::Text("%s %+.5g", m.params.use_content ? "content (unrotated)" : "ones (unrotated)  ",
-                    t.content_content);
-        ImGui::Text("rotation changes by %+.5g", t.rotation);
-        break;
-      case EncodingKind::bias:
-        ImGui::Text("content . content  %+.5g", t.content_content);
-        ImGui::Text("bias               %+.5g", t.bias);
-        break;
-      case EncodingKind::none:
-        ImGui::Text("content . content  %+.5g", t.content_content);
-        break;
-    }
-    ImGui::Text("sum (logit)          %+.5g", t.total);
-    ImGui::EndTooltip();
+    const CellHover hv = token_heatmap("main", ui_.tex.main, c->model.input.tokens, side, scale);
+    if (hv.row >= 0) attention_cell_tooltip(*c, c->model, c->result, hv.row, hv.col);
   }
 
   void draw_pair(const AttentionComputed& c, float scale, float avail) {
@@ -669,19 +548,19 @@ class AttentionPanel final : public Panel {
     const int head = c.lab.head;
     ImGui::BeginGroup();
     ImGui::TextUnformatted(c.caption_a.c_str());
-    const CellHover ha = draw_matrix("a", ui_.tex.main, pc.model_a.input.tokens, side, scale);
+    const CellHover ha = token_heatmap("a", ui_.tex.main, pc.model_a.input.tokens, side, scale);
     ImGui::EndGroup();
-    if (ha.row >= 0) cell_tooltip(c, pc.model_a, pc.a, ha.row, ha.col);
+    if (ha.row >= 0) attention_cell_tooltip(c, pc.model_a, pc.a, ha.row, ha.col);
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextUnformatted(c.caption_b.c_str());
-    const CellHover hb = draw_matrix("b", ui_.tex.second, pc.model_b.input.tokens, side, scale);
+    const CellHover hb = token_heatmap("b", ui_.tex.second, pc.model_b.input.tokens, side, scale);
     ImGui::EndGroup();
-    if (hb.row >= 0) cell_tooltip(c, pc.model_b, pc.b, hb.row, hb.col);
+    if (hb.row >= 0) attention_cell_tooltip(c, pc.model_b, pc.b, hb.row, hb.col);
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::Text("difference (right - left, matched by token)");
-    const CellHover hd = draw_matrix("diff", ui_.tex.diff, pc.model_a.input.tokens, side, scale);
+    const CellHover hd = token_heatmap("diff", ui_.tex.diff, pc.model_a.input.tokens, side, scale);
     ImGui::EndGroup();
     if (hd.row >= 0) {
       const RowMatrixF& d = c.lab.show_scores ? pc.score_diff[head] : pc.weight_diff[head];
@@ -779,158 +658,9 @@ class AttentionPanel final : public Panel {
     const float mside =
         std::clamp(std::min(avail * 0.45f, ImGui::GetContentRegionAvail().y - 70.0f * scale),
                    100.0f * scale, 600.0f * scale);
-    const CellHover hv = draw_matrix("grid_full", ui_.tex.main, c.model.input.tokens, mside, scale);
-    if (hv.row >= 0) cell_tooltip(c, c.model, c.result, hv.row, hv.col);
-  }
-
-  void draw_extrapolation(const AttentionComputed& c, float scale, float avail) {
-    const ExtrapolationDemo& d = c.extrapolation;
-    ImGui::TextWrapped("%s", d.note.c_str());
-    if (!d.result.note.empty() && d.note.find(d.result.note) == std::string::npos)
-      ImGui::TextWrapped("%s", d.result.note.c_str());
-    const float side =
-        std::clamp(std::min(avail * 0.5f, ImGui::GetContentRegionAvail().y - 90.0f * scale),
-                   120.0f * scale, 700.0f * scale);
-    ImGui::BeginGroup();
-    ImGui::Text("%d tokens; red lines: trained length L = %d",
-                static_cast<int>(d.model.input.tokens.size()), d.trained_length);
     const CellHover hv =
-        draw_matrix("extra", ui_.tex.demo, d.model.input.tokens, side, scale, d.trained_length);
-    ImGui::EndGroup();
-    if (hv.row >= 0) cell_tooltip(c, d.model, d.result, hv.row, hv.col);
-    ImGui::SameLine();
-    ImGui::BeginGroup();
-    const std::vector<double>& e = d.row_entropy[c.lab.head];
-    int undefined = 0;
-    for (double v : e) undefined += std::isnan(v) ? 1 : 0;
-    ImGui::TextUnformatted("entropy of each query's weights (nats)");
-    PlotSpec spec;
-    spec.id = "entropy";
-    spec.scale = scale;
-    spec.size = ImVec2(std::max(200.0f * scale, avail - side - 150.0f * scale), 200.0f * scale);
-    spec.x.label = "query position";
-    spec.legend = false;
-    spec.series.push_back({.label = "entropy", .y = e, .colour = IM_COL32(255, 170, 60, 255)});
-    plot(spec);
-    if (undefined)
-      ImGui::TextColored(ImVec4(1, 0.6f, 0.4f, 1),
-                         "%d rows undefined (a gap in the curve): no learned row", undefined);
-    ImGui::EndGroup();
-  }
-
-  void draw_decay(const AttentionComputed& c, float scale, float avail) {
-    const RopeDecay& d = c.decay;
-    ImGui::TextWrapped(
-        "RoPE score against the distance n - m, divided by sqrt(head dim), base %g, head dim %d. "
-        "q = k = ones is RoFormer's long-range bound; the seeded pair is token 0's query and token "
-        "1's key "
-        "of head %d. The curve does not depend on m itself.",
-        c.lab.params.rope_base, c.lab.params.head_dim, c.lab.head);
-    PlotSpec spec;
-    spec.id = "decay";
-    spec.scale = scale;
-    spec.size = ImVec2(std::max(200.0f * scale, avail - 20.0f * scale),
-                       std::max(200.0f * scale, ImGui::GetContentRegionAvail().y - 40.0f * scale));
-    spec.x.label = "distance n - m (tokens)";
-    spec.series.push_back({.label = "q = k = ones",
-                           .y = d.ones,
-                           .x = d.deltas,
-                           .colour = IM_COL32(255, 170, 60, 255)});
-    spec.series.push_back({.label = "seeded q, k (head " + std::to_string(c.lab.head) + ")",
-                           .y = d.content,
-                           .x = d.deltas,
-                           .colour = IM_COL32(90, 170, 255, 255)});
-    plot(spec);
-    ImGui::TextDisabled("poslab-cli attention --preset '%s'", c.key.c_str());
-  }
-
-  void draw_slopes(const AttentionComputed& c, float scale, float avail) {
-    ImGui::TextWrapped(
-        "ALiBi adds -m_h * |i - j| to the logits of head h. n heads, n a power of two: m_h = "
-        "2^(-8h/n). "
-        "Otherwise the p = 2^floor(log2 n) slopes, then every second slope of the 2p list.");
-    ImGui::BeginGroup();
-    if (ImGui::BeginTable(
-            "slopes", 3,
-            ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
-            ImVec2(260.0f * scale,
-                   std::max(150.0f * scale, ImGui::GetContentRegionAvail().y - 10.0f)))) {
-      ImGui::TableSetupColumn("head");
-      ImGui::TableSetupColumn("slope");
-      ImGui::TableSetupColumn("log2");
-      ImGui::TableHeadersRow();
-      for (size_t h = 0; h < c.slopes.size(); ++h) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::Text("%zu%s", h, static_cast<int>(h) == c.lab.head ? " *" : "");
-        ImGui::TableNextColumn();
-        ImGui::Text("%.6g", c.slopes[h]);
-        ImGui::TableNextColumn();
-        ImGui::Text("%.3g", std::log2(c.slopes[h]));
-      }
-      ImGui::EndTable();
-    }
-    ImGui::EndGroup();
-    ImGui::SameLine();
-    ImGui::BeginGroup();
-    ImGui::Text("bias of head %d (slope %.4g)", c.lab.head, c.slopes[c.lab.head]);
-    const float side = std::clamp(
-        std::min(avail - 300.0f * scale, ImGui::GetContentRegionAvail().y - 90.0f * scale),
-        120.0f * scale, 700.0f * scale);
-    draw_matrix("slopes_bias", ui_.tex.demo, c.model.input.tokens, side, scale);
-    ImGui::EndGroup();
-  }
-
-  void draw_buckets(const AttentionComputed& c, float scale, float avail) {
-    const AttentionParams& p = c.lab.params;
-    ImGui::TextWrapped(
-        "T5 buckets of relative position key - query (%s, %d buckets, max distance %d). Small "
-        "distances "
-        "get their own bucket; larger ones share log-spaced buckets; beyond max distance all share "
-        "the last.",
-        p.t5_bidirectional ? "bidirectional" : "decoder: future keys -> bucket 0", p.t5_buckets,
-        p.t5_max_distance);
-    const float side = std::clamp(
-        std::min(avail - 350.0f * scale, ImGui::GetContentRegionAvail().y - 90.0f * scale),
-        120.0f * scale, 700.0f * scale);
-    ImGui::BeginGroup();
-    const CellHover hv = draw_matrix("buckets", ui_.tex.demo, c.model.input.tokens, side, scale);
-    ImGui::EndGroup();
-    if (hv.row >= 0) {
-      ImGui::BeginTooltip();
-      ImGui::Text("key - query = %g  ->  bucket %.0f",
-                  c.model.input.positions[hv.col] - c.model.input.positions[hv.row],
-                  static_cast<double>(c.demo_matrix(hv.row, hv.col)));
-      ImGui::EndTooltip();
-    }
-    ImGui::SameLine();
-    if (ImGui::BeginTable(
-            "ranges", 3,
-            ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
-            ImVec2(320.0f * scale,
-                   std::max(150.0f * scale, ImGui::GetContentRegionAvail().y - 10.0f)))) {
-      ImGui::TableSetupColumn("bucket", ImGuiTableColumnFlags_WidthFixed,
-                              50.0f * ImGui::GetIO().FontGlobalScale);
-      ImGui::TableSetupColumn("key - query", ImGuiTableColumnFlags_WidthStretch);
-      ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_WidthFixed,
-                              50.0f * ImGui::GetIO().FontGlobalScale);
-      ImGui::TableHeadersRow();
-      for (const auto& r : c.bucket_ranges) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::Text("%d", r.bucket);
-        ImGui::TableNextColumn();
-        if (!r.count)
-          ImGui::TextDisabled("(empty)");
-        else if (r.lo == r.hi && !r.open_ended)
-          ImGui::Text("%d", r.lo);
-        else
-          ImGui::Text("%d .. %d%s", r.lo, r.hi, r.open_ended ? " (+ beyond)" : "");
-        ImGui::TableNextColumn();
-        ImGui::Text("%d", r.count);
-      }
-      ImGui::EndTable();
-    }
+        token_heatmap("grid_full", ui_.tex.main, c.model.input.tokens, mside, scale);
+    if (hv.row >= 0) attention_cell_tooltip(c, c.model, c.result, hv.row, hv.col);
   }
 
   AttentionUi ui_;

@@ -3,6 +3,9 @@
 // (UniZero's sliding window with learned positions, RoPE K-shift, stitching and KV-cache
 // RAG with re-encoded keys), and every method's error against full recomputation. All
 // numbers come from core/kv (kv_session.hpp); this file lays them out and draws them.
+// Sections: KvUi | KvPanel: presets and checks | computation (launch, poll) | controls |
+// view (layout, strip, meters, heatmap). Stateless pieces (colours, dials, meters, plot,
+// stitching table, drawn-numbers record): kv_views.cpp.
 #include <imgui.h>
 
 #include <algorithm>
@@ -12,16 +15,20 @@
 #include <limits>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/app_context.hpp"
 #include "app/gfx/heatmap_texture.hpp"
+#include "app/panels/kv_views.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/background_job.hpp"
+#include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
+#include "app/widgets/rope_controls.hpp"
 #include "core/common/errors.hpp"
 #include "core/kv/kv_session.hpp"
 
@@ -29,7 +36,6 @@ namespace poslab::app {
 namespace {
 
 enum class KvOp { none, run, restart, append, slide, stitch, more };
-enum class PlotMetric { output, keys, logits };
 
 using SessionPtr = std::shared_ptr<const KvSession>;
 
@@ -37,11 +43,12 @@ using SessionPtr = std::shared_ptr<const KvSession>;
 // session, the background job computing the next one, and what was drawn (for checks).
 struct KvUi {
   KvLabSettings lab;
-  SessionPtr session;             // last finished computation (never half-updated)
-  std::string session_key;        // experiment key the session was computed for
-  BackgroundJob<SessionPtr> job;  // running computation, keyed by experiment_key()
-  std::string failed_key;         // key whose computation failed (not retried until changed)
-  PlotMetric plot_metric = PlotMetric::output;
+  SessionPtr session;                        // last finished computation (never half-updated)
+  std::optional<KvLabSettings> session_for;  // experiment() of the session's settings
+  BackgroundJob<SessionPtr> job;             // running computation of job_for
+  KvLabSettings job_for;                     // experiment() the running job computes
+  std::optional<KvLabSettings> failed;       // experiment that failed (not retried until changed)
+  KvPlotMetric plot_metric = KvPlotMetric::output;
   gfx::HeatmapTexture heat;
   std::string heat_key;  // what the heatmap texture currently shows
   int heat_rows = 0, heat_cols = 0;
@@ -50,83 +57,11 @@ struct KvUi {
 };
 
 // The part of the settings that defines the experiment (not which method or layer is viewed).
-std::string experiment_key(const KvLabSettings& s) {
+KvLabSettings experiment(const KvLabSettings& s) {
   KvLabSettings k = s;
   k.method = KvLabSettings{}.method;
   k.view_layer = k.view_head = k.view_pair = 0;
-  return kv_to_preset(k);
-}
-
-ImU32 method_colour(KvMethod m) {
-  switch (m) {
-    case KvMethod::naive:
-      return IM_COL32(230, 80, 70, 255);
-    case KvMethod::legacy:
-      return IM_COL32(240, 170, 50, 255);
-    case KvMethod::keep:
-      return IM_COL32(90, 200, 240, 255);
-    case KvMethod::kshift:
-      return IM_COL32(80, 200, 120, 255);
-    case KvMethod::reencode:
-      return IM_COL32(170, 230, 90, 255);
-    case KvMethod::reencode_scaled:
-      return IM_COL32(220, 110, 220, 255);
-    case KvMethod::recompute:
-      return IM_COL32(200, 200, 200, 255);
-  }
-  return IM_COL32_WHITE;
-}
-
-const char* method_help(KvMethod m) {
-  switch (m) {
-    case KvMethod::naive:
-      return "reuse cached K/V as they are: stale or duplicate indices";
-    case KvMethod::legacy:
-      return "UniZero: K += (P[new]-P[old]) W_k, V += (P[new]-P[old]) W_v per layer (approximate)";
-    case KvMethod::keep:
-      return "RoPE: keep absolute (episode-timestep) indices, only drop old slots";
-    case KvMethod::kshift:
-      return "RoPE: reset indices to 0.. and rotate each key once by (new - old) (llama.cpp "
-             "K-shift)";
-    case KvMethod::reencode:
-      return "RoPE: inverse rotation at the old index, forward at the new (seed 001)";
-    case KvMethod::reencode_scaled:
-      return "reencode with the YaRN temperature in both cos/sin tables: keys come out mscale^2 "
-             "too long";
-    case KvMethod::recompute:
-      return "rebuild the cache from the raw tokens: the exact fix";
-  }
-  return "";
-}
-
-// Green (rounding level) -> yellow -> red (order 1) on a log scale.
-ImU32 error_colour(double e, float alpha = 1.0f) {
-  const double l = std::log10(std::max(e, 1e-12));
-  const float t = static_cast<float>(std::clamp((l + 7.0) / 6.0, 0.0, 1.0));
-  const float r = std::min(1.0f, 2.0f * t), g = std::min(1.0f, 2.0f * (1.0f - t)) * 0.85f;
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(0.15f + 0.8f * r, 0.2f + 0.7f * g, 0.25f, alpha));
-}
-
-std::string sci(double v) {
-  char buf[32];
-  if (v == 0) return "0";
-  if (std::abs(v) >= 1e-2 && std::abs(v) < 1e4)
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.1e", v);
-  return buf;
-}
-
-std::string index_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string prefixed(char c, double index) {
-  std::string s(1, c);
-  s += index_text(index);
-  return s;
+  return k;
 }
 
 class KvPanel final : public Panel {
@@ -136,8 +71,8 @@ class KvPanel final : public Panel {
   std::string preset() const override { return kv_to_preset(ui_.lab); }
   void load_preset(const std::string& text) override {
     ui_.lab = kv_from_preset(text);
-    ui_.failed_key.clear();
-    ui_.session_key.clear();  // recompute even if the experiment is the same
+    ui_.failed.reset();
+    ui_.session_for.reset();  // recompute even if the experiment is the same
   }
   bool animating() const override { return ui_.job.running(); }
 
@@ -160,8 +95,7 @@ class KvPanel final : public Panel {
     if (!ui_.session) return "no session was computed";
     const KvSession& ses = *ui_.session;
     const KvLabSettings& s = ses.settings;
-    if (experiment_key(s) != experiment_key(ui_.lab))
-      return "the session belongs to other settings";
+    if (!(experiment(s) == experiment(ui_.lab))) return "the session belongs to other settings";
     const auto methods = kv_methods_for(s.scenario, s.model.positions);
     if (ses.methods.size() != methods.size())
       return std::to_string(ses.methods.size()) + " method states for " +
@@ -192,6 +126,7 @@ class KvPanel final : public Panel {
       return "attention heatmap has " + std::to_string(ui_.heat_rows) + " rows, want 2 x heads + 1";
     if (s.view_layer >= s.model.layers || s.view_head >= s.model.heads)
       return "view layer/head out of range";
+    if (drawn_numbers_wanted()) kv_record_numbers(ses);
     return {};
   }
 
@@ -203,7 +138,7 @@ class KvPanel final : public Panel {
     const KvOp op = draw_controls(ui_.lab, scale);
     ImGui::EndChild();
     kv_lab_normalize(ui_.lab);  // e.g. stitching needs RoPE, the method must suit the scenario
-    if (kv_to_preset(ui_.lab) != kv_to_preset(before)) {
+    if (!(ui_.lab == before)) {
       try {
         kv_lab_validate(ui_.lab);
       } catch (const Error& e) {
@@ -211,11 +146,11 @@ class KvPanel final : public Panel {
         ui_.lab = before;
       }
     }
-    const std::string key = experiment_key(ui_.lab);
-    if (ui_.job.running() && ui_.job.key() != key) ui_.job.cancel();  // stale experiment
+    const KvLabSettings want = experiment(ui_.lab);
+    if (ui_.job.running() && !(ui_.job_for == want)) ui_.job.cancel();  // stale experiment
     if (!ui_.job.running()) {
-      if (key != ui_.session_key) {
-        if (key != ui_.failed_key || op != KvOp::none) launch(ctx, KvOp::run);
+      if (!(ui_.session_for && *ui_.session_for == want)) {
+        if (!(ui_.failed && *ui_.failed == want) || op != KvOp::none) launch(ctx, KvOp::run);
       } else if (op != KvOp::none) {
         launch(ctx, op);
       }
@@ -233,7 +168,8 @@ class KvPanel final : public Panel {
   void launch(AppContext& ctx, KvOp op) {
     const KvLabSettings s = ui_.lab;
     const SessionPtr base = ui_.session;
-    ui_.job.start(experiment_key(s), [op, s, base](JobControl& job) -> SessionPtr {
+    ui_.job_for = experiment(s);
+    ui_.job.start(kv_to_preset(ui_.job_for), [op, s, base](JobControl& job) -> SessionPtr {
       if (op == KvOp::run || !base) return std::make_shared<const KvSession>(kv_run_scenario(s));
       if (op == KvOp::restart) return std::make_shared<const KvSession>(kv_session_start(s));
       KvSession ses = *base;
@@ -264,10 +200,10 @@ class KvPanel final : public Panel {
     if (!out) return;
     if (out->value) {
       ui_.session = std::move(*out->value);
-      ui_.session_key = out->key;
-      ui_.failed_key.clear();
+      ui_.session_for = ui_.job_for;
+      ui_.failed.reset();
     } else if (!out->cancelled) {
-      ui_.failed_key = out->key;
+      ui_.failed = ui_.job_for;
       ctx.report_error(title(), out->error);
     }
     ui_.heat_key.clear();
@@ -324,11 +260,20 @@ class KvPanel final : public Panel {
     tooltip(sliding ? "A fresh full window of C tokens at indices 0..C-1."
                     : "B and A cached separately, not stitched.");
     ImGui::SameLine();
+    // Disabled where core would refuse (learned positions, full window), saying why.
+    const std::string refusal =
+        ui_.session && !busy ? kv_session_append_refusal(*ui_.session) : std::string();
+    if (!refusal.empty()) ImGui::BeginDisabled();
     if (ImGui::Button(sliding ? "Append step" : "Append token")) op = KvOp::append;
-    tooltip(sliding
-                ? "Append one episode step (state + action) without dropping: learned positions\n"
-                  "refuse once the window is full (no table row past C - 1)."
-                : "Generate one new token at index L, L+1, ... attending to all L slots.");
+    if (!refusal.empty()) ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("%s", !refusal.empty() ? refusal.c_str()
+                              : sliding
+                                  ? "Append one episode step (state + action) without dropping: "
+                                    "learned positions\nrefuse once the window is full (no "
+                                    "table row past C - 1)."
+                                  : "Generate one new token at index L, L+1, ... attending to "
+                                    "all L slots.");
     if (sliding) {
       ImGui::SameLine();
       if (ImGui::Button("Slide")) op = KvOp::slide;
@@ -404,24 +349,19 @@ class KvPanel final : public Panel {
     slider_double("attention gain", p.attention_gain, KvModelParams::attention_gain_range, "%.3g",
                   true, "Scales W_q and W_k at init: higher = sharper attention.");
     if (p.positions == KvPositions::rope) {
-      slider_double("base", p.rope_base, {2.0, RopeParams::base_range.hi}, "%.6g", true,
-                    "rope_theta b.");
-      int layout = static_cast<int>(p.rope_layout);
-      ImGui::RadioButton("interleaved", &layout, 0);
-      ImGui::SameLine();
-      ImGui::RadioButton("half-split", &layout, 1);
-      p.rope_layout = static_cast<RopeLayout>(layout);
-      bool yarn = p.rope_scaling == RopeScaling::yarn;
-      ImGui::Checkbox("YaRN (temperature in cos/sin)", &yarn);
-      tooltip(
-          "Scaled cos/sin tables carry mscale = 0.1 ln s + 1 (HF-style): the re-encode with those\n"
-          "tables for its inverse too multiplies keys by mscale^2 (method reencode_scaled).");
-      p.rope_scaling = yarn ? RopeScaling::yarn : RopeScaling::none;
-      if (yarn) {
-        slider_double("factor s", p.rope_factor, RopeParams::factor_range, "%.4g", true,
-                      "YaRN scale factor.");
+      rope_controls(p.rope,
+                    {.head_dim = false,
+                     .rotary_fraction = false,
+                     .base_buttons = false,
+                     .layout_diagram = false},
+                    scale);
+      if (p.rope.scaling != RopeScaling::none) {
         const double m = kv_rope_table_scale(p);
-        ImGui::Text("mscale = %.4f, mscale^2 = %.4f", m, m * m);
+        ImGui::Text("cos/sin tables carry %.4f, keys x %.4f", m, m * m);
+        tooltip(
+            "Scaled cos/sin tables carry mscale (YaRN: 0.1 ln s + 1, HF-style): the re-encode "
+            "with those\ntables for its inverse too multiplies keys by mscale^2 (method "
+            "reencode_scaled).");
       }
     }
     ImGui::InputInt("seed", &p.seed);
@@ -448,7 +388,7 @@ class KvPanel final : public Panel {
     ImGui::RadioButton("keys", &metric, 1);
     ImGui::SameLine();
     ImGui::RadioButton("logits", &metric, 2);
-    ui_.plot_metric = static_cast<PlotMetric>(metric);
+    ui_.plot_metric = static_cast<KvPlotMetric>(metric);
     ImGui::PopItemWidth();
     return op;
   }
@@ -475,8 +415,7 @@ class KvPanel final : public Panel {
     if (std::find(ms.begin(), ms.end(), view.method) == ms.end()) view.method = ms.front();
 
     if (ui_.job.running()) {
-      const std::string key = ui_.job.key();
-      if (job_status(ui_.job, false, 160.0f * scale) == JobAction::cancel) ui_.failed_key = key;
+      if (job_status(ui_.job, false, 160.0f * scale) == JobAction::cancel) ui_.failed = ui_.job_for;
     } else
       ImGui::Text("step %d", ses.step);
     ImGui::SameLine();
@@ -488,6 +427,13 @@ class KvPanel final : public Panel {
     else
       ImGui::TextDisabled(
           "| ground truth: the stitched text [first; A; new tokens] recomputed from scratch");
+    if (view.scenario == KvScenario::sliding && view.model.layers > 1 && ses.step > 0)
+      ImGui::TextWrapped(
+          "Why exact index corrections (kshift, keep) are exact only in layer 0: layer-0 K/V "
+          "depend only on token and index, but the cached K/V of layers >= 1 were computed "
+          "while the dropped tokens were still in the window, so they carry context the "
+          "recomputed window no longer has. Fixing positions cannot remove that; only "
+          "recompute does.");
 
     draw_strip(ses, view, scale);
     ImGui::Separator();
@@ -498,7 +444,7 @@ class KvPanel final : public Panel {
               ? "Press Slide (or Append step) to drop old tokens and see each correction's error."
           : ses.stitched ? "Press Append token to continue at index L."
                          : "Press Stitch to build [first; A], then Append token.");
-      if (view.scenario != KvScenario::sliding && ses.stitched) draw_stitch_numbers(ses, view);
+      if (view.scenario != KvScenario::sliding && ses.stitched) kv_draw_stitch_numbers(ses, view);
       return;
     }
     const float half = std::max(200.0f, ImGui::GetContentRegionAvail().x * 0.5f);
@@ -510,14 +456,14 @@ class KvPanel final : public Panel {
     draw_heatmap(ses, view, scale);
     ImGui::EndChild();
     if (view.scenario == KvScenario::sliding) {
-      draw_plot(ses, view, scale);
+      kv_draw_plot(ses, view, ui_.plot_metric, scale);
     } else {
       ImGui::BeginChild("##stitchnums", ImVec2(half, 0), true);
-      draw_stitch_numbers(ses, view);
+      kv_draw_stitch_numbers(ses, view);
       ImGui::EndChild();
       ImGui::SameLine();
       ImGui::BeginChild("##stitchplot", ImVec2(0, 0), false);
-      draw_plot(ses, view, scale);
+      kv_draw_plot(ses, view, ui_.plot_metric, scale);
       ImGui::EndChild();
     }
     (void)ctx;
@@ -602,8 +548,9 @@ class KvPanel final : public Panel {
       if (!unstitched)
         dl->AddText(ImVec2(x + 3, o.y + 2 + 2 * line), text, prefixed('u', s.used_at).c_str());
       if (rope)
-        draw_slot_dial(dl, p, s, view.view_pair, ImVec2(x + cw * 0.5f, o.y + head_h + dial * 0.5f),
-                       dial * 0.42f, unstitched);
+        kv_draw_slot_dial(dl, p, s, view.view_pair,
+                          ImVec2(x + cw * 0.5f, o.y + head_h + dial * 0.5f), dial * 0.42f,
+                          unstitched);
       for (int l = 0; st && l < p.layers; ++l) {
         if (i >= static_cast<int>(cell_err[l].size())) continue;
         const float y = o.y + head_h + dial + l * (cell + 2.0f);
@@ -636,24 +583,6 @@ class KvPanel final : public Panel {
           view.view_pair);
   }
 
-  static void draw_slot_dial(ImDrawList* dl, const KvModelParams& p, const KvSlot& s, int pair,
-                             ImVec2 c, float r, bool unstitched) {
-    const KvSlotAngles a = kv_slot_angles(p, s, pair);
-    dl->AddCircleFilled(c, r, ImGui::GetColorU32(ImGuiCol_FrameBg), 20);
-    dl->AddCircle(c, r, ImGui::GetColorU32(ImGuiCol_Border), 20);
-    const double should = unstitched ? a.stored : a.should;
-    dl->AddLine(c,
-                ImVec2(c.x + r * static_cast<float>(std::cos(should)),
-                       c.y - r * static_cast<float>(std::sin(should))),
-                IM_COL32(170, 170, 170, 255), 2.0f);
-    const bool ok = unstitched || (a.stored == a.should && s.key_scale == 1.0);
-    const float len = r * static_cast<float>(std::clamp(s.key_scale, 0.3, 1.45));
-    dl->AddLine(c,
-                ImVec2(c.x + len * static_cast<float>(std::cos(a.stored)),
-                       c.y - len * static_cast<float>(std::sin(a.stored))),
-                ok ? IM_COL32(80, 210, 120, 255) : IM_COL32(240, 80, 70, 255), 1.5f);
-  }
-
   // Bars on a log scale, one row per method, one column per layer plus the logits.
   void draw_meters(const KvSession& ses, const KvLabSettings& view, float scale) {
     const int L = view.model.layers;
@@ -682,26 +611,12 @@ class KvPanel final : public Panel {
       tooltip(method_help(st.method));
       for (int l = 0; l <= L; ++l) {
         ImGui::TableNextColumn();
-        meter(l < L ? e.output_error[l] : e.logits_error, scale);
+        kv_meter(l < L ? e.output_error[l] : e.logits_error, scale);
       }
       ++ui_.meter_rows;
     }
     ImGui::EndTable();
     ImGui::TextDisabled("bar length: log10 error from 1e-9 (empty) to 1 (full)");
-  }
-
-  static void meter(double e, float scale) {
-    const float w = std::max(30.0f, ImGui::GetContentRegionAvail().x),
-                h = ImGui::GetTextLineHeight();
-    const ImVec2 o = ImGui::GetCursorScreenPos();
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float t =
-        static_cast<float>(std::clamp((std::log10(std::max(e, 1e-12)) + 9.0) / 9.0, 0.02, 1.0));
-    dl->AddRectFilled(o, ImVec2(o.x + w, o.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
-    dl->AddRectFilled(o, ImVec2(o.x + w * t, o.y + h), error_colour(e));
-    const std::string s = sci(e);
-    dl->AddText(ImVec2(o.x + 3.0f * scale, o.y), ImGui::GetColorU32(ImGuiCol_Text), s.c_str());
-    ImGui::Dummy(ImVec2(w, h));
   }
 
   // The last new token's attention over the cache (method above, recomputation below).
@@ -751,116 +666,6 @@ class KvPanel final : public Panel {
       }
     }
     ui_.heat.draw_colorbar(ImVec2(std::min(w, 240.0f * scale), 8.0f * scale));
-  }
-
-  // Error against the step number for every method on a log axis.
-  void draw_plot(const KvSession& ses, const KvLabSettings& view, float scale) {
-    const int l = view.view_layer;
-    const char* what = ui_.plot_metric == PlotMetric::output ? "output error"
-                       : ui_.plot_metric == PlotMetric::keys ? "key error"
-                                                             : "logits error";
-    ImGui::Text("%s (layer %d) over %s", what, l,
-                view.scenario == KvScenario::sliding ? "window slides" : "new tokens");
-    tooltip(view.scenario == KvScenario::sliding
-                ? "Exact corrections stay at rounding level (~1e-7 with a float32 cache). With "
-                  "more than one layer,\n"
-                  "reused caches also keep context from dropped tokens in layers >= 1: only "
-                  "recompute removes it."
-                : "Against recomputing the stitched text from scratch: never zero for reused "
-                  "caches in layers >= 1.");
-    // One series per method over steps 1..n (the values are core's KvStepErrors).
-    std::vector<std::vector<double>> ys(ses.methods.size());
-    PlotSpec spec;
-    spec.id = "errors";
-    spec.scale = scale;
-    spec.size = ImVec2(0, std::max(80.0f * scale, ImGui::GetContentRegionAvail().y -
-                                                      ImGui::GetTextLineHeightWithSpacing()));
-    spec.x.label = "step";
-    spec.y.log = true;
-    spec.y.lo = 1e-10;
-    spec.y.hi = 10;
-    spec.marks.push_back({5.96e-8, IM_COL32(120, 200, 255, 110), "float32 rounding"});
-    spec.tooltip = false;  // our own: every metric of every method at that step
-    for (size_t k = 0; k < ses.methods.size(); ++k) {
-      const KvMethodState& st = ses.methods[k];
-      for (const auto& e : st.history)
-        ys[k].push_back(ui_.plot_metric == PlotMetric::output ? e.output_error[l]
-                        : ui_.plot_metric == PlotMetric::keys ? e.key_error[l]
-                                                              : e.logits_error);
-      // Exactly zero has no place on a log axis: draw it at the bottom, say so in the tooltip.
-      for (double& v : ys[k]) v = std::max(v, 1e-10);
-      if (st.method == view.method) spec.highlight = static_cast<int>(k);
-      spec.series.push_back({.label = kv_method_name(st.method),
-                             .y = ys[k],
-                             .x0 = 1,
-                             .colour = method_colour(st.method),
-                             .thickness = 1.3f});
-    }
-    const int steps = ses.step;
-    const PlotHover hv = plot(spec);
-    if (hv.hovered && hv.index >= 0) {
-      const size_t i = static_cast<size_t>(hv.index);
-      std::string tip = "step " + std::to_string(i + 1);
-      for (const auto& st : ses.methods)
-        if (i < st.history.size()) {
-          const auto& e = st.history[i];
-          tip += "\n" + kv_method_name(st.method) + ": output " + sci(e.output_error[l]) +
-                 ", keys " + sci(e.key_error[l]) + ", logits " + sci(e.logits_error);
-        }
-      ImGui::SetTooltip("%s", tip.c_str());
-    }
-    ImGui::TextDisabled("steps 1..%d; the blue line is float32 rounding (6e-8)", steps);
-  }
-
-  // The two stitching numbers, kept apart: positions (key-position error) and content
-  // (output difference against recomputing the stitched text).
-  void draw_stitch_numbers(const KvSession& ses, const KvLabSettings& view) {
-    const int l = view.view_layer;
-    const double ms = kv_rope_table_scale(view.model);
-    ImGui::TextUnformatted("Stitching: two numbers, two questions");
-    ImGui::Separator();
-    if (!ImGui::BeginTable("##stitch_t", 3,
-                           ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp))
-      return;
-    ImGui::TableSetupColumn("method");
-    ImGui::TableSetupColumn("key-position error");
-    ImGui::TableSetupColumn("output vs scratch");
-    ImGui::TableHeadersRow();
-    for (const auto& st : ses.methods) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(method_colour(st.method)), "%s",
-                         kv_method_name(st.method).c_str());
-      ImGui::TableNextColumn();
-      if (l < static_cast<int>(st.key_position_error.size()))
-        ImGui::TextUnformatted(sci(st.key_position_error[l]).c_str());
-      ImGui::TableNextColumn();
-      if (!st.history.empty())
-        ImGui::TextUnformatted(sci(st.history.back().output_error[l]).c_str());
-      else
-        ImGui::TextDisabled("append a token");
-    }
-    ImGui::EndTable();
-    ImGui::TextWrapped(
-        "Key-position error (layer %d): stitched keys against the source runs' raw keys rotated to "
-        "their global "
-        "index 0..L-1. It asks only 'is every key at the right position?': rounding level (~1e-7 "
-        "float32) for "
-        "reencode and kshift, large for naive%s.",
-        l,
-        ms != 1.0 ? "; reencode_scaled is off by mscale^2 - 1"
-                  : "; reencode_scaled equals reencode without YaRN");
-    if (ms != 1.0)
-      ImGui::TextWrapped("YaRN: mscale = %.4f, so keys come out %.4f x too long.", ms, ms * ms);
-    ImGui::TextWrapped(
-        "Output vs scratch (layer %d, newest token): against recomputing the stitched text from "
-        "scratch. Non-zero even "
-        "with exact re-encoding from layer 1 on, because each block's K/V were computed in another "
-        "context (B alone, "
-        "A alone): re-encoding fixes positions, not content. Layer 0 K/V depend only on token and "
-        "index, so layer 0 "
-        "agrees.",
-        l);
   }
 
   KvUi ui_;

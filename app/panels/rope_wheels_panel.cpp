@@ -14,7 +14,9 @@
 #include "app/app_context.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/plot.hpp"
+#include "app/widgets/rope_controls.hpp"
 #include "core/common/errors.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/wheels_lab.hpp"
@@ -43,14 +45,6 @@ struct WheelsUi {
   WheelsDerived derived;
   int dials_laid_out = 0;  // for check_state: every pair must get a dial
 };
-
-ImU32 pair_colour(int pair, int pairs, float alpha = 1.0f) {
-  // Fast pairs warm (red), slow pairs cool (violet): hue follows log frequency, i.e. i.
-  const float t = pairs > 1 ? static_cast<float>(pair) / static_cast<float>(pairs - 1) : 0.0f;
-  float r, g, b;
-  ImGui::ColorConvertHSVtoRGB(0.78f * t, 0.75f, 0.95f, r, g, b);
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, alpha));
-}
 
 ImU32 band_colour(PairBand band) {
   switch (band) {
@@ -129,6 +123,7 @@ class RopeWheelsPanel final : public Panel {
     for (double v : d.decay.scaled)
       if (!std::isfinite(v)) return "decay curve has a non-finite value";
     if (ui_.lab.selected_pair >= pairs) return "selected pair out of range";
+    if (drawn_numbers_wanted()) record_numbers();
     return {};
   }
 
@@ -159,6 +154,28 @@ class RopeWheelsPanel final : public Panel {
   }
 
  private:
+  // What the dials, the pair details and the decay plot show, with the CLI call printing it.
+  void record_numbers() const {
+    const WheelsDerived& d = ui_.derived;
+    const WheelsLabSettings& s = ui_.lab;
+    auto vec = [](const Eigen::VectorXd& v) { return std::vector<double>(v.begin(), v.end()); };
+    const int i = s.selected_pair;
+    char pos[32];
+    std::snprintf(pos, sizeof pos, "%.17g", s.position);
+    const std::string preset = wheels_to_preset(s);
+    record_drawn_numbers(kWheelsLabName, preset,
+                         {"rope", "--decay", "--preset", preset, "--positions", pos},
+                         {{"inv_freq", vec(d.inv)},
+                          {"inv_freq_original", vec(d.inv0)},
+                          {"turns_in_context", vec(d.turns)},
+                          {"attention_scale", rope_attention_scale(s.rope)},
+                          {"effective_base", rope_effective_base(s.rope)},
+                          {"angles/0/angles/" + std::to_string(i), s.position * d.inv[i]},
+                          {"decay/deltas", d.decay.deltas},
+                          {"decay/score", d.decay.scaled},
+                          {"decay/score_without_scaling", d.decay.original}});
+  }
+
   void advance_animation(AppContext& ctx) {
     WheelsLabSettings& s = ui_.lab;
     if (!s.playing) return;
@@ -207,88 +224,13 @@ class RopeWheelsPanel final : public Panel {
     tooltip("Animation speed in positions per second (log scale).");
 
     ImGui::Separator();
-    ImGui::TextUnformatted("Frequencies");
-    if (ImGui::SliderInt("head dim D", &r.head_dim, 2, 512)) r.head_dim += r.head_dim % 2;
-    tooltip("D: dims per head (even). There are R/2 pairs, R = rotated dims.");
-    slider_double("rotary share", r.rotary_fraction, {0.0625, 1.0}, "%.4g", false);
-    tooltip(
-        "Partial rotary: only the first R = share * D dims rotate (e.g. GPT-NeoX uses 0.25);\n"
-        "the rest carry no position.");
-    slider_double("base b", r.base, {2.0, RopeParams::base_range.hi}, "%.6g", true);
-    tooltip(
-        "theta_i = b^(-2i/R): angle per token of pair i.\nlambda_i = 2*pi*b^(2i/R): its wavelength "
-        "in tokens.\n"
-        "10,000 RoFormer/LLaMA 2; 500,000 Llama 3; 1,000,000 MiniMind.");
-    const std::pair<const char*, double> bases[] = {
-        {"10k (LLaMA 2)", 1e4}, {"500k (Llama 3)", 5e5}, {"1M", 1e6}};
-    for (const auto& [label, value] : bases) {
-      if (value != 1e4) ImGui::SameLine(0, 4.0f * scale);
-      if (ImGui::SmallButton(label)) r.base = value;
-    }
-
-    ImGui::Separator();
-    ImGui::TextUnformatted("Layout (which dims pair up)");
-    int layout = static_cast<int>(r.layout);
-    ImGui::RadioButton("interleaved", &layout, 0);
-    tooltip("RoFormer, GPT-J, Meta LLaMA, UniZero: pair i = dims (2i, 2i+1).");
-    ImGui::SameLine();
-    ImGui::RadioButton("half-split", &layout, 1);
-    tooltip("GPT-NeoX, HF LLaMA, Qwen2: pair i = dims (i, i + R/2); rotate_half(x) = [-x2, x1].");
-    r.layout = static_cast<RopeLayout>(layout);
-    draw_layout_diagram(r, scale);
-
-    ImGui::Separator();
-    ImGui::TextUnformatted("Context extension");
-    int scaling = static_cast<int>(r.scaling);
-    const char* names[] = {"none", "linear (PI)", "NTK-aware", "dynamic NTK", "YaRN", "llama3"};
-    ImGui::Combo("method", &scaling, names, IM_ARRAYSIZE(names));
-    tooltip(
-        "PI: theta_i / s.  NTK: base b * s^(R/(R-2)).  Dynamic NTK: NTK with s*Lc/L-(s-1) once Lc "
-        "> L.\n"
-        "YaRN: theta'_i = (1-g)*theta_i/s + g*theta_i with ramp g over r_i = L/lambda_i, plus "
-        "temperature.\n"
-        "llama3: lambda < L/high kept, lambda > L/low divided by s, blend between.");
-    r.scaling = static_cast<RopeScaling>(scaling);
-    int L = r.original_context;
-    ImGui::SliderInt("trained L", &L, 1, 1000000, "%d", ImGuiSliderFlags_Logarithmic);
-    r.original_context = std::clamp(L, 1, 100000000);
-    tooltip(
-        "L: the context the model was trained on. r_i = L / lambda_i = turns of pair i within it.");
-    if (r.scaling != RopeScaling::none) {
-      slider_double("factor s", r.factor, RopeParams::factor_range, "%.4g", true);
-      tooltip("s: target context / L.");
-    }
-    if (r.scaling == RopeScaling::dynamic_ntk) {
-      slider_double("current length", r.current_length, RopeParams::current_length_range, "%.6g",
-                    true);
-      tooltip("Lc: tokens in the running sequence; the base only grows once Lc > L.");
-    }
-    if (r.scaling == RopeScaling::yarn) {
-      slider_double("beta (fast)", r.yarn_beta_fast, {1.0, 256.0}, "%.3g", true);
-      tooltip("Pairs with more than beta turns inside L are kept as they are.");
-      slider_double("alpha (slow)", r.yarn_beta_slow, {0.01, 64.0}, "%.3g", true);
-      tooltip("Pairs with fewer than alpha turns inside L are interpolated (theta/s).");
-      slider_double("temperature", r.yarn_attention_factor, RopeParams::attention_factor_range,
-                    "%.3g", false);
-      tooltip(
-          "mscale multiplies cos and sin, so logits scale by mscale^2.\n0 = default 0.1*ln(s)+1; "
-          "MiniMind sets 1.");
-      ImGui::Text("mscale = %.4f, logits x %.4f", rope_attention_scale(r),
-                  std::pow(rope_attention_scale(r), 2));
-    }
-    if (r.scaling == RopeScaling::llama3) {
-      slider_double("low_freq_factor", r.llama3_low_freq_factor, {0.25, 16.0}, "%.3g", false);
-      tooltip("Wavelengths longer than L / low_freq_factor are divided by s.");
-      slider_double("high_freq_factor", r.llama3_high_freq_factor, {0.5, 64.0}, "%.3g", false);
-      tooltip("Wavelengths shorter than L / high_freq_factor are kept.");
-    }
-    if (r.scaling == RopeScaling::ntk || r.scaling == RopeScaling::dynamic_ntk)
-      ImGui::Text("effective base b' = %s", compact(rope_effective_base(r)).c_str());
+    ImGui::TextUnformatted("Frequencies, layout and context extension");
+    rope_controls(r, {}, scale);
 
     ImGui::Separator();
     ImGui::TextUnformatted("View");
-    ImGui::SliderInt("trail", &s.trail, 0, 64);
-    tooltip("Dots at positions m-1, m-2, ...: how far each hand moves per token.");
+    slider_int("trail", s.trail, WheelsLabSettings::trail_range, false,
+               "Dots at positions m-1, m-2, ...: how far each hand moves per token.");
     slider_double("dial size", s.dial_size, WheelsLabSettings::dial_size_range, "%.0f px", false);
     tooltip("Zoom the dial grid (Ctrl + mouse wheel over the grid also zooms).");
     int qk = static_cast<int>(s.decay_vectors);
@@ -304,36 +246,6 @@ class RopeWheelsPanel final : public Panel {
                   "%.6g", true);
     tooltip("Largest relative distance n - m on the decay plot.");
     ImGui::PopItemWidth();
-  }
-
-  void draw_layout_diagram(const RopeParams& r, float scale) {
-    // One box per dimension (first 16), coloured by the pair it belongs to.
-    const int R = rope_rotary_dim(r), P = R / 2;
-    const int shown = std::min(r.head_dim, 16);
-    const float box = 20.0f * scale;
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImVec2 o = ImGui::GetCursorScreenPos();
-    std::vector<int> pair_of(r.head_dim, -1);
-    for (int i = 0; i < P; ++i) {
-      const auto [a, b] = rope_pair_dims(r, i);
-      pair_of[a] = pair_of[b] = i;
-    }
-    for (int j = 0; j < shown; ++j) {
-      const ImVec2 p0(o.x + j * (box + 2), o.y), p1(p0.x + box, p0.y + box);
-      const int i = pair_of[j];
-      dl->AddRectFilled(p0, p1, i >= 0 ? pair_colour(i, P) : IM_COL32(90, 90, 90, 255), 2.0f);
-      char label[8];
-      if (i >= 0)
-        std::snprintf(label, sizeof label, "%d", i % 100);
-      else
-        std::snprintf(label, sizeof label, "-");
-      const ImVec2 ts = ImGui::CalcTextSize(label);
-      dl->AddText(ImVec2(p0.x + (box - ts.x) * 0.5f, p0.y + (box - ts.y) * 0.5f),
-                  IM_COL32(0, 0, 0, 255), label);
-    }
-    ImGui::Dummy(ImVec2(shown * (box + 2), box));
-    ImGui::TextDisabled("dims 0..%d, number = pair%s", shown - 1,
-                        r.head_dim > shown ? " (first 16 dims shown)" : "");
   }
 
   void draw_view(WheelsLabSettings& s, float scale) {
@@ -422,7 +334,7 @@ class RopeWheelsPanel final : public Panel {
                            c.y - 0.8f * rad * static_cast<float>(std::sin(a)));
             const float h = std::max(1.5f, rad * 0.07f);
             dl->AddRectFilled(ImVec2(p.x - h, p.y - h), ImVec2(p.x + h, p.y + h),
-                              pair_colour(i, P, alpha));
+                              rope_pair_colour(i, P, alpha));
           }
           if (scaled) {
             const double a0 = std::fmod(s.position * d.inv0[i], kTwoPi);
@@ -435,20 +347,28 @@ class RopeWheelsPanel final : public Panel {
           dl->AddLine(c,
                       ImVec2(c.x + 0.95f * rad * static_cast<float>(std::cos(a)),
                              c.y - 0.95f * rad * static_cast<float>(std::sin(a))),
-                      pair_colour(i, P), 2.5f * scale);
+                      rope_pair_colour(i, P), 2.5f * scale);
           dl->AddCircleFilled(c, 2.5f * scale, text);
           char label[64];
           std::snprintf(label, sizeof label, "i=%d", i);
           dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale), hovered ? text : dim_text, label);
-          const std::string lam = "λ=" + compact(kTwoPi / d.inv[i]);
+          // With an extension the hand turns at theta'_i: label its wavelength lambda'.
+          const std::string lam = (scaled ? "λ'=" : "λ=") + compact(kTwoPi / d.inv[i]);
           dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale + ImGui::GetTextLineHeight()),
                       dim_text, lam.c_str());
-          if (hovered)
-            ImGui::SetTooltip(
-                "pair %d: theta = %.6g rad/token, wavelength %.6g tokens, r = L/lambda = %.4g "
-                "turns\n"
-                "click for details",
-                i, d.inv[i], kTwoPi / d.inv[i], d.turns[i]);
+          if (hovered) {
+            if (scaled)
+              ImGui::SetTooltip(
+                  "pair %d: theta = %.6g -> theta' = %.6g rad/token\nwavelength lambda = %.6g -> "
+                  "lambda' = %.6g tokens\nr = L/lambda = %.4g turns in L (original "
+                  "frequency)\nclick for details",
+                  i, d.inv0[i], d.inv[i], kTwoPi / d.inv0[i], kTwoPi / d.inv[i], d.turns[i]);
+            else
+              ImGui::SetTooltip(
+                  "pair %d: theta = %.6g rad/token, wavelength lambda = %.6g tokens, r = "
+                  "L/lambda = %.4g turns in L\nclick for details",
+                  i, d.inv[i], kTwoPi / d.inv[i], d.turns[i]);
+          }
         }
       }
     }
@@ -476,7 +396,8 @@ class RopeWheelsPanel final : public Panel {
     ImGui::Text("angle m*theta = %.10g rad", angle);
     ImGui::Text("mod 2pi       = %.6f rad (%.3f deg)", wrapped, wrapped * 180.0 / std::numbers::pi);
     ImGui::Text("full turns    = %.0f", std::floor(angle / kTwoPi));
-    ImGui::TextDisabled("poslab-cli rope --positions %.10g", s.position);
+    ImGui::TextWrapped("poslab-cli rope --preset '%s' --positions %.10g",
+                       wheels_to_preset(WheelsLabSettings{.rope = r}).c_str(), s.position);
   }
 
   void draw_decay(const WheelsLabSettings& s, const WheelsDerived& d, float scale) {

@@ -1,5 +1,8 @@
 // Building the seeded attention model and computing scores, weights and term splits
 // (see attention.hpp for shapes and the three ways position enters).
+// Sections: encoding table and names (top) | validation and scale | inputs (sequence,
+// count, grid, shift, reorder) | attention_build | queries, keys and biases |
+// attention_compute (with undefined keys masked per row) | attention_score_terms.
 #include "core/attention/attention.hpp"
 
 #include <cmath>
@@ -95,7 +98,8 @@ std::string missing_note(const AttentionModel& m) {
   for (int t : m.missing) lo = std::min(lo, pos[t]), hi = std::max(hi, pos[t]);
   s << m.missing.size() << " token(s) at positions " << lo << ".." << hi
     << " have no row in the learned table (rows 0.." << m.params.table_length - 1
-    << "): their scores and weights are undefined (NaN), not invented";
+    << "): their scores and weights are undefined (NaN), not invented; the other queries "
+       "attend over the defined keys only";
   return s.str();
 }
 
@@ -135,7 +139,7 @@ void attention_validate(const AttentionParams& p) {
   require_in_range("sin_base", p.sin_base, AttentionParams::sin_base_range);
   require_in_range("table_length", p.table_length, AttentionParams::table_length_range);
   require_in_range("learned_std", p.learned_std, AttentionParams::learned_std_range);
-  require_in_range("rope_base", p.rope_base, AttentionParams::rope_base_range);
+  require_in_range("base", p.rope.base, RopeParams::base_range);
   require_in_range("t5_buckets", p.t5_buckets, AttentionParams::t5_buckets_range);
   require_in_range("t5_max_distance", p.t5_max_distance, AttentionParams::t5_max_distance_range);
   require_in_range("bias_std", p.bias_std, AttentionParams::bias_std_range);
@@ -160,10 +164,8 @@ double attention_scale(const AttentionParams& p) {
 }
 
 RopeParams attention_rope_params(const AttentionParams& p) {
-  RopeParams r;
+  RopeParams r = p.rope;
   r.head_dim = p.head_dim;
-  r.base = p.rope_base;
-  r.layout = p.rope_layout;
   return r;
 }
 
@@ -384,6 +386,31 @@ Eigen::MatrixXi attention_t5_buckets(const AttentionModel& m) {
   return out;
 }
 
+// Positions without a learned row are left out of each defined query's softmax, as a
+// padding mask would leave them out: their cells stay NaN (undefined, drawn grey), the
+// other keys of the row share the weight. A query without a row stays NaN throughout.
+static void mask_undefined_keys(AttentionHeadResult& h, const std::vector<int>& missing) {
+  const Eigen::Index T = h.scores.rows();
+  std::vector<char> undefined(static_cast<size_t>(T), 0);
+  for (int t : missing) undefined[static_cast<size_t>(t)] = 1;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (Eigen::Index i = 0; i < T; ++i) {
+    if (undefined[static_cast<size_t>(i)]) continue;
+    float top = -std::numeric_limits<float>::infinity();
+    for (Eigen::Index j = 0; j < T; ++j)
+      if (!undefined[static_cast<size_t>(j)]) top = std::max(top, h.scores(i, j));
+    if (!std::isfinite(top)) continue;  // every defined key masked: nothing to share
+    double sum = 0;
+    for (Eigen::Index j = 0; j < T; ++j)
+      if (!undefined[static_cast<size_t>(j)]) sum += std::exp(double(h.scores(i, j)) - top);
+    for (Eigen::Index j = 0; j < T; ++j)
+      h.weights(i, j) =
+          undefined[static_cast<size_t>(j)]
+              ? (h.scores(i, j) == -std::numeric_limits<float>::infinity() ? 0.0f : nan)
+              : static_cast<float>(std::exp(double(h.scores(i, j)) - top) / sum);
+  }
+}
+
 AttentionResult attention_compute(const AttentionModel& m, const std::atomic<bool>* cancel,
                                   int only_head) {
   const AttentionParams& p = m.params;
@@ -409,6 +436,7 @@ AttentionResult attention_compute(const AttentionModel& m, const std::atomic<boo
     attention_scores_softmax(q.data(), k.data(), T, p.head_dim, static_cast<float>(r.scale),
                              has_bias ? head.bias.data() : nullptr, p.causal, head.scores.data(),
                              head.weights.data());
+    if (!m.missing.empty()) mask_undefined_keys(head, m.missing);
     r.heads[h] = std::move(head);
   }
   return r;

@@ -59,20 +59,22 @@ struct AttentionParams {
   int model_dim = 64;  // D: content / absolute-encoding dims, even, [4, 1024] (x4 for sincos2d)
   int head_dim = 16;   // Dh: dims per head after W_q / W_k, even, [2, 256]
   int seed = 1;        // seeds content, W_q/W_k, tables and terrain, [0, 2^31-1]
-  bool use_content = true;     // token content enters q and k (off: position alone)
-  bool use_position = true;    // the encoding enters (off: content alone)
-  bool causal = false;         // keys after the query are masked (decoder)
-  double sin_base = 10000.0;   // base of sinusoidal and 2-D sin-cos frequencies, [2, 1e9]
-  int table_length = 64;       // learned table rows = trained length L, [1, 4096]
-  double learned_std = 1.0;    // std of the seeded learned rows, [0.001, 10]
-  double rope_base = 10000.0;  // RoPE base b (rope_theta), [1.000001, 1e12]
-  RopeLayout rope_layout = RopeLayout::half_split;  // pairing of head dims (scores agree)
+  bool use_content = true;        // token content enters q and k (off: position alone)
+  bool use_position = true;       // the encoding enters (off: content alone)
+  bool causal = false;            // keys after the query are masked (decoder)
+  double sin_base = 10000.0;      // base of sinusoidal and 2-D sin-cos frequencies, [2, 1e9]
+  int table_length = 64;          // learned table rows = trained length L, [1, 4096]
+  double learned_std = 1.0;       // std of the seeded learned rows, [0.001, 10]
+  RopeParams rope;                // RoPE: base b and layout (RopeParams ranges; scores agree across
+                                  // layouts); head_dim follows Dh, set by attention_rope_params
   bool t5_bidirectional = true;   // T5 encoder (both signs) or decoder (past only)
   int t5_buckets = 32;            // T5 num_buckets, even, [2, 256]
   int t5_max_distance = 128;      // T5 max_distance in tokens, [2, 1e6]
   double bias_std = 1.0;          // std of the seeded T5 / Swin bias tables, [0, 10]
   double elevation_alpha = 1.0;   // TopoFlow alpha (learnable, init 1), [0, 100]
   double terrain_max_m = 3000.0;  // highest point of the seeded terrain in metres, [0, 9000]
+
+  bool operator==(const AttentionParams&) const = default;
 
   static constexpr ParamRange heads_range{1, 64};
   static constexpr ParamRange model_dim_range{4, 1024};
@@ -81,7 +83,6 @@ struct AttentionParams {
   static constexpr ParamRange sin_base_range{2, 1e9};
   static constexpr ParamRange table_length_range{1, 4096};
   static constexpr ParamRange learned_std_range{0.001, 10};
-  static constexpr ParamRange rope_base_range{1.000001, 1e12};
   static constexpr ParamRange t5_buckets_range{2, 256};
   static constexpr ParamRange t5_max_distance_range{2, 1e6};
   static constexpr ParamRange bias_std_range{0, 10};

@@ -78,9 +78,9 @@ std::string attention_to_preset(const AttentionLabSettings& s) {
   if (p.sin_base != dp.sin_base) w.add("sin_base", p.sin_base);
   if (p.table_length != dp.table_length) w.add("L", p.table_length);
   if (p.learned_std != dp.learned_std) w.add("learned_std", p.learned_std);
-  if (p.rope_base != dp.rope_base) w.add("rope_base", p.rope_base);
-  if (p.rope_layout != dp.rope_layout)
-    w.add_text("layout", rope_layout_names()[static_cast<int>(p.rope_layout)]);
+  if (p.rope.base != dp.rope.base) w.add("base", p.rope.base, RopeParams::base_range);
+  if (p.rope.layout != dp.rope.layout)
+    w.add_text("layout", rope_layout_names()[static_cast<int>(p.rope.layout)]);
   if (p.t5_bidirectional != dp.t5_bidirectional) w.add("t5_bidir", p.t5_bidirectional);
   if (p.t5_buckets != dp.t5_buckets) w.add("buckets", p.t5_buckets);
   if (p.t5_max_distance != dp.t5_max_distance) w.add("max_distance", p.t5_max_distance);
@@ -132,8 +132,9 @@ AttentionLabSettings attention_from_preset(const std::string& text,
   in.read("sin_base", p.sin_base, AttentionParams::sin_base_range);
   in.read("L", p.table_length, AttentionParams::table_length_range);
   in.read("learned_std", p.learned_std, AttentionParams::learned_std_range);
-  in.read("rope_base", p.rope_base, AttentionParams::rope_base_range);
-  read_enum("layout", p.rope_layout, rope_layout_names());
+  in.read("rope_base", p.rope.base, RopeParams::base_range);  // before the shared vocabulary
+  in.read("base", p.rope.base, RopeParams::base_range);
+  read_enum("layout", p.rope.layout, rope_layout_names());
   in.read("t5_bidir", p.t5_bidirectional);
   in.read("buckets", p.t5_buckets, AttentionParams::t5_buckets_range);
   in.read("max_distance", p.t5_max_distance, AttentionParams::t5_max_distance_range);

@@ -44,6 +44,8 @@ struct AttentionLabSettings {
   bool show_terrain = true;      // draw the terrain next to the grid attention
   int decay_max = 512;           // x-range of the RoPE decay plot in tokens, [8, 1e6]
 
+  bool operator==(const AttentionLabSettings&) const = default;
+
   static constexpr ParamRange token_count_range{1, kAttentionMaxTokens};
   static constexpr ParamRange grid_side_range{1, 32};
   static constexpr ParamRange shift_range{0, 1e6};

@@ -157,15 +157,14 @@ std::vector<double> attention_row_entropy(const RowMatrixF& weights) {
   std::vector<double> e(weights.rows());
   for (Eigen::Index i = 0; i < weights.rows(); ++i) {
     double s = 0;
+    bool defined = false;  // undefined keys (NaN cells) carry no weight; a NaN row has none
     for (Eigen::Index j = 0; j < weights.cols(); ++j) {
       const double w = weights(i, j);
-      if (std::isnan(w)) {
-        s = std::numeric_limits<double>::quiet_NaN();
-        break;
-      }
+      if (std::isnan(w)) continue;
+      defined = true;
       if (w > 0) s -= w * std::log(w);
     }
-    e[i] = s;
+    e[i] = defined ? s : std::numeric_limits<double>::quiet_NaN();
   }
   return e;
 }
@@ -184,7 +183,11 @@ ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tok
     }
     d.row_entropy.push_back(attention_row_entropy(h.weights));
     std::vector<double> mx(h.weights.rows());
-    for (Eigen::Index i = 0; i < h.weights.rows(); ++i) mx[i] = h.weights.row(i).maxCoeff();
+    for (Eigen::Index i = 0; i < h.weights.rows(); ++i) {
+      mx[i] = std::numeric_limits<double>::quiet_NaN();
+      for (Eigen::Index j = 0; j < h.weights.cols(); ++j)
+        if (!std::isnan(h.weights(i, j)) && !(mx[i] >= h.weights(i, j))) mx[i] = h.weights(i, j);
+    }
     d.row_max.push_back(std::move(mx));
   }
   const std::string L = std::to_string(p.table_length);

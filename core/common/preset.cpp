@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "core/common/names.hpp"
 
@@ -11,8 +12,11 @@ namespace poslab {
 namespace {
 
 bool is_plain(unsigned char c) {
+  // Readable: letters, digits, a few marks, '/' (paths) and every byte of a multi-byte
+  // UTF-8 character (Chinese text stays Chinese). The reader decodes %XX anywhere.
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_' || c == '.' || c == '~' || c == ',' || c == ':' || c == '+';
+         c == '_' || c == '.' || c == '~' || c == ',' || c == ':' || c == '+' || c == '/' ||
+         c >= 0x80;
 }
 
 std::string percent_encode(std::string_view s) {
@@ -72,8 +76,25 @@ double parse_double(std::string_view text, const std::string& what) {
   return v;
 }
 
-PresetWriter& PresetWriter::add(const std::string& key, double value) {
-  fields_.emplace_back(key, format_double(value));
+std::string format_int(int v) {
+  return std::to_string(v);
+}
+
+std::string format_double_rounded(double v, ParamRange range) {
+  if (!std::isfinite(v) || v == std::trunc(v)) return format_double(v);  // whole: exact
+  const double a = std::abs(v);
+  const int int_digits = a >= 1 ? static_cast<int>(std::floor(std::log10(a))) + 1 : 0;
+  for (int digits = std::max(6, int_digits + 1); digits < 17; ++digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    const double r = std::strtod(buf, nullptr);
+    if (range.contains(r) || !range.contains(v)) return format_double(r);
+  }
+  return format_double(v);
+}
+
+PresetWriter& PresetWriter::add(const std::string& key, double value, ParamRange range) {
+  fields_.emplace_back(key, format_double_rounded(value, range));
   return *this;
 }
 

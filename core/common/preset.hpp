@@ -1,9 +1,12 @@
 // Presets: a lab's whole parameter set as one short text string that restores it exactly,
 // shaped like a URL query: "rope?dim=128&base=10000&layout=half". Lessons open labs with
 // these strings; the app copies and pastes them; the command line accepts them.
-// Numbers use the shortest text that reads back to the same double; text values are
-// percent-encoded, so any UTF-8 sentence survives.
+// Numbers are rounded to about 6 significant digits (whole numbers and integer parts stay
+// exact; a value a range would reject after rounding keeps more digits), so a dragged
+// slider gives "pos=111.144", not 17 digits. Text values keep readable UTF-8 and '/' and
+// percent-encode only what the format needs (space, '&', '=', '%', '?', '#', controls).
 #pragma once
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -13,13 +16,22 @@
 
 namespace poslab {
 
+// `v` rounded to about 6 significant digits (see the file comment), as text.
+std::string format_double_rounded(double v, ParamRange range);
+std::string format_int(int v);
+
 // Writes "lab?k=v&k=v" in insertion order.
 class PresetWriter {
  public:
   explicit PresetWriter(std::string lab) : lab_(std::move(lab)) {}
-  PresetWriter& add(const std::string& key, double value);
+  // Rounded as described above; `range` (where the reader checks one) keeps the rounded
+  // value inside it (base = 1.000001 must not become 1).
+  PresetWriter& add(const std::string& key, double value,
+                    ParamRange range = {-std::numeric_limits<double>::infinity(),
+                                        std::numeric_limits<double>::infinity()});
   PresetWriter& add(const std::string& key, int value) {
-    return add(key, static_cast<double>(value));
+    fields_.emplace_back(key, format_int(value));
+    return *this;
   }
   PresetWriter& add(const std::string& key, bool value) { return add_text(key, value ? "1" : "0"); }
   PresetWriter& add_text(const std::string& key, std::string_view value);

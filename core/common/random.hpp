@@ -6,7 +6,9 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <string_view>
+#include <utility>
 
 namespace poslab {
 
@@ -21,6 +23,34 @@ inline uint64_t splitmix64(uint64_t x) {
   return splitmix64_mix(x + 0x9e3779b97f4a7c15ULL);
 }
 
+// The top 53 bits of x as a double in [0, 1).
+inline double unit_double(uint64_t x) {
+  return static_cast<double>(x >> 11) * 0x1.0p-53;
+}
+
+// Box-Muller: two independent standard normals from u1 in (0, 1] (so the log is finite)
+// and u2 in [0, 1). Only std::log/sqrt/cos/sin, which glibc computes identically on
+// every x86-64 machine; no std:: distribution.
+inline std::pair<double, double> box_muller(double u1, double u2) {
+  const double r = std::sqrt(-2.0 * std::log(u1)), a = 2.0 * std::numbers::pi * u2;
+  return {r * std::cos(a), r * std::sin(a)};
+}
+
+// A bare SplitMix64 counter stream from a raw 64-bit state (the quiz generators and the
+// KV model's weights use it with their historical seeding; new code keys a SeededStream).
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t state) : state_(state) {}
+  uint64_t next_u64() {
+    state_ += 0x9e3779b97f4a7c15ULL;
+    return splitmix64_mix(state_);
+  }
+  double uniform() { return unit_double(next_u64()); }  // [0, 1)
+
+ private:
+  uint64_t state_;
+};
+
 // SplitMix64 (Steele, Lea, Flood 2014): a tiny generator with good 64-bit mixing.
 class SeededStream {
  public:
@@ -32,12 +62,12 @@ class SeededStream {
     return mix(state_);
   }
   // Uniform in [0, 1) with 53 random bits.
-  double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+  double uniform() { return unit_double(next_u64()); }
   // Standard normal by Box-Muller (one value per call; the partner is discarded).
   double normal() {
     const double u1 = 1.0 - uniform();  // (0, 1]: log stays finite
     const double u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    return box_muller(u1, u2).first;
   }
 
   // FNV-1a over the bytes of a text (token strings, purposes).

@@ -7,6 +7,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/preset.hpp"
+#include "core/rope/rope_preset.hpp"
 
 namespace poslab {
 namespace {
@@ -157,13 +158,7 @@ std::string kv_to_preset(const KvLabSettings& s) {
   if (p.layer_norm != dp.layer_norm) w.add("ln", p.layer_norm);
   if (p.position_std != dp.position_std) w.add("pos_std", p.position_std);
   if (p.attention_gain != dp.attention_gain) w.add("gain", p.attention_gain);
-  if (p.rope_base != dp.rope_base) w.add("base", p.rope_base);
-  if (p.rope_layout != dp.rope_layout)
-    w.add_text("layout", rope_layout_names()[static_cast<int>(p.rope_layout)]);
-  if (p.rope_scaling != dp.rope_scaling)
-    w.add_text("scaling", rope_scaling_names()[static_cast<int>(p.rope_scaling)]);
-  if (p.rope_factor != dp.rope_factor) w.add("factor", p.rope_factor);
-  if (p.rope_original_context != dp.rope_original_context) w.add("L", p.rope_original_context);
+  rope_preset_write(w, p.rope, dp.rope, {.head_dim = false, .rotary_fraction = false});
   if (p.seed != dp.seed) w.add("seed", p.seed);
   if (s.steps != d.steps) w.add("steps", s.steps);
   if (s.drop_steps != d.drop_steps) w.add("drop", s.drop_steps);
@@ -199,14 +194,7 @@ KvLabSettings kv_from_preset(const std::string& text, const KvLabSettings& base)
   in.read("ln", p.layer_norm);
   in.read("pos_std", p.position_std, KvModelParams::position_std_range);
   in.read("gain", p.attention_gain, KvModelParams::attention_gain_range);
-  in.read("base", p.rope_base, RopeParams::base_range);
-  int layout = static_cast<int>(p.rope_layout), scaling = static_cast<int>(p.rope_scaling);
-  in.read_choice("layout", layout, rope_layout_names());
-  in.read_choice("scaling", scaling, rope_scaling_names());
-  p.rope_layout = static_cast<RopeLayout>(layout);
-  p.rope_scaling = static_cast<RopeScaling>(scaling);
-  in.read("factor", p.rope_factor, RopeParams::factor_range);
-  in.read("L", p.rope_original_context, RopeParams::original_context_range);
+  rope_preset_read(in, p.rope, {.head_dim = false, .rotary_fraction = false});
   in.read("seed", p.seed, KvModelParams::seed_range);
   in.read("steps", s.steps, KvLabSettings::steps_range);
   in.read("drop", s.drop_steps, KvLabSettings::drop_steps_range);

@@ -49,6 +49,8 @@ struct KvLabSettings {
   int view_head = 0;          // head whose attention and dials are shown, [0, 15]
   int view_pair = 0;          // RoPE pair drawn on the slot dials (0 = fastest), [0, 127]
 
+  bool operator==(const KvLabSettings&) const = default;
+
   static constexpr ParamRange steps_range{1, 500};
   static constexpr ParamRange drop_steps_range{1, 255};
   static constexpr ParamRange length_range{1, 512};

@@ -11,38 +11,34 @@
 
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
+#include "core/common/random.hpp"
 #include "core/kv/kv_cache.hpp"
 
 namespace poslab {
 namespace {
 
-// splitmix64 + Box-Muller: the same weights for a seed on every platform (std::
-// normal_distribution is implementation-defined).
+// Normals in pairs from a SplitMix64 stream (core/common/random.hpp): the same weights
+// for a seed on every platform. The seeding and the (k + 1) / 2^53 form of u1 are kept
+// from before the random module existed, so every KV experiment's numbers are unchanged.
 class SeededNormal {
  public:
   explicit SeededNormal(uint64_t seed)
-      : state_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+      : stream_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
   double operator()() {
     if (has_spare_) {
       has_spare_ = false;
       return spare_;
     }
-    const double u1 = (static_cast<double>(next() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
-    const double u2 = static_cast<double>(next() >> 11) * 0x1.0p-53;          // [0, 1)
-    const double r = std::sqrt(-2.0 * std::log(u1)), a = 2.0 * std::numbers::pi * u2;
-    spare_ = r * std::sin(a);
+    const double u1 = (static_cast<double>(stream_.next_u64() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+    const double u2 = stream_.uniform();                                                  // [0, 1)
+    const auto [a, b] = box_muller(u1, u2);
+    spare_ = b;
     has_spare_ = true;
-    return r * std::cos(a);
+    return a;
   }
 
  private:
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  uint64_t state_;
+  SplitMix64 stream_;
   double spare_ = 0;
   bool has_spare_ = false;
 };
@@ -150,13 +146,8 @@ int kv_head_dim(const KvModelParams& p) {
 }
 
 RopeParams kv_rope_params(const KvModelParams& p) {
-  RopeParams r;
+  RopeParams r = p.rope;
   r.head_dim = p.heads > 0 ? p.width / p.heads : p.width;
-  r.base = p.rope_base;
-  r.layout = p.rope_layout;
-  r.scaling = p.rope_scaling;
-  r.factor = p.rope_factor;
-  r.original_context = p.rope_original_context;
   return r;
 }
 

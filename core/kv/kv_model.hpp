@@ -30,12 +30,14 @@ struct KvModelParams {
   bool layer_norm = true;       // pre-LayerNorm in every block (off: K, V linear in P at layer 0)
   double position_std = 0.5;    // std of learned position-table entries (tokens have 1), [0, 10]
   double attention_gain = 1.5;  // multiplies W_q, W_k at init: sharper attention, [0.1, 10]
-  double rope_base = 10000.0;   // b (rope_theta), (1, 1e12]
-  RopeLayout rope_layout = RopeLayout::half_split;
-  RopeScaling rope_scaling = RopeScaling::none;
-  double rope_factor = 16.0;       // s for the scaling (YaRN temperature 0.1 ln s + 1), [1, 1024]
-  int rope_original_context = 64;  // L: trained context the scaling refers to, [1, 1e8]
-  int seed = 1;                    // weights and token streams, [0, 2^31 - 1]
+  RopeParams rope{.head_dim = 16,
+                  .factor = 16.0,
+                  .original_context = 64};  // RoPE of each
+                                            // head: base, layout, scaling, factor s, L (RopeParams
+                                            // ranges); head_dim is W / H, set by kv_rope_params
+  int seed = 1;                             // weights and token streams, [0, 2^31 - 1]
+
+  bool operator==(const KvModelParams&) const = default;
 
   static constexpr ParamRange layers_range{1, 4};
   static constexpr ParamRange width_range{8, 256};

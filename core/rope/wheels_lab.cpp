@@ -4,6 +4,7 @@
 
 #include "core/common/preset.hpp"
 #include "core/common/random.hpp"
+#include "core/rope/rope_preset.hpp"
 
 namespace poslab {
 
@@ -40,22 +41,7 @@ std::string wheels_to_preset(const WheelsLabSettings& s) {
   const WheelsLabSettings d;
   PresetWriter w(kWheelsLabName);
   const RopeParams &r = s.rope, &dr = d.rope;
-  if (r.head_dim != dr.head_dim) w.add("dim", r.head_dim);
-  if (r.rotary_fraction != dr.rotary_fraction) w.add("rotary", r.rotary_fraction);
-  if (r.base != dr.base) w.add("base", r.base);
-  if (r.layout != dr.layout) w.add_text("layout", rope_layout_names()[static_cast<int>(r.layout)]);
-  if (r.scaling != dr.scaling)
-    w.add_text("scaling", rope_scaling_names()[static_cast<int>(r.scaling)]);
-  if (r.factor != dr.factor) w.add("factor", r.factor);
-  if (r.original_context != dr.original_context) w.add("L", r.original_context);
-  if (r.current_length != dr.current_length) w.add("cur", r.current_length);
-  if (r.yarn_beta_fast != dr.yarn_beta_fast) w.add("beta_fast", r.yarn_beta_fast);
-  if (r.yarn_beta_slow != dr.yarn_beta_slow) w.add("beta_slow", r.yarn_beta_slow);
-  if (r.yarn_attention_factor != dr.yarn_attention_factor) w.add("mscale", r.yarn_attention_factor);
-  if (r.llama3_low_freq_factor != dr.llama3_low_freq_factor)
-    w.add("low_freq", r.llama3_low_freq_factor);
-  if (r.llama3_high_freq_factor != dr.llama3_high_freq_factor)
-    w.add("high_freq", r.llama3_high_freq_factor);
+  rope_preset_write(w, r, dr);
   if (s.position != d.position) w.add("pos", s.position);
   if (s.log_slider != d.log_slider) w.add("log", s.log_slider);
   if (s.playing != d.playing) w.add("play", s.playing);
@@ -73,22 +59,7 @@ WheelsLabSettings wheels_from_preset(const std::string& text, const WheelsLabSet
   WheelsLabSettings s = base;
   PresetReader in(text, kWheelsLabName);
   RopeParams& r = s.rope;
-  in.read("dim", r.head_dim, RopeParams::head_dim_range);
-  in.read("rotary", r.rotary_fraction, RopeParams::rotary_fraction_range);
-  in.read("base", r.base, RopeParams::base_range);
-  int layout = static_cast<int>(r.layout), scaling = static_cast<int>(r.scaling);
-  in.read_choice("layout", layout, rope_layout_names());
-  in.read_choice("scaling", scaling, rope_scaling_names());
-  r.layout = static_cast<RopeLayout>(layout);
-  r.scaling = static_cast<RopeScaling>(scaling);
-  in.read("factor", r.factor, RopeParams::factor_range);
-  in.read("L", r.original_context, RopeParams::original_context_range);
-  in.read("cur", r.current_length, RopeParams::current_length_range);
-  in.read("beta_fast", r.yarn_beta_fast, RopeParams::beta_range);
-  in.read("beta_slow", r.yarn_beta_slow, RopeParams::beta_range);
-  in.read("mscale", r.yarn_attention_factor, RopeParams::attention_factor_range);
-  in.read("low_freq", r.llama3_low_freq_factor, RopeParams::llama3_factor_range);
-  in.read("high_freq", r.llama3_high_freq_factor, RopeParams::llama3_factor_range);
+  rope_preset_read(in, r);
   in.read("pos", s.position, WheelsLabSettings::position_range);
   in.read("log", s.log_slider);
   in.read("play", s.playing);

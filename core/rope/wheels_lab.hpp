@@ -23,6 +23,8 @@ struct WheelsLabSettings {
   DecayVectors decay_vectors = DecayVectors::ones;
   double decay_max_distance = 4096.0;  // x-range of the decay plot, [8, 1e7]
 
+  bool operator==(const WheelsLabSettings&) const = default;
+
   static constexpr ParamRange position_range{0, 1e7};
   static constexpr ParamRange speed_range{0.01, 1e6};
   static constexpr ParamRange trail_range{0, 64};

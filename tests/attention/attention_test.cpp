@@ -214,7 +214,15 @@ TEST_CASE("positions past the learned table are reported, not invented") {
   CHECK(std::isnan(s(9, 2)));
   CHECK(std::isnan(s(2, 9)));
   CHECK(std::isfinite(s(2, 3)));
-  CHECK(std::isnan(r.heads[0].weights(1, 0)));  // row 1 sees the undefined keys 8..11
+  // Row 1 sees the undefined keys 8..11: they are left out of its softmax (NaN cells), the
+  // defined keys 0..7 share the weight, exactly as a softmax over those 8 logits.
+  const auto& w = r.heads[0].weights;
+  CHECK(std::isnan(w(1, 9)));
+  double sum = 0, z = 0;
+  for (int j = 0; j < 8; ++j) sum += w(1, j), z += std::exp(double(s(1, j)) - s(1, 0));
+  CHECK(sum == Approx(1.0).margin(1e-5));
+  CHECK(w(1, 3) == Approx(std::exp(double(s(1, 3)) - s(1, 0)) / z).epsilon(1e-5));
+  CHECK(std::isnan(w(9, 2)));  // an undefined query has no weights at all
   CHECK(std::isnan(attention_score_terms(m, 0, 9, 2).total));
   // Under a causal mask, queries before the table's end never see undefined keys.
   p.causal = true;
@@ -227,7 +235,10 @@ TEST_CASE("positions past the learned table are reported, not invented") {
   const ExtrapolationDemo d =
       attention_extrapolation_demo(params_for(AttentionEncoding::learned), 96);
   CHECK(d.result.missing.size() == 32);
-  CHECK(std::isnan(d.row_entropy[0][70]));
+  CHECK(std::isnan(d.row_entropy[0][70]));     // query without a row
+  CHECK(std::isfinite(d.row_entropy[0][10]));  // trained rows keep their entropy
+  CHECK(d.row_entropy[0][10] >= 0);
+  CHECK(d.row_entropy[0][10] <= std::log(64.0) + 1e-9);
 }
 
 TEST_CASE("elevation bias in the model: same for all heads, zero downhill, within [-10, 0]") {

@@ -28,6 +28,15 @@ check_json "[(r['lo'],r['hi']) for r in j['demo']['ranges']][17]==(-20,-19)" \
   attention --encoding t5 --t5-unidirectional --demo buckets --tokens 4
 check_json "j['positions_without_embedding']==[4.0,5.0] and j['per_head'][0]['logits'][5][0] is None" \
   attention --encoding learned --table-length 4 --tokens 6
+# Undefined keys are left out of the defined queries' softmax (rows 0..3 sum to 1 over 4 keys).
+check_json "all(abs(sum(r[:4])-1)<1e-5 and r[4] is None for r in j['per_head'][0]['weights'][:4])" \
+  attention --encoding learned --table-length 4 --tokens 6 --head 0
+# One RoPE vocabulary: --base as in rope and kv; the old --rope-base and rope_base= still work.
+check_json "'base=5e+05' in j['preset']" attention --base 500000
+check_json "'base=5e+05' in j['preset']" attention --rope-base 500000
+check_json "'base=5e+05' in j['preset']" attention --preset 'attention?rope_base=500000'
+# The decay demo samples 512 distances, as the panel draws.
+check_json "len(j['demo']['ones'])==512 and j['demo']['deltas'][-1]==64" attention --demo decay --preset 'attention?decay_max=64'
 check_json "j['scale']==1 and 't5_buckets' in j" attention --encoding t5 --tokens 5
 check_json "all(abs(t['cc']+t['cp']+t['pc']+t['pp']-l)<1e-4 for h in j['per_head'] for tr,lr in zip(h['terms'],h['logits']) for t,l in zip(tr,lr))" \
   attention --encoding sin --tokens 6 --terms

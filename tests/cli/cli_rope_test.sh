@@ -19,6 +19,14 @@ check_json_in "[0.3,-1.2,2.0,0.5]" "max(abs(a-b) for a,b in zip(j['result'],[0.3
   rope --dim 4 --positions 0 --reencode --to 0
 check_json_in "[[1,0,0,1],[0,1,1,0]]" "len(j['result'])==2" rope --dim 4 --positions 3,7 --inverse
 check_json_in "" "j['head_dim']==64 and j['base']==500000" rope --preset 'rope?dim=64&base=500000'
+# The wheels lab's decay plot: 512 distances over [0, max]; q = k = ones gives
+# sum_i 2 cos(d theta_i), so D at d = 0; random q, k come from the portable normal.
+check_json_in "" "len(j['decay']['score'])==512 and j['decay']['deltas'][-1]==100 and abs(j['decay']['score'][0]-8)<1e-12 and \
+abs(j['decay']['score'][300]-sum(2*math.cos(j['decay']['deltas'][300]*10000**(-i/4)) for i in range(4)))<1e-9" \
+  rope --dim 8 --decay --decay-max 100
+check_json_in "" "j['decay']['vectors']=='random' and j['decay']['score']!=j['decay']['score_without_scaling']" \
+  rope --preset 'rope?dim=16&scaling=linear&factor=4&qk=random' --decay
+expect_exit2 "--qk" rope --decay --qk twos
 
 expect_exit2 "head_dim = 3" rope --dim 3
 expect_exit2 "base = 1" rope --base 1

@@ -1,4 +1,5 @@
-// Preset strings restore lab settings exactly, and bad presets name what is wrong.
+// Preset strings restore lab settings (numbers to about 6 significant digits), stay
+// readable, and bad presets name what is wrong.
 #include <catch2/catch.hpp>
 
 #include "core/common/errors.hpp"
@@ -7,7 +8,7 @@
 
 using namespace poslab;
 
-TEST_CASE("wheels preset round-trips every field exactly") {
+TEST_CASE("wheels preset round-trips every field to 6 significant digits") {
   WheelsLabSettings s;
   s.rope.head_dim = 96;
   s.rope.rotary_fraction = 0.5;
@@ -25,8 +26,9 @@ TEST_CASE("wheels preset round-trips every field exactly") {
   const std::string text = wheels_to_preset(s);
   const WheelsLabSettings r = wheels_from_preset(text);
   CHECK(wheels_to_preset(r) == text);
-  CHECK(r.position == s.position);
-  CHECK(r.rope.base == s.rope.base);
+  CHECK(r.position == 0.3);        // 0.30000000000000004 written as 0.3
+  CHECK(r.rope.base == 123456.8);  // integer part exact, one more digit
+  CHECK(r.rope.factor == 3.3);
   CHECK(r.rope.layout == RopeLayout::interleaved);
   CHECK(r.selected_pair == 17);
   CHECK(wheels_to_preset(WheelsLabSettings{}) == "rope");
@@ -42,6 +44,39 @@ TEST_CASE("bad presets are rejected with the key and value named") {
   CHECK_THROWS_WITH(wheels_from_preset("rope?pos=1e300"), Catch::Contains("rope.pos"));
   CHECK_THROWS_AS(wheels_from_preset("rope?dim=64&dim=32"), InputError);
   CHECK_THROWS_AS(wheels_from_preset(""), InputError);
+}
+
+TEST_CASE("numbers round to about 6 significant digits, inside their range") {
+  const ParamRange any{-1e300, 1e300};
+  CHECK(format_double_rounded(111.14443619549274, any) == "111.144");
+  CHECK(format_double_rounded(0.1 + 0.2, any) == "0.3");
+  CHECK(format_double_rounded(1234567.25, any) == "1234567.2");  // %.8g rounds half to even
+  CHECK(format_double_rounded(4096, any) == "4096");             // whole numbers exact
+  CHECK(format_double_rounded(2147483647.0, any) == "2147483647");
+  CHECK(format_double_rounded(1e-7 / 3, any) == "3.33333e-08");
+  // The smallest valid RoPE base has 7 digits: rounding must not leave the range.
+  CHECK(format_double_rounded(1.000001, RopeParams::base_range) == "1.000001");
+  CHECK(format_double_rounded(1.0000012, RopeParams::base_range) == "1.000001");
+  CHECK(wheels_from_preset(wheels_to_preset(wheels_from_preset("rope?base=1.000001"))).rope.base ==
+        1.000001);
+}
+
+TEST_CASE("text values stay readable: UTF-8 and '/' unencoded, format characters encoded") {
+  PresetWriter w("demo");
+  w.add_text("sentence", "我 喜欢 你");
+  w.add_text("file", "runs/a b.h5");
+  CHECK(w.str() == "demo?sentence=我%20喜欢%20你&file=runs/a%20b.h5");
+  PresetReader r(w.str(), "demo");
+  std::string a, b;
+  r.read_text("sentence", a);
+  r.read_text("file", b);
+  r.finish();
+  CHECK(a == "我 喜欢 你");
+  CHECK(b == "runs/a b.h5");
+  // Presets written before (every byte percent-encoded) still load.
+  PresetReader old("demo?sentence=%E6%88%91", "demo");
+  old.read_text("sentence", a);
+  CHECK(a == "我");
 }
 
 TEST_CASE("text values survive percent-encoding, including Chinese") {

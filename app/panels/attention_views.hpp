@@ -1,0 +1,35 @@
+// The attention lab's views beyond the main heatmap: the cell tooltip with the term
+// split, the demo views (extrapolation, RoPE decay, ALiBi slopes, T5 buckets) and the
+// drawn-numbers record for the panel-vs-CLI test. Split out of attention_panel.cpp,
+// which holds the panel class, its controls and its job; all numbers come from core.
+#pragma once
+#include <string>
+
+#include "app/gfx/heatmap_texture.hpp"
+#include "core/attention/attention_lab.hpp"
+
+namespace poslab::app {
+
+// One finished computation (core's attention_lab_compute), only read after the worker.
+struct AttentionComputed : AttentionLabResult {
+  AttentionLabSettings inputs;  // compute_inputs() of the settings it belongs to
+  std::string key;              // those inputs as a preset (upload key, CLI hint)
+  double seconds = 0;           // wall time of the computation
+};
+
+// Tooltip of cell (i, j) of result r of model m: logit, weight and the term split.
+void attention_cell_tooltip(const AttentionComputed& c, const AttentionModel& m,
+                            const AttentionResult& r, int i, int j);
+// Demo views; `demo` is the texture holding the demo's matrix.
+void attention_draw_extrapolation(const AttentionComputed& c, gfx::HeatmapTexture& demo,
+                                  float scale, float avail);
+void attention_draw_decay(const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
+                          float avail);
+void attention_draw_slopes(const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
+                           float avail);
+void attention_draw_buckets(const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
+                            float avail);
+// Appends what the panel drew to $POSLAB_DRAWN_NUMBERS (app/widgets/drawn_numbers.hpp).
+void attention_record_numbers(const AttentionComputed& c);
+
+}  // namespace poslab::app

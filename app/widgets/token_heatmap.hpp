@@ -1,0 +1,34 @@
+// A (T, T) matrix drawn as a heatmap with token labels on its axes when they fit (index
+// ticks otherwise), a colour bar and the hovered cell; plus the upload helpers that turn
+// masked (-inf) and undefined (NaN) cells grey. The attention lab draws its logits,
+// weights, differences and demo maps with it; any lab with a token-by-token matrix can.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "app/gfx/heatmap_texture.hpp"
+#include "core/attention/attention.hpp"
+
+namespace poslab::app {
+
+// Display copy: -inf (masked) and NaN (undefined) both become NaN, drawn grey.
+std::vector<float> heatmap_display_values(const RowMatrixF& m);
+// Largest |finite value|, at least a tiny positive number so the colour range is valid.
+float heatmap_abs_max(const std::vector<float>& v);
+// Uploads m (signed: diverging colours around 0, else viridis from 0). range > 0 fixes the
+// colour range (a difference is drawn on the scale of the matrices it compares, so float
+// rounding noise stays white instead of being stretched to full colour).
+void heatmap_upload(gfx::HeatmapTexture& tex, const RowMatrixF& m, bool signed_values,
+                    float range = 0);
+
+// The hovered (query, key) cell, or (-1, -1).
+struct CellHover {
+  int row = -1, col = -1;
+};
+// Draws the texture as a side x side square; a red cross-hair at mark_at > 0 (e.g. the
+// trained length). Returns the hovered cell.
+CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
+                        const std::vector<std::string>& tokens, float side, float scale,
+                        int mark_at = -1);
+
+}  // namespace poslab::app
