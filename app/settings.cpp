@@ -1,13 +1,11 @@
 // Settings file I/O (see settings.hpp). JSON through nlohmann-json.
 #include "app/settings.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -52,31 +50,6 @@ const char* file_type_name(fs::file_type t) {
   }
 }
 
-// Reads a regular file of at most `limit` bytes without blocking on anything else.
-std::string read_small_file(const std::string& path, size_t limit) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) throw std::runtime_error(std::string("cannot open: ") + std::strerror(errno));
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      throw std::runtime_error("read failed: " + why);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-    if (out.size() > limit) {
-      ::close(fd);
-      throw std::runtime_error("larger than " + std::to_string(limit / 1024) + " KiB");
-    }
-  }
-  ::close(fd);
-  return out;
-}
-
 }  // namespace
 
 std::string config_dir() {
@@ -104,7 +77,7 @@ Settings load_settings(const std::string& dir, std::string& warning) {
     return s;
   }
   try {
-    const auto j = nlohmann::json::parse(read_small_file(path, 1 << 20));
+    const auto j = nlohmann::json::parse(read_file(path, 1 << 20));
     s.dark_theme = j.value("dark_theme", s.dark_theme);
     s.ui_scale = j.value("ui_scale", s.ui_scale);
     if (!(s.ui_scale == 0.0f || (s.ui_scale >= 0.5f && s.ui_scale <= 3.0f))) s.ui_scale = 0.0f;
@@ -154,7 +127,7 @@ bool start_marker_begin(const std::string& dir, std::string& marker_path) {
   if (fs::is_regular_file(path, ec)) {
     long pid = 0;
     try {
-      pid = std::stol(read_small_file(path, 64));
+      pid = std::stol(read_file(path, 64));
     } catch (const std::exception&) {
       pid = 0;  // torn or edited marker: its start did not finish either
     }

@@ -41,7 +41,7 @@ const std::vector<LabGuide>& lab_guides() {
       {"dreams", "Dream lab",
        "the same fight played by the simulator and dreamt by the world model; watch the error "
        "grow against two baselines, step through the dream, see its KV cache and attention.",
-       nullptr},
+       "lessons?lesson=10-world-model"},
   };
   return guides;
 }
