@@ -560,7 +560,8 @@ class Decoder {
     const auto n = get<uint64_t>();
     if (n > (in_.size() - pos_) / sizeof(T)) need(in_.size() + 1);
     std::vector<T> v(n);
-    if (n > 0) std::memcpy(v.data(), in_.data() + pos_, n * sizeof(T));  // empty: data() may be null
+    if (n > 0)
+      std::memcpy(v.data(), in_.data() + pos_, n * sizeof(T));  // empty: data() may be null
     pos_ += n * sizeof(T);
     return v;
   }
