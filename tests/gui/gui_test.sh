@@ -150,7 +150,7 @@ app="$1"
 "$app" --preset 'kv?steps=500&C=512&layers=4&width=256&heads=16' >/dev/null 2>&1 &
 pid=$!
 for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
-[ -n "$wid" ] || { echo "no window"; kill $pid; exit 1; }
+[ -n "$wid" ] || { echo "no window"; kill $pid 2>/dev/null; exit 3; }
 sleep 3
 kill -0 $pid 2>/dev/null || { echo "app ended before Quit"; exit 1; }
 t0=$(date +%s%N)
@@ -162,7 +162,14 @@ wait $pid; rc=$?
 echo "quit took $(( (t1 - t0) / 1000000 )) ms, exit $rc"
 [ "$rc" -eq 0 ]
 EOS
-    "${xvfb[@]}" bash "$tmp/quit.sh" "$app" || exit 1
+    # Exit 3 = the window never appeared (two parallel `xvfb-run -a` can race for one display
+    # number and the app then exits at once): start again on a fresh server, up to 3 times.
+    for attempt in 1 2 3; do
+      "${xvfb[@]}" bash "$tmp/quit.sh" "$app"; rc=$?
+      [ "$rc" -ne 3 ] && break
+      echo "attempt $attempt: no window, retrying on a new X server"
+    done
+    [ "$rc" -eq 0 ] || exit 1
     grep -q '"active_lab": "kv"' "$XDG_CONFIG_HOME/poslab/settings.json" || { echo "settings not saved at Quit"; exit 1; }
     ;;
   banner)
