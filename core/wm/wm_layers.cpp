@@ -167,52 +167,43 @@ namespace {
 inline int bin(float v) {
   return v > 0.5f ? 1 : 0;
 }
+
+// Offsets (into the parameter or gradient buffer) of the embedding rows a token adds:
+// slot, team id, type, then alive/team/fired for state tokens and the absolute position.
+int token_embedding_rows(const WmOffsets& o, int E, int slot, int type, const float* tok,
+                         int position, size_t* rows) {
+  int n = 0;
+  rows[n++] = o.slot + static_cast<size_t>(slot) * E;
+  rows[n++] = o.teamid + static_cast<size_t>(slot / 4) * E;
+  rows[n++] = o.type + static_cast<size_t>(type) * E;
+  if (tok) {
+    rows[n++] = o.emb_alive + static_cast<size_t>(bin(tok[0])) * E;
+    rows[n++] = o.emb_team + static_cast<size_t>(bin(tok[1])) * E;
+    rows[n++] = o.emb_fired + static_cast<size_t>(bin(tok[12])) * E;
+  }
+  if (o.pos != kNoTensor && position >= 0) rows[n++] = o.pos + static_cast<size_t>(position) * E;
+  return n;
+}
 }  // namespace
 
 template <class S>
 void add_token_embeddings(S* x, const WmConfig& c, const WmOffsets& o, const S* P, int slot,
                           int type, const float* tok, int position) {
   const int E = c.embed;
-  const S* rows[7] = {P + o.slot + static_cast<size_t>(slot) * E,
-                      P + o.teamid + static_cast<size_t>(slot / 4) * E,
-                      P + o.type + static_cast<size_t>(type) * E,
-                      nullptr,
-                      nullptr,
-                      nullptr,
-                      nullptr};
-  int n = 3;
-  if (tok) {
-    rows[n++] = P + o.emb_alive + static_cast<size_t>(bin(tok[0])) * E;
-    rows[n++] = P + o.emb_team + static_cast<size_t>(bin(tok[1])) * E;
-    rows[n++] = P + o.emb_fired + static_cast<size_t>(bin(tok[12])) * E;
-  }
-  if (o.pos != kNoTensor && position >= 0)
-    rows[n++] = P + o.pos + static_cast<size_t>(position) * E;
+  size_t rows[7];
+  const int n = token_embedding_rows(o, E, slot, type, tok, position, rows);
   for (int r = 0; r < n; ++r)
-    for (int i = 0; i < E; ++i) x[i] += rows[r][i];
+    for (int i = 0; i < E; ++i) x[i] += P[rows[r] + i];
 }
 
 template <class S>
 void add_token_embeddings_backward(const S* dx, const WmConfig& c, const WmOffsets& o, S* G,
                                    int slot, int type, const float* tok, int position) {
   const int E = c.embed;
-  S* rows[7] = {G + o.slot + static_cast<size_t>(slot) * E,
-                G + o.teamid + static_cast<size_t>(slot / 4) * E,
-                G + o.type + static_cast<size_t>(type) * E,
-                nullptr,
-                nullptr,
-                nullptr,
-                nullptr};
-  int n = 3;
-  if (tok) {
-    rows[n++] = G + o.emb_alive + static_cast<size_t>(bin(tok[0])) * E;
-    rows[n++] = G + o.emb_team + static_cast<size_t>(bin(tok[1])) * E;
-    rows[n++] = G + o.emb_fired + static_cast<size_t>(bin(tok[12])) * E;
-  }
-  if (o.pos != kNoTensor && position >= 0)
-    rows[n++] = G + o.pos + static_cast<size_t>(position) * E;
+  size_t rows[7];
+  const int n = token_embedding_rows(o, E, slot, type, tok, position, rows);
   for (int r = 0; r < n; ++r)
-    for (int i = 0; i < E; ++i) rows[r][i] += dx[i];
+    for (int i = 0; i < E; ++i) G[rows[r] + i] += dx[i];
 }
 
 std::vector<double> wm_rope_inv_freq(const WmConfig& c) {
