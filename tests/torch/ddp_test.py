@@ -22,8 +22,17 @@ except ImportError as e:
     sys.exit(77)
 
 
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
+def run(cmd, timeout=240, tries=1):
+    # A torchrun rendezvous was once seen to hang in a busy parallel ctest run (the plain
+    # run takes ~15 s): bound every command and give the 2-rank launch one more try.
+    for attempt in range(tries):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            break
+        except subprocess.TimeoutExpired:
+            print(f"timed out after {timeout} s (try {attempt + 1} of {tries}):", " ".join(cmd))
+    else:
+        sys.exit(1)
     if r.returncode != 0:
         print("command failed:", " ".join(cmd), "\n", r.stderr.strip()[-3000:])
         sys.exit(1)
@@ -52,7 +61,7 @@ def main():
     one, two = os.path.join(tmp, "one.safetensors"), os.path.join(tmp, "two.safetensors")
     run([sys.executable, train, *common, "--steps", "3", "--out", one])
     run([sys.executable, os.path.join(tools, "torchrun.py"), "--nproc_per_node=2",
-         "--standalone", train, *common, "--steps", "3", "--out", two])
+         "--standalone", train, *common, "--steps", "3", "--out", two], timeout=150, tries=2)
     fails = 0
     la, lb = losses(one.replace(".safetensors", ".csv")), losses(two.replace(".safetensors", ".csv"))
     if len(la) != 3 or len(lb) != 3 or max(abs(x - y) for x, y in zip(la, lb)) > 1e-5:
