@@ -7,6 +7,7 @@
 
 #include "app/app_context.hpp"
 #include "app/panels/panels.hpp"
+#include "app/widgets/markdown_view.hpp"
 #include "core/common/preset.hpp"
 
 namespace poslab::app {
@@ -46,11 +47,12 @@ class WelcomePanel final : public Panel {
     const float scale = ctx.ui_scale();
     // Reading width capped so lines stay readable on wide windows.
     const float width = std::min(ImGui::GetContentRegionAvail().x, 760.0f * scale);
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+    const float right = ImGui::GetCursorPosX() + width;  // Chinese wraps between characters
+    ImGui::PushTextWrapPos(right);
     ImGui::PushFont(ctx.heading_font());
     ImGui::TextUnformatted(ctx.tr("welcome.title"));
     ImGui::PopFont();
-    ImGui::TextWrapped("%s", ctx.tr("welcome.intro"));
+    wrapped_text(ctx.tr("welcome.intro"), right);
     ImGui::Spacing();
     ImGui::PushFont(ctx.heading_font());
     ImGui::TextUnformatted(ctx.tr("welcome.begin"));
@@ -61,7 +63,7 @@ class WelcomePanel final : public Panel {
       if (ImGui::Button(label.c_str(), ImVec2(220.0f * scale, 0))) ctx.open_lab(s.preset);
       ++buttons_drawn_;
       ImGui::SameLine();
-      ImGui::TextWrapped("%s", ctx.tr(s.why));
+      wrapped_text(ctx.tr(s.why), right);
     }
     ImGui::Spacing();
     ImGui::PushFont(ctx.heading_font());
@@ -70,10 +72,10 @@ class WelcomePanel final : public Panel {
     for (const LabGuide& g : lab_guides()) {
       ImGui::Bullet();
       const std::string title = std::string("title.") + g.id, guide = std::string("guide.") + g.id;
-      ImGui::TextWrapped("%s: %s", ctx.tr(title.c_str()), ctx.tr(guide.c_str()));
+      wrapped_text(std::string(ctx.tr(title.c_str())) + ": " + ctx.tr(guide.c_str()), right);
     }
     ImGui::Spacing();
-    ImGui::TextWrapped("%s", ctx.tr("welcome.tips"));
+    wrapped_text(ctx.tr("welcome.tips"), right);
     ImGui::PopTextWrapPos();
   }
 

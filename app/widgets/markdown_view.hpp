@@ -20,6 +20,11 @@ struct TextPalette {
 };
 TextPalette text_palette(bool dark);
 
+// Plain text wrapped at window-local x `right` (0 = the available width), from the cursor (after
+// SameLine too: later lines start at the same x). Unlike ImGui::TextWrapped, Chinese wraps between
+// characters, not only at spaces.
+void wrapped_text(const std::string& text, float right = 0);
+
 // Comfortable reading width: about 46 em (at most the available width).
 float markdown_reading_width();
 

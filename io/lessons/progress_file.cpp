@@ -14,7 +14,7 @@
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 
-namespace poslab {
+namespace poslab::io {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
@@ -199,4 +199,4 @@ void save_progress(const std::string& path, const Progress& progress) {
   write_file_atomically(path, progress_to_json(progress));
 }
 
-}  // namespace poslab
+}  // namespace poslab::io

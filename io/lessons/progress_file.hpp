@@ -7,7 +7,7 @@
 
 #include "core/quiz/progress.hpp"
 
-namespace poslab {
+namespace poslab::io {
 
 inline constexpr const char* kProgressFormat = "poslab-progress";  // "format" field
 inline constexpr int kProgressVersion = 1;                         // "version" field
@@ -33,4 +33,4 @@ void save_progress(const std::string& path, const Progress& progress);
 std::string progress_to_json(const Progress& progress);
 Progress progress_from_json(const std::string& text, const std::string& source);
 
-}  // namespace poslab
+}  // namespace poslab::io

@@ -40,14 +40,14 @@ int main(int argc, char** argv) {
     if (mode == "save" && argc == 4) {
       const int n = std::atoi(argv[3]);
       for (int i = 1; i <= n; ++i) {
-        poslab::save_progress(path, make(i));
+        poslab::io::save_progress(path, make(i));
         std::printf("saved %d\n", i);
         std::fflush(stdout);
       }
       return 0;
     }
     if (mode == "check") {
-      const poslab::ProgressLoad load = poslab::load_progress(path);
+      const poslab::io::ProgressLoad load = poslab::io::load_progress(path);
       if (!load.notice.empty()) {
         std::fprintf(stderr, "unreadable: %s\n", load.notice.c_str());
         return 1;

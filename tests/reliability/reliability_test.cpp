@@ -17,6 +17,7 @@
 #include "io/lessons/progress_file.hpp"
 
 using namespace poslab;
+using namespace poslab::io;
 namespace fs = std::filesystem;
 
 namespace {
