@@ -22,10 +22,12 @@ if [[ $# -ne 2 || ! " ${names[*]} " == *" $1 "* || ! "$2" =~ ^[0-9]+$ ]]; then
   exit 2
 fi
 name="$1" seconds="$2"
-bin="build/fuzz/fuzz/fuzz_$name"
+# POSLAB_FUZZ_PRESET=sanitize uses the CI sanitizer tree (which also builds the suite).
+tree="${POSLAB_FUZZ_PRESET:-fuzz}"
+bin="build/$tree/fuzz/fuzz_$name"
 if [[ "${POSLAB_FUZZ_NO_BUILD:-0}" != 1 ]]; then  # 1: use the binary as built (campaigns)
-  if [[ ! -f build/fuzz/build.ninja ]]; then cmake --preset fuzz > /dev/null; fi
-  cmake --build --preset fuzz --target "fuzz_$name" > /dev/null
+  if [[ ! -f "build/$tree/build.ninja" ]]; then cmake --preset "$tree" > /dev/null; fi
+  cmake --build --preset "$tree" --target "fuzz_$name" > /dev/null
 fi
 
 work="build/fuzz/corpus/$name" art="build/fuzz/artifacts/$name" stats="build/fuzz/stats"
