@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
+#include "cli/preset_flags.hpp"
 #include "core/attention/attention_kernel.hpp"
 #include "core/attention/attention_lab.hpp"
 #include "core/attention/demos.hpp"
@@ -22,8 +23,8 @@ namespace {
 
 struct AttentionArgs {
   std::string preset;
-  AttentionLabSettings flags;  // values of flags given explicitly (applied over the preset)
-  std::string encoding, compare, demo, grid, order, layout;
+  PresetFlags<AttentionLabSettings> flags;  // the table's flags (--heads, --base, --shift, ...)
+  std::string sentence, compare, grid, order;
   double tokens = 0;  // read as a number so "1e6" gets our range message
   bool no_content = false, no_position = false, t5_unidirectional = false, terms = false;
   int head = -1;  // -1 = all heads
@@ -108,31 +109,14 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
   AttentionLabSettings s =
       a.preset.empty() ? AttentionLabSettings{} : attention_from_preset(a.preset);
   AttentionParams& p = s.params;
-  const AttentionLabSettings& f = a.flags;
-  if (!a.encoding.empty()) p.encoding = attention_encoding_from_name(a.encoding);
-  if (cmd.count("--heads")) p.heads = f.params.heads;
-  if (cmd.count("--dim")) p.model_dim = f.params.model_dim;
-  if (cmd.count("--head-dim")) p.head_dim = f.params.head_dim;
-  if (cmd.count("--seed")) p.seed = f.params.seed;
-  if (cmd.count("--causal")) p.causal = true;
+  a.flags.apply(cmd, s);
   if (a.no_content) p.use_content = false;
   if (a.no_position) p.use_position = false;
-  if (cmd.count("--table-length")) p.table_length = f.params.table_length;
-  if (cmd.count("--base")) p.rope.base = f.params.rope.base;
-  if (!a.layout.empty()) p.rope.layout = rope_layout_from_name(a.layout);
-  if (cmd.count("--sin-base")) p.sin_base = f.params.sin_base;
-  if (cmd.count("--buckets")) p.t5_buckets = f.params.t5_buckets;
-  if (cmd.count("--max-distance")) p.t5_max_distance = f.params.t5_max_distance;
   if (a.t5_unidirectional) p.t5_bidirectional = false;
-  if (cmd.count("--alpha")) p.elevation_alpha = f.params.elevation_alpha;
-  if (cmd.count("--terrain-max")) p.terrain_max_m = f.params.terrain_max_m;
-  if (cmd.count("--shift")) s.shift = f.shift;
-  if (cmd.count("--extrapolate")) s.extrapolate_tokens = f.extrapolate_tokens;
   if (cmd.count("--sentence")) {
-    s.sentence = f.sentence;
+    s.sentence = a.sentence;
     s.source = AttentionSource::sentence;
   }
-  if (cmd.count("--sentence-b")) s.sentence_b = f.sentence_b;
   if (cmd.count("--tokens")) {
     if (a.tokens != std::floor(a.tokens) || a.tokens < 1 || a.tokens > kAttentionMaxTokens)
       throw InputError("--tokens = " + format_double(a.tokens) +
@@ -150,9 +134,6 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
       s.compare = AttentionCompare::encodings;
       s.compare_encoding = attention_encoding_from_name(a.compare);
     }
-  }
-  if (!a.demo.empty()) {
-    s.demo = enum_from_name<AttentionDemo>("--demo", a.demo, attention_demo_names());
   }
   AttentionLabOptions options;
   options.only_head = a.head;
@@ -286,48 +267,28 @@ void add_attention_command(CLI::App& app) {
   auto args = std::make_shared<AttentionArgs>();
   auto* cmd = app.add_subcommand("attention",
                                  "attention logits/weights per head under a position encoding");
-  AttentionLabSettings& s = args->flags;
-  AttentionParams& p = s.params;
-  const std::string names = join(attention_encoding_names(), " | ");
   cmd->add_option("--preset", args->preset,
                   "an attention-lab preset, e.g. 'attention?enc=alibi&heads=6'");
-  cmd->add_option("--encoding", args->encoding, names);
   auto* src =
       cmd->add_option_group("tokens", "where tokens come from (default: the preset's sentence)");
-  src->add_option("--sentence", s.sentence,
+  src->add_option("--sentence", args->sentence,
                   "words split on spaces, or Chinese text one character per token");
   src->add_option("--tokens", args->tokens, "N distinct tokens t0..t(N-1), 1..1024");
   src->add_option("--grid", args->grid, "ROWSxCOLS patch grid (for swin, sincos2d, elevation)");
   src->require_option(0, 1);
-  cmd->add_option("--heads", p.heads, "attention heads, 1..64");
-  cmd->add_option("--dim", p.model_dim,
-                  "model dims D of content/absolute encodings (even, 4..1024)");
-  cmd->add_option("--head-dim", p.head_dim, "dims per head after W_q/W_k (even, 2..256)");
-  cmd->add_option("--seed", p.seed, "seed of content vectors, W_q/W_k, tables, terrain");
-  cmd->add_flag("--causal", p.causal, "mask keys after the query");
+  // --encoding --heads --dim --head-dim --seed --causal --sin-base --table-length --base
+  // --layout --buckets --max-distance --alpha --terrain-max --sentence-b --demo --shift
+  // --extrapolate
+  args->flags.add(cmd, attention_preset_fields());
   cmd->add_flag("--no-content", args->no_content, "position only: drop token content");
   cmd->add_flag("--no-position", args->no_position, "content only: drop the encoding");
-  cmd->add_option("--shift", s.shift, "k added to every position (shift demo)");
-  cmd->add_option("--table-length", p.table_length, "learned table rows = trained length");
-  cmd->add_option("--sin-base", p.sin_base, "sinusoid base (10000)");
-  cmd->add_option("--base,--rope-base", p.rope.base, "RoPE base b (rope_theta), as in rope and kv");
-  cmd->add_option("--layout", args->layout, "RoPE layout: interleaved | half");
-  cmd->add_option("--buckets", p.t5_buckets, "T5 num_buckets");
-  cmd->add_option("--max-distance", p.t5_max_distance, "T5 max_distance");
   cmd->add_flag("--t5-unidirectional", args->t5_unidirectional, "T5 decoder buckets (past only)");
-  cmd->add_option("--alpha", p.elevation_alpha, "elevation-bias alpha");
-  cmd->add_option("--terrain-max", p.terrain_max_m, "highest terrain point in metres");
   cmd->add_option("--head", args->head, "print only this head (default: all)");
   cmd->add_flag("--terms", args->terms, "add the per-cell split cc/cp/pc/pp/rotation/bias");
   cmd->add_option("--compare", args->compare,
                   "another encoding name (side by side), or 'orderings'");
-  cmd->add_option("--sentence-b", s.sentence_b, "the second ordering for --compare orderings");
-  cmd->add_option("--demo", args->demo,
-                  "permutation | shift | extrapolation | decay | slopes | buckets");
   cmd->add_option("--order", args->order,
                   "permutation demo: new order as token indices, e.g. 2,1,0");
-  cmd->add_option("--extrapolate", s.extrapolate_tokens,
-                  "extrapolation demo: tokens (past --table-length)");
   cmd->callback([args, cmd] { run(*args, *cmd); });
 }
 

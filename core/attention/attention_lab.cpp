@@ -2,11 +2,10 @@
 // defaults are written, which keeps lesson presets short.
 #include "core/attention/attention_lab.hpp"
 
-#include <type_traits>
-
 #include "core/attention/tokenizer.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
+#include "core/rope/rope_preset.hpp"
 
 namespace poslab {
 
@@ -63,101 +62,137 @@ AttentionInput attention_lab_input_b(const AttentionLabSettings& s) {
   return attention_sequence_input(tokenize_sentence(s.sentence_b, kAttentionMaxTokens));
 }
 
+const PresetTable<AttentionLabSettings>& attention_preset_fields() {
+  using S = AttentionLabSettings;
+  using P = AttentionParams;
+  static const PresetTable<S> t = [] {
+    PresetTable<S> rope = preset_fields_of<S>(
+        preset_fields_only(rope_preset_fields(), {"base", "layout"}),
+        [](auto& s) -> auto& { return s.params.rope; });
+    rope[0].aliases = {"rope_base"};
+    rope[0].flag = "--base,--rope-base";
+    return PresetTable<S>{
+               preset_choice<S>(
+                   "enc", [](auto& s) -> auto& { return s.params.encoding; },
+                   attention_encoding_names(), "position encoding", "--encoding"),
+               preset_field<S>(
+                   "heads", [](auto& s) -> auto& { return s.params.heads; }, P::heads_range,
+                   "attention heads", "--heads"),
+               preset_field<S>(
+                   "dim", [](auto& s) -> auto& { return s.params.model_dim; }, P::model_dim_range,
+                   "model dims D of content/absolute encodings (even)", "--dim"),
+               preset_field<S>(
+                   "head_dim", [](auto& s) -> auto& { return s.params.head_dim; },
+                   P::head_dim_range, "dims per head after W_q/W_k (even)", "--head-dim"),
+               preset_field<S>(
+                   "seed", [](auto& s) -> auto& { return s.params.seed; }, P::seed_range,
+                   "seed of content vectors, W_q/W_k, tables, terrain", "--seed"),
+               preset_field<S>(
+                   "content", [](auto& s) -> auto& { return s.params.use_content; },
+                   "token content enters q and k"),
+               preset_field<S>(
+                   "position", [](auto& s) -> auto& { return s.params.use_position; },
+                   "the position encoding enters q and k"),
+               preset_field<S>(
+                   "causal", [](auto& s) -> auto& { return s.params.causal; },
+                   "mask keys after the query", "--causal"),
+               preset_field<S>(
+                   "sin_base", [](auto& s) -> auto& { return s.params.sin_base; },
+                   P::sin_base_range, "sinusoid base", "--sin-base"),
+               preset_field<S>(
+                   "L", [](auto& s) -> auto& { return s.params.table_length; },
+                   P::table_length_range, "learned table rows = trained length", "--table-length"),
+               preset_field<S>(
+                   "learned_std", [](auto& s) -> auto& { return s.params.learned_std; },
+                   P::learned_std_range, "std of the seeded learned rows"),
+           } +
+           rope +
+           PresetTable<S>{
+               preset_field<S>(
+                   "t5_bidir", [](auto& s) -> auto& { return s.params.t5_bidirectional; },
+                   "T5 encoder buckets (both signs); 0 = decoder (past only)"),
+               preset_field<S>(
+                   "buckets", [](auto& s) -> auto& { return s.params.t5_buckets; },
+                   P::t5_buckets_range, "T5 num_buckets (even)", "--buckets"),
+               preset_field<S>(
+                   "max_distance", [](auto& s) -> auto& { return s.params.t5_max_distance; },
+                   P::t5_max_distance_range, "T5 max_distance", "--max-distance"),
+               preset_field<S>(
+                   "bias_std", [](auto& s) -> auto& { return s.params.bias_std; },
+                   P::bias_std_range, "std of the seeded T5 / Swin bias tables"),
+               preset_field<S>(
+                   "alpha", [](auto& s) -> auto& { return s.params.elevation_alpha; },
+                   P::elevation_alpha_range, "elevation-bias alpha", "--alpha"),
+               preset_field<S>(
+                   "terrain_max", [](auto& s) -> auto& { return s.params.terrain_max_m; },
+                   P::terrain_max_range, "highest terrain point in metres", "--terrain-max"),
+               preset_choice<S>(
+                   "source", [](auto& s) -> auto& { return s.source; }, attention_source_names(),
+                   "where tokens come from: sentence, token count or patch grid"),
+               preset_field<S>(
+                   "text", [](auto& s) -> auto& { return s.sentence; },
+                   "words split on spaces, or Chinese text one character per token"),
+               preset_field<S>(
+                   "text_b", [](auto& s) -> auto& { return s.sentence_b; },
+                   "the second ordering for --compare orderings", "--sentence-b"),
+               preset_field<S>(
+                   "tokens", [](auto& s) -> auto& { return s.token_count; }, S::token_count_range,
+                   "N distinct tokens t0..t(N-1)"),
+               preset_field<S>(
+                   "rows", [](auto& s) -> auto& { return s.grid_rows; }, S::grid_side_range,
+                   "patch grid rows"),
+               preset_field<S>(
+                   "cols", [](auto& s) -> auto& { return s.grid_cols; }, S::grid_side_range,
+                   "patch grid columns"),
+               preset_choice<S>(
+                   "compare", [](auto& s) -> auto& { return s.compare; }, attention_compare_names(),
+                   "side by side: off, another encoding, or two orderings"),
+               preset_choice<S>(
+                   "enc_b", [](auto& s) -> auto& { return s.compare_encoding; },
+                   attention_encoding_names(), "right side when comparing encodings"),
+               preset_choice<S>(
+                   "demo", [](auto& s) -> auto& { return s.demo; }, attention_demo_names(),
+                   "demo shown", "--demo"),
+               preset_field<S>(
+                   "shift", [](auto& s) -> auto& { return s.shift; }, S::shift_range,
+                   "k added to every position (shift demo)", "--shift"),
+               preset_field<S>(
+                   "extrapolate", [](auto& s) -> auto& { return s.extrapolate_tokens; },
+                   S::extrapolate_tokens_range, "extrapolation demo: tokens (past --table-length)",
+                   "--extrapolate"),
+               preset_field<S>(
+                   "head", [](auto& s) -> auto& { return s.head; }, S::head_range, "head shown"),
+               preset_field<S>(
+                   "scores", [](auto& s) -> auto& { return s.show_scores; },
+                   "heatmap of logits instead of softmax weights"),
+               preset_field<S>(
+                   "qrow", [](auto& s) -> auto& { return s.query_row; }, S::query_range,
+                   "query patch row in grid mode"),
+               preset_field<S>(
+                   "qcol", [](auto& s) -> auto& { return s.query_col; }, S::query_range,
+                   "query patch column in grid mode"),
+               preset_field<S>(
+                   "terrain", [](auto& s) -> auto& { return s.show_terrain; },
+                   "draw the terrain next to the grid attention"),
+               preset_field<S>(
+                   "decay_max", [](auto& s) -> auto& { return s.decay_max; }, S::decay_max_range,
+                   "x-range of the RoPE decay plot in tokens"),
+           };
+  }();
+  return t;
+}
+
 std::string attention_to_preset(const AttentionLabSettings& s) {
-  const AttentionLabSettings d;
-  const AttentionParams &p = s.params, &dp = d.params;
   PresetWriter w(kAttentionLabName);
-  if (p.encoding != dp.encoding) w.add_text("enc", attention_encoding_name(p.encoding));
-  if (p.heads != dp.heads) w.add("heads", p.heads);
-  if (p.model_dim != dp.model_dim) w.add("dim", p.model_dim);
-  if (p.head_dim != dp.head_dim) w.add("head_dim", p.head_dim);
-  if (p.seed != dp.seed) w.add("seed", p.seed);
-  if (p.use_content != dp.use_content) w.add("content", p.use_content);
-  if (p.use_position != dp.use_position) w.add("position", p.use_position);
-  if (p.causal != dp.causal) w.add("causal", p.causal);
-  if (p.sin_base != dp.sin_base) w.add("sin_base", p.sin_base);
-  if (p.table_length != dp.table_length) w.add("L", p.table_length);
-  if (p.learned_std != dp.learned_std) w.add("learned_std", p.learned_std);
-  if (p.rope.base != dp.rope.base) w.add("base", p.rope.base, RopeParams::base_range);
-  if (p.rope.layout != dp.rope.layout)
-    w.add_text("layout", rope_layout_names()[static_cast<int>(p.rope.layout)]);
-  if (p.t5_bidirectional != dp.t5_bidirectional) w.add("t5_bidir", p.t5_bidirectional);
-  if (p.t5_buckets != dp.t5_buckets) w.add("buckets", p.t5_buckets);
-  if (p.t5_max_distance != dp.t5_max_distance) w.add("max_distance", p.t5_max_distance);
-  if (p.bias_std != dp.bias_std) w.add("bias_std", p.bias_std);
-  if (p.elevation_alpha != dp.elevation_alpha) w.add("alpha", p.elevation_alpha);
-  if (p.terrain_max_m != dp.terrain_max_m) w.add("terrain_max", p.terrain_max_m);
-  if (s.source != d.source)
-    w.add_text("source", attention_source_names()[static_cast<int>(s.source)]);
-  if (s.sentence != d.sentence) w.add_text("text", s.sentence);
-  if (s.sentence_b != d.sentence_b) w.add_text("text_b", s.sentence_b);
-  if (s.token_count != d.token_count) w.add("tokens", s.token_count);
-  if (s.grid_rows != d.grid_rows) w.add("rows", s.grid_rows);
-  if (s.grid_cols != d.grid_cols) w.add("cols", s.grid_cols);
-  if (s.compare != d.compare)
-    w.add_text("compare", attention_compare_names()[static_cast<int>(s.compare)]);
-  if (s.compare_encoding != d.compare_encoding)
-    w.add_text("enc_b", attention_encoding_name(s.compare_encoding));
-  if (s.demo != d.demo) w.add_text("demo", attention_demo_names()[static_cast<int>(s.demo)]);
-  if (s.shift != d.shift) w.add("shift", s.shift);
-  if (s.extrapolate_tokens != d.extrapolate_tokens) w.add("extrapolate", s.extrapolate_tokens);
-  if (s.head != d.head) w.add("head", s.head);
-  if (s.show_scores != d.show_scores) w.add("scores", s.show_scores);
-  if (s.query_row != d.query_row) w.add("qrow", s.query_row);
-  if (s.query_col != d.query_col) w.add("qcol", s.query_col);
-  if (s.show_terrain != d.show_terrain) w.add("terrain", s.show_terrain);
-  if (s.decay_max != d.decay_max) w.add("decay_max", s.decay_max);
+  preset_write(w, attention_preset_fields(), s, AttentionLabSettings{});
   return w.str();
 }
 
 AttentionLabSettings attention_from_preset(const std::string& text,
                                            const AttentionLabSettings& base) {
   AttentionLabSettings s = base;
-  AttentionParams& p = s.params;
   PresetReader in(text, kAttentionLabName);
-  auto read_enum = [&in](const std::string& key, auto& field,
-                         const std::vector<std::string>& names) {
-    int v = static_cast<int>(field);
-    in.read_choice(key, v, names);
-    field = static_cast<std::remove_reference_t<decltype(field)>>(v);
-  };
-  read_enum("enc", p.encoding, attention_encoding_names());
-  in.read("heads", p.heads, AttentionParams::heads_range);
-  in.read("dim", p.model_dim, AttentionParams::model_dim_range);
-  in.read("head_dim", p.head_dim, AttentionParams::head_dim_range);
-  in.read("seed", p.seed, AttentionParams::seed_range);
-  in.read("content", p.use_content);
-  in.read("position", p.use_position);
-  in.read("causal", p.causal);
-  in.read("sin_base", p.sin_base, AttentionParams::sin_base_range);
-  in.read("L", p.table_length, AttentionParams::table_length_range);
-  in.read("learned_std", p.learned_std, AttentionParams::learned_std_range);
-  in.read("rope_base", p.rope.base, RopeParams::base_range);  // before the shared vocabulary
-  in.read("base", p.rope.base, RopeParams::base_range);
-  read_enum("layout", p.rope.layout, rope_layout_names());
-  in.read("t5_bidir", p.t5_bidirectional);
-  in.read("buckets", p.t5_buckets, AttentionParams::t5_buckets_range);
-  in.read("max_distance", p.t5_max_distance, AttentionParams::t5_max_distance_range);
-  in.read("bias_std", p.bias_std, AttentionParams::bias_std_range);
-  in.read("alpha", p.elevation_alpha, AttentionParams::elevation_alpha_range);
-  in.read("terrain_max", p.terrain_max_m, AttentionParams::terrain_max_range);
-  read_enum("source", s.source, attention_source_names());
-  in.read_text("text", s.sentence);
-  in.read_text("text_b", s.sentence_b);
-  in.read("tokens", s.token_count, AttentionLabSettings::token_count_range);
-  in.read("rows", s.grid_rows, AttentionLabSettings::grid_side_range);
-  in.read("cols", s.grid_cols, AttentionLabSettings::grid_side_range);
-  read_enum("compare", s.compare, attention_compare_names());
-  read_enum("enc_b", s.compare_encoding, attention_encoding_names());
-  read_enum("demo", s.demo, attention_demo_names());
-  in.read("shift", s.shift, AttentionLabSettings::shift_range);
-  in.read("extrapolate", s.extrapolate_tokens, AttentionLabSettings::extrapolate_tokens_range);
-  in.read("head", s.head, AttentionLabSettings::head_range);
-  in.read("scores", s.show_scores);
-  in.read("qrow", s.query_row, AttentionLabSettings::query_range);
-  in.read("qcol", s.query_col, AttentionLabSettings::query_range);
-  in.read("terrain", s.show_terrain);
-  in.read("decay_max", s.decay_max, AttentionLabSettings::decay_max_range);
+  preset_read(in, attention_preset_fields(), s);
   in.finish();
   attention_lab_validate(s);
   return s;

@@ -8,6 +8,7 @@
 
 #include "core/attention/attention.hpp"
 #include "core/attention/demos.hpp"
+#include "core/common/preset_fields.hpp"
 
 namespace poslab {
 
@@ -103,6 +104,9 @@ AttentionLabResult attention_lab_compute(const AttentionLabSettings& s,
                                          const std::atomic<bool>* cancel = nullptr,
                                          const AttentionLabOptions& options = {});
 
+// Every preset field of the lab, in the order presets write them (RoPE base and layout
+// from the shared RoPE table; the old key rope_base still loads).
+const PresetTable<AttentionLabSettings>& attention_preset_fields();
 std::string attention_to_preset(const AttentionLabSettings& s);
 // Starts from `base` (usually the defaults) and overrides what the preset names.
 AttentionLabSettings attention_from_preset(const std::string& text,

@@ -9,47 +9,63 @@ const std::vector<std::string> kPolicies{"expert", "noisy", "random"};
 const std::vector<std::string> kSources{"live", "file"};
 }  // namespace
 
+const PresetTable<ArenaLabSettings>& arena_preset_fields() {
+  using S = ArenaLabSettings;
+  static const PresetTable<S> t{
+      preset_field<S>(
+          "seed", [](auto& s) -> auto& { return s.seed; }, S::seed_range, "live episode seed"),
+      preset_field<S>(
+          "team0", [](auto& s) -> auto& { return s.team0_size; }, S::team_size_range,
+          "ships of team 0, 0 = random 1..4"),
+      preset_field<S>(
+          "team1", [](auto& s) -> auto& { return s.team1_size; }, S::team_size_range,
+          "ships of team 1, 0 = same as team 0"),
+      preset_choice<S>(
+          "policy", [](auto& s) -> auto& { return s.policy; }, kPolicies,
+          "who flies the computer ships"),
+      preset_field<S>(
+          "play", [](auto& s) -> auto& { return s.playing; }, "play the episode"),
+      preset_field<S>(
+          "practice", [](auto& s) -> auto& { return s.practice; }, "computer ships never fire"),
+      preset_field<S>(
+          "speed", [](auto& s) -> auto& { return s.speed; }, S::speed_range,
+          "playback speed, x real time"),
+      preset_field<S>(
+          "helm", [](auto& s) -> auto& { return s.helm; }, S::slot_range,
+          "slot steered from the keyboard, -1 none"),
+      preset_field<S>(
+          "ship", [](auto& s) -> auto& { return s.selected; }, S::slot_range,
+          "slot shown in the inspector, -1 none"),
+      preset_field<S>(
+          "trail", [](auto& s) -> auto& { return s.trail; }, S::trail_range,
+          "trail length in agent steps"),
+      preset_field<S>(
+          "grid", [](auto& s) -> auto& { return s.grid; }, "draw the 128-px grid"),
+      preset_choice<S>(
+          "source", [](auto& s) -> auto& { return s.source; }, kSources,
+          "a live simulation or episodes from an HDF5 file"),
+      preset_field<S>(
+          "file", [](auto& s) -> auto& { return s.file; }, "HDF5 dataset path"),
+      preset_field<S>(
+          "episode", [](auto& s) -> auto& { return s.episode; }, S::episode_range,
+          "episode index in the file"),
+      preset_field<S>(
+          "row", [](auto& s) -> auto& { return s.row; }, S::row_range,
+          "row (agent step) on the timeline"),
+  };
+  return t;
+}
+
 std::string arena_to_preset(const ArenaLabSettings& s) {
-  const ArenaLabSettings d;
   PresetWriter w(kArenaLabName);
-  if (s.seed != d.seed) w.add("seed", s.seed);
-  if (s.team0_size != d.team0_size) w.add("team0", s.team0_size);
-  if (s.team1_size != d.team1_size) w.add("team1", s.team1_size);
-  if (s.policy != d.policy) w.add_text("policy", kPolicies[s.policy]);
-  if (s.playing != d.playing) w.add("play", s.playing);
-  if (s.practice != d.practice) w.add("practice", s.practice);
-  if (s.speed != d.speed) w.add("speed", s.speed);
-  if (s.helm != d.helm) w.add("helm", s.helm);
-  if (s.selected != d.selected) w.add("ship", s.selected);
-  if (s.trail != d.trail) w.add("trail", s.trail);
-  if (s.grid != d.grid) w.add("grid", s.grid);
-  if (s.source != d.source) w.add_text("source", kSources[static_cast<int>(s.source)]);
-  if (s.file != d.file) w.add_text("file", s.file);
-  if (s.episode != d.episode) w.add("episode", s.episode);
-  if (s.row != d.row) w.add("row", s.row);
+  preset_write(w, arena_preset_fields(), s, ArenaLabSettings{});
   return w.str();
 }
 
 ArenaLabSettings arena_from_preset(const std::string& text, const ArenaLabSettings& base) {
   ArenaLabSettings s = base;
   PresetReader in(text, kArenaLabName);
-  in.read("seed", s.seed, ArenaLabSettings::seed_range);
-  in.read("team0", s.team0_size, ArenaLabSettings::team_size_range);
-  in.read("team1", s.team1_size, ArenaLabSettings::team_size_range);
-  in.read_choice("policy", s.policy, kPolicies);
-  in.read("play", s.playing);
-  in.read("practice", s.practice);
-  in.read("speed", s.speed, ArenaLabSettings::speed_range);
-  in.read("helm", s.helm, ArenaLabSettings::slot_range);
-  in.read("ship", s.selected, ArenaLabSettings::slot_range);
-  in.read("trail", s.trail, ArenaLabSettings::trail_range);
-  in.read("grid", s.grid);
-  int source = static_cast<int>(s.source);
-  in.read_choice("source", source, kSources);
-  s.source = static_cast<ArenaSource>(source);
-  in.read_text("file", s.file);
-  in.read("episode", s.episode, ArenaLabSettings::episode_range);
-  in.read("row", s.row, ArenaLabSettings::row_range);
+  preset_read(in, arena_preset_fields(), s);
   in.finish();
   return s;
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/common/param_range.hpp"
+#include "core/common/preset_fields.hpp"
 
 namespace poslab::bnb {
 
@@ -27,6 +28,8 @@ struct ArenaLabSettings {
   int episode = 0;   // episode index in the file, [0, 1e9]
   int row = 0;       // row (agent step) on the timeline, [0, 1e6]
 
+  bool operator==(const ArenaLabSettings&) const = default;
+
   static constexpr ParamRange seed_range{0, 2147483647};
   static constexpr ParamRange team_size_range{0, 4};
   static constexpr ParamRange policy_range{0, 2};
@@ -39,6 +42,8 @@ struct ArenaLabSettings {
 
 inline constexpr const char* kArenaLabName = "arena";
 
+// Every preset field of the lab, in the order presets write them.
+const PresetTable<ArenaLabSettings>& arena_preset_fields();
 std::string arena_to_preset(const ArenaLabSettings& s);
 // Starts from `base` and overrides what the preset names; throws InputError.
 ArenaLabSettings arena_from_preset(const std::string& text, const ArenaLabSettings& base = {});

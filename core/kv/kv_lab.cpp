@@ -86,16 +86,7 @@ void kv_lab_normalize(KvLabSettings& s, const std::vector<std::string>& given) {
 void kv_lab_validate(const KvLabSettings& s) {
   const KvModelParams& p = s.model;
   kv_model_validate(p);
-  require_in_range("steps", s.steps, KvLabSettings::steps_range);
-  require_in_range("drop_steps", s.drop_steps, KvLabSettings::drop_steps_range);
-  require_in_range("first_length", s.first_length, KvLabSettings::length_range);
-  require_in_range("second_length", s.second_length, KvLabSettings::length_range);
-  require_in_range("retrieved", s.retrieved, KvLabSettings::length_range);
-  require_in_range("retrieve_from", s.retrieve_from, KvLabSettings::retrieve_from_range);
-  require_in_range("retrieve_stride", s.retrieve_stride, KvLabSettings::retrieve_stride_range);
-  require_in_range("view_layer", s.view_layer, KvLabSettings::view_layer_range);
-  require_in_range("view_head", s.view_head, KvLabSettings::view_head_range);
-  require_in_range("view_pair", s.view_pair, KvLabSettings::view_pair_range);
+  preset_validate(kv_preset_fields(), s);  // every range, then the rules across fields
   if (s.view_layer >= p.layers)
     throw InputError("view_layer = " + std::to_string(s.view_layer) + " but the model has " +
                      std::to_string(p.layers) + " layers (0.." + std::to_string(p.layers - 1) +
@@ -142,71 +133,109 @@ std::vector<int> kv_retrieved_indices(const KvLabSettings& s) {
   return idx;
 }
 
+const PresetTable<KvLabSettings>& kv_preset_fields() {
+  using S = KvLabSettings;
+  using M = KvModelParams;
+  auto model = [](auto& s) -> auto& {
+    return s.model;
+  };
+  static const PresetTable<S> t =
+      PresetTable<S>{
+          preset_choice<S>(
+              "pos", [](auto& s) -> auto& { return s.model.positions; }, kv_positions_names(),
+              "position type: learned table or RoPE", "--positions"),
+          preset_choice<S>(
+              "scenario", [](auto& s) -> auto& { return s.scenario; }, kv_scenario_names(),
+              "sliding window, stitching two caches, or RAG", "--scenario"),
+          preset_choice<S>(
+              "method", [](auto& s) -> auto& { return s.method; }, kv_method_names(),
+              "index correction shown in detail"),
+      } +
+      preset_fields_of<S>(
+          PresetTable<M>{
+              preset_field<M>(
+                  "layers", [](auto& p) -> auto& { return p.layers; }, M::layers_range,
+                  "transformer blocks", "--layers"),
+              preset_field<M>(
+                  "width", [](auto& p) -> auto& { return p.width; }, M::width_range,
+                  "model width W", "--width"),
+              preset_field<M>(
+                  "heads", [](auto& p) -> auto& { return p.heads; }, M::heads_range,
+                  "attention heads (W/heads must be even)", "--heads"),
+              preset_field<M>(
+                  "vocab", [](auto& p) -> auto& { return p.vocab; }, M::vocab_range,
+                  "vocabulary size", "--vocab"),
+              preset_field<M>(
+                  "C", [](auto& p) -> auto& { return p.context; }, M::context_range,
+                  "C: window and learned-table length in tokens (even)", "--context"),
+              preset_field<M>(
+                  "ln", [](auto& p) -> auto& { return p.layer_norm; },
+                  "pre-LayerNorm in every block"),
+              preset_field<M>(
+                  "pos_std", [](auto& p) -> auto& { return p.position_std; }, M::position_std_range,
+                  "std of learned position-table entries", "--position-std"),
+              preset_field<M>(
+                  "gain", [](auto& p) -> auto& { return p.attention_gain; },
+                  M::attention_gain_range, "init gain of W_q and W_k (sharper attention)",
+                  "--gain"),
+          } +
+              preset_fields_of<M>(
+                  preset_fields_without(rope_preset_fields(), {"dim", "rotary"}),
+                  [](auto& p) -> auto& { return p.rope; }) +
+              PresetTable<M>{
+                  preset_field<M>(
+                      "seed", [](auto& p) -> auto& { return p.seed; }, M::seed_range,
+                      "weights and token streams", "--seed"),
+              },
+          model) +
+      PresetTable<S>{
+          preset_field<S>(
+              "steps", [](auto& s) -> auto& { return s.steps; }, S::steps_range,
+              "window slides (sliding) or new tokens (stitch, rag)", "--steps"),
+          preset_field<S>(
+              "drop", [](auto& s) -> auto& { return s.drop_steps; }, S::drop_steps_range,
+              "episode steps dropped per slide", "--drop"),
+          preset_field<S>(
+              "first", [](auto& s) -> auto& { return s.first_length; }, S::length_range,
+              "stitch/rag: tokens of document B", "--first"),
+          preset_field<S>(
+              "second", [](auto& s) -> auto& { return s.second_length; }, S::length_range,
+              "stitch/rag: tokens of document A", "--second"),
+          preset_field<S>(
+              "retrieved", [](auto& s) -> auto& { return s.retrieved; }, S::length_range,
+              "rag: slots retrieved from B", "--retrieved"),
+          preset_field<S>(
+              "from", [](auto& s) -> auto& { return s.retrieve_from; }, S::retrieve_from_range,
+              "rag: B index of the first retrieved slot", "--from"),
+          preset_field<S>(
+              "stride", [](auto& s) -> auto& { return s.retrieve_stride; },
+              S::retrieve_stride_range, "rag: spacing of the retrieved B indices", "--stride"),
+          preset_field<S>(
+              "f32", [](auto& s) -> auto& { return s.cache_float32; },
+              "store K/V rounded to float32"),
+          preset_field<S>(
+              "layer", [](auto& s) -> auto& { return s.view_layer; }, S::view_layer_range,
+              "layer whose strip, heatmap and dials are shown"),
+          preset_field<S>(
+              "head", [](auto& s) -> auto& { return s.view_head; }, S::view_head_range,
+              "head whose attention and dials are shown"),
+          preset_field<S>(
+              "pair", [](auto& s) -> auto& { return s.view_pair; }, S::view_pair_range,
+              "RoPE pair drawn on the slot dials"),
+      };
+  return t;
+}
+
 std::string kv_to_preset(const KvLabSettings& s) {
-  const KvLabSettings d;
-  const KvModelParams &p = s.model, &dp = d.model;
   PresetWriter w(kKvLabName);
-  if (p.positions != dp.positions)
-    w.add_text("pos", kv_positions_names()[static_cast<int>(p.positions)]);
-  if (s.scenario != d.scenario) w.add_text("scenario", kv_scenario_name(s.scenario));
-  if (s.method != d.method) w.add_text("method", kv_method_name(s.method));
-  if (p.layers != dp.layers) w.add("layers", p.layers);
-  if (p.width != dp.width) w.add("width", p.width);
-  if (p.heads != dp.heads) w.add("heads", p.heads);
-  if (p.vocab != dp.vocab) w.add("vocab", p.vocab);
-  if (p.context != dp.context) w.add("C", p.context);
-  if (p.layer_norm != dp.layer_norm) w.add("ln", p.layer_norm);
-  if (p.position_std != dp.position_std) w.add("pos_std", p.position_std);
-  if (p.attention_gain != dp.attention_gain) w.add("gain", p.attention_gain);
-  rope_preset_write(w, p.rope, dp.rope, {.head_dim = false, .rotary_fraction = false});
-  if (p.seed != dp.seed) w.add("seed", p.seed);
-  if (s.steps != d.steps) w.add("steps", s.steps);
-  if (s.drop_steps != d.drop_steps) w.add("drop", s.drop_steps);
-  if (s.first_length != d.first_length) w.add("first", s.first_length);
-  if (s.second_length != d.second_length) w.add("second", s.second_length);
-  if (s.retrieved != d.retrieved) w.add("retrieved", s.retrieved);
-  if (s.retrieve_from != d.retrieve_from) w.add("from", s.retrieve_from);
-  if (s.retrieve_stride != d.retrieve_stride) w.add("stride", s.retrieve_stride);
-  if (s.cache_float32 != d.cache_float32) w.add("f32", s.cache_float32);
-  if (s.view_layer != d.view_layer) w.add("layer", s.view_layer);
-  if (s.view_head != d.view_head) w.add("head", s.view_head);
-  if (s.view_pair != d.view_pair) w.add("pair", s.view_pair);
+  preset_write(w, kv_preset_fields(), s, KvLabSettings{});
   return w.str();
 }
 
 KvLabSettings kv_from_preset(const std::string& text, const KvLabSettings& base) {
   KvLabSettings s = base;
-  KvModelParams& p = s.model;
   PresetReader in(text, kKvLabName);
-  int pos = static_cast<int>(p.positions), scenario = static_cast<int>(s.scenario),
-      method = static_cast<int>(s.method);
-  in.read_choice("pos", pos, kv_positions_names());
-  in.read_choice("scenario", scenario, kv_scenario_names());
-  in.read_choice("method", method, kv_method_names());
-  p.positions = static_cast<KvPositions>(pos);
-  s.scenario = static_cast<KvScenario>(scenario);
-  s.method = static_cast<KvMethod>(method);
-  in.read("layers", p.layers, KvModelParams::layers_range);
-  in.read("width", p.width, KvModelParams::width_range);
-  in.read("heads", p.heads, KvModelParams::heads_range);
-  in.read("vocab", p.vocab, KvModelParams::vocab_range);
-  in.read("C", p.context, KvModelParams::context_range);
-  in.read("ln", p.layer_norm);
-  in.read("pos_std", p.position_std, KvModelParams::position_std_range);
-  in.read("gain", p.attention_gain, KvModelParams::attention_gain_range);
-  rope_preset_read(in, p.rope, {.head_dim = false, .rotary_fraction = false});
-  in.read("seed", p.seed, KvModelParams::seed_range);
-  in.read("steps", s.steps, KvLabSettings::steps_range);
-  in.read("drop", s.drop_steps, KvLabSettings::drop_steps_range);
-  in.read("first", s.first_length, KvLabSettings::length_range);
-  in.read("second", s.second_length, KvLabSettings::length_range);
-  in.read("retrieved", s.retrieved, KvLabSettings::length_range);
-  in.read("from", s.retrieve_from, KvLabSettings::retrieve_from_range);
-  in.read("stride", s.retrieve_stride, KvLabSettings::retrieve_stride_range);
-  in.read("f32", s.cache_float32);
-  in.read("layer", s.view_layer, KvLabSettings::view_layer_range);
-  in.read("head", s.view_head, KvLabSettings::view_head_range);
-  in.read("pair", s.view_pair, KvLabSettings::view_pair_range);
+  preset_read(in, kv_preset_fields(), s);
   in.finish();
   kv_lab_normalize(s, in.keys());
   kv_lab_validate(s);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/preset_fields.hpp"
 #include "core/kv/kv_model.hpp"
 
 namespace poslab {
@@ -78,6 +79,9 @@ void kv_lab_validate(const KvLabSettings& s);
 // B indices retrieved for the rag scenario (retrieve_from + k * stride), all of B for stitch.
 std::vector<int> kv_retrieved_indices(const KvLabSettings& s);
 
+// Every preset field of the lab (model, shared RoPE fields, scenario, view), in the order
+// presets write them; the range checks of kv_lab_validate and the CLI flags read it too.
+const PresetTable<KvLabSettings>& kv_preset_fields();
 std::string kv_to_preset(const KvLabSettings& s);
 // Starts from `base` (usually the defaults) and overrides what the preset names; validates.
 KvLabSettings kv_from_preset(const std::string& text, const KvLabSettings& base = {});

@@ -18,25 +18,32 @@ const std::vector<std::string>& lessons_view_names() {
   return n;
 }
 
+const PresetTable<LessonsLabSettings>& lessons_preset_fields() {
+  using S = LessonsLabSettings;
+  static const PresetTable<S> t{
+      preset_field<S>(
+          "lesson", [](auto& s) -> auto& { return s.lesson; },
+          "lesson id (a folder name), empty = the catalog"),
+      preset_choice<S>(
+          "lang", [](auto& s) -> auto& { return s.language; }, lessons_language_names(),
+          "language of the lesson text"),
+      preset_choice<S>(
+          "view", [](auto& s) -> auto& { return s.view; }, lessons_view_names(),
+          "the lesson's text or its quiz"),
+  };
+  return t;
+}
+
 std::string lessons_to_preset(const LessonsLabSettings& s) {
-  const LessonsLabSettings d;
   PresetWriter w(kLessonsLabName);
-  if (s.lesson != d.lesson) w.add_text("lesson", s.lesson);
-  if (s.language != d.language)
-    w.add_text("lang", lessons_language_names()[static_cast<int>(s.language)]);
-  if (s.view != d.view) w.add_text("view", lessons_view_names()[static_cast<int>(s.view)]);
+  preset_write(w, lessons_preset_fields(), s, LessonsLabSettings{});
   return w.str();
 }
 
 LessonsLabSettings lessons_from_preset(const std::string& text, const LessonsLabSettings& base) {
   LessonsLabSettings s = base;
   PresetReader in(text, kLessonsLabName);
-  in.read_text("lesson", s.lesson);
-  int lang = static_cast<int>(s.language), view = static_cast<int>(s.view);
-  in.read_choice("lang", lang, lessons_language_names());
-  in.read_choice("view", view, lessons_view_names());
-  s.language = static_cast<Language>(lang);
-  s.view = static_cast<LessonsView>(view);
+  preset_read(in, lessons_preset_fields(), s);
   in.finish();
   const bool id_ok = std::all_of(s.lesson.begin(), s.lesson.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';

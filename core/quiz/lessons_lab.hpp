@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/preset_fields.hpp"
 #include "core/quiz/quiz.hpp"
 
 namespace poslab {
@@ -15,6 +16,8 @@ struct LessonsLabSettings {
   std::string lesson;                // lesson id (a folder name: a-z, 0-9, -, _), empty = catalog
   Language language = Language::en;  // en | zh
   LessonsView view = LessonsView::text;
+
+  bool operator==(const LessonsLabSettings&) const = default;
 };
 
 inline constexpr const char* kLessonsLabName = "lessons";
@@ -22,6 +25,8 @@ inline constexpr const char* kLessonsLabName = "lessons";
 const std::vector<std::string>& lessons_language_names();  // "en", "zh"
 const std::vector<std::string>& lessons_view_names();      // "text", "quiz"
 
+// Every preset field of the panel, in the order presets write them.
+const PresetTable<LessonsLabSettings>& lessons_preset_fields();
 std::string lessons_to_preset(const LessonsLabSettings& s);
 // Throws InputError naming the key; whether the lesson exists is for the caller to check
 // (the core does not read lesson files).

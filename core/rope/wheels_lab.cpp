@@ -37,42 +37,54 @@ WheelsDecay wheels_decay(const WheelsLabSettings& s) {
   return d;
 }
 
+const PresetTable<WheelsLabSettings>& wheels_preset_fields() {
+  using S = WheelsLabSettings;
+  static const PresetTable<S> t =
+      preset_fields_of<S>(
+          rope_preset_fields(), [](auto& s) -> auto& { return s.rope; }) +
+      PresetTable<S>{
+          preset_field<S>(
+              "pos", [](auto& s) -> auto& { return s.position; }, S::position_range,
+              "token position m shown"),
+          preset_field<S>(
+              "log", [](auto& s) -> auto& { return s.log_slider; },
+              "position slider on a log scale"),
+          preset_field<S>(
+              "play", [](auto& s) -> auto& { return s.playing; }, "animate the position"),
+          preset_field<S>(
+              "speed", [](auto& s) -> auto& { return s.speed; }, S::speed_range,
+              "animation speed, positions per second"),
+          preset_field<S>(
+              "trail", [](auto& s) -> auto& { return s.trail; }, S::trail_range,
+              "positions drawn behind each hand"),
+          preset_field<S>(
+              "pair", [](auto& s) -> auto& { return s.selected_pair; }, S::selected_pair_range,
+              "pair whose numbers are shown"),
+          preset_field<S>(
+              "dial", [](auto& s) -> auto& { return s.dial_size; }, S::dial_size_range,
+              "dial diameter in pixels at scale 1"),
+          preset_choice<S>(
+              "qk", [](auto& s) -> auto& { return s.decay_vectors; }, decay_vectors_names(),
+              "decay vectors: ones or seeded random", "--qk"),
+          preset_field<S>(
+              "decay_max", [](auto& s) -> auto& { return s.decay_max_distance; },
+              S::decay_max_distance_range, "largest distance d of the decay plot", "--decay-max"),
+      };
+  return t;
+}
+
 std::string wheels_to_preset(const WheelsLabSettings& s) {
-  const WheelsLabSettings d;
   PresetWriter w(kWheelsLabName);
-  const RopeParams &r = s.rope, &dr = d.rope;
-  rope_preset_write(w, r, dr);
-  if (s.position != d.position) w.add("pos", s.position);
-  if (s.log_slider != d.log_slider) w.add("log", s.log_slider);
-  if (s.playing != d.playing) w.add("play", s.playing);
-  if (s.speed != d.speed) w.add("speed", s.speed);
-  if (s.trail != d.trail) w.add("trail", s.trail);
-  if (s.selected_pair != d.selected_pair) w.add("pair", s.selected_pair);
-  if (s.dial_size != d.dial_size) w.add("dial", s.dial_size);
-  if (s.decay_vectors != d.decay_vectors)
-    w.add_text("qk", decay_vectors_names()[static_cast<int>(s.decay_vectors)]);
-  if (s.decay_max_distance != d.decay_max_distance) w.add("decay_max", s.decay_max_distance);
+  preset_write(w, wheels_preset_fields(), s, WheelsLabSettings{});
   return w.str();
 }
 
 WheelsLabSettings wheels_from_preset(const std::string& text, const WheelsLabSettings& base) {
   WheelsLabSettings s = base;
   PresetReader in(text, kWheelsLabName);
-  RopeParams& r = s.rope;
-  rope_preset_read(in, r);
-  in.read("pos", s.position, WheelsLabSettings::position_range);
-  in.read("log", s.log_slider);
-  in.read("play", s.playing);
-  in.read("speed", s.speed, WheelsLabSettings::speed_range);
-  in.read("trail", s.trail, WheelsLabSettings::trail_range);
-  in.read("pair", s.selected_pair, WheelsLabSettings::selected_pair_range);
-  in.read("dial", s.dial_size, WheelsLabSettings::dial_size_range);
-  int qk = static_cast<int>(s.decay_vectors);
-  in.read_choice("qk", qk, decay_vectors_names());
-  s.decay_vectors = static_cast<DecayVectors>(qk);
-  in.read("decay_max", s.decay_max_distance, WheelsLabSettings::decay_max_distance_range);
+  preset_read(in, wheels_preset_fields(), s);
   in.finish();
-  rope_validate(r);  // cross-field checks (odd dim, beta order)
+  rope_validate(s.rope);  // cross-field checks (odd dim, beta order)
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/preset_fields.hpp"
 #include "core/rope/rope.hpp"
 
 namespace poslab {
@@ -49,6 +50,8 @@ struct WheelsDecay {
 WheelsDecay wheels_decay(const WheelsLabSettings& s);
 const std::vector<std::string>& decay_vectors_names();  // ones, random
 
+// Every preset field of the lab (the RoPE fields first), in the order presets write them.
+const PresetTable<WheelsLabSettings>& wheels_preset_fields();
 std::string wheels_to_preset(const WheelsLabSettings& s);
 // Starts from `base` (usually the defaults) and overrides what the preset names.
 WheelsLabSettings wheels_from_preset(const std::string& text, const WheelsLabSettings& base = {});

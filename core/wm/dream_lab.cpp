@@ -17,13 +17,6 @@ const std::vector<std::string> kStarts{"seed", "file"};
 const std::vector<std::string> kLoops{"closed", "open"};
 const std::vector<std::string> kViews{"side", "ghost"};
 
-template <class E>
-void read_enum(PresetReader& in, const char* key, E& out, const std::vector<std::string>& names) {
-  int v = static_cast<int>(out);
-  in.read_choice(key, v, names);
-  out = static_cast<E>(v);
-}
-
 }  // namespace
 
 const std::vector<std::string>& dream_variant_names() {
@@ -31,36 +24,87 @@ const std::vector<std::string>& dream_variant_names() {
   return names;
 }
 
+const PresetTable<DreamLabSettings>& dreams_preset_fields() {
+  using S = DreamLabSettings;
+  static const PresetTable<S> t{
+      preset_choice<S>(
+          "start", [](auto& s) -> auto& { return s.start; }, kStarts,
+          "start state: a fresh episode from a seed, or a dataset episode"),
+      preset_field<S>(
+          "seed", [](auto& s) -> auto& { return s.seed; }, S::seed_range,
+          "episode seed (start = seed)"),
+      preset_field<S>(
+          "team0", [](auto& s) -> auto& { return s.team0_size; }, S::team_size_range,
+          "ships of team 0, 0 = random"),
+      preset_field<S>(
+          "team1", [](auto& s) -> auto& { return s.team1_size; }, S::team_size_range,
+          "ships of team 1, 0 = same as team 0"),
+      preset_choice<S>(
+          "policy", [](auto& s) -> auto& { return s.policy; }, kPolicies, "who flies reality"),
+      preset_field<S>(
+          "file", [](auto& s) -> auto& { return s.file; }, "HDF5 dataset (start = file)"),
+      preset_field<S>(
+          "episode", [](auto& s) -> auto& { return s.episode; }, S::episode_range,
+          "episode index in the file"),
+      preset_field<S>(
+          "from", [](auto& s) -> auto& { return s.from; }, S::from_range,
+          "real steps played before the dream starts"),
+      preset_field<S>(
+          "horizon", [](auto& s) -> auto& { return s.horizon; }, S::horizon_range,
+          "dream steps at most"),
+      preset_choice<S>(
+          "variant", [](auto& s) -> auto& { return s.window; }, dream_variant_names(),
+          "position variant and window mode"),
+      preset_field<S>(
+          "model", [](auto& s) -> auto& { return s.model; },
+          "checkpoint path; empty = the shipped one for the variant"),
+      preset_choice<S>(
+          "loop", [](auto& s) -> auto& { return s.loop; }, kLoops,
+          "closed loop (argmax fed back) or open loop (sampled)"),
+      preset_field<S>(
+          "temp", [](auto& s) -> auto& { return s.temperature; }, S::temperature_range,
+          "open loop sampling temperature, 0 = argmax"),
+      preset_field<S>(
+          "helm", [](auto& s) -> auto& { return s.helm; }, S::helm_range,
+          "slot flown from the keyboard, -1 none"),
+      preset_field<S>(
+          "follow", [](auto& s) -> auto& { return s.follow; },
+          "reality follows the helm's inputs too"),
+      preset_choice<S>(
+          "view", [](auto& s) -> auto& { return s.view; }, kViews,
+          "real and dream side by side, or dream ghosts over real"),
+      preset_field<S>(
+          "play", [](auto& s) -> auto& { return s.playing; }, "advance the dream live"),
+      preset_field<S>(
+          "speed", [](auto& s) -> auto& { return s.speed; }, S::speed_range, "x real time"),
+      preset_field<S>(
+          "t", [](auto& s) -> auto& { return s.cursor; }, S::cursor_range,
+          "timeline step shown, -1 = follow the newest"),
+      preset_field<S>(
+          "ship", [](auto& s) -> auto& { return s.selected; }, S::slot_range,
+          "slot of the token strip and attention rows"),
+      preset_field<S>(
+          "layer", [](auto& s) -> auto& { return s.layer; }, S::layer_range,
+          "attention view: block"),
+      preset_field<S>(
+          "head", [](auto& s) -> auto& { return s.head; }, S::head_range, "attention view: head"),
+      preset_field<S>(
+          "attn", [](auto& s) -> auto& { return s.attention; }, "show the attention heatmaps"),
+      preset_field<S>(
+          "strip", [](auto& s) -> auto& { return s.strip; }, "show the token strip"),
+      preset_field<S>(
+          "compare", [](auto& s) -> auto& { return s.compare; },
+          "show the variants' error curves past the context"),
+      preset_field<S>(
+          "train", [](auto& s) -> auto& { return s.train; }, S::train_range,
+          "training panel: 0 hidden, 1 shown, 2 shown and a run started"),
+  };
+  return t;
+}
+
 std::string dreams_to_preset(const DreamLabSettings& s) {
-  const DreamLabSettings d;
   PresetWriter w(kDreamLabName);
-  if (s.start != d.start) w.add_text("start", kStarts[static_cast<int>(s.start)]);
-  if (s.seed != d.seed) w.add("seed", s.seed);
-  if (s.team0_size != d.team0_size) w.add("team0", s.team0_size);
-  if (s.team1_size != d.team1_size) w.add("team1", s.team1_size);
-  if (s.policy != d.policy) w.add_text("policy", kPolicies[s.policy]);
-  if (s.file != d.file) w.add_text("file", s.file);
-  if (s.episode != d.episode) w.add("episode", s.episode);
-  if (s.from != d.from) w.add("from", s.from);
-  if (s.horizon != d.horizon) w.add("horizon", s.horizon);
-  if (s.window != d.window)
-    w.add_text("variant", dream_variant_names()[static_cast<int>(s.window)]);
-  if (s.model != d.model) w.add_text("model", s.model);
-  if (s.loop != d.loop) w.add_text("loop", kLoops[static_cast<int>(s.loop)]);
-  if (s.temperature != d.temperature) w.add("temp", s.temperature);
-  if (s.helm != d.helm) w.add("helm", s.helm);
-  if (s.follow != d.follow) w.add("follow", s.follow);
-  if (s.view != d.view) w.add_text("view", kViews[static_cast<int>(s.view)]);
-  if (s.playing != d.playing) w.add("play", s.playing);
-  if (s.speed != d.speed) w.add("speed", s.speed);
-  if (s.cursor != d.cursor) w.add("t", s.cursor);
-  if (s.selected != d.selected) w.add("ship", s.selected);
-  if (s.layer != d.layer) w.add("layer", s.layer);
-  if (s.head != d.head) w.add("head", s.head);
-  if (s.attention != d.attention) w.add("attn", s.attention);
-  if (s.strip != d.strip) w.add("strip", s.strip);
-  if (s.compare != d.compare) w.add("compare", s.compare);
-  if (s.train != d.train) w.add("train", s.train);
+  preset_write(w, dreams_preset_fields(), s, DreamLabSettings{});
   return w.str();
 }
 
@@ -82,34 +126,8 @@ std::string dreams_preset_from_arena(const bnb::ArenaLabSettings& a, int step) {
 
 DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSettings& base) {
   DreamLabSettings s = base;
-  using R = DreamLabSettings;
   PresetReader in(text, kDreamLabName);
-  read_enum(in, "start", s.start, kStarts);
-  in.read("seed", s.seed, R::seed_range);
-  in.read("team0", s.team0_size, R::team_size_range);
-  in.read("team1", s.team1_size, R::team_size_range);
-  in.read_choice("policy", s.policy, kPolicies);
-  in.read_text("file", s.file);
-  in.read("episode", s.episode, R::episode_range);
-  in.read("from", s.from, R::from_range);
-  in.read("horizon", s.horizon, R::horizon_range);
-  read_enum(in, "variant", s.window, dream_variant_names());
-  in.read_text("model", s.model);
-  read_enum(in, "loop", s.loop, kLoops);
-  in.read("temp", s.temperature, R::temperature_range);
-  in.read("helm", s.helm, R::helm_range);
-  in.read("follow", s.follow);
-  read_enum(in, "view", s.view, kViews);
-  in.read("play", s.playing);
-  in.read("speed", s.speed, R::speed_range);
-  in.read("t", s.cursor, R::cursor_range);
-  in.read("ship", s.selected, R::slot_range);
-  in.read("layer", s.layer, R::layer_range);
-  in.read("head", s.head, R::head_range);
-  in.read("attn", s.attention);
-  in.read("strip", s.strip);
-  in.read("compare", s.compare);
-  in.read("train", s.train, R::train_range);
+  preset_read(in, dreams_preset_fields(), s);
   in.finish();
   if (s.start == DreamSource::file && s.file.empty())
     throw InputError("preset \"" + text + "\": start=file needs file=<path of an HDF5 dataset>");

@@ -20,6 +20,7 @@
 #include "core/bnb/bnb_policy.hpp"
 #include "core/bnb/bnb_sim.hpp"
 #include "core/common/param_range.hpp"
+#include "core/common/preset_fields.hpp"
 #include "core/common/random.hpp"
 #include "core/wm/eval.hpp"  // DreamLoop, the baselines and metrics (shared with `wm eval|dream`)
 
@@ -71,6 +72,8 @@ struct DreamLabSettings {
   bool compare = false;   // show the variants' error curves past the context
   int train = 0;          // training panel: 0 hidden, 1 shown, 2 shown and a run started, [0, 2]
 
+  bool operator==(const DreamLabSettings&) const = default;
+
   static constexpr ParamRange seed_range{0, 2147483647};
   static constexpr ParamRange team_size_range{0, 4};
   static constexpr ParamRange policy_range{0, 2};
@@ -87,6 +90,8 @@ struct DreamLabSettings {
   static constexpr ParamRange train_range{0, 2};
 };
 
+// Every preset field of the lab, in the order presets write them.
+const PresetTable<DreamLabSettings>& dreams_preset_fields();
 std::string dreams_to_preset(const DreamLabSettings& s);
 // "Dream from here" in the arena lab: the dream lab's preset for the arena's episode (seed,
 // teams and policy, or file and episode) with the dream starting at agent step `step`.
