@@ -504,4 +504,23 @@ ScoreTerms attention_score_terms(const AttentionModel& m, int head, int query, i
   return s;
 }
 
+std::vector<NamedTerm> attention_score_term_list(const AttentionModel& m, const ScoreTerms& t) {
+  const AttentionParams& p = m.params;
+  switch (attention_encoding_kind(p.encoding)) {
+    case EncodingKind::absolute:
+      return {{"content . content", t.content_content},
+              {"content . position", t.content_position},
+              {"position . content", t.position_content},
+              {"position . position", t.position_position}};
+    case EncodingKind::rotary:
+      return {{p.use_content ? "content (unrotated)" : "ones (unrotated)", t.content_content},
+              {"rotation changes by", t.rotation}};
+    case EncodingKind::bias:
+      return {{"content . content", t.content_content}, {"bias", t.bias}};
+    case EncodingKind::none:
+      break;
+  }
+  return {{"content . content", t.content_content}};
+}
+
 }  // namespace poslab
