@@ -107,6 +107,9 @@ std::string attention_to_preset(const AttentionLabSettings& s) {
   if (s.query_col != d.query_col) w.add("qcol", s.query_col);
   if (s.show_terrain != d.show_terrain) w.add("terrain", s.show_terrain);
   if (s.decay_max != d.decay_max) w.add("decay_max", s.decay_max);
+  if (s.color_scale != d.color_scale)
+    w.add_text("scale", color_scale_names()[static_cast<int>(s.color_scale)]);
+  if (s.shared_scale != d.shared_scale) w.add("shared", s.shared_scale);
   return w.str();
 }
 
@@ -158,6 +161,8 @@ AttentionLabSettings attention_from_preset(const std::string& text,
   in.read("qcol", s.query_col, AttentionLabSettings::query_range);
   in.read("terrain", s.show_terrain);
   in.read("decay_max", s.decay_max, AttentionLabSettings::decay_max_range);
+  read_enum("scale", s.color_scale, color_scale_names());
+  in.read("shared", s.shared_scale);
   in.finish();
   attention_lab_validate(s);
   return s;
