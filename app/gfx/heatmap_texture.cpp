@@ -83,6 +83,7 @@ void HeatmapTexture::update(const float* values, int rows, int cols, float vmin,
   vmin_ = vmin;
   vmax_ = vmax;
   map_ = map;
+  legend_.clear();  // the uploader sets the ticks of its scale after the values
   render(data_, color_, fbo_, cols, rows, vmin, vmax, map);
 }
 
@@ -111,6 +112,37 @@ void HeatmapTexture::draw_colorbar(ImVec2 size) {
   if (!bar_fbo_) glGenFramebuffers(1, &bar_fbo_);
   render(bar_data_, bar_color_, bar_fbo_, kSteps, 1, lo, hi, map_);
   ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(bar_color_)), size);
+  if (!legend_.empty()) {
+    // Tick marks under the bar; a label is drawn only where it clears the previous one
+    // (the last label, the top of the range, wins over its neighbour).
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 lo_corner = ImGui::GetItemRectMin(), hi_corner = ImGui::GetItemRectMax();
+    const ImU32 col = ImGui::GetColorU32(ImGuiCol_Text);
+    const float gap = ImGui::CalcTextSize(" ").x * 1.5f, y = hi_corner.y + 1.0f;
+    const float tick_h = std::max(2.0f, size.y * 0.5f);
+    std::vector<float> left(legend_.size()), right(legend_.size());
+    std::vector<char> show(legend_.size(), 0);
+    for (size_t i = 0; i < legend_.size(); ++i) {
+      const float x = lo_corner.x + std::clamp(legend_[i].at, 0.0f, 1.0f) * size.x;
+      const float w = ImGui::CalcTextSize(legend_[i].label.c_str()).x;
+      left[i] = std::clamp(x - w * 0.5f, lo_corner.x, std::max(lo_corner.x, hi_corner.x - w));
+      right[i] = left[i] + w;
+      dl->AddLine(ImVec2(x, y), ImVec2(x, y + tick_h), col);
+    }
+    float last_right = -1e30f;
+    const size_t n = legend_.size();
+    for (size_t i = 0; i < n; ++i) {
+      const bool clears_last = i + 1 == n || right[i] + gap <= left[n - 1];
+      if (left[i] >= last_right + gap && clears_last) {
+        show[i] = 1;
+        last_right = right[i];
+      }
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (show[i]) dl->AddText(ImVec2(left[i], y + tick_h), col, legend_[i].label.c_str());
+    ImGui::Dummy(ImVec2(size.x, tick_h + ImGui::GetTextLineHeight()));
+    return;
+  }
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.4g", lo);
   ImGui::TextUnformatted(buf);
@@ -126,6 +158,7 @@ void HeatmapTexture::release() {
     if (*f) glDeleteFramebuffers(1, f), *f = 0;
   if (vao_) glDeleteVertexArrays(1, &vao_), vao_ = 0;
   program_ = ShaderProgram();
+  legend_.clear();
   rows_ = cols_ = 0;
 }
 

@@ -4,12 +4,21 @@
 #pragma once
 #include <imgui.h>
 
+#include <string>
+#include <vector>
+
 #include "app/gfx/gl.hpp"
 #include "app/gfx/shader.hpp"
 
 namespace poslab::app::gfx {
 
 enum class Colormap { viridis = 0, diverging = 1, terrain = 2 };
+
+// A labelled tick under the colour bar: where it sits along the bar (0 = left, 1 = right).
+struct LegendTick {
+  float at = 0;
+  std::string label;
+};
 
 class HeatmapTexture {
  public:
@@ -30,8 +39,11 @@ class HeatmapTexture {
   bool empty() const { return color_ == 0; }
   // Draws the image at the cursor, size in pixels; returns the hovered cell or {-1, -1}.
   ImVec2 draw(ImVec2 size) const;  // returns (col, row) of the hovered cell, or (-1, -1)
-  // A colour bar for this heatmap's map and range with min / 0 / max labels, at the cursor.
+  // A colour bar for this heatmap's map and range, at the cursor: labelled with the legend
+  // ticks when set (labels that would overlap are left out), else with min and max.
   void draw_colorbar(ImVec2 size);
+  // Ticks of the colour scale the uploaded values were mapped with (empty: min / max labels).
+  void set_legend(std::vector<LegendTick> ticks) { legend_ = std::move(ticks); }
   void release();
 
  private:
@@ -42,6 +54,7 @@ class HeatmapTexture {
   GLuint bar_data_ = 0, bar_color_ = 0, bar_fbo_ = 0;
   float vmin_ = 0, vmax_ = 1;
   Colormap map_ = Colormap::viridis;
+  std::vector<LegendTick> legend_;
   int rows_ = 0, cols_ = 0;
 };
 

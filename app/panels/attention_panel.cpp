@@ -44,7 +44,9 @@ using ComputedPtr = std::shared_ptr<const AttentionComputed>;
 // The GPU side: textures and what was last uploaded into them.
 struct AttentionTextures {
   gfx::HeatmapTexture main, second, diff, grid_a, grid_b, terrain, demo;
-  std::string uploaded;  // upload key (computed key + view choices)
+  std::string uploaded;                     // upload key (computed key + view choices)
+  double main_spread = 0;                   // std of the main map's colour positions (check)
+  double main_range = 0, second_range = 0;  // |value| covered by the left and right scales
 };
 
 // The panel's UI state: the lab settings (what presets capture), the worker job and the
@@ -68,6 +70,8 @@ AttentionLabSettings compute_inputs(const AttentionLabSettings& s) {
   k.query_row = d.query_row;
   k.query_col = d.query_col;
   k.show_terrain = d.show_terrain;
+  k.color_scale = d.color_scale;
+  k.shared_scale = d.shared_scale;
   if (k.demo != AttentionDemo::rope_decay) k.decay_max = d.decay_max;
   return k;
 }
@@ -119,30 +123,35 @@ class AttentionPanel final : public Panel {
   }
 
   std::vector<std::string> check_presets() const override {
-    return {"attention?source=count&tokens=1024&heads=8&head_dim=64&dim=512",
-            "attention?source=count&tokens=1024&enc=learned&L=1&causal=1",
-            "attention?enc=alibi&heads=64&head=63&demo=slopes",
-            "attention?enc=t5&t5_bidir=0&buckets=256&max_distance=1000000&demo=buckets&source="
-            "count&tokens=300",
-            "attention?enc=t5&buckets=4&max_distance=2&demo=buckets",
-            "attention?source=grid&rows=32&cols=32&enc=elevation&alpha=100&terrain_max=9000&qrow="
-            "31&qcol=31",
-            "attention?source=grid&rows=1&cols=1&qrow=0&qcol=0&enc=swin&compare=encodings&enc_b="
-            "elevation",
-            "attention?source=grid&rows=8&cols=8&enc=sincos2d&dim=1024&head_dim=256&compare="
-            "encodings&enc_b=swin",
-            "attention?enc=learned&L=1&demo=extrapolation&extrapolate=1024",
-            "attention?enc=rope&demo=extrapolation&extrapolate=2&L=4096",
-            "attention?compare=orderings&scores=1",
-            "attention?text=%E6%88%91%E5%96%9C%E6%AC%A2%E4%BD%A0&compare=orderings&text_b=%E4%BD%"
-            "A0%E5%96%9C%E6%AC%A2%E6%88%91",
-            "attention?demo=shift&shift=1000000&enc=sin&source=count&tokens=64",
-            "attention?demo=shift&enc=rope&rope_base=1000000000000&layout=interleaved",
-            "attention?demo=permutation&causal=1&enc=none",
-            "attention?demo=decay&decay_max=1000000&base=1.000001&head_dim=256",
-            "attention?content=0&position=0&scores=1",
-            "attention?enc=sin_concat&sin_base=2&content=0&seed=2147483647",
-            "attention?enc=swin&bias_std=0&learned_std=10&heads=1&dim=4&head_dim=2"};
+    return {
+        "attention?source=count&tokens=1024&heads=8&head_dim=64&dim=512",
+        "attention?source=count&tokens=1024&enc=learned&L=1&causal=1",
+        "attention?source=count&tokens=1024&heads=8&head_dim=64&dim=512&scale=rank",
+        "attention?source=count&tokens=1024&enc=alibi&scale=log&scores=1",
+        "attention?source=count&tokens=1024&compare=encodings&enc_b=alibi&scale=rank&shared=1",
+        "attention?source=grid&rows=32&cols=32&enc=sincos2d&compare=encodings&scale=log&shared=1",
+        "attention?enc=alibi&heads=64&head=63&demo=slopes",
+        "attention?enc=t5&t5_bidir=0&buckets=256&max_distance=1000000&demo=buckets&source="
+        "count&tokens=300",
+        "attention?enc=t5&buckets=4&max_distance=2&demo=buckets",
+        "attention?source=grid&rows=32&cols=32&enc=elevation&alpha=100&terrain_max=9000&qrow="
+        "31&qcol=31",
+        "attention?source=grid&rows=1&cols=1&qrow=0&qcol=0&enc=swin&compare=encodings&enc_b="
+        "elevation",
+        "attention?source=grid&rows=8&cols=8&enc=sincos2d&dim=1024&head_dim=256&compare="
+        "encodings&enc_b=swin",
+        "attention?enc=learned&L=1&demo=extrapolation&extrapolate=1024",
+        "attention?enc=rope&demo=extrapolation&extrapolate=2&L=4096",
+        "attention?compare=orderings&scores=1",
+        "attention?text=%E6%88%91%E5%96%9C%E6%AC%A2%E4%BD%A0&compare=orderings&text_b=%E4%BD%"
+        "A0%E5%96%9C%E6%AC%A2%E6%88%91",
+        "attention?demo=shift&shift=1000000&enc=sin&source=count&tokens=64",
+        "attention?demo=shift&enc=rope&rope_base=1000000000000&layout=interleaved",
+        "attention?demo=permutation&causal=1&enc=none",
+        "attention?demo=decay&decay_max=1000000&base=1.000001&head_dim=256",
+        "attention?content=0&position=0&scores=1",
+        "attention?enc=sin_concat&sin_base=2&content=0&seed=2147483647",
+        "attention?enc=swin&bias_std=0&learned_std=10&heads=1&dim=4&head_dim=2"};
   }
 
   std::string check_state() const override {
@@ -170,6 +179,12 @@ class AttentionPanel final : public Panel {
       return "main heatmap has " + std::to_string(ui_.tex.main.rows()) + " rows, want " +
              std::to_string(T);
     if (c->has_pair && ui_.tex.diff.empty()) return "comparison computed but no difference drawn";
+    if (ui_.lab.color_scale == ColorScaleKind::rank && T >= 64 && ui_.tex.main_spread < 0.2)
+      return "rank colour scale is flat: colour positions spread " +
+             std::to_string(ui_.tex.main_spread) + " (want >= 0.2)";
+    if (c->has_pair && ui_.lab.shared_scale && ui_.tex.main_range != ui_.tex.second_range)
+      return "shared colour scale: left covers " + std::to_string(ui_.tex.main_range) + ", right " +
+             std::to_string(ui_.tex.second_range);
     if (c->lab.demo == AttentionDemo::rope_decay && (!c->has_decay || c->decay.ones.empty()))
       return "no decay curve";
     if (drawn_numbers_wanted()) attention_record_numbers(*c);
@@ -269,7 +284,7 @@ class AttentionPanel final : public Panel {
     tooltip(
         "How position enters: absolute encodings are added to the content (x = c + p),\n"
         "RoPE rotates q and k, bias encodings add b[i][j] to the logits.");
-    draw_encoding_params(p, scale);
+    attention_encoding_controls(p, scale);
 
     ImGui::Separator();
     ImGui::TextUnformatted("Model");
@@ -305,6 +320,19 @@ class AttentionPanel final : public Panel {
     ImGui::SameLine();
     ImGui::RadioButton("logits", &view, 1);
     s.show_scores = view == 1;
+    int cs = static_cast<int>(s.color_scale);
+    for (int i = 0; i < 3; ++i) {
+      ImGui::RadioButton(color_scale_names()[i].c_str(), &cs, i);
+      ImGui::SameLine();
+    }
+    ImGui::TextUnformatted("colours");
+    tooltip(
+        "linear: colour proportional to the value. log: each decade gets equal room (small\n"
+        "weights become visible). rank: colours spread evenly over the distinct values\n"
+        "(quantiles); the legend names the value at each tick.");
+    s.color_scale = static_cast<ColorScaleKind>(cs);
+    ImGui::Checkbox("shared colour scale (side by side)", &s.shared_scale);
+    tooltip("Side by side: one colour range over both maps, so equal colours mean equal values.");
 
     ImGui::Separator();
     ImGui::TextUnformatted("Side by side");
@@ -371,65 +399,6 @@ class AttentionPanel final : public Panel {
     ImGui::PopItemWidth();
   }
 
-  void draw_encoding_params(AttentionParams& p, float scale) {
-    switch (p.encoding) {
-      case AttentionEncoding::sinusoidal:
-      case AttentionEncoding::sinusoidal_concat:
-      case AttentionEncoding::sincos_2d:
-        slider_double("base", p.sin_base, AttentionParams::sin_base_range, "%.6g", true);
-        tooltip("w_i = base^(-2i/D). Added to the content vectors (absolute).");
-        break;
-      case AttentionEncoding::learned:
-        slider_int("table length L", p.table_length, AttentionParams::table_length_range, true);
-        tooltip(
-            "Rows of the learned table = trained context. Positions >= L have no embedding:\n"
-            "their cells are grey (undefined), not invented.");
-        slider_double("row std", p.learned_std, AttentionParams::learned_std_range, "%.3g", true);
-        break;
-      case AttentionEncoding::rope: {
-        rope_controls(p.rope,
-                      {.head_dim = false,
-                       .rotary_fraction = false,
-                       .layout_diagram = false,
-                       .scaling = false},
-                      scale);
-        tooltip("Which head dims pair up. Position only: q = k = all ones, rotated.");
-        break;
-      }
-      case AttentionEncoding::t5:
-        ImGui::Checkbox("bidirectional (encoder)", &p.t5_bidirectional);
-        tooltip(
-            "Encoder: buckets split by sign. Decoder: keys after the query all share bucket 0.");
-        if (slider_int("buckets", p.t5_buckets, AttentionParams::t5_buckets_range))
-          p.t5_buckets += p.t5_buckets % 2;
-        slider_int("max distance", p.t5_max_distance, AttentionParams::t5_max_distance_range, true);
-        slider_double("bias std", p.bias_std, AttentionParams::bias_std_range, "%.3g", false);
-        tooltip("One seeded scalar per (bucket, head). T5 does not scale q.k by 1/sqrt(d).");
-        break;
-      case AttentionEncoding::swin:
-        slider_double("bias std", p.bias_std, AttentionParams::bias_std_range, "%.3g", false);
-        tooltip(
-            "One seeded scalar per (row offset, column offset, head); the window is the whole "
-            "grid.");
-        break;
-      case AttentionEncoding::elevation:
-        slider_double("alpha", p.elevation_alpha, AttentionParams::elevation_alpha_range, "%.3g",
-                      false);
-        tooltip(
-            "bias(i -> j) = -alpha * max(0, (h_j - h_i) / 1000 m), clamped to [-10, 0].\n"
-            "Same for every head. It reads the terrain, not positions.");
-        slider_double("terrain max (m)", p.terrain_max_m, AttentionParams::terrain_max_range,
-                      "%.0f", false);
-        break;
-      case AttentionEncoding::alibi:
-        ImGui::TextDisabled("slopes: 2^(-8h/n), any head count");
-        break;
-      case AttentionEncoding::none:
-        ImGui::TextDisabled("no position information at all");
-        break;
-    }
-  }
-
   // ---- view --------------------------------------------------------------------------
   const RowMatrixF& shown_matrix(const AttentionHeadResult& h) const {
     return ui_.lab.show_scores ? h.scores : h.weights;
@@ -438,33 +407,48 @@ class AttentionPanel final : public Panel {
   void upload_if_needed(const AttentionComputed& c) {
     const AttentionLabSettings& s = ui_.lab;
     const std::string key = c.key + "|" + std::to_string(s.show_scores) + "|" +
-                            std::to_string(s.query_row) + "," + std::to_string(s.query_col);
+                            std::to_string(s.query_row) + "," + std::to_string(s.query_col) + "|" +
+                            std::to_string(static_cast<int>(s.color_scale)) +
+                            (s.shared_scale ? "s" : "");
     AttentionTextures& t = ui_.tex;
     if (t.uploaded == key) return;
     const int head = c.lab.head;
     const AttentionHeadResult& h = c.result.heads[head];
-    heatmap_upload(t.main, shown_matrix(h), s.show_scores);
+    const ColorScaleKind kind = s.color_scale;
+    const ColorScale main = heatmap_upload(t.main, shown_matrix(h), s.show_scores, 0, kind);
+    t.main_spread = heatmap_color_spread(main, shown_matrix(h));
+    t.main_range = t.second_range = main.max_abs;
     if (c.has_pair) {
-      heatmap_upload(t.second, shown_matrix(c.pair.b.heads[head]), s.show_scores);
+      const RowMatrixF& b = shown_matrix(c.pair.b.heads[head]);
+      const ColorScale sb = s.shared_scale ? heatmap_upload_shared(t.main, shown_matrix(h),
+                                                                   t.second, b, s.show_scores, kind)
+                                           : heatmap_upload(t.second, b, s.show_scores, 0, kind);
+      if (s.shared_scale) t.main_range = sb.max_abs;
+      t.second_range = sb.max_abs;
       const float range =
           std::max(heatmap_abs_max(heatmap_display_values(shown_matrix(h))),
                    heatmap_abs_max(heatmap_display_values(shown_matrix(c.pair.b.heads[head]))));
       heatmap_upload(t.diff, s.show_scores ? c.pair.score_diff[head] : c.pair.weight_diff[head],
-                     true, range);
+                     true, range, kind);
     }
     if (c.has_extrapolation)
-      heatmap_upload(t.demo, shown_matrix(c.extrapolation.result.heads[head]), s.show_scores);
+      heatmap_upload(t.demo, shown_matrix(c.extrapolation.result.heads[head]), s.show_scores, 0,
+                     kind);
     if (c.demo_matrix.size())
       heatmap_upload(t.demo, c.demo_matrix.cast<float>(),
                      c.lab.demo == AttentionDemo::alibi_slopes);
     if (c.lab.source == AttentionSource::grid) {
       const int q = s.query_row * c.lab.grid_cols + s.query_col;
-      heatmap_upload(t.grid_a, grid_row(h.weights, q, c.lab.grid_rows, c.lab.grid_cols), false);
-      if (c.has_pair)
-        heatmap_upload(t.grid_b,
-                       grid_row(c.pair.b.heads[head].weights, c.pair.align[q], c.lab.grid_rows,
-                                c.lab.grid_cols),
-                       false);
+      const RowMatrixF ga = grid_row(h.weights, q, c.lab.grid_rows, c.lab.grid_cols);
+      if (c.has_pair) {
+        const RowMatrixF gb = grid_row(c.pair.b.heads[head].weights, c.pair.align[q],
+                                       c.lab.grid_rows, c.lab.grid_cols);
+        if (s.shared_scale)
+          heatmap_upload_shared(t.grid_a, ga, t.grid_b, gb, false, kind);
+        else
+          heatmap_upload(t.grid_b, gb, false, 0, kind);
+      }
+      if (!c.has_pair || !s.shared_scale) heatmap_upload(t.grid_a, ga, false, 0, kind);
       if (c.model.terrain.size()) {
         const RowMatrixF tf = c.model.terrain.cast<float>();
         t.terrain.update(tf.data(), static_cast<int>(tf.rows()), static_cast<int>(tf.cols()), 0.0f,
@@ -628,15 +612,7 @@ class AttentionPanel final : public Panel {
         if (c.model.terrain.size())
           ImGui::Text("height %.0f m (query %.0f m)", c.model.terrain(r, col),
                       c.model.terrain(s.query_row, s.query_col));
-        if (pick) {
-          ImGui::Text("weight %.5g",
-                      static_cast<double>(c.result.heads[c.lab.head].weights(q, key)));
-          const ScoreTerms t = attention_score_terms(c.model, c.lab.head, q, key);
-          ImGui::Text("logit %.5g = content %.5g + bias %.5g%s", t.total, t.content_content, t.bias,
-                      attention_encoding_kind(p.encoding) == EncodingKind::absolute
-                          ? " (+ position terms)"
-                          : "");
-        }
+        if (pick) attention_cell_terms(c, c.model, c.result, q, key);
         ImGui::EndTooltip();
       }
       ImGui::PopID();

@@ -10,6 +10,7 @@
 #include "app/widgets.hpp"
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/plot.hpp"
+#include "app/widgets/rope_controls.hpp"
 #include "app/widgets/token_heatmap.hpp"
 
 namespace poslab::app {
@@ -17,41 +18,88 @@ namespace poslab::app {
 // Hover: the cell's numbers and its term split.
 void attention_cell_tooltip(const AttentionComputed& c, const AttentionModel& m,
                             const AttentionResult& r, int i, int j) {
-  const int head = c.lab.head;
-  const AttentionHeadResult& h = r.heads[head];
   const auto& in = m.input;
-  const ScoreTerms t = attention_score_terms(m, head, i, j);
   ImGui::BeginTooltip();
   ImGui::Text("query %d \"%s\" (position %g)  ->  key %d \"%s\" (position %g)", i,
               in.tokens[i].c_str(), in.positions[i], j, in.tokens[j].c_str(), in.positions[j]);
+  if (m.params.encoding == AttentionEncoding::sincos_2d ||
+      m.params.encoding == AttentionEncoding::swin)
+    ImGui::Text("(row, col): (%g, %g) -> (%g, %g)", in.rows[i], in.cols[i], in.rows[j], in.cols[j]);
+  attention_cell_terms(c, m, r, i, j);
+  ImGui::EndTooltip();
+}
+
+void attention_cell_terms(const AttentionComputed& c, const AttentionModel& m,
+                          const AttentionResult& r, int i, int j) {
+  const int head = c.lab.head;
+  const AttentionHeadResult& h = r.heads[head];
+  const ScoreTerms t = attention_score_terms(m, head, i, j);
   ImGui::Text("logit %.5g    weight %.5g", static_cast<double>(h.scores(i, j)),
               static_cast<double>(h.weights(i, j)));
   if (t.masked) ImGui::TextDisabled("masked: the key comes after the query");
   if (t.undefined)
     ImGui::TextColored(ImVec4(1, 0.6f, 0.4f, 1), "undefined: a position with no learned row");
   ImGui::Separator();
-  switch (attention_encoding_kind(m.params.encoding)) {
-    case EncodingKind::absolute:
-      ImGui::Text("content . content    %+.5g", t.content_content);
-      ImGui::Text("content . position   %+.5g", t.content_position);
-      ImGui::Text("position . content   %+.5g", t.position_content);
-      ImGui::Text("position . position  %+.5g", t.position_position);
+  for (const NamedTerm& n : attention_score_term_list(m, t))
+    ImGui::Text("%-20s %+.5g", n.label, n.value);
+  ImGui::Text("%-20s %+.5g", "sum (logit)", t.total);
+}
+
+// The controls of the chosen encoding's own parameters.
+void attention_encoding_controls(AttentionParams& p, float scale) {
+  switch (p.encoding) {
+    case AttentionEncoding::sinusoidal:
+    case AttentionEncoding::sinusoidal_concat:
+    case AttentionEncoding::sincos_2d:
+      slider_double("base", p.sin_base, AttentionParams::sin_base_range, "%.6g", true);
+      tooltip("w_i = base^(-2i/D). Added to the content vectors (absolute).");
       break;
-    case EncodingKind::rotary:
-      ImGui::Text("%s %+.5g", m.params.use_content ? "content (unrotated)" : "ones (unrotated)  ",
-                  t.content_content);
-      ImGui::Text("rotation changes by %+.5g", t.rotation);
+    case AttentionEncoding::learned:
+      slider_int("table length L", p.table_length, AttentionParams::table_length_range, true);
+      tooltip(
+          "Rows of the learned table = trained context. Positions >= L have no embedding:\n"
+          "their cells are grey (undefined), not invented.");
+      slider_double("row std", p.learned_std, AttentionParams::learned_std_range, "%.3g", true);
       break;
-    case EncodingKind::bias:
-      ImGui::Text("content . content  %+.5g", t.content_content);
-      ImGui::Text("bias               %+.5g", t.bias);
+    case AttentionEncoding::rope: {
+      rope_controls(
+          p.rope,
+          {.head_dim = false, .rotary_fraction = false, .layout_diagram = false, .scaling = false},
+          scale);
+      tooltip("Which head dims pair up. Position only: q = k = all ones, rotated.");
       break;
-    case EncodingKind::none:
-      ImGui::Text("content . content  %+.5g", t.content_content);
+    }
+    case AttentionEncoding::t5:
+      ImGui::Checkbox("bidirectional (encoder)", &p.t5_bidirectional);
+      tooltip("Encoder: buckets split by sign. Decoder: keys after the query all share bucket 0.");
+      if (slider_int("buckets", p.t5_buckets, AttentionParams::t5_buckets_range))
+        p.t5_buckets += p.t5_buckets % 2;
+      slider_int("max distance", p.t5_max_distance, AttentionParams::t5_max_distance_range, true);
+      slider_double("bias std", p.bias_std, AttentionParams::bias_std_range, "%.3g", false);
+      tooltip("One seeded scalar per (bucket, head). T5 does not scale q.k by 1/sqrt(d).");
+      break;
+    case AttentionEncoding::swin:
+      slider_double("bias std", p.bias_std, AttentionParams::bias_std_range, "%.3g", false);
+      tooltip(
+          "One seeded scalar per (row offset, column offset, head); the window is the whole "
+          "grid.");
+      break;
+    case AttentionEncoding::elevation:
+      slider_double("alpha", p.elevation_alpha, AttentionParams::elevation_alpha_range, "%.3g",
+                    false);
+      tooltip(
+          "bias(i -> j) = -alpha * max(0, (h_j - h_i) / 1000 m), clamped to [-10, 0].\n"
+          "Same for every head. It reads the terrain, not positions.");
+      slider_double("terrain max (m)", p.terrain_max_m, AttentionParams::terrain_max_range, "%.0f",
+                    false);
+      break;
+    case AttentionEncoding::alibi:
+      ImGui::TextDisabled("slopes: 2^(-8h/n), any head count");
+      break;
+    case AttentionEncoding::none:
+      ImGui::TextDisabled("no position information at all");
       break;
   }
-  ImGui::Text("sum (logit)          %+.5g", t.total);
-  ImGui::EndTooltip();
 }
 
 void attention_draw_extrapolation(const AttentionComputed& c, gfx::HeatmapTexture& demo,

@@ -1,7 +1,8 @@
-// The attention lab's views beyond the main heatmap: the cell tooltip with the term
-// split, the demo views (extrapolation, RoPE decay, ALiBi slopes, T5 buckets) and the
-// drawn-numbers record for the panel-vs-CLI test. Split out of attention_panel.cpp,
-// which holds the panel class, its controls and its job; all numbers come from core.
+// The attention lab's views beyond the main heatmap: the encoding's parameter controls,
+// the cell tooltip with the term split, the demo views (extrapolation, RoPE decay, ALiBi slopes, T5
+// buckets) and the drawn-numbers record for the panel-vs-CLI test. Split out of
+// attention_panel.cpp, which holds the panel class, its controls and its job; all numbers come from
+// core.
 #pragma once
 #include <string>
 
@@ -20,6 +21,12 @@ struct AttentionComputed : AttentionLabResult {
 // Tooltip of cell (i, j) of result r of model m: logit, weight and the term split.
 void attention_cell_tooltip(const AttentionComputed& c, const AttentionModel& m,
                             const AttentionResult& r, int i, int j);
+// The body of that tooltip (inside an open tooltip): logit, weight and the named terms of
+// core's attention_score_term_list, which sum to the logit shown.
+void attention_cell_terms(const AttentionComputed& c, const AttentionModel& m,
+                          const AttentionResult& r, int i, int j);
+// Controls of the chosen encoding's own parameters (base, table length, RoPE, T5, ...).
+void attention_encoding_controls(AttentionParams& p, float scale);
 // Demo views; `demo` is the texture holding the demo's matrix.
 void attention_draw_extrapolation(const AttentionComputed& c, gfx::HeatmapTexture& demo,
                                   float scale, float avail);

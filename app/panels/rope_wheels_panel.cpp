@@ -302,6 +302,8 @@ class RopeWheelsPanel final : public Panel {
                 rim = ImGui::GetColorU32(ImGuiCol_Border);
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text),
                 dim_text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImDrawListFlags flags = dl->Flags;
+    const int segments = std::clamp(static_cast<int>(size * 0.5f), 16, 64);  // ~2 px per side
     ImGuiListClipper clipper;
     clipper.Begin(rows, cell_h);
     while (clipper.Step()) {
@@ -317,9 +319,13 @@ class RopeWheelsPanel final : public Panel {
           ImGui::PopID();
           const float rad = size * 0.5f;
           const ImVec2 c(o.x + rad + 5.0f * scale, o.y + rad + 3.0f * scale);
-          dl->AddCircleFilled(c, rad, face);  // 0 segments: ImGui picks them from the radius
+          // The face without its anti-aliased fringe (the ring drawn over it is smooth):
+          // a third of the triangles, which a software rasteriser pays for per dial.
+          dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
+          dl->AddCircleFilled(c, rad, face, segments);
+          dl->Flags = flags;
           const ImU32 ring = scaled ? band_colour(d.bands[i]) : rim;
-          dl->AddCircle(c, rad, ring, 0, scaled ? 3.0f * scale : 1.0f);
+          dl->AddCircle(c, rad, ring, segments, scaled ? 3.0f * scale : 1.0f);
           if (i == s.selected_pair) dl->AddCircle(c, rad + 3.0f * scale, text, 0, 2.0f);
           // Trail: the hand's angle at the previous `trail` positions, fading out.
           for (int k = s.trail; k >= 1; --k) {

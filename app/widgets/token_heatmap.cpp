@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace poslab::app {
@@ -37,19 +38,59 @@ float heatmap_abs_max(const std::vector<float>& v) {
   return std::max(m, 1e-9f);
 }
 
-// range > 0 fixes the colour range (a difference is drawn on the scale of the matrices it
-// compares, so float rounding noise stays white instead of being stretched to full colour).
-void heatmap_upload(gfx::HeatmapTexture& tex, const RowMatrixF& m, bool signed_values,
-                    float range) {
-  if (m.size() == 0) return;
+namespace {
+
+std::string tick_label(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// Values of m as colour positions of s, uploaded with the legend of s.
+void upload_scaled(gfx::HeatmapTexture& tex, const RowMatrixF& m, const std::vector<float>& v,
+                   const ColorScale& s) {
+  const std::vector<float> pos = color_scale_positions(s, v);
+  tex.update(pos.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()),
+             s.signed_values ? -1.0f : 0.0f, 1.0f,
+             s.signed_values ? gfx::Colormap::diverging : gfx::Colormap::viridis);
+  std::vector<gfx::LegendTick> legend;
+  for (const ColorTick& t : color_scale_ticks(s, 7)) {
+    const double at = s.signed_values ? (t.position + 1) * 0.5 : t.position;
+    legend.push_back({static_cast<float>(at), tick_label(t.value)});
+  }
+  tex.set_legend(std::move(legend));
+}
+
+}  // namespace
+
+ColorScale heatmap_upload(gfx::HeatmapTexture& tex, const RowMatrixF& m, bool signed_values,
+                          float range, ColorScaleKind kind) {
+  if (m.size() == 0) return {};
   const std::vector<float> v = heatmap_display_values(m);
-  const float a = range > 0 ? std::max(range, heatmap_abs_max(v)) : heatmap_abs_max(v);
-  if (signed_values)
-    tex.update(v.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), -a, a,
-               gfx::Colormap::diverging);
-  else
-    tex.update(v.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), 0.0f, a,
-               gfx::Colormap::viridis);
+  const ColorScale s = color_scale_fit(kind, signed_values, {v}, std::max(range, 0.0f));
+  upload_scaled(tex, m, v, s);
+  return s;
+}
+
+ColorScale heatmap_upload_shared(gfx::HeatmapTexture& tex_a, const RowMatrixF& a,
+                                 gfx::HeatmapTexture& tex_b, const RowMatrixF& b,
+                                 bool signed_values, ColorScaleKind kind) {
+  if (a.size() == 0 || b.size() == 0) return {};
+  const std::vector<float> va = heatmap_display_values(a), vb = heatmap_display_values(b);
+  const ColorScale s = color_scale_fit(kind, signed_values, {va, vb});
+  upload_scaled(tex_a, a, va, s);
+  upload_scaled(tex_b, b, vb, s);
+  return s;
+}
+
+double heatmap_color_spread(const ColorScale& s, const RowMatrixF& m) {
+  const std::vector<float> pos = color_scale_positions(s, heatmap_display_values(m));
+  double sum = 0, sq = 0, n = 0;
+  for (float p : pos)
+    if (std::isfinite(p)) sum += p, sq += double(p) * p, n += 1;
+  if (n < 1) return 0;
+  const double mean = sum / n;
+  return std::sqrt(std::max(0.0, sq / n - mean * mean));
 }
 
 CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
@@ -69,24 +110,29 @@ CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
   if (labels)
     for (const auto& t : tokens)
       label_w = std::max(label_w, ImGui::CalcTextSize(short_token(t).c_str()).x);
+  const float pad = 4.0f * scale;
+  const float index_w = ImGui::CalcTextSize(std::to_string(std::max(T - 1, 0)).c_str()).x;
   const float margin_left =
-      labels ? std::min(label_w, 90.0f * scale) + 6.0f * scale : 34.0f * scale;
-  const bool col_labels = labels && cell >= label_w + 4.0f * scale;
-  const float margin_top = line + 4.0f * scale;
+      labels ? std::min(label_w, 90.0f * scale) + 6.0f * scale : index_w + 2 * pad;
+  const bool col_labels = labels && cell >= label_w + pad;
+  const float margin_top = line + pad;
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const ImVec2 img(o.x + margin_left, o.y + margin_top);
-  // Axis labels: tokens when they fit, else ticks every `step` indices.
-  const int step =
-      labels ? 1 : std::max(1, static_cast<int>(std::ceil(line * 1.5f / std::max(cell, 1e-3f))));
-  for (int t = 0; t < T; t += step) {
+  // Axis labels: tokens when they fit, else index ticks every `step` cells, a nice step
+  // (1, 2, 5 x 10^k) wide enough that neighbouring labels never touch, at any T and scale.
+  const int row_step = labels ? 1 : axis_tick_step(T, cell, line * 1.2);
+  const int col_step = labels ? 1 : axis_tick_step(T, cell, index_w + 2 * pad);
+  for (int t = 0; t < T; t += row_step) {
     const std::string s = labels ? short_token(tokens[t]) : std::to_string(t);
     const ImVec2 ts = ImGui::CalcTextSize(s.c_str());
     const float y = img.y + (static_cast<float>(t) + 0.5f) * cell - ts.y * 0.5f;
-    dl->AddText(ImVec2(img.x - ts.x - 4.0f * scale, y), text_col, s.c_str());
-    if (col_labels || (!labels && ts.x < step * cell)) {
-      const float x = img.x + (static_cast<float>(t) + 0.5f) * cell - ts.x * 0.5f;
-      dl->AddText(ImVec2(x, o.y), text_col, s.c_str());
-    }
+    dl->AddText(ImVec2(img.x - ts.x - pad, y), text_col, s.c_str());
+  }
+  for (int t = 0; (col_labels || !labels) && t < T; t += col_step) {
+    const std::string s = labels ? short_token(tokens[t]) : std::to_string(t);
+    const ImVec2 ts = ImGui::CalcTextSize(s.c_str());
+    const float x = img.x + (static_cast<float>(t) + 0.5f) * cell - ts.x * 0.5f;
+    dl->AddText(ImVec2(std::max(x, img.x - pad), o.y), text_col, s.c_str());
   }
   ImGui::SetCursorScreenPos(img);
   const ImVec2 cell_hit = tex.draw(ImVec2(side, side));

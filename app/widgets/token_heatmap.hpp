@@ -8,6 +8,7 @@
 
 #include "app/gfx/heatmap_texture.hpp"
 #include "core/attention/attention.hpp"
+#include "core/common/color_scale.hpp"
 
 namespace poslab::app {
 
@@ -15,11 +16,20 @@ namespace poslab::app {
 std::vector<float> heatmap_display_values(const RowMatrixF& m);
 // Largest |finite value|, at least a tiny positive number so the colour range is valid.
 float heatmap_abs_max(const std::vector<float>& v);
-// Uploads m (signed: diverging colours around 0, else viridis from 0). range > 0 fixes the
-// colour range (a difference is drawn on the scale of the matrices it compares, so float
-// rounding noise stays white instead of being stretched to full colour).
-void heatmap_upload(gfx::HeatmapTexture& tex, const RowMatrixF& m, bool signed_values,
-                    float range = 0);
+// Uploads m (signed: diverging colours around 0, else viridis from 0) through a colour
+// scale (core/common/color_scale.hpp: linear, log or rank) and sets the legend ticks.
+// range > 0 widens the colour range to at least that (a difference is drawn on the scale
+// of the matrices it compares, so float rounding noise stays white instead of being
+// stretched to full colour). Returns the scale used.
+ColorScale heatmap_upload(gfx::HeatmapTexture& tex, const RowMatrixF& m, bool signed_values,
+                          float range = 0, ColorScaleKind kind = ColorScaleKind::linear);
+// Two maps on one scale fitted to both (the shared scale of side-by-side views).
+ColorScale heatmap_upload_shared(gfx::HeatmapTexture& tex_a, const RowMatrixF& a,
+                                 gfx::HeatmapTexture& tex_b, const RowMatrixF& b,
+                                 bool signed_values, ColorScaleKind kind);
+// Standard deviation of the colour positions of m's finite cells under scale s (0 = one
+// flat colour; a rank scale over distinct values gives about 0.29): what --check asserts.
+double heatmap_color_spread(const ColorScale& s, const RowMatrixF& m);
 
 // The hovered (query, key) cell, or (-1, -1).
 struct CellHover {

@@ -411,6 +411,95 @@ static void mask_undefined_keys(AttentionHeadResult& h, const std::vector<int>& 
   }
 }
 
+namespace {
+
+// What every head of one computation shares, built once (the slider's step at 1024 tokens
+// is dominated by what used to be redone per head and per cell in double):
+//   x       (T, D) float: the projections' input (content and / or absolute encoding)
+//   dist    (T, T) float: -|pos_i - pos_j| (ALiBi; each head scales it by its slope)
+//   index   (T, T) int:   T5 bucket / Swin offset of each cell (each head reads its column)
+//   shared  (T, T) float: the elevation bias (the same for every head)
+struct SharedInputs {
+  RowMatrixF x, dist, shared;
+  Eigen::Matrix<int, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> index;
+};
+
+SharedInputs shared_inputs(const AttentionModel& m) {
+  const AttentionParams& p = m.params;
+  const AttentionInput& in = m.input;
+  const int T = static_cast<int>(in.tokens.size());
+  SharedInputs s;
+  if (attention_encoding_kind(p.encoding) == EncodingKind::absolute) {
+    RowMatrix x = RowMatrix::Zero(T, p.model_dim);
+    if (p.use_content) x += m.content;
+    if (p.use_position) x += m.encoding;  // NaN rows stay NaN: no embedding there
+    s.x = x.cast<float>();
+  } else if (p.use_content) {
+    s.x = m.content.cast<float>();
+  }
+  if (!p.use_position) return s;
+  switch (p.encoding) {
+    case AttentionEncoding::alibi:
+      s.dist.resize(T, T);
+      for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j)
+          s.dist(i, j) = static_cast<float>(-std::abs(in.positions[i] - in.positions[j]));
+      break;
+    case AttentionEncoding::t5:
+      s.index = attention_t5_buckets(m);
+      break;
+    case AttentionEncoding::swin:
+      s.index.resize(T, T);
+      for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j)
+          s.index(i, j) = swin_relative_index(whole(in.rows[i] - in.rows[j], "Swin row offset"),
+                                              whole(in.cols[i] - in.cols[j], "Swin column offset"),
+                                              in.grid_rows, in.grid_cols);
+      break;
+    case AttentionEncoding::elevation:
+      s.shared.resize(T, T);
+      for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j)
+          s.shared(i, j) = static_cast<float>(attention_bias_cell(m, 0, i, j));
+      break;
+    default:
+      break;
+  }
+  return s;
+}
+
+// q or k of one head in float (as attention_queries / attention_keys, which stay double
+// for the hover's term split).
+RowMatrixF project_float(const AttentionModel& m, const SharedInputs& s, const RowMatrix& w) {
+  const AttentionParams& p = m.params;
+  const auto T = static_cast<Eigen::Index>(m.input.tokens.size());
+  const RowMatrixF wf = w.cast<float>();
+  RowMatrixF out = RowMatrixF::Zero(T, p.head_dim);
+  if (s.x.size())
+    attention_project(s.x.data(), wf.data(), static_cast<int>(T), p.model_dim, p.head_dim,
+                      out.data());
+  if (attention_encoding_kind(p.encoding) != EncodingKind::rotary || !p.use_position) return out;
+  // RoPE: rotate (T, Dh) in double (cheap next to the (T, T) work). Position alone:
+  // q = k = all ones before rotation (RoFormer's long-range bound).
+  const RowMatrix x0 =
+      p.use_content ? RowMatrix(out.cast<double>()) : RowMatrix::Ones(T, p.head_dim);
+  return rope_apply(attention_rope_params(p), x0, m.input.positions).cast<float>();
+}
+
+// The bias of head h from the shared tables, in float.
+RowMatrixF head_bias(const AttentionModel& m, const SharedInputs& s, int h) {
+  const int T = static_cast<int>(m.input.tokens.size());
+  if (!m.params.use_position) return RowMatrixF::Zero(T, T);
+  if (s.dist.size()) return static_cast<float>(alibi_slopes(m.params.heads).at(h)) * s.dist;
+  if (s.shared.size()) return s.shared;
+  RowMatrixF b(T, T);
+  const Eigen::VectorXf table = m.bias_table.col(h).cast<float>();
+  for (Eigen::Index c = 0; c < b.size(); ++c) b.data()[c] = table[s.index.data()[c]];
+  return b;
+}
+
+}  // namespace
+
 AttentionResult attention_compute(const AttentionModel& m, const std::atomic<bool>* cancel,
                                   int only_head) {
   const AttentionParams& p = m.params;
@@ -424,13 +513,14 @@ AttentionResult attention_compute(const AttentionModel& m, const std::atomic<boo
     throw InputError("head = " + std::to_string(only_head) +
                      ": must be below heads = " + std::to_string(p.heads));
   r.heads.resize(p.heads);
+  const SharedInputs shared = shared_inputs(m);
   for (int h = 0; h < p.heads; ++h) {
     if (only_head >= 0 && h != only_head) continue;
     if (cancel && cancel->load()) break;
-    const RowMatrixF q = attention_queries(m, h).cast<float>();
-    const RowMatrixF k = attention_keys(m, h).cast<float>();
+    const RowMatrixF q = project_float(m, shared, m.w_q.at(h));
+    const RowMatrixF k = project_float(m, shared, m.w_k.at(h));
     AttentionHeadResult head;
-    if (has_bias) head.bias = attention_bias(m, h).cast<float>();
+    if (has_bias) head.bias = head_bias(m, shared, h);
     head.scores.resize(T, T);
     head.weights.resize(T, T);
     attention_scores_softmax(q.data(), k.data(), T, p.head_dim, static_cast<float>(r.scale),
@@ -502,6 +592,25 @@ ScoreTerms attention_score_terms(const AttentionModel& m, int head, int query, i
   if (s.undefined) s.total = kNaN;
   if (s.masked) s.total = -std::numeric_limits<double>::infinity();
   return s;
+}
+
+std::vector<NamedTerm> attention_score_term_list(const AttentionModel& m, const ScoreTerms& t) {
+  const AttentionParams& p = m.params;
+  switch (attention_encoding_kind(p.encoding)) {
+    case EncodingKind::absolute:
+      return {{"content . content", t.content_content},
+              {"content . position", t.content_position},
+              {"position . content", t.position_content},
+              {"position . position", t.position_position}};
+    case EncodingKind::rotary:
+      return {{p.use_content ? "content (unrotated)" : "ones (unrotated)", t.content_content},
+              {"rotation changes by", t.rotation}};
+    case EncodingKind::bias:
+      return {{"content . content", t.content_content}, {"bias", t.bias}};
+    case EncodingKind::none:
+      break;
+  }
+  return {{"content . content", t.content_content}};
 }
 
 }  // namespace poslab

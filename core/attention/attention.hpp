@@ -175,6 +175,15 @@ struct ScoreTerms {
   bool undefined = false;        // a position without a learned row
 };
 ScoreTerms attention_score_terms(const AttentionModel& m, int head, int query, int key);
+// The terms a reader sees for one cell, named for the model's encoding kind (absolute: the
+// four content/position products; RoPE: unrotated score and rotation; bias: content and
+// bias). They sum to t.total whenever the cell is defined and visible (tests check this
+// against the computed logits, 1-D and 2-D encodings alike); the tooltips list exactly these.
+struct NamedTerm {
+  const char* label;
+  double value;
+};
+std::vector<NamedTerm> attention_score_term_list(const AttentionModel& m, const ScoreTerms& t);
 
 // T5 bucket of every (query, key) pair, (T, T), from the 1-D positions.
 Eigen::MatrixXi attention_t5_buckets(const AttentionModel& m);

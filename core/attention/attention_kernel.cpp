@@ -12,7 +12,8 @@
 namespace poslab::kernel_avx2 {
 void run(const float* q, const float* k, int tokens, int head_dim, float scale, const float* bias,
          bool causal, float* scores, float* weights);
-}
+void run_project(const float* x, const float* w, int tokens, int dim, int head_dim, float* out);
+}  // namespace poslab::kernel_avx2
 #endif
 
 namespace poslab {
@@ -36,6 +37,14 @@ void attention_scores_softmax(const float* q, const float* k, int tokens, int he
     return kernel_avx2::run(q, k, tokens, head_dim, scale, bias, causal, scores, weights);
 #endif
   kernel_generic::scores_softmax(q, k, tokens, head_dim, scale, bias, causal, scores, weights);
+}
+
+void attention_project(const float* x, const float* w, int tokens, int dim, int head_dim,
+                       float* out) {
+#ifdef POSLAB_ATTENTION_AVX2
+  if (cpu_has_avx2()) return kernel_avx2::run_project(x, w, tokens, dim, head_dim, out);
+#endif
+  kernel_generic::project(x, w, tokens, dim, head_dim, out);
 }
 
 const char* attention_kernel_isa() {

@@ -15,6 +15,11 @@ namespace poslab {
 void attention_scores_softmax(const float* q, const float* k, int tokens, int head_dim, float scale,
                               const float* bias, bool causal, float* scores, float* weights);
 
+// out (T, Dh) = x (T, D) * w (D, Dh), all row-major float: the per-head q / k projections
+// (a NaN row of x, an undefined position, stays a NaN row).
+void attention_project(const float* x, const float* w, int tokens, int dim, int head_dim,
+                       float* out);
+
 // Which build of the kernel runs on this machine: "avx2+fma" or "generic".
 const char* attention_kernel_isa();
 

@@ -17,4 +17,8 @@ void run(const float* q, const float* k, int tokens, int head_dim, float scale, 
   scores_softmax(q, k, tokens, head_dim, scale, bias, causal, scores, weights);
 }
 
+void run_project(const float* x, const float* w, int tokens, int dim, int head_dim, float* out) {
+  project(x, w, tokens, dim, head_dim, out);
+}
+
 }  // namespace poslab::kernel_avx2

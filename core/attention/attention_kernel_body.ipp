@@ -48,4 +48,12 @@ inline void scores_softmax(const float* q, const float* k, int tokens, int head_
   }
 }
 
+// out (T, Dh) = x (T, D) * w (D, Dh): the per-head projections, in float like the scores.
+inline void project(const float* x, const float* w, int tokens, int dim, int head_dim, float* out) {
+  using Mat = POSLAB_EIGEN::Matrix<float, POSLAB_EIGEN::Dynamic, POSLAB_EIGEN::Dynamic,
+                                   POSLAB_EIGEN::RowMajor>;
+  POSLAB_EIGEN::Map<Mat>(out, tokens, head_dim).noalias() =
+      POSLAB_EIGEN::Map<const Mat>(x, tokens, dim) * POSLAB_EIGEN::Map<const Mat>(w, dim, head_dim);
+}
+
 }  // namespace POSLAB_KERNEL_NS

@@ -177,6 +177,12 @@ const PresetTable<AttentionLabSettings>& attention_preset_fields() {
                preset_field<S>(
                    "decay_max", [](auto& s) -> auto& { return s.decay_max; }, S::decay_max_range,
                    "x-range of the RoPE decay plot in tokens"),
+               preset_choice<S>(
+                   "scale", [](auto& s) -> auto& { return s.color_scale; }, color_scale_names(),
+                   "heatmap colours: linear, log or rank (quantile)"),
+               preset_field<S>(
+                   "shared", [](auto& s) -> auto& { return s.shared_scale; },
+                   "side by side: one colour range over both maps"),
            };
   }();
   return t;

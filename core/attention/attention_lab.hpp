@@ -9,6 +9,7 @@
 #include "core/attention/attention.hpp"
 #include "core/attention/demos.hpp"
 #include "core/common/preset_fields.hpp"
+#include "core/common/color_scale.hpp"
 
 namespace poslab {
 
@@ -44,6 +45,8 @@ struct AttentionLabSettings {
   int query_col = 3;             // [0, grid_cols - 1]
   bool show_terrain = true;      // draw the terrain next to the grid attention
   int decay_max = 512;           // x-range of the RoPE decay plot in tokens, [8, 1e6]
+  ColorScaleKind color_scale = ColorScaleKind::linear;  // heatmap colours: linear, log or rank
+  bool shared_scale = false;  // side by side: one colour range over both maps
 
   bool operator==(const AttentionLabSettings&) const = default;
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Frame times of every lab at 1600x1000 under xvfb-run with Mesa's software renderer
+# (docs/performance.md). Usage: scripts/frame_times.sh <poslab> [frames]
+# Prints one line per case: the case, then poslab's --frame-times JSON (CPU time of a
+# frame's UI + render calls; the first 2 frames are skipped). Reports, never gates.
+set -uf  # -f: presets hold glob characters (?)
+app="$1"; frames="${2:-300}"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" LIBGL_ALWAYS_SOFTWARE=1
+cases=(
+  "welcome|--panel welcome"
+  "rope wheels (defaults)|--panel rope"
+  "rope wheels, head dim 512, playing|--preset rope?dim=512&play=1"
+  "attention (defaults)|--panel attention"
+  "attention, 1024 tokens|--preset attention?source=count&tokens=1024&heads=8&head_dim=64&dim=512"
+  "kv cache|--panel kv"
+  "arena|--panel arena"
+  "lessons|--panel lessons"
+  "dreams|--panel dreams"
+)
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+for c in "${cases[@]}"; do
+  name="${c%%|*}"; args="${c#*|}"
+  # shellcheck disable=SC2086
+  out=$(xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --width 1600 --height 1000 $args \
+        --frames "$frames" --frame-times 2>/dev/null | grep '^{')
+  echo "$name | $out"
+done
