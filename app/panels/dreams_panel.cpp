@@ -21,6 +21,7 @@
 #include "app/widgets/attention_maps.hpp"
 #include "app/widgets/background_job.hpp"
 #include "app/widgets/plot.hpp"
+#include "app/widgets/recorder.hpp"
 #include "app/widgets/token_strip.hpp"
 #include "app/widgets/train_view.hpp"
 #include "core/common/errors.hpp"
@@ -119,6 +120,7 @@ struct DreamsUi {
   int frames_in_session = 0;  // frames drawn since the session started (check_state)  // dream
                               // steps per second of worker time (the last job)
   std::string last_error;
+  Recorder recorder{"dream"};  // the maps to an animated WebP
 };
 
 class DreamsPanel final : public Panel {
@@ -134,7 +136,9 @@ class DreamsPanel final : public Panel {
     ui_.stepper.cancel();
     ui_.compare_job.cancel();
     ui_.train.cancel();
+    ui_.recorder.cancel();
   }
+  Recorder* recorder() override { return &ui_.recorder; }
   void release_gl() override {
     ui_.real_view.release_gl();
     ui_.dream_view.release_gl();
@@ -186,7 +190,10 @@ class DreamsPanel final : public Panel {
     ensure_model(ctx);
     ensure_session(ctx);
     ++u.frames_in_session;
-    if (u.lab.playing && !u.timeline.finished && !u.stepper.running()) {
+    u.recorder.poll(ctx);
+    if (u.recorder.recording()) {
+      record_steps(ctx);
+    } else if (u.lab.playing && !u.timeline.finished && !u.stepper.running()) {
       const double rate = 25.0 * u.lab.speed;
       u.step_accum =
           std::min(u.step_accum + ImGui::GetIO().DeltaTime * rate, double(kMaxStepsPerJob));
@@ -208,9 +215,13 @@ class DreamsPanel final : public Panel {
     ImGui::BeginGroup();
     maps(ctx, map_side);
     ImGui::EndGroup();
+    if (!u.stepper.running())  // the content has reached the due video frame
+      u.recorder.capture(ctx, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
     ImGui::SameLine();
     ImGui::BeginGroup();
     error_plot(ctx);
+    section("Record the maps (animated WebP)");
+    u.recorder.draw(ctx);
     ImGui::EndGroup();
     if (u.lab.strip) strip(ctx);
     if (u.lab.attention) attention(ctx);
@@ -231,6 +242,20 @@ class DreamsPanel final : public Panel {
   int shown_frame() const {
     const int newest = static_cast<int>(ui_.timeline.frames.size()) - 1;
     return ui_.lab.cursor < 0 ? newest : std::min(ui_.lab.cursor, newest);
+  }
+
+  // While recording, each video frame advances the dream by exactly its share of steps
+  // (25 per second of playback x speed), waited for before the capture: the same video on
+  // any machine (widgets/recorder.hpp).
+  void record_steps(AppContext& ctx) {
+    DreamsUi& u = ui_;
+    if (u.stepper.running() || u.recorder.frame_due()) return;
+    const double dt = u.recorder.pace(ctx, ImGui::GetIO().DeltaTime);
+    if (!u.lab.playing || u.timeline.finished) return;
+    u.step_accum += dt * 25.0 * u.lab.speed;
+    const int n = static_cast<int>(u.step_accum);
+    u.step_accum -= n;
+    if (n > 0) start_steps(n);
   }
 
   // ---- model and session --------------------------------------------------------------

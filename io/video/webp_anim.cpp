@@ -52,7 +52,8 @@ void check_writable_output(const std::string& path) {
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    if (err == ENOENT)
+    struct stat ds {};
+    if (err == ENOENT && ::stat(dir.c_str(), &ds) != 0)
       throw FileError(path, "the folder " + dir + " does not exist; create it or choose another");
     if (err == EACCES || err == EPERM || err == EROFS)
       throw FileError(path, "the folder " + dir + " is not writable (" + std::strerror(err) +
