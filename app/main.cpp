@@ -194,6 +194,13 @@ int run_recording(Frontend& fe, AppState& state, const Options& opt) {
   // A dream frame waits for its worker step: up to two rendered frames per video frame.
   for (int i = 0; i < 4 * opt.frames + 20 && rec->frames() < opt.frames; ++i) {
     fe.frame();
+    if (rec->frames() >= opt.frames && !opt.screenshot.empty()) {
+      try {  // the lab while it records: counter, Stop, the encoder's progress
+        fe.screenshot(opt.screenshot);
+      } catch (const poslab::Error& e) {
+        std::fprintf(stderr, "poslab: %s\n", e.what());
+      }
+    }
     fe.present();
   }
   const int got = rec->frames();

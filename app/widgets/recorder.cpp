@@ -47,6 +47,7 @@ void Recorder::start(const RecordOptions& options) {
   auto writer = std::make_shared<io::WebpAnimWriter>(
       options.path, io::WebpAnimOptions{options.fps, options.lossless, 80.0f, options.max_width});
   opt_ = options;
+  std::snprintf(path_buf_.data(), path_buf_.size(), "%s", options.path.c_str());
   auto session = std::make_shared<Session>();
   session_ = session;
   const int fps = options.fps;
@@ -274,7 +275,8 @@ void Recorder::draw(AppContext& ctx) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(80 * scale);
   int width_choice = opt_.max_width <= 480 ? 0 : opt_.max_width <= 640 ? 1 : 2;
-  if (ImGui::Combo("##width", &width_choice, "480 px\0640 px\0960 px\0"))
+  const char* widths[] = {"480 px", "640 px", "960 px"};
+  if (ImGui::Combo("##width", &width_choice, widths, 3))
     opt_.max_width = width_choice == 0 ? 480 : width_choice == 1 ? 640 : 960;
   tooltip("Largest width of the video; a wider view is scaled down");
   ImGui::EndDisabled();
@@ -294,7 +296,6 @@ void Recorder::draw(AppContext& ctx) {
     ImGui::SameLine();
     if (ImGui::Button("Discard")) cancel();
     tooltip("Stop and write nothing");
-    ImGui::SameLine();
     const int n = frames();
     ImGui::Text("%d frames, %.1f s, ~%.1f MB", n, static_cast<double>(n) / opt_.fps,
                 estimate_bytes() / 1e6);

@@ -27,7 +27,7 @@ struct RecordOptions {
   std::string path;       // output file, .webp
   int fps = 25;           // video frames per second (25 = one per agent step at 1x)
   bool lossless = false;  // exact pixels (several times larger) or lossy, quality 80
-  int max_width = 960;    // wider views are scaled down to this many px
+  int max_width = 640;    // wider views are scaled down to this many px (480, 640 or 960)
 };
 
 // What a finished recording wrote.
@@ -88,7 +88,7 @@ class Recorder {
   bool recording_ = false;
   bool pending_ = false;                            // a video frame is due and not yet captured
   double wall_accum_ = 0;                           // wall time towards the next video frame, s
-  double bytes_per_pixel_frame_[2] = {0.02, 0.12};  // size estimate (lossy, lossless); learned
+  double bytes_per_pixel_frame_[2] = {0.015, 0.1};  // size estimate (lossy, lossless); learned
   std::string message_;  // last result or error, shown under the controls
   bool message_is_error_ = false;
   std::array<char, 1024> path_buf_{};
