@@ -16,6 +16,7 @@
 
 #include "app/app_context.hpp"
 #include "app/gfx/arena_view.hpp"
+#include "app/panels/dreams_session_key.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/attention_maps.hpp"
@@ -64,25 +65,6 @@ struct StepResult {
   std::vector<wm::DreamFrame> frames;
 };
 
-// The fields that define a session: when they change, the session starts over.
-std::string session_key(const DreamLabSettings& s) {
-  DreamLabSettings k;
-  k.start = s.start;
-  k.seed = s.seed;
-  k.team0_size = s.team0_size;
-  k.team1_size = s.team1_size;
-  k.policy = s.policy;
-  k.file = s.file;
-  k.episode = s.episode;
-  k.from = s.from;
-  k.horizon = s.horizon;
-  k.window = s.window;
-  k.model = s.model;
-  k.loop = s.loop;
-  k.temperature = s.temperature;
-  return wm::dreams_to_preset(k);
-}
-
 ArenaFrame frame_from_tokens(const std::vector<wm::DreamFrame>& frames, int at, bool dream,
                              int trail) {
   const int first = std::max(0, at - trail);
@@ -117,8 +99,7 @@ struct DreamsUi {
   int ships_drawn = 0, strip_mismatch = 0, strip_steps = -1;
   bool helm_keys = false;
   double steps_per_s = 0;
-  int frames_in_session = 0;  // frames drawn since the session started (check_state)  // dream
-                              // steps per second of worker time (the last job)
+  int frames_in_session = 0;  // frames drawn since the session started (check_state)
   std::string last_error;
   Recorder recorder{"dream"};  // the maps to an animated WebP
 };
