@@ -2,12 +2,17 @@
 // with a preset (lessons do this), asking for more frames, the UI scale and theme, the
 // user's directories and the GL helpers. Owned by AppState; panels get a reference.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 struct ImFont;
 
 namespace poslab::app {
+
+// Receives a screen capture: width x height RGBA pixels, rows top first.
+using CaptureSink = std::function<void(int width, int height, std::vector<uint8_t> rgba)>;
 
 class AppContext {
  public:
@@ -38,6 +43,9 @@ class AppContext {
   virtual const char* tr(const char* key) const { return key; }
   // True in the headless check/capture modes (no real user; skip blocking dialogs).
   virtual bool headless() const = 0;
+  // Reads the screen rectangle [x0, x1) x [y0, y1) (ImGui coordinates) once this frame is
+  // rendered, before it is shown, and hands the pixels to `sink` (recordings use it).
+  virtual void capture_rect(float x0, float y0, float x1, float y1, CaptureSink sink) = 0;
 };
 
 }  // namespace poslab::app

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "app/capture.hpp"
 #include "app/imgui_unwind.hpp"
 #include "app/panels/panels.hpp"
 #include "core/common/errors.hpp"
@@ -320,6 +321,21 @@ void AppState::cancel_jobs() {
 
 void AppState::release_gl() {
   for (auto& p : panels_) p->release_gl();
+}
+
+void AppState::deliver_captures(int fb_width, int fb_height) {
+  const ImVec2 fs = ImGui::GetIO().DisplayFramebufferScale;
+  std::vector<CaptureRequest> requests;
+  requests.swap(captures_);
+  for (auto& r : requests) {
+    // ImGui coordinates to framebuffer pixels, clipped to the framebuffer.
+    const int x0 = std::clamp(static_cast<int>(r.x0 * fs.x + 0.5f), 0, fb_width);
+    const int x1 = std::clamp(static_cast<int>(r.x1 * fs.x + 0.5f), 0, fb_width);
+    const int y0 = std::clamp(static_cast<int>(r.y0 * fs.y + 0.5f), 0, fb_height);
+    const int y1 = std::clamp(static_cast<int>(r.y1 * fs.y + 0.5f), 0, fb_height);
+    if (x1 <= x0 || y1 <= y0) continue;
+    r.sink(x1 - x0, y1 - y0, read_screen_rgba(x0, y0, x1 - x0, y1 - y0, fb_height));
+  }
 }
 
 void AppState::draw_menu() {

@@ -53,6 +53,9 @@ class AppState final : public AppContext {
   bool headless() const override { return opt_.headless; }
   void ensure_glyphs(const std::string& utf8) override;
   const char* tr(const char* key) const override { return strings_.get(key).c_str(); }
+  void capture_rect(float x0, float y0, float x1, float y1, CaptureSink sink) override {
+    captures_.push_back({x0, y0, x1, y1, std::move(sink)});
+  }
 
   // ---- shell ----
   // Applies the theme and fonts for `content_scale` (monitor) unless the user chose a scale.
@@ -74,6 +77,9 @@ class AppState final : public AppContext {
   // A clean end: saves and removes the start marker (the next start restores everything).
   void finish();
   void release_gl();
+  // After the frame is rendered into the back buffer (framebuffer `fb_width` x `fb_height`):
+  // reads the rectangles panels asked for with capture_rect and hands them over.
+  void deliver_captures(int fb_width, int fb_height);
   // Switches the interface language ("en" or "zh") at once; kept in settings.
   void set_language(const std::string& lang);
   // Asks every panel's background work to stop (Quit); does not block.
@@ -133,6 +139,11 @@ class AppState final : public AppContext {
   bool fonts_dirty_ = false;
   std::string fault_lab_;
   TestFault fault_ = TestFault::none;
+  struct CaptureRequest {
+    float x0, y0, x1, y1;
+    CaptureSink sink;
+  };
+  std::vector<CaptureRequest> captures_;  // asked for during this frame's draw
 };
 
 }  // namespace poslab::app

@@ -3,6 +3,8 @@
 //   --panel/--preset  open a lab in a given state
 //   --frames N [--screenshot out.png] [--frame-times]   render N frames, then exit
 //   --check [--presets-file F]   run every panel with its check presets; exit 1 on failure
+//   --record out.webp --frames N [--record-fps F]   record N video frames of the arena or
+//                                the dream lab (the lab --preset opened), then exit
 //   --settings, --test-fault LAB:KIND   test hooks (settings in headless runs, injected faults)
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
@@ -25,6 +27,7 @@
 #include "app/app_state.hpp"
 #include "app/capture.hpp"
 #include "app/gfx/gl.hpp"
+#include "app/widgets/recorder.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 #include "io/lessons/lesson_files.hpp"
@@ -50,6 +53,9 @@ struct Options {
   std::string test_fault;          // "<lab>:throw" or "<lab>:abort"
   std::string untrusted_preset;    // opened as if pasted: files it names wait for approval
   std::string screenshot_at_quit;  // interactive runs: PNG of the last frame (xdotool tests)
+  std::string record;              // animated WebP of the active lab's view (with --frames)
+  poslab::app::RecordOptions record_options;
+  bool overwrite = false;  // --record may replace an existing file
 };
 
 void glfw_error(int code, const char* text) {
@@ -127,7 +133,8 @@ class Frontend {
     glClearColor(bg.x, bg.y, bg.z, bg.w);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    glFinish();  // so the measured time includes the GPU (software) rendering
+    state_.deliver_captures(w, h);  // recordings read the back buffer before the swap
+    glFinish();                     // so the measured time includes the GPU (software) rendering
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (ImGui::GetIO().WantSaveIniSettings) ImGui::GetIO().WantSaveIniSettings = false;
@@ -151,6 +158,77 @@ class Frontend {
   bool headless_;
   bool park_mouse_;
 };
+
+// --record: N video frames of the active lab's view into opt.record. Returns the exit code.
+int run_recording(Frontend& fe, AppState& state, const Options& opt) {
+  using poslab::app::Recorder;
+  std::string lab = state.settings().active_lab;
+  try {
+    if (!opt.panel.empty())
+      lab = opt.panel;
+    else if (!opt.preset.empty())
+      lab = poslab::preset_lab(opt.preset);
+  } catch (const poslab::Error&) {  // a bad preset is on the banner already
+  }
+  poslab::app::Panel* panel = state.find_panel(lab);
+  Recorder* rec = panel ? panel->recorder() : nullptr;
+  if (!rec) {
+    std::fprintf(stderr,
+                 "poslab: --record: the lab '%s' cannot record; open the arena or the dream lab "
+                 "(--preset 'arena?seed=7' or --preset dreams)\n",
+                 lab.c_str());
+    return 2;
+  }
+  std::error_code ec;
+  if (!opt.overwrite && std::filesystem::exists(opt.record, ec)) {
+    std::fprintf(stderr, "poslab: --record: %s exists; add --overwrite to replace it\n",
+                 opt.record.c_str());
+    return 2;
+  }
+  poslab::app::RecordOptions ro = opt.record_options;
+  ro.path = opt.record;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    rec->start(ro);
+  } catch (const poslab::Error& e) {
+    std::fprintf(stderr, "poslab: --record: %s\n", e.what());
+    return 2;
+  }
+  // A dream frame waits for its worker step: up to two rendered frames per video frame.
+  for (int i = 0; i < 4 * opt.frames + 20 && rec->frames() < opt.frames; ++i) {
+    fe.frame();
+    if (rec->frames() >= opt.frames && !opt.screenshot.empty()) {
+      try {  // the lab while it records: counter, Stop, the encoder's progress
+        fe.screenshot(opt.screenshot);
+      } catch (const poslab::Error& e) {
+        std::fprintf(stderr, "poslab: %s\n", e.what());
+      }
+    }
+    fe.present();
+  }
+  const int got = rec->frames();
+  if (got < opt.frames) {
+    rec->cancel();
+    std::fprintf(stderr, "poslab: --record: only %d of %d frames were captured; nothing written\n",
+                 got, opt.frames);
+    return 1;
+  }
+  try {
+    const poslab::app::RecordingOutcome r = rec->finish_blocking();
+    const double total =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf(
+        "{\"file\": \"%s\", \"bytes\": %zu, \"frames\": %d, \"width\": %d, \"height\": %d, "
+        "\"fps\": %d, \"video_s\": %.2f, \"encode_s\": %.2f, \"total_s\": %.2f}\n",
+        r.path.c_str(), r.bytes, r.frames, r.width, r.height, ro.fps, r.video_seconds,
+        r.encode_seconds, total);
+  } catch (const poslab::Error& e) {
+    std::fprintf(stderr, "poslab: --record: %s\n", e.what());
+    return 2;
+  }
+  for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
+  return 0;
+}
 
 // Runs every panel with its defaults, its check presets and any extra presets for a few
 // frames each and checks its state. Prints one line per failure; returns the count.
@@ -240,6 +318,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000));
   cli.add_option("--screenshot", opt.screenshot, "write the last frame as PNG (needs --frames)");
   cli.add_flag("--frame-times", opt.frame_times, "print frame-time statistics (with --frames)");
+  cli.add_option("--record", opt.record,
+                 "record the arena's or dream lab's view to this animated WebP (--frames video "
+                 "frames, default 250), then exit");
+  cli.add_option("--record-fps", opt.record_options.fps, "video frames per second of --record")
+      ->check(CLI::IsMember({10, 15, 25, 30}));
+  cli.add_option("--record-width", opt.record_options.max_width,
+                 "largest video width in px (wider views are scaled down)")
+      ->check(CLI::Range(16, 4096));
+  cli.add_flag("--record-lossless", opt.record_options.lossless, "lossless video (larger)");
+  cli.add_flag("--overwrite", opt.overwrite, "--record may replace an existing file");
   cli.add_flag("--check", opt.check, "headless self-check of every panel; exit 1 on failure");
   cli.add_option("--presets-file", opt.presets_file,
                  "with --check: also run these presets (one per line)");
@@ -272,6 +360,7 @@ int main(int argc, char** argv) {
     return cli.exit(e);
   }
   if (!opt.screenshot.empty() && opt.frames == 0) opt.frames = 5;
+  if (!opt.record.empty() && opt.frames == 0) opt.frames = 250;
   const bool headless = opt.frames > 0 || opt.check;
 
   glfwSetErrorCallback(glfw_error);
@@ -354,7 +443,9 @@ int main(int argc, char** argv) {
       state.select_lab(opt.panel);
     }
 
-    if (exit_code == 0 && opt.check) {
+    if (exit_code == 0 && !opt.record.empty()) {
+      exit_code = run_recording(fe, state, opt);
+    } else if (exit_code == 0 && opt.check) {
       exit_code = run_checks(fe, state, opt.presets_file) == 0 ? 0 : 1;
     } else if (exit_code == 0 && opt.frames > 0) {
       std::vector<double> times;

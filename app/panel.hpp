@@ -9,6 +9,7 @@
 namespace poslab::app {
 
 class AppContext;  // services the shell offers panels (app_context.hpp)
+class Recorder;    // records the lab's view to a video file (widgets/recorder.hpp)
 
 class Panel {
  public:
@@ -40,6 +41,8 @@ class Panel {
   // Ask every background computation to stop soon (Quit); must not block. The shell exits
   // within a second after saving, whether or not the workers have returned.
   virtual void cancel_jobs() {}
+  // The lab's video recorder, if it can record (the arena, the dream lab): --record uses it.
+  virtual Recorder* recorder() { return nullptr; }
   // Smallest area, in unscaled pixels, the lab lays itself out in. When the window is
   // smaller (a laptop at UI scale 2, a 1024x700 window) the shell gives the lab this much
   // room and scrollbars, instead of letting its views shrink to slivers.

@@ -18,8 +18,10 @@
 #include "app/app_context.hpp"
 #include "app/file_picker.hpp"
 #include "app/gfx/arena_view.hpp"
+#include "app/panels/arena_help.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/recorder.hpp"
 #include "core/bnb/arena_lab.hpp"
 #include "core/bnb/bnb_episode.hpp"
 #include "core/bnb/bnb_features.hpp"
@@ -64,42 +66,10 @@ struct ArenaUi {
   bool controls_collapsed = false;  // control column folded to a strip (small windows)
   FilePicker picker;                // "Browse..." for the dataset path
   bool helm_keys_active = false;    // keyboard steers the helm ship (map hovered or window focused)
+  Recorder recorder{"arena"};       // the map to an animated WebP
 };
 
 const char* kPolicyNames[] = {"expert", "noisy expert", "random"};
-
-// What each token value means (core/bnb/bnb_features.hpp, spec section 5), for tooltips.
-constexpr std::array<const char*, bnb::kTokenDim> kTokenHelp{
-    "1 while the ship is alive, 0 once destroyed (or an unused slot)",
-    "0 = blue team (slots 0-3), 1 = orange team (slots 4-7)",
-    "health / 100",
-    "power / 100",
-    "sin(2 pi x / 1024): position on the wrapping map, as an angle, so both edges meet",
-    "cos(2 pi x / 1024)",
-    "sin(2 pi y / 1024)",
-    "cos(2 pi y / 1024)",
-    "x velocity / 180 px/s",
-    "y velocity / 180 px/s",
-    "nose direction, x (unit vector)",
-    "nose direction, y (screen y points down)",
-    "1 if the ship fired at this step",
-    "time until the gun can fire again / 0.1 s",
-    "last turn angle / 15 degrees (negative = left)"};
-
-// The 12 relational features of ship j seen from ship i (spec section 6), for tooltips.
-constexpr std::array<const char*, bnb::kRelDim> kRelHelp{
-    "r_x: where j is, along i's nose (wrapped to the nearest copy) / 1024",
-    "r_y: where j is, to i's side / 1024",
-    "rv_x: j's velocity minus i's, along i's nose / 180 (never wrapped)",
-    "rv_y: relative velocity, to i's side / 180",
-    "d = sqrt(|r|^2 + 1e-6): distance",
-    "inv = 1 / (d + 0.1): large when close",
-    "s = sqrt(|rv|^2 + 1e-6): relative speed",
-    "closing = (rv . r) / d: negative while they approach",
-    "dir_x = r_x / d: direction to j",
-    "dir_y = r_y / d",
-    "ttca = tanh(-(rv . r) / |rv|^2): time to closest approach, squashed; > 0 = still ahead",
-    "dot = rv . r"};
 
 bnb::PolicyKind policy_kind(int p) {
   return p == 0   ? bnb::PolicyKind::expert
@@ -123,6 +93,8 @@ class ArenaPanel final : public Panel {
   float min_width() const override { return 1000.0f; }
   float min_height() const override { return 600.0f; }
   void release_gl() override { ui_.map.release_gl(); }
+  void cancel_jobs() override { ui_.recorder.cancel(); }
+  Recorder* recorder() override { return &ui_.recorder; }
 
   std::vector<std::string> check_presets() const override {
     return {"arena?team0=1&team1=4&speed=16&trail=100&ship=0",
@@ -172,8 +144,9 @@ class ArenaPanel final : public Panel {
     ArenaUi& u = ui_;
     const float scale = ctx.ui_scale();
     dark_ = ctx.dark_theme();
-    const double dt =
-        ctx.headless() ? 1.0 / 60.0 : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
+    u.recorder.poll(ctx);
+    const double dt = u.recorder.pace(  // while recording: exactly one video frame's time
+        ctx, ctx.headless() ? 1.0 / 60.0 : std::min(0.1, double(ImGui::GetIO().DeltaTime)));
     if (u.lab.source == bnb::ArenaSource::live) {
       if (!u.live_ready || u.applied_seed != u.lab.seed || u.applied_team0 != u.lab.team0_size ||
           u.applied_team1 != u.lab.team1_size || u.applied_policy != u.lab.policy)
@@ -529,6 +502,9 @@ class ArenaPanel final : public Panel {
             ui_.helm_keys_active ? "keys captured" : "keys not captured: hover the map");
       }
     }
+    ImGui::Separator();
+    ImGui::TextDisabled("Record the map (animated WebP)");
+    u.recorder.draw(ctx);
   }
 
   void draw_file_controls(AppContext& ctx, float scale) {
@@ -609,6 +585,7 @@ class ArenaPanel final : public Panel {
     opt.dark = ctx.dark_theme();
     const ArenaLayer layer{&u.view};
     const ArenaViewInput in = u.map.draw({&layer, 1}, opt, side);
+    u.recorder.capture(ctx, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
     ui_.helm_keys_active =
         u.lab.helm >= 0 &&
         (in.hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));

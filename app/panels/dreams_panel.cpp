@@ -16,11 +16,13 @@
 
 #include "app/app_context.hpp"
 #include "app/gfx/arena_view.hpp"
+#include "app/panels/dreams_session_key.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/attention_maps.hpp"
 #include "app/widgets/background_job.hpp"
 #include "app/widgets/plot.hpp"
+#include "app/widgets/recorder.hpp"
 #include "app/widgets/token_strip.hpp"
 #include "app/widgets/train_view.hpp"
 #include "core/common/errors.hpp"
@@ -63,25 +65,6 @@ struct StepResult {
   std::vector<wm::DreamFrame> frames;
 };
 
-// The fields that define a session: when they change, the session starts over.
-std::string session_key(const DreamLabSettings& s) {
-  DreamLabSettings k;
-  k.start = s.start;
-  k.seed = s.seed;
-  k.team0_size = s.team0_size;
-  k.team1_size = s.team1_size;
-  k.policy = s.policy;
-  k.file = s.file;
-  k.episode = s.episode;
-  k.from = s.from;
-  k.horizon = s.horizon;
-  k.window = s.window;
-  k.model = s.model;
-  k.loop = s.loop;
-  k.temperature = s.temperature;
-  return wm::dreams_to_preset(k);
-}
-
 ArenaFrame frame_from_tokens(const std::vector<wm::DreamFrame>& frames, int at, bool dream,
                              int trail) {
   const int first = std::max(0, at - trail);
@@ -116,9 +99,9 @@ struct DreamsUi {
   int ships_drawn = 0, strip_mismatch = 0, strip_steps = -1;
   bool helm_keys = false;
   double steps_per_s = 0;
-  int frames_in_session = 0;  // frames drawn since the session started (check_state)  // dream
-                              // steps per second of worker time (the last job)
+  int frames_in_session = 0;  // frames drawn since the session started (check_state)
   std::string last_error;
+  Recorder recorder{"dream"};  // the maps to an animated WebP
 };
 
 class DreamsPanel final : public Panel {
@@ -134,7 +117,9 @@ class DreamsPanel final : public Panel {
     ui_.stepper.cancel();
     ui_.compare_job.cancel();
     ui_.train.cancel();
+    ui_.recorder.cancel();
   }
+  Recorder* recorder() override { return &ui_.recorder; }
   void release_gl() override {
     ui_.real_view.release_gl();
     ui_.dream_view.release_gl();
@@ -186,7 +171,10 @@ class DreamsPanel final : public Panel {
     ensure_model(ctx);
     ensure_session(ctx);
     ++u.frames_in_session;
-    if (u.lab.playing && !u.timeline.finished && !u.stepper.running()) {
+    u.recorder.poll(ctx);
+    if (u.recorder.recording()) {
+      record_steps(ctx);
+    } else if (u.lab.playing && !u.timeline.finished && !u.stepper.running()) {
       const double rate = 25.0 * u.lab.speed;
       u.step_accum =
           std::min(u.step_accum + ImGui::GetIO().DeltaTime * rate, double(kMaxStepsPerJob));
@@ -208,9 +196,13 @@ class DreamsPanel final : public Panel {
     ImGui::BeginGroup();
     maps(ctx, map_side);
     ImGui::EndGroup();
+    if (!u.stepper.running())  // the content has reached the due video frame
+      u.recorder.capture(ctx, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
     ImGui::SameLine();
     ImGui::BeginGroup();
     error_plot(ctx);
+    section("Record the maps (animated WebP)");
+    u.recorder.draw(ctx);
     ImGui::EndGroup();
     if (u.lab.strip) strip(ctx);
     if (u.lab.attention) attention(ctx);
@@ -231,6 +223,20 @@ class DreamsPanel final : public Panel {
   int shown_frame() const {
     const int newest = static_cast<int>(ui_.timeline.frames.size()) - 1;
     return ui_.lab.cursor < 0 ? newest : std::min(ui_.lab.cursor, newest);
+  }
+
+  // While recording, each video frame advances the dream by exactly its share of steps
+  // (25 per second of playback x speed), waited for before the capture: the same video on
+  // any machine (widgets/recorder.hpp).
+  void record_steps(AppContext& ctx) {
+    DreamsUi& u = ui_;
+    if (u.stepper.running() || u.recorder.frame_due()) return;
+    const double dt = u.recorder.pace(ctx, ImGui::GetIO().DeltaTime);
+    if (!u.lab.playing || u.timeline.finished) return;
+    u.step_accum += dt * 25.0 * u.lab.speed;
+    const int n = static_cast<int>(u.step_accum);
+    u.step_accum -= n;
+    if (n > 0) start_steps(n);
   }
 
   // ---- model and session --------------------------------------------------------------

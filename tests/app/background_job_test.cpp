@@ -33,6 +33,7 @@ class FakeContext final : public AppContext {
   ImFont* mono_font() const override { return nullptr; }
   void ensure_glyphs(const std::string&) override {}
   bool headless() const override { return headless_; }
+  void capture_rect(float, float, float, float, CaptureSink) override {}
   int frames_requested = 0;
 
  private:

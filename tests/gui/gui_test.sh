@@ -9,7 +9,11 @@
 # settings-paths (symlink loop, long name, FIFO, unwritable dir, stale temp files),
 # presets-file-bad-line (--check reports the line instead of aborting),
 # quit-during-computation (Ctrl+Q during a minutes-long KV run ends the process at once,
-# settings saved; the bound is generous: it checks "does not wait for the computation").
+# settings saved; the bound is generous: it checks "does not wait for the computation"),
+# record <webp_info> (--record: N frames decode to N with libwebp's decoder, for the arena
+# and the dream lab; an existing file needs --overwrite and stays untouched; a missing or
+# unwritable folder is refused naming the path; no temporary file is left), record-click
+# <webp_info> (Record and Stop clicked in the arena: the file appears, complete).
 set -u
 app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -214,6 +218,57 @@ EOS
     rm -rf "$XDG_CONFIG_HOME/poslab"   # first start again: the welcome page
     "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/b.png" "117 203" "75 67" || { echo "app failed"; exit 1; }
     grep -q "active: welcome" "$tmp/b.png.err" || { echo "Back did not return to the page with the link: $(cat "$tmp/b.png.err")"; exit 1; }
+    ;;
+  record)
+    info="$1"; out="$tmp/rec"; mkdir -p "$out"
+    "${xvfb[@]}" "$app" --preset 'arena?seed=7&speed=1' --record "$out/arena.webp" --frames 40 --record-width 480 >"$out/log" 2>&1 ||
+      { echo "arena recording failed: $(cat "$out/log")"; exit 1; }
+    "$info" "$out/arena.webp" | grep -q '"frames": 40, .*"duration_ms": 1600' ||
+      { echo "arena: not 40 frames of 40 ms: $("$info" "$out/arena.webp" 2>&1)"; exit 1; }
+    "${xvfb[@]}" "$app" --preset 'dreams?seed=7' --record "$out/dream.webp" --frames 20 --record-fps 10 --record-width 480 >"$out/log" 2>&1 ||
+      { echo "dream recording failed: $(cat "$out/log")"; exit 1; }
+    "$info" "$out/dream.webp" | grep -q '"frames": 20, .*"duration_ms": 2000' ||
+      { echo "dreams: not 20 frames of 100 ms: $("$info" "$out/dream.webp" 2>&1)"; exit 1; }
+    sum=$(md5sum < "$out/arena.webp")
+    err=$("${xvfb[@]}" "$app" --preset 'arena?seed=7' --record "$out/arena.webp" --frames 5 2>&1); rc=$?
+    [ "$rc" -eq 2 ] && grep -q "exists; add --overwrite" <<<"$err" || { echo "existing file: exit $rc: $err"; exit 1; }
+    [ "$(md5sum < "$out/arena.webp")" = "$sum" ] || { echo "the existing file was changed"; exit 1; }
+    "${xvfb[@]}" "$app" --preset 'arena?seed=8&speed=1' --record "$out/arena.webp" --frames 5 --overwrite >/dev/null 2>&1 &&
+      "$info" "$out/arena.webp" | grep -q '"frames": 5,' || { echo "--overwrite did not replace the file"; exit 1; }
+    for bad in "$out/missing/a.webp" "/sys/poslab-test.webp"; do
+      err=$("${xvfb[@]}" "$app" --preset 'arena?seed=7' --record "$bad" --frames 5 2>&1); rc=$?
+      [ "$rc" -eq 2 ] && grep -q "$bad: the folder .* \(does not exist\|is not writable\)" <<<"$err" ||
+        { echo "bad folder $bad: exit $rc: $err"; exit 1; }
+      [ ! -e "$bad" ] || { echo "a file appeared at $bad"; exit 1; }
+    done
+    leftover=$(ls "$out" | grep -v -x -e arena.webp -e dream.webp -e log)
+    [ -z "$leftover" ] || { echo "left behind: $leftover"; exit 1; }
+    ;;
+  record-click)
+    # Record, wait, Stop in the arena's controls (1600x1000, scale 1); the worker writes the
+    # default file while the app keeps running; Quit only once it is there.
+    command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+    info="$1"; file="$XDG_DATA_HOME/poslab/recordings/arena.webp"
+    cat > "$tmp/click.sh" <<'EOS'
+app="$1"; file="$2"; log="$3"
+"$app" --preset 'arena?seed=7&speed=1' --width 1600 --height 1000 --screenshot-at-quit "$log.png" >/dev/null 2>"$log.err" &
+pid=$!
+for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
+sleep 2
+xdotool mousemove --window "$wid" 35 765; sleep 0.4; xdotool click --window "$wid" 1   # Record
+sleep 2
+xdotool click --window "$wid" 1                                                        # Stop
+for i in $(seq 120); do [ -f "$file" ] && break; sleep 0.5; done
+sleep 0.5
+xdotool key --window "$wid" ctrl+q
+wait $pid
+EOS
+    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$file" "$tmp/app" || { echo "app failed: $(cat "$tmp/app.err")"; exit 1; }
+    [ -f "$file" ] || { echo "Record/Stop wrote no file: $(cat "$tmp/app.err")"; exit 1; }
+    # Software GL renders a few frames a second: the lab plays slower while it records (the
+    # video keeps 40 ms a frame), so only "some frames, whole file" is checked here.
+    "$info" "$file" | grep -q '"frames": [1-9]' || { echo "no frames: $("$info" "$file" 2>&1)"; exit 1; }
+    if [ -n "${POSLAB_KEEP_SHOT:-}" ]; then cp "$tmp/app.png" "$POSLAB_KEEP_SHOT"; fi  # to look at
     ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac

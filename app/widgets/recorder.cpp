@@ -1,0 +1,324 @@
+// The recorder shared by the arena and the dream lab (see recorder.hpp). Frames travel from
+// the shell's capture (main thread) to the encoding worker through a bounded queue; the
+// worker owns the WebpAnimWriter, so cancelling simply drops it and nothing is written.
+#include "app/widgets/recorder.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+
+#include "app/widgets.hpp"
+#include "app/widgets/job_status.hpp"
+#include "core/common/errors.hpp"
+#include "io/video/webp_anim.hpp"
+
+namespace poslab::app {
+
+// Shared by the main thread (producer) and the worker (consumer).
+struct Recorder::Session {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<io::RgbaImage> queue;
+  size_t queued_bytes = 0;
+  bool closed = false;  // no more frames will come
+  int captured = 0;     // frames pushed so far
+  int width = 0, height = 0;
+};
+
+Recorder::Recorder(std::string name) : name_(std::move(name)) {}
+
+Recorder::~Recorder() {
+  cancel();
+}
+
+int Recorder::frames() const {
+  if (!session_) return 0;
+  std::lock_guard lock(session_->mutex);
+  return session_->captured;
+}
+
+void Recorder::start(const RecordOptions& options) {
+  if (busy()) throw InputError("a recording is still running; stop it first");
+  // Opening the writer checks the options and that the folder takes files, before any frame.
+  auto writer = std::make_shared<io::WebpAnimWriter>(
+      options.path, io::WebpAnimOptions{options.fps, options.lossless, 80.0f, options.max_width});
+  opt_ = options;
+  std::snprintf(path_buf_.data(), path_buf_.size(), "%s", options.path.c_str());
+  auto session = std::make_shared<Session>();
+  session_ = session;
+  const int fps = options.fps;
+  job_.start(options.path, [session, writer, fps](auto& control) {
+    RecordingOutcome out;
+    double busy_s = 0;
+    for (;;) {
+      io::RgbaImage frame;
+      int captured = 0;
+      {
+        std::unique_lock lock(session->mutex);
+        session->changed.wait_for(lock, std::chrono::milliseconds(50), [&] {
+          return !session->queue.empty() || session->closed || control.cancelled();
+        });
+        if (control.cancelled()) return out;  // the writer goes with us: no file
+        if (session->queue.empty()) {
+          if (session->closed) break;
+          continue;
+        }
+        frame = std::move(session->queue.front());
+        session->queue.pop_front();
+        session->queued_bytes -= frame.rgba.size();
+        captured = session->captured;
+      }
+      session->changed.notify_all();  // room for the producer
+      const auto t0 = std::chrono::steady_clock::now();
+      writer->add(frame);
+      busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      control.set_progress(writer->frames(), captured);
+    }
+    control.set_status("writing the file");
+    const auto t0 = std::chrono::steady_clock::now();
+    out.bytes = writer->finish();  // throws FileError naming the path; nothing is written then
+    busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.frames = writer->frames();
+    out.width = writer->canvas_width();
+    out.height = writer->canvas_height();
+    out.video_seconds = static_cast<double>(out.frames) / fps;
+    out.encode_seconds = busy_s;
+    return out;
+  });
+  recording_ = true;
+  pending_ = false;
+  wall_accum_ = 0;
+  message_.clear();
+  message_is_error_ = false;
+}
+
+void Recorder::stop() {
+  recording_ = false;
+  pending_ = false;
+  // The queue closes at the next poll(): the capture asked for this frame is still to come.
+}
+
+void Recorder::close_queue() {
+  if (!session_ || recording_) return;
+  {
+    std::lock_guard lock(session_->mutex);
+    if (session_->closed) return;
+    session_->closed = true;
+  }
+  session_->changed.notify_all();
+}
+
+void Recorder::cancel() {
+  recording_ = false;
+  pending_ = false;
+  job_.cancel();
+  if (session_) session_->changed.notify_all();
+}
+
+double Recorder::pace(AppContext& ctx, double wall_dt) {
+  if (!recording_) return wall_dt;
+  ctx.request_frames(2);
+  if (pending_) return 0;
+  const double interval = 1.0 / opt_.fps;
+  auto full = [&] {
+    std::lock_guard lock(session_->mutex);
+    return session_->queued_bytes >= kMaxQueuedBytes;
+  };
+  if (ctx.headless()) {
+    // No user waits: let the encoder catch up instead of growing the queue.
+    std::unique_lock lock(session_->mutex);
+    session_->changed.wait(
+        lock, [&] { return session_->queued_bytes < kMaxQueuedBytes || job_.finished(); });
+  } else {
+    wall_accum_ += wall_dt;
+    if (wall_accum_ < interval || full()) return 0;
+    wall_accum_ = std::min(wall_accum_ - interval, interval);  // a slow machine drops backlog
+  }
+  pending_ = true;
+  return interval;
+}
+
+void Recorder::capture(AppContext& ctx, ImVec2 min, ImVec2 max) {
+  if (!recording_ || !pending_) return;
+  pending_ = false;
+  std::shared_ptr<Session> s = session_;
+  ctx.capture_rect(min.x, min.y, max.x, max.y, [s](int w, int h, std::vector<uint8_t> rgba) {
+    {
+      std::lock_guard lock(s->mutex);
+      if (s->closed) return;
+      s->queued_bytes += rgba.size();
+      s->queue.push_back(io::RgbaImage{w, h, std::move(rgba)});
+      ++s->captured;
+      s->width = w;
+      s->height = h;
+    }
+    s->changed.notify_all();
+  });
+  if (frames() + 1 >= kMaxFrames) {
+    stop();
+    message_ = "Stopped at " + std::to_string(kMaxFrames) + " frames, the cap (" +
+               std::to_string(kMaxFrames / opt_.fps) +
+               " s at this frame rate) that keeps memory and files bounded; the file is "
+               "being written. Start again for more.";
+    message_is_error_ = true;
+  }
+}
+
+std::optional<RecordingOutcome> Recorder::poll(AppContext& ctx) {
+  close_queue();
+  if (!job_.running()) return std::nullopt;
+  auto out = job_.poll(ctx, false);
+  if (!out) return std::nullopt;
+  recording_ = false;
+  pending_ = false;
+  if (out->cancelled) {
+    message_ = "Recording cancelled; nothing was written.";
+    message_is_error_ = false;
+    return std::nullopt;
+  }
+  if (!out->error.empty()) {
+    message_ = out->error;
+    message_is_error_ = true;
+    ctx.report_error("Recording", out->error);
+    return std::nullopt;
+  }
+  RecordingOutcome r = *out->value;
+  r.path = opt_.path;
+  const double pixels = static_cast<double>(r.width) * r.height * std::max(1, r.frames);
+  if (pixels > 0) bytes_per_pixel_frame_[opt_.lossless ? 1 : 0] = r.bytes / pixels;
+  char text[1400];
+  std::snprintf(text, sizeof text,
+                "Wrote %s: %.2f MB, %d frames (%.1f s of video, %dx%d), encoded in %.1f s.",
+                r.path.c_str(), r.bytes / 1e6, r.frames, r.video_seconds, r.width, r.height,
+                r.encode_seconds);
+  message_ = text;
+  message_is_error_ = false;
+  return r;
+}
+
+void Recorder::try_start(AppContext& ctx) {
+  RecordOptions o = opt_;
+  o.path = path_buf_.data();
+  // The default folder is ours to create; any other folder must exist already.
+  const std::string default_dir = ctx.data_dir() + "/recordings";
+  std::error_code ec;
+  if (std::filesystem::path(o.path).parent_path() == default_dir)
+    std::filesystem::create_directories(default_dir, ec);
+  try {
+    start(o);
+  } catch (const Error& e) {
+    message_ = e.what();
+    message_is_error_ = true;
+    ctx.report_error("Recording", e.what());
+  }
+}
+
+RecordingOutcome Recorder::finish_blocking() {
+  stop();
+  close_queue();
+  job_.wait();
+  auto out = job_.poll();
+  if (!out) throw Error(opt_.path + ": the recording was never started");
+  if (out->cancelled) throw Error(opt_.path + ": the recording was cancelled; nothing was written");
+  if (!out->error.empty()) throw Error(out->error);
+  RecordingOutcome r = *out->value;
+  r.path = opt_.path;
+  return r;
+}
+
+double Recorder::estimate_bytes() const {
+  if (!session_) return 0;
+  std::lock_guard lock(session_->mutex);
+  double w = session_->width, h = session_->height;
+  if (w > opt_.max_width) {
+    h = h * opt_.max_width / w;
+    w = opt_.max_width;
+  }
+  return w * h * session_->captured * bytes_per_pixel_frame_[opt_.lossless ? 1 : 0];
+}
+
+void Recorder::draw(AppContext& ctx) {
+  poll(ctx);
+  const float scale = ctx.ui_scale();
+  if (path_buf_[0] == 0) {
+    const std::string p = ctx.data_dir() + "/recordings/" + name_ + ".webp";
+    std::snprintf(path_buf_.data(), path_buf_.size(), "%s", p.c_str());
+  }
+  ImGui::PushID("recorder");
+  ImGui::BeginDisabled(busy());
+  ImGui::SetNextItemWidth(-1);
+  ImGui::InputText("##file", path_buf_.data(), path_buf_.size());
+  tooltip("Where the recording goes: an animated WebP (plays in browsers and slide software)");
+  ImGui::SetNextItemWidth(70 * scale);
+  char fps_label[16];
+  std::snprintf(fps_label, sizeof fps_label, "%d fps", opt_.fps);
+  if (ImGui::BeginCombo("##fps", fps_label)) {
+    for (int f : kFpsChoices) {
+      char l[16];
+      std::snprintf(l, sizeof l, "%d fps", f);
+      if (ImGui::Selectable(l, f == opt_.fps)) opt_.fps = f;
+    }
+    ImGui::EndCombo();
+  }
+  tooltip(
+      "Video frames per second. 25 = one per agent step at 1x; fewer make smaller files.\n"
+      "The video follows the lab's playback time, not the machine's speed.");
+  ImGui::SameLine();
+  int lossless = opt_.lossless ? 1 : 0;
+  ImGui::SetNextItemWidth(90 * scale);
+  if (ImGui::Combo("##quality", &lossless, "lossy\0lossless\0")) opt_.lossless = lossless == 1;
+  tooltip("Lossy (quality 80) is several times smaller; lossless keeps every pixel");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(80 * scale);
+  int width_choice = opt_.max_width <= 480 ? 0 : opt_.max_width <= 640 ? 1 : 2;
+  const char* widths[] = {"480 px", "640 px", "960 px"};
+  if (ImGui::Combo("##width", &width_choice, widths, 3))
+    opt_.max_width = width_choice == 0 ? 480 : width_choice == 1 ? 640 : 960;
+  tooltip("Largest width of the video; a wider view is scaled down");
+  ImGui::EndDisabled();
+
+  if (!busy()) {
+    if (ImGui::Button("Record")) {
+      std::error_code ec;
+      if (std::filesystem::exists(path_buf_.data(), ec))
+        confirm_overwrite_ = true;
+      else
+        try_start(ctx);
+    }
+    tooltip("Start recording the view; press Stop to write the file");
+  } else if (recording_) {
+    if (ImGui::Button("Stop")) stop();
+    tooltip("Stop and write the file (on a worker; the lab keeps running)");
+    ImGui::SameLine();
+    if (ImGui::Button("Discard")) cancel();
+    tooltip("Stop and write nothing");
+    const int n = frames();
+    ImGui::Text("%d frames, %.1f s, ~%.1f MB", n, static_cast<double>(n) / opt_.fps,
+                estimate_bytes() / 1e6);
+    tooltip("Frames so far, seconds of video, and the file size estimated from the last recording");
+  }
+  if (job_.running() && job_status(job_.progress(), false, -1) == JobAction::cancel) cancel();
+  if (confirm_overwrite_) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1));
+    ImGui::TextWrapped("%s exists. Replace it when the recording is written?", path_buf_.data());
+    ImGui::PopStyleColor();
+    if (ImGui::Button("Replace")) {
+      confirm_overwrite_ = false;
+      try_start(ctx);
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Keep it")) confirm_overwrite_ = false;
+  }
+  if (!message_.empty()) {
+    if (message_is_error_) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.45f, 1));
+    ImGui::TextWrapped("%s", message_.c_str());
+    if (message_is_error_) ImGui::PopStyleColor();
+  }
+  ImGui::PopID();
+}
+
+}  // namespace poslab::app
