@@ -101,12 +101,6 @@ constexpr std::array<const char*, bnb::kRelDim> kRelHelp{
     "ttca = tanh(-(rv . r) / |rv|^2): time to closest approach, squashed; > 0 = still ahead",
     "dot = rv . r"};
 
-bnb::PolicyKind policy_kind(int p) {
-  return p == 0   ? bnb::PolicyKind::expert
-         : p == 1 ? bnb::PolicyKind::noisy_expert
-                  : bnb::PolicyKind::random;
-}
-
 class ArenaPanel final : public Panel {
  public:
   ArenaPanel() { restart(); }
@@ -228,7 +222,8 @@ class ArenaPanel final : public Panel {
     c.team1_size = u.lab.team1_size;
     c.max_steps = bnb::kMaxEpisodeSteps;
     u.sim = bnb::sim_reset(static_cast<uint64_t>(u.lab.seed), c);
-    u.behaviour = bnb::behaviour_init(policy_kind(u.lab.policy), static_cast<uint64_t>(u.lab.seed));
+    u.behaviour = bnb::behaviour_init(bnb::arena_policy_kind(u.lab.policy),
+                                      static_cast<uint64_t>(u.lab.seed));
     u.trails.clear();
     u.helm_lost_step = -1;
     u.last_actions = {};

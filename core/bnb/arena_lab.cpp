@@ -9,6 +9,12 @@ const std::vector<std::string> kPolicies{"expert", "noisy", "random"};
 const std::vector<std::string> kSources{"live", "file"};
 }  // namespace
 
+PolicyKind arena_policy_kind(int policy) {
+  return policy == 0   ? PolicyKind::expert
+         : policy == 1 ? PolicyKind::noisy_expert
+                       : PolicyKind::random;
+}
+
 std::string arena_to_preset(const ArenaLabSettings& s) {
   const ArenaLabSettings d;
   PresetWriter w(kArenaLabName);

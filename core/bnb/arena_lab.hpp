@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "core/bnb/bnb_policy.hpp"
 #include "core/common/param_range.hpp"
 
 namespace poslab::bnb {
@@ -40,6 +41,8 @@ struct ArenaLabSettings {
 inline constexpr const char* kArenaLabName = "arena";
 
 std::string arena_to_preset(const ArenaLabSettings& s);
+// The policy the computer ships fly: 0 expert, 1 noisy expert, 2 random (ArenaLabSettings).
+PolicyKind arena_policy_kind(int policy);
 // Starts from `base` and overrides what the preset names; throws InputError.
 ArenaLabSettings arena_from_preset(const std::string& text, const ArenaLabSettings& base = {});
 
