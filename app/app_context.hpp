@@ -38,6 +38,9 @@ class AppContext {
   virtual const char* tr(const char* key) const { return key; }
   // True in the headless check/capture modes (no real user; skip blocking dialogs).
   virtual bool headless() const = 0;
+  // True while the shell re-renders a frame for an exported picture: animations must not
+  // advance (the picture shows the state whose numbers are exported).
+  virtual bool capturing() const { return false; }
 };
 
 }  // namespace poslab::app

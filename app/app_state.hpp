@@ -4,11 +4,14 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "app/app_context.hpp"
+#include "app/export/export_files.hpp"
+#include "app/export/share_ui.hpp"
 #include "app/fonts.hpp"
 #include "app/panel.hpp"
 #include "app/settings.hpp"
@@ -53,6 +56,7 @@ class AppState final : public AppContext {
   bool headless() const override { return opt_.headless; }
   void ensure_glyphs(const std::string& utf8) override;
   const char* tr(const char* key) const override { return strings_.get(key).c_str(); }
+  bool capturing() const override { return capturing_; }
 
   // ---- shell ----
   // Applies the theme and fonts for `content_scale` (monitor) unless the user chose a scale.
@@ -90,6 +94,25 @@ class AppState final : public AppContext {
   bool quit_requested() const { return quit_requested_; }
   bool fonts_dirty() const { return fonts_dirty_; }
   void rebuild_fonts(float content_scale);
+  // ---- export and share (app/export/share_ui.cpp) ----
+  // The picture the user asked for this frame (main.cpp renders and saves it).
+  std::optional<PictureRequest> take_picture_request();
+  // Re-rendering for a picture: no popups, no animation; `k` times the UI scale (fonts are
+  // rebuilt before the next frame). set_capture(false, 1) ends it.
+  void set_capture(bool on, int k);
+  // Where the active lab's main view was drawn in the last frame (ImGui coordinates).
+  ViewRect export_rect() const { return export_rect_; }
+  // The result of a picture request: shown in the Share popup, and on the banner if failed.
+  void picture_done(const std::string& path, const std::string& error);
+  // The body font (captions of pictures, drawn at the current scale).
+  const ImFont* caption_font() const { return fonts_.body; }
+  // The active lab's poslab-cli command and preset link ("" if no lab is active).
+  std::string active_cli_command();
+  std::string active_preset_link();
+  // Opens a `poslab:` link as if pasted (files it names wait for approval); a bad link
+  // becomes a banner message. Returns false then.
+  bool open_link(const std::string& uri);
+
   void set_test_fault(const std::string& lab, TestFault f) {
     fault_lab_ = lab;
     fault_ = f;
@@ -100,6 +123,9 @@ class AppState final : public AppContext {
   void draw_banner(const std::string& lab);
   void draw_preset_bar(Panel& p);
   void draw_lab(Panel& p);
+  void draw_share(Panel& p);  // the Share popup (share_ui.cpp)
+  void share_menu_items();    // File menu entries (share_ui.cpp)
+  void share_save(Panel& p, ShareTarget t, const std::string& path, bool replace);
   void apply_theme();
   void restore_presets();
   void clear_resolved_errors(Panel& p);
@@ -133,6 +159,11 @@ class AppState final : public AppContext {
   bool fonts_dirty_ = false;
   std::string fault_lab_;
   TestFault fault_ = TestFault::none;
+  ShareUi share_;
+  std::optional<PictureRequest> picture_request_;
+  ViewRect export_rect_;
+  bool capturing_ = false;
+  int export_scale_ = 1;
 };
 
 }  // namespace poslab::app

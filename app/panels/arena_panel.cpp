@@ -18,6 +18,7 @@
 #include "app/app_context.hpp"
 #include "app/file_picker.hpp"
 #include "app/gfx/arena_view.hpp"
+#include "app/panels/arena_export.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "core/bnb/arena_lab.hpp"
@@ -117,6 +118,10 @@ class ArenaPanel final : public Panel {
   float min_width() const override { return 1000.0f; }
   float min_height() const override { return 600.0f; }
   void release_gl() override { ui_.map.release_gl(); }
+  std::vector<std::string> cli_args() const override { return arena_cli_args(ui_.lab, ui_.sim); }
+  std::string cli_note() const override { return arena_cli_note(ui_.lab); }
+  LabNumbers numbers() const override { return arena_numbers(ui_.lab, ui_.sim, ui_.episode); }
+  ViewRect main_view_rect() const override { return view_rect_; }
 
   std::vector<std::string> check_presets() const override {
     return {"arena?team0=1&team1=4&speed=16&trail=100&ship=0",
@@ -166,8 +171,10 @@ class ArenaPanel final : public Panel {
     ArenaUi& u = ui_;
     const float scale = ctx.ui_scale();
     dark_ = ctx.dark_theme();
-    const double dt =
-        ctx.headless() ? 1.0 / 60.0 : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
+    const double dt = ctx.capturing() ? 0.0  // a picture's extra frame must not move the ships
+                      : ctx.headless()
+                          ? 1.0 / 60.0
+                          : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
     if (u.lab.source == bnb::ArenaSource::live) {
       if (!u.live_ready || u.applied_seed != u.lab.seed || u.applied_team0 != u.lab.team0_size ||
           u.applied_team1 != u.lab.team1_size || u.applied_policy != u.lab.policy)
@@ -205,6 +212,7 @@ class ArenaPanel final : public Panel {
     ImGui::BeginChild("##arena_map", ImVec2(map_w, 0), false, ImGuiWindowFlags_NoScrollbar);
     draw_map(ctx, scale);
     ImGui::EndChild();
+    view_rect_ = last_item_rect();
     ImGui::SameLine();
     ImGui::BeginChild("##arena_inspector", ImVec2(0, 0), true,
                       ImGuiWindowFlags_HorizontalScrollbar);
@@ -771,7 +779,8 @@ class ArenaPanel final : public Panel {
   }
 
   ArenaUi ui_;
-  bool dark_ = true;  // theme of the current frame (team colours in tables)
+  ViewRect view_rect_;  // the map, where it was last drawn
+  bool dark_ = true;    // theme of the current frame (team colours in tables)
 };
 
 }  // namespace
