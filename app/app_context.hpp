@@ -46,6 +46,9 @@ class AppContext {
   // Reads the screen rectangle [x0, x1) x [y0, y1) (ImGui coordinates) once this frame is
   // rendered, before it is shown, and hands the pixels to `sink` (recordings use it).
   virtual void capture_rect(float x0, float y0, float x1, float y1, CaptureSink sink) = 0;
+  // True while the shell re-renders a frame for an exported picture: animations must not
+  // advance (the picture shows the state whose numbers are exported).
+  virtual bool capturing() const { return false; }
 };
 
 }  // namespace poslab::app

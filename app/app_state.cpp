@@ -13,6 +13,7 @@
 #include "app/capture.hpp"
 #include "app/imgui_unwind.hpp"
 #include "app/panels/panels.hpp"
+#include "app/widgets.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 
@@ -231,6 +232,7 @@ void AppState::apply_theme() {
 void AppState::setup_style(float content_scale) {
   content_scale_ = content_scale > 0 ? content_scale : 1.0f;
   scale_ = settings_.ui_scale > 0 ? settings_.ui_scale : std::clamp(content_scale_, 1.0f, 3.0f);
+  scale_ *= static_cast<float>(export_scale_);  // a 2x picture is drawn at twice the scale
   fonts_ = load_fonts(scale_, opt_.lessons_dir, extra_glyphs_ + strings_.all_text() + "中文");
   if (!fonts_.note.empty()) report_error("fonts", fonts_.note);
   apply_theme();
@@ -345,6 +347,7 @@ void AppState::draw_menu() {
       if (Panel* p = find_panel(settings_.active_lab)) ImGui::SetClipboardText(p->preset().c_str());
     if (ImGui::MenuItem(tr("menu.open_clipboard")))
       if (const char* clip = ImGui::GetClipboardText()) open_lab(clip);
+    share_menu_items();
     ImGui::Separator();
     if (ImGui::MenuItem(tr("menu.quit"), "Ctrl+Q")) quit_requested_ = true;
     ImGui::EndMenu();
@@ -477,7 +480,7 @@ void AppState::draw_preset_bar(Panel& p) {
   ImGui::TextUnformatted(tr("preset.label"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(
-      std::max(120.0f * scale_, ImGui::GetContentRegionAvail().x - 330.0f * scale_));
+      std::max(120.0f * scale_, ImGui::GetContentRegionAvail().x - 400.0f * scale_));
   const bool entered =
       ImGui::InputText("##preset", &preset_edit_, ImGuiInputTextFlags_EnterReturnsTrue);
   const bool editing = ImGui::IsItemActive();
@@ -507,6 +510,10 @@ void AppState::draw_preset_bar(Panel& p) {
   ImGui::SameLine();
   if (ImGui::Button(tr("preset.reset"))) load(p.id());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.reset_tip"));
+  ImGui::SameLine();
+  if (ImGui::Button(tr("preset.share"))) share_.open_requested = true;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.share_tip"));
+  draw_share(p);
 }
 
 // One lab's tab contents. Everything the panel draws happens inside the "##lab" child; an
@@ -563,6 +570,8 @@ void AppState::draw_lab(Panel& p) {
     }
   }
   ImGui::EndChild();
+  const ViewRect view = p.main_view_rect();
+  export_rect_ = view.empty() ? last_item_rect() : view;
   clear_resolved_errors(p);
   drawing_lab_.clear();
 }

@@ -4,11 +4,14 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "app/app_context.hpp"
+#include "app/export/export_files.hpp"
+#include "app/export/share_ui.hpp"
 #include "app/fonts.hpp"
 #include "app/panel.hpp"
 #include "app/settings.hpp"
@@ -56,6 +59,7 @@ class AppState final : public AppContext {
   void capture_rect(float x0, float y0, float x1, float y1, CaptureSink sink) override {
     captures_.push_back({x0, y0, x1, y1, std::move(sink)});
   }
+  bool capturing() const override { return capturing_; }
 
   // ---- shell ----
   // Applies the theme and fonts for `content_scale` (monitor) unless the user chose a scale.
@@ -96,6 +100,25 @@ class AppState final : public AppContext {
   bool quit_requested() const { return quit_requested_; }
   bool fonts_dirty() const { return fonts_dirty_; }
   void rebuild_fonts(float content_scale);
+  // ---- export and share (app/export/share_ui.cpp) ----
+  // The picture the user asked for this frame (main.cpp renders and saves it).
+  std::optional<PictureRequest> take_picture_request();
+  // Re-rendering for a picture: no popups, no animation; `k` times the UI scale (fonts are
+  // rebuilt before the next frame). set_capture(false, 1) ends it.
+  void set_capture(bool on, int k);
+  // Where the active lab's main view was drawn in the last frame (ImGui coordinates).
+  ViewRect export_rect() const { return export_rect_; }
+  // The result of a picture request: shown in the Share popup, and on the banner if failed.
+  void picture_done(const std::string& path, const std::string& error);
+  // The body font (captions of pictures, drawn at the current scale).
+  const ImFont* caption_font() const { return fonts_.body; }
+  // The active lab's poslab-cli command and preset link ("" if no lab is active).
+  std::string active_cli_command();
+  std::string active_preset_link();
+  // Opens a `poslab:` link as if pasted (files it names wait for approval); a bad link
+  // becomes a banner message. Returns false then.
+  bool open_link(const std::string& uri);
+
   void set_test_fault(const std::string& lab, TestFault f) {
     fault_lab_ = lab;
     fault_ = f;
@@ -106,6 +129,9 @@ class AppState final : public AppContext {
   void draw_banner(const std::string& lab);
   void draw_preset_bar(Panel& p);
   void draw_lab(Panel& p);
+  void draw_share(Panel& p);  // the Share popup (share_ui.cpp)
+  void share_menu_items();    // File menu entries (share_ui.cpp)
+  void share_save(Panel& p, ShareTarget t, const std::string& path, bool replace);
   void apply_theme();
   void restore_presets();
   void clear_resolved_errors(Panel& p);
@@ -144,6 +170,11 @@ class AppState final : public AppContext {
     CaptureSink sink;
   };
   std::vector<CaptureRequest> captures_;  // asked for during this frame's draw
+  ShareUi share_;
+  std::optional<PictureRequest> picture_request_;
+  ViewRect export_rect_;
+  bool capturing_ = false;
+  int export_scale_ = 1;
 };
 
 }  // namespace poslab::app

@@ -60,6 +60,16 @@ void file_picker_open(FilePicker& fp, const std::string& start_path) {
   fp.dir_edit = fp.dir;
   fp.listed.clear();
   fp.open_requested = true;
+  fp.save_mode = false;
+}
+
+void file_picker_open_save(FilePicker& fp, const std::string& start_path) {
+  std::error_code ec;
+  const fs::path p(start_path);
+  const bool is_dir = !start_path.empty() && fs::is_directory(p, ec);
+  file_picker_open(fp, is_dir ? start_path : p.parent_path().string());
+  fp.save_mode = true;
+  fp.save_name = is_dir ? std::string() : p.filename().string();
 }
 
 bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::string>& extensions,
@@ -85,7 +95,8 @@ bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Type a folder and press Enter");
   if (ImGui::Checkbox("show all files", &fp.all_files)) fp.listed.clear();
   if (!fp.error.empty()) ImGui::TextDisabled("%s", fp.error.c_str());
-  const float footer = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
+  const float footer =
+      ImGui::GetFrameHeightWithSpacing() * (fp.save_mode ? 2 : 1) + ImGui::GetStyle().ItemSpacing.y;
   ImGui::BeginChild("##entries", ImVec2(0, -footer), true);
   std::string enter_dir;
   for (const FilePickerEntry& e : fp.entries) {
@@ -95,6 +106,8 @@ bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::
     if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_DontClosePopups)) {
       if (e.is_dir)
         enter_dir = (fs::path(fp.dir) / e.name).string();
+      else if (e.regular && fp.save_mode)
+        fp.save_name = e.name;  // replaced only after the caller asks
       else if (e.regular) {
         chosen = (fs::path(fp.dir) / e.name).string();
         done = true;
@@ -111,6 +124,18 @@ bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::
   if (!enter_dir.empty()) {
     fp.dir = fs::path(enter_dir).lexically_normal().string();
     fp.dir_edit = fp.dir;
+  }
+  if (fp.save_mode) {
+    ImGui::TextUnformatted("File name");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-100 * scale);
+    const bool entered =
+        ImGui::InputText("##save_name", &fp.save_name, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if ((ImGui::Button("Save here") || entered) && !fp.save_name.empty()) {
+      chosen = (fs::path(fp.dir) / fp.save_name).string();
+      done = true;
+    }
   }
   if (ImGui::Button("Cancel") || done) ImGui::CloseCurrentPopup();
   ImGui::EndPopup();

@@ -25,10 +25,16 @@ struct FilePicker {
   std::string dir_edit;                  // text of the folder field
   bool all_files = false;                // list files of any extension
   bool open_requested = false;           // open the popup on the next draw
+  bool save_mode = false;                // choose where to save: a file-name field, and
+                                         // clicking a file only fills that field
+  std::string save_name;                 // file name typed or clicked (save mode)
 };
 
 // Opens the picker at the folder of `start_path` (or the working directory).
 void file_picker_open(FilePicker& fp, const std::string& start_path);
+// Opens it to choose where to save: the folder and file name of `start_path`. The caller
+// asks before replacing an existing file (the picker only returns the path).
+void file_picker_open_save(FilePicker& fp, const std::string& start_path);
 // Draws the popup while it is open; returns true in the frame the user chose a file, with
 // its path in `chosen`. `extensions`: e.g. {".h5", ".hdf5"}.
 bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::string>& extensions,

@@ -6,6 +6,8 @@
 //   --record out.webp --frames N [--record-fps F]   record N video frames of the arena or
 //                                the dream lab (the lab --preset opened), then exit
 //   --settings, --test-fault LAB:KIND   test hooks (settings in headless runs, injected faults)
+//   --export-picture/--export-numbers/--export-json   the Share popup's exports, headless
+//   poslab:LAB?...   a preset link (positional): opens the lab as if the preset were pasted
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
@@ -56,6 +58,9 @@ struct Options {
   std::string record;              // animated WebP of the active lab's view (with --frames)
   poslab::app::RecordOptions record_options;
   bool overwrite = false;  // --record may replace an existing file
+  std::string link;        // a poslab: preset link (desktop handler, chat, slides)
+  std::string export_picture, export_numbers, export_json;  // after --frames: Share's exports
+  int export_scale = 1;                                     // picture at 1x or 2x
 };
 
 void glfw_error(int code, const char* text) {
@@ -108,8 +113,9 @@ class Frontend {
     return true;
   }
 
-  // One frame: UI and render. Returns the frame's CPU time in ms.
-  double frame() {
+  // One frame: UI and render (into `target` at `k` times the window's size, for pictures).
+  // Returns the frame's CPU time in ms.
+  double frame(int k = 1, unsigned target = 0) {
     if (headless_) glfwPollEvents();  // interactive mode polled or waited in wait_for_work
     const auto t0 = std::chrono::steady_clock::now();
     if (state_.fonts_dirty()) {
@@ -121,12 +127,17 @@ class Frontend {
     ImGui_ImplGlfw_NewFrame();
     // Captures and checks: no pointer over the window, so no hover state or tooltip
     // depends on where the virtual display left its cursor.
-    if (park_mouse_) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    if (park_mouse_ || target) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    ImGui::GetIO().DisplaySize.x *= static_cast<float>(k);
+    ImGui::GetIO().DisplaySize.y *= static_cast<float>(k);
     ImGui::NewFrame();
     state_.draw_frame();
     ImGui::Render();
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
+    w *= k;
+    h *= k;
+    glBindFramebuffer(GL_FRAMEBUFFER, target);
     glViewport(0, 0, w, h);
     const ImVec4 bg =
         ImGui::GetStyle().Colors[ImGuiCol_WindowBg];  // host window draws no background
@@ -141,6 +152,58 @@ class Frontend {
     return ms;
   }
   void present() { glfwSwapBuffers(window_); }
+
+  // The active lab's main view at k times the screen resolution, with its caption, as PNG.
+  // The frame is drawn again offscreen (no popups, animations held) at k times the UI scale,
+  // so text and lines are drawn with k times the pixels, not enlarged. Returns "" or why not.
+  std::string export_picture(const poslab::app::PictureRequest& req) {
+    const int k = std::clamp(req.scale, 1, 4);
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(window_, &w, &h);
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
+    if (w * k > max_size || h * k > max_size)
+      return req.path + ": the window is too large for a " + std::to_string(k) +
+             "x picture on this GPU (limit " + std::to_string(max_size) + " px)";
+    GLuint fbo = 0, colour = 0;
+    glGenFramebuffers(1, &fbo);
+    glGenRenderbuffers(1, &colour);
+    glBindRenderbuffer(GL_RENDERBUFFER, colour);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w * k, h * k);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour);
+    std::string error;
+    poslab::app::RgbImage img;
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+      error = req.path + ": could not make an offscreen framebuffer for the picture";
+    } else {
+      state_.set_capture(true, k);
+      // Two frames: the first lays windows out at the new scale, the second is drawn.
+      for (int i = 0; i < 2; ++i) frame(k, fbo);
+      const poslab::app::ViewRect r = state_.export_rect();
+      const float fx = ImGui::GetIO().DisplayFramebufferScale.x;
+      const float fy = ImGui::GetIO().DisplayFramebufferScale.y;
+      glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+      img = poslab::app::read_pixels(h * k, std::clamp(static_cast<int>(r.x0 * fx), 0, w * k),
+                                     std::clamp(static_cast<int>(r.y0 * fy), 0, h * k),
+                                     std::clamp(static_cast<int>(r.x1 * fx), 0, w * k),
+                                     std::clamp(static_cast<int>(r.y1 * fy), 0, h * k));
+      poslab::app::add_caption(img, req.caption, state_.caption_font(), state_.dark_theme());
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteRenderbuffers(1, &colour);
+    glDeleteFramebuffers(1, &fbo);
+    state_.set_capture(false, 1);
+    if (error.empty()) {
+      try {
+        poslab::app::write_png(req.path, img);
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }
+    state_.picture_done(req.path, error);
+    return error;
+  }
   void screenshot(const std::string& path) {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
@@ -228,6 +291,41 @@ int run_recording(Frontend& fe, AppState& state, const Options& opt) {
   }
   for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
   return 0;
+}
+
+// The headless --export-* hooks, on the active lab after the frames. Prints what was
+// written and how long it took; returns 0, or 2 if an export failed (the reason on stderr).
+int run_exports(Frontend& fe, AppState& state, const Options& opt) {
+  using Clock = std::chrono::steady_clock;
+  poslab::app::Panel* p = state.find_panel(state.settings().active_lab);
+  if (!p) return 0;
+  int code = 0;
+  const auto ms = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  if (!opt.export_numbers.empty() || !opt.export_json.empty()) {
+    const auto t0 = Clock::now();
+    try {
+      poslab::app::write_lab_numbers(*p, opt.export_numbers, opt.export_json);
+      std::fprintf(stderr, "poslab: exported numbers of %s in %.1f ms\n", p->id(), ms(t0));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "poslab: export numbers: %s\n", e.what());
+      code = 2;
+    }
+  }
+  if (!opt.export_picture.empty()) {
+    const auto t0 = Clock::now();
+    const std::string error =
+        fe.export_picture({opt.export_picture, opt.export_scale, "PosLab  " + p->preset()});
+    if (error.empty()) {
+      std::fprintf(stderr, "poslab: exported picture of %s at %dx in %.1f ms\n", p->id(),
+                   opt.export_scale, ms(t0));
+    } else {
+      std::fprintf(stderr, "poslab: export picture: %s\n", error.c_str());
+      code = 2;
+    }
+  }
+  return code;
 }
 
 // Runs every panel with its defaults, its check presets and any extra presets for a few
@@ -352,6 +450,17 @@ int main(int argc, char** argv) {
   cli.add_option("--screenshot-at-quit", opt.screenshot_at_quit,
                  "interactive runs: write the window as PNG when quitting (tests)")
       ->group("Testing");
+  cli.add_option("link", opt.link,
+                 "a preset link, e.g. 'poslab:rope?dim=64': opens that lab in that state "
+                 "(files it names wait for your approval)");
+  cli.add_option("--export-picture", opt.export_picture,
+                 "after --frames: the active lab's main view as PNG, with the preset as caption");
+  cli.add_option("--export-scale", opt.export_scale, "--export-picture at 1x or 2x resolution")
+      ->check(CLI::Range(1, 2));
+  cli.add_option("--export-numbers", opt.export_numbers,
+                 "after --frames: the numbers the active lab shows, as CSV tables");
+  cli.add_option("--export-json", opt.export_json,
+                 "after --frames: the same numbers as the JSON poslab-cli prints");
   cli.add_option("--width", opt.width, "window width in pixels")->check(CLI::Range(320, 16384));
   cli.add_option("--height", opt.height, "window height in pixels")->check(CLI::Range(240, 16384));
   try {
@@ -359,7 +468,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return cli.exit(e);
   }
-  if (!opt.screenshot.empty() && opt.frames == 0) opt.frames = 5;
+  if ((!opt.screenshot.empty() || !opt.export_picture.empty() || !opt.export_numbers.empty() ||
+       !opt.export_json.empty()) &&
+      opt.frames == 0)
+    opt.frames = 5;
   if (!opt.record.empty() && opt.frames == 0) opt.frames = 250;
   const bool headless = opt.frames > 0 || opt.check;
 
@@ -435,6 +547,11 @@ int main(int argc, char** argv) {
     }
     if (!opt.preset.empty()) state.open_lab_from_user(opt.preset);
     if (!opt.untrusted_preset.empty()) state.open_lab(opt.untrusted_preset);
+    // A link is untrusted like a pasted preset; a bad one is a banner (and exit 2 headless).
+    if (!opt.link.empty() && !state.open_link(opt.link) && headless) {
+      for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: %s\n", e.c_str());
+      exit_code = 2;
+    }
     if (!opt.panel.empty()) {
       if (!state.find_panel(opt.panel)) {
         std::fprintf(stderr, "poslab: --panel %s: no such lab\n", opt.panel.c_str());
@@ -470,6 +587,7 @@ int main(int argc, char** argv) {
             warm.size(), warm[warm.size() / 2], warm[warm.size() * 9 / 10],
             warm[warm.size() * 95 / 100], warm.back());
       }
+      if (int bad = run_exports(fe, state, opt); bad) exit_code = bad;
       for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
       if (auto* p = state.find_panel(state.settings().active_lab))
         std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
@@ -479,6 +597,7 @@ int main(int argc, char** argv) {
         if (fe.wait_for_work(2.0) && !glfwWindowShouldClose(window)) {
           fe.frame();
           fe.present();
+          if (auto req = state.take_picture_request()) fe.export_picture(*req);
           glfwGetWindowSize(window, &state.settings().window_width,
                             &state.settings().window_height);
         }

@@ -11,6 +11,31 @@ namespace poslab::app {
 class AppContext;  // services the shell offers panels (app_context.hpp)
 class Recorder;    // records the lab's view to a video file (widgets/recorder.hpp)
 
+// What "Export numbers" writes for a lab's current state (docs/export.md).
+struct LabNumbers {
+  std::string json;     // the JSON the lab's cli_args() print ("" = none)
+  std::string csv;      // the same numbers as CSV tables (io/labjson/lab_csv.hpp)
+  std::string why_not;  // when json and csv are empty: why (e.g. "still computing")
+
+  static LabNumbers of(std::string json, std::string csv) {
+    LabNumbers n;
+    n.json = std::move(json);
+    n.csv = std::move(csv);
+    return n;
+  }
+  static LabNumbers none(std::string why) {
+    LabNumbers n;
+    n.why_not = std::move(why);
+    return n;
+  }
+};
+
+// A rectangle in ImGui screen coordinates (pixels at the current UI scale).
+struct ViewRect {
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool empty() const { return x1 <= x0 || y1 <= y0; }
+};
+
 class Panel {
  public:
   virtual ~Panel() = default;
@@ -43,6 +68,17 @@ class Panel {
   virtual void cancel_jobs() {}
   // The lab's video recorder, if it can record (the arena, the dream lab): --record uses it.
   virtual Recorder* recorder() { return nullptr; }
+  // ---- sharing (issue 16; the shell's Share popup and File menu use these) ----
+  // The poslab-cli arguments (after "poslab-cli") that print this state's numbers; empty
+  // if no command does, and cli_note() says why.
+  virtual std::vector<std::string> cli_args() const { return {}; }
+  virtual std::string cli_note() const { return "no poslab-cli command prints this lab's view"; }
+  // The numbers the view shows, as the CLI's JSON and as CSV.
+  virtual LabNumbers numbers() const {
+    return LabNumbers::none("this lab shows no numbers to export; export a picture instead");
+  }
+  // Where the lab's main view was drawn in the last frame; empty = the whole lab area.
+  virtual ViewRect main_view_rect() const { return {}; }
   // Smallest area, in unscaled pixels, the lab lays itself out in. When the window is
   // smaller (a laptop at UI scale 2, a 1024x700 window) the shell gives the lab this much
   // room and scrollbars, instead of letting its views shrink to slivers.

@@ -87,6 +87,7 @@ Settings load_settings(const std::string& dir, std::string& warning) {
     s.window_width = std::clamp(j.value("window_width", s.window_width), 320, 16384);
     s.window_height = std::clamp(j.value("window_height", s.window_height), 240, 16384);
     s.language = j.value("language", s.language);
+    s.export_dir = j.value("export_dir", s.export_dir);
   } catch (const std::exception& e) {
     const std::string backup = path + ".corrupt-" + std::to_string(std::time(nullptr));
     fs::rename(path, backup, ec);
@@ -107,6 +108,7 @@ void save_settings(const std::string& dir, const Settings& s) {
   j["window_width"] = s.window_width;
   j["window_height"] = s.window_height;
   j["language"] = s.language;
+  j["export_dir"] = s.export_dir;
   write_file_atomically(dir + "/settings.json", j.dump(2) + "\n");
 }
 

@@ -17,6 +17,7 @@ struct Settings {
   int window_width = 1440;                         // pixels
   int window_height = 900;                         // pixels
   std::string language = "en";                     // interface language: "en" or "zh"
+  std::string export_dir;                          // folder of the last export ("" = home)
 };
 
 // $XDG_CONFIG_HOME/poslab and $XDG_DATA_HOME/poslab (HOME-based defaults), created if missing.

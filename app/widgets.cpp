@@ -27,4 +27,9 @@ bool slider_int(const char* label, int& v, ParamRange r, bool log, const char* h
   return changed;
 }
 
+ViewRect last_item_rect() {
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  return {a.x, a.y, b.x, b.y};
+}
+
 }  // namespace poslab::app

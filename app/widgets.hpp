@@ -1,6 +1,7 @@
 // Small ImGui helpers every lab panel uses: tooltips, and sliders whose limits come from
 // the ParamRange declared next to each parameter in core (so UI and validation agree).
 #pragma once
+#include "app/panel.hpp"
 #include "core/common/param_range.hpp"
 
 namespace poslab::app {
@@ -12,5 +13,8 @@ bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, 
                    const char* help = nullptr);
 bool slider_int(const char* label, int& v, ParamRange r, bool log = false,
                 const char* help = nullptr);
+
+// The last item's rectangle (e.g. a child window just ended): a panel's main_view_rect().
+ViewRect last_item_rect();
 
 }  // namespace poslab::app

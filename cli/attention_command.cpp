@@ -12,11 +12,11 @@
 #include "cli/preset_flags.hpp"
 #include "core/attention/attention_kernel.hpp"
 #include "core/attention/attention_lab.hpp"
-#include "core/attention/demos.hpp"
 #include "core/attention/tokenizer.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/preset.hpp"
+#include "io/labjson/lab_json.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -29,31 +29,6 @@ struct AttentionArgs {
   bool no_content = false, no_position = false, t5_unidirectional = false, terms = false;
   int head = -1;  // -1 = all heads
 };
-
-double json_number(double v) {
-  return v;
-}
-
-Json cell(double v) {
-  return std::isfinite(v) ? Json(json_number(v)) : Json(nullptr);
-}
-
-template <class M>
-Json matrix_json(const M& m) {
-  Json j = Json::array();
-  for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    Json row = Json::array();
-    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(cell(static_cast<double>(m(r, c))));
-    j.push_back(std::move(row));
-  }
-  return j;
-}
-
-Json vector_json(const std::vector<double>& v) {
-  Json j = Json::array();
-  for (double x : v) j.push_back(cell(x));
-  return j;
-}
 
 std::vector<int> parse_order(const std::string& text, int tokens) {
   std::vector<int> order;
@@ -82,26 +57,6 @@ void parse_grid(const std::string& text, AttentionLabSettings& s) {
   s.source = AttentionSource::grid;
   s.query_row = std::min(s.query_row, s.grid_rows - 1);
   s.query_col = std::min(s.query_col, s.grid_cols - 1);
-}
-
-Json comparison_json(const AttentionComparison& c, int only_head) {
-  Json j;
-  j["note"] = c.note;
-  j["max_abs_score_diff"] = c.max_abs_score_diff;
-  j["max_abs_weight_diff"] = c.max_abs_weight_diff;
-  j["incomparable_cells"] = c.incomparable_cells;
-  j["align"] = c.align;
-  j["tokens_b"] = c.model_b.input.tokens;
-  Json heads = Json::array();
-  for (size_t h = 0; h < c.score_diff.size(); ++h) {
-    if (only_head >= 0 && static_cast<int>(h) != only_head) continue;
-    heads.push_back({{"head", h},
-                     {"logits_b", matrix_json(c.b.heads[h].scores)},
-                     {"score_diff", matrix_json(c.score_diff[h])},
-                     {"weight_diff", matrix_json(c.weight_diff[h])}});
-  }
-  j["heads"] = heads;
-  return j;
 }
 
 void run(AttentionArgs& a, const CLI::App& cmd) {
@@ -140,124 +95,7 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
   if (s.demo == AttentionDemo::permutation && !a.order.empty())
     options.order = parse_order(a.order, static_cast<int>(attention_lab_input(s).tokens.size()));
   const AttentionLabResult lab = attention_lab_compute(s, nullptr, options);
-  const AttentionModel& m = lab.model;
-  const AttentionInput& in = m.input;
-  const AttentionResult& r = lab.result;
-  const int T = static_cast<int>(in.tokens.size());
-
-  Json out;
-  out["preset"] = attention_to_preset(s);
-  out["encoding"] = attention_encoding_name(p.encoding);
-  out["label"] = attention_encoding_label(p.encoding);
-  out["tokens"] = in.tokens;
-  out["positions"] = in.positions;
-  if (s.source == AttentionSource::grid) out["grid"] = {s.grid_rows, s.grid_cols};
-  out["heads"] = p.heads;
-  out["model_dim"] = p.model_dim;
-  out["head_dim"] = p.head_dim;
-  out["seed"] = p.seed;
-  out["use_content"] = p.use_content;
-  out["use_position"] = p.use_position;
-  out["causal"] = p.causal;
-  out["scale"] = r.scale;
-  out["kernel"] = attention_kernel_isa();
-  out["note"] = r.note;
-  Json missing = Json::array();
-  for (int t : r.missing) missing.push_back(in.positions[t]);
-  out["positions_without_embedding"] = missing;
-  if (attention_encoding_kind(p.encoding) == EncodingKind::absolute)
-    out["encoding_matrix"] = matrix_json(m.encoding);
-  if (p.encoding == AttentionEncoding::alibi) out["alibi_slopes"] = alibi_slopes(p.heads);
-  if (p.encoding == AttentionEncoding::t5) out["t5_buckets"] = matrix_json(attention_t5_buckets(m));
-  if (p.encoding == AttentionEncoding::elevation) out["terrain_m"] = matrix_json(m.terrain);
-  Json heads = Json::array();
-  for (int h = 0; h < p.heads; ++h) {
-    if (a.head >= 0 && h != a.head) continue;
-    Json jh;
-    jh["head"] = h;
-    jh["logits"] = matrix_json(r.heads[h].scores);
-    jh["weights"] = matrix_json(r.heads[h].weights);
-    if (r.heads[h].bias.size()) jh["bias"] = matrix_json(r.heads[h].bias);
-    if (a.terms) {
-      Json terms = Json::array();
-      for (int i = 0; i < T; ++i) {
-        Json row = Json::array();
-        for (int j = 0; j < T; ++j) {
-          const ScoreTerms t = attention_score_terms(m, h, i, j);
-          row.push_back({{"cc", t.content_content},
-                         {"cp", t.content_position},
-                         {"pc", t.position_content},
-                         {"pp", t.position_position},
-                         {"rotation", t.rotation},
-                         {"bias", t.bias},
-                         {"total", cell(t.total)}});
-        }
-        terms.push_back(std::move(row));
-      }
-      jh["terms"] = terms;
-    }
-    heads.push_back(std::move(jh));
-  }
-  out["per_head"] = heads;
-
-  if (s.demo == AttentionDemo::none && lab.has_pair)
-    out["compare"] = comparison_json(lab.pair, a.head);
-
-  Json demo;
-  switch (s.demo) {
-    case AttentionDemo::none:
-      break;
-    case AttentionDemo::permutation:
-      demo = comparison_json(lab.pair, a.head);
-      break;
-    case AttentionDemo::shift:
-      demo = comparison_json(lab.pair, a.head);
-      demo["k"] = s.shift;
-      break;
-    case AttentionDemo::extrapolation: {
-      const ExtrapolationDemo& d = lab.extrapolation;
-      demo["note"] = d.note;
-      demo["trained_length"] = d.trained_length;
-      demo["tokens"] = s.extrapolate_tokens;
-      Json hs = Json::array();
-      for (size_t h = 0; h < d.row_entropy.size(); ++h)
-        if (!d.row_entropy[h].empty())
-          hs.push_back({{"head", h},
-                        {"row_entropy", vector_json(d.row_entropy[h])},
-                        {"row_max", vector_json(d.row_max[h])}});
-      demo["heads"] = hs;
-      break;
-    }
-    case AttentionDemo::rope_decay:
-      demo = {{"head", a.head >= 0 ? a.head : s.head},
-              {"deltas", lab.decay.deltas},
-              {"ones", lab.decay.ones},
-              {"content", lab.decay.content}};
-      break;
-    case AttentionDemo::alibi_slopes:
-      demo = {{"slopes", lab.slopes},
-              {"head", a.head >= 0 ? a.head : s.head},
-              {"bias", matrix_json(lab.demo_matrix)}};
-      break;
-    case AttentionDemo::t5_buckets: {
-      Json ranges = Json::array();
-      for (const auto& b : lab.bucket_ranges)
-        ranges.push_back({{"bucket", b.bucket},
-                          {"count", b.count},
-                          {"lo", b.lo},
-                          {"hi", b.hi},
-                          {"open_ended", b.open_ended}});
-      demo = {{"bidirectional", p.t5_bidirectional},
-              {"horizon", lab.bucket_horizon},
-              {"ranges", ranges},
-              {"map", matrix_json(lab.demo_matrix)}};
-      break;
-    }
-  }
-  if (s.demo != AttentionDemo::none) {
-    demo["name"] = attention_demo_names()[static_cast<int>(s.demo)];
-    out["demo"] = demo;
-  }
+  const Json out = io::attention_lab_json(s, lab, a.head, a.terms);
   std::cout << dump_json(out, 2) << "\n";
 }
 

@@ -6,14 +6,13 @@
 
 #include "cli/json_util.hpp"
 #include "core/bnb/bnb_episode.hpp"
+#include "io/labjson/bnb_json.hpp"
 
 namespace poslab::cli {
 
-// {"rows": R, "team_sizes": [a, b], "outcome": ..., "tokens": (R, 8, 15), "actions": (R, 8, 3),
-//  "expert_actions": (R, 8, 3), "rewards": (R, 2)} plus relational (R, 8, 8, 12) if asked.
-Json bnb_episode_json(const bnb::EpisodeRecord& rec, bool relational);
-// "team0_win" / "team1_win" / "draw" / "truncated", read from the terminal row.
-std::string bnb_outcome(const bnb::EpisodeRecord& rec, int max_steps);
+// An episode's rows and its outcome as JSON (io/labjson/bnb_json.hpp, shared with the GUI).
+using io::bnb_episode_json;
+using io::bnb_outcome;
 // "random" -> {0, 0}; "3v3" -> {3, 3}; "2v4" -> {2, 4}. Throws InputError naming the text.
 std::pair<int, int> parse_team_sizes(const std::string& text);
 // Reads an action file: a JSON array of steps, each 8 [power, turn, shoot] triples, or an

@@ -9,22 +9,6 @@
 
 namespace poslab::cli {
 
-Json to_json(const Eigen::VectorXd& v) {
-  Json j = Json::array();
-  for (Eigen::Index i = 0; i < v.size(); ++i) j.push_back(v[i]);
-  return j;
-}
-
-Json to_json(const RowMatrix& m) {
-  Json j = Json::array();
-  for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    Json row = Json::array();
-    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(m(r, c));
-    j.push_back(std::move(row));
-  }
-  return j;
-}
-
 Json parse_json_input(const std::string& text, const std::string& source, int max_depth) {
   try {
     // The callback runs inside nlohmann's iterative parser, before any recursive code.
@@ -44,10 +28,6 @@ Json parse_json_input(const std::string& text, const std::string& source, int ma
   } catch (const Json::exception& e) {
     throw InputError(source + ": cannot read the JSON (" + std::string(e.what()) + ")");
   }
-}
-
-std::string dump_json(const Json& j, int indent) {
-  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 uint64_t parse_u64(const std::string& text, const std::string& what) {

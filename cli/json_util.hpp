@@ -6,13 +6,15 @@
 #include <vector>
 
 #include "core/rope/rope.hpp"
+#include "io/labjson/lab_json.hpp"
 
 namespace poslab::cli {
 
 using Json = nlohmann::ordered_json;
 
-Json to_json(const Eigen::VectorXd& v);
-Json to_json(const RowMatrix& m);
+// Eigen -> JSON and poslab-cli's JSON text (io/labjson/lab_json.hpp, shared with the GUI).
+using io::dump_json;
+using io::to_json;
 
 // Most nesting any JSON input of PosLab needs (matrices 2, action files 4); deeper input is
 // refused while parsing, so no recursive copy or dump ever sees it.
@@ -23,10 +25,6 @@ inline constexpr int kMaxJsonDepth = 64;
 // InputError("<source>: ..."), never another exception.
 Json parse_json_input(const std::string& text, const std::string& source,
                       int max_depth = kMaxJsonDepth);
-
-// JSON text for stdout: invalid UTF-8 inside strings is replaced by U+FFFD instead of
-// throwing. indent < 0 = one line.
-std::string dump_json(const Json& j, int indent = -1);
 
 // Strict unsigned 64-bit integer: decimal digits only, 0..2^64-1; "-1", "1e3", "0x10",
 // "18446744073709551616" and "" are InputError naming `what`.

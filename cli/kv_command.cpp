@@ -9,6 +9,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/kv/kv_session.hpp"
+#include "io/labjson/lab_json.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -19,70 +20,6 @@ struct KvArgs {
   std::string method, layer_norm;
   bool float64 = false;
 };
-
-Json vec(const std::vector<double>& v) {
-  return Json(v);
-}
-
-Json cache_json(const KvCache& c) {
-  Json labels = Json::array(), computed = Json::array(), encoded = Json::array(),
-       used = Json::array(), scale = Json::array();
-  for (const auto& s : c.slots) {
-    labels.push_back(s.label);
-    computed.push_back(s.computed_at);
-    encoded.push_back(s.encoded_at);
-    used.push_back(s.used_at);
-    scale.push_back(s.key_scale);
-  }
-  return {{"labels", labels},
-          {"computed_at", computed},
-          {"encoded_at", encoded},
-          {"used_at", used},
-          {"key_scale", scale}};
-}
-
-Json method_json(const KvMethodState& st, int layers) {
-  Json steps = Json::array();
-  std::vector<double> worst(layers, 0.0);
-  for (const auto& e : st.history) {
-    steps.push_back({{"step", e.step},
-                     {"output_error", vec(e.output_error)},
-                     {"key_error", vec(e.key_error)},
-                     {"value_error", vec(e.value_error)},
-                     {"logits_error", e.logits_error}});
-    for (int l = 0; l < layers; ++l) worst[l] = std::max(worst[l], e.output_error[l]);
-  }
-  Json j{{"method", kv_method_name(st.method)}};
-  if (!st.key_position_error.empty()) j["key_position_error"] = vec(st.key_position_error);
-  j["max_output_error"] = vec(worst);
-  j["final_output_error"] =
-      st.history.empty() ? Json::array() : vec(st.history.back().output_error);
-  j["final_cache"] = cache_json(st.cache);
-  j["steps"] = steps;
-  return j;
-}
-
-Json notes(const KvLabSettings& s) {
-  Json n = Json::array();
-  if (s.scenario == KvScenario::sliding) {
-    n.push_back(
-        "ground truth: the window's raw tokens recomputed at indices 0..n-1 after every slide");
-    n.push_back(
-        "layer 0 keys depend only on token and index, so layer-0 key_error isolates the index "
-        "correction; deeper layers also carry context from dropped tokens, which only recompute "
-        "removes");
-  } else {
-    n.push_back(
-        "key_position_error: stitched keys vs the source runs' raw keys rotated to their global "
-        "index "
-        "0..L-1 (positions only; rounding level when re-encoding is right)");
-    n.push_back(
-        "output_error: new tokens vs recomputing the stitched text from scratch; non-zero even "
-        "with "
-        "exact re-encoding, because each block's K/V were computed in another context");
-  }
-  return n;
-}
 
 void run(KvArgs& a, const CLI::App& cmd) {
   KvLabSettings s = a.preset.empty() ? KvLabSettings{} : kv_from_preset(a.preset);
@@ -108,34 +45,7 @@ void run(KvArgs& a, const CLI::App& cmd) {
   kv_lab_normalize(s, given);
 
   const KvSession ses = kv_run_scenario(s);
-  Json out;
-  out["lab"] = kKvLabName;
-  out["preset"] = kv_to_preset(s);
-  out["scenario"] = kv_scenario_name(s.scenario);
-  out["positions"] = kv_positions_names()[static_cast<int>(p.positions)];
-  out["model"] = {
-      {"layers", p.layers},         {"width", p.width}, {"heads", p.heads},
-      {"head_dim", kv_head_dim(p)}, {"vocab", p.vocab}, {"context", p.context},
-      {"layer_norm", p.layer_norm}, {"seed", p.seed},   {"cache_float32", s.cache_float32}};
-  if (p.positions == KvPositions::rope)
-    out["rope"] = {{"base", p.rope.base},
-                   {"layout", rope_layout_names()[static_cast<int>(p.rope.layout)]},
-                   {"scaling", rope_scaling_names()[static_cast<int>(p.rope.scaling)]},
-                   {"factor", p.rope.factor},
-                   {"table_scale", kv_rope_table_scale(p)},
-                   {"table_scale_squared", kv_rope_table_scale(p) * kv_rope_table_scale(p)}};
-  out["steps"] = s.steps;
-  if (s.scenario != KvScenario::sliding) {
-    std::vector<double> first;
-    for (int i : kv_retrieved_indices(s)) first.push_back(i);
-    out["first_original_positions"] = first;
-    out["stitched_length"] = static_cast<int>(first.size()) + s.second_length;
-  }
-  out["notes"] = notes(s);
-  Json methods = Json::array();
-  for (const auto& st : ses.methods)
-    if (all || st.method == s.method) methods.push_back(method_json(st, p.layers));
-  out["methods"] = methods;
+  const Json out = io::kv_lab_json(s, ses, all);
   std::cout << dump_json(out, 2) << "\n";
 }
 

@@ -10,6 +10,7 @@
 #include "core/common/names.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/wheels_lab.hpp"
+#include "io/labjson/lab_json.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -24,13 +25,6 @@ struct RopeArgs {
   bool decay = false;  // add the wheels lab's decay plot
 };
 
-Json band_names(const std::vector<PairBand>& bands) {
-  Json j = Json::array();
-  for (auto b : bands)
-    j.push_back(b == PairBand::kept ? "kept" : b == PairBand::blended ? "blended" : "interpolated");
-  return j;
-}
-
 void run(RopeArgs& a, const CLI::App& cmd) {
   // Start from the preset (or the defaults); flags given explicitly override it.
   WheelsLabSettings lab = a.preset.empty() ? WheelsLabSettings{} : wheels_from_preset(a.preset);
@@ -39,47 +33,7 @@ void run(RopeArgs& a, const CLI::App& cmd) {
   rope_validate(p);
   const std::vector<double> positions = parse_number_list(a.positions, "--positions");
 
-  Json out;
-  out["head_dim"] = p.head_dim;
-  out["rotary_dim"] = rope_rotary_dim(p);
-  out["base"] = p.base;
-  out["layout"] = rope_layout_names()[static_cast<int>(p.layout)];
-  out["scaling"] = rope_scaling_names()[static_cast<int>(p.scaling)];
-  out["factor"] = p.factor;
-  out["original_context"] = p.original_context;
-  out["effective_base"] = rope_effective_base(p);
-  out["attention_scale"] = rope_attention_scale(p);
-  out["logit_scale"] = rope_attention_scale(p) * rope_attention_scale(p);
-  const Eigen::VectorXd inv0 = rope_inv_freq_original(p), inv = rope_inv_freq(p);
-  out["inv_freq_original"] = to_json(inv0);
-  out["inv_freq"] = to_json(inv);
-  out["wavelengths_original"] = to_json(rope_wavelengths(inv0));
-  out["wavelengths"] = to_json(rope_wavelengths(inv));
-  out["turns_in_context"] = to_json(rope_turns_in_context(p));
-  out["bands"] = band_names(rope_pair_bands(p));
-  if (p.scaling == RopeScaling::yarn) {
-    const YarnBounds b = rope_yarn_bounds(p);
-    out["yarn"] = {{"low_dim", b.low_dim},
-                   {"high_dim", b.high_dim},
-                   {"low", b.low},
-                   {"high", b.high},
-                   {"keep", to_json(rope_yarn_keep(p))}};
-  }
-  Json angles = Json::array();
-  const RowMatrix a_tab = rope_angles(p, positions);
-  for (size_t t = 0; t < positions.size(); ++t)
-    angles.push_back({{"position", positions[t]},
-                      {"angles", to_json(Eigen::VectorXd(a_tab.row(t).transpose()))}});
-  out["angles"] = angles;
-
-  if (a.decay) {
-    const WheelsDecay d = wheels_decay(lab);
-    out["decay"] = {{"vectors", decay_vectors_names()[static_cast<int>(lab.decay_vectors)]},
-                    {"max_distance", lab.decay_max_distance},
-                    {"deltas", d.deltas},
-                    {"score", d.scaled},
-                    {"score_without_scaling", d.original}};
-  }
+  Json out = io::rope_lab_json(lab, positions, a.decay);
 
   if (!a.op.empty()) {
     const std::string text(std::istreambuf_iterator<char>(std::cin), {});

@@ -42,6 +42,13 @@ cmake --build --preset release -j "$jobs"
 
 # 3. Start the app, or run the whole test suite (GUI tests use xvfb-run themselves).
 if [[ "$mode" == "run" ]]; then
+  # poslab: preset links open this build (desktop handler); never fails the set-up.
+  apps="${XDG_DATA_HOME:-$HOME/.local/share}/applications"
+  if mkdir -p "$apps" 2>/dev/null &&
+    sed "s|^Exec=poslab|Exec=$PWD/build/release/app/poslab|" packaging/poslab.desktop \
+      >"$apps/poslab.desktop" 2>/dev/null; then
+    command -v xdg-mime >/dev/null && xdg-mime default poslab.desktop x-scheme-handler/poslab || true
+  fi
   exec build/release/app/poslab
 fi
 start=$SECONDS

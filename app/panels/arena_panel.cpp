@@ -18,6 +18,7 @@
 #include "app/app_context.hpp"
 #include "app/file_picker.hpp"
 #include "app/gfx/arena_view.hpp"
+#include "app/panels/arena_export.hpp"
 #include "app/panels/arena_help.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
@@ -71,12 +72,6 @@ struct ArenaUi {
 
 const char* kPolicyNames[] = {"expert", "noisy expert", "random"};
 
-bnb::PolicyKind policy_kind(int p) {
-  return p == 0   ? bnb::PolicyKind::expert
-         : p == 1 ? bnb::PolicyKind::noisy_expert
-                  : bnb::PolicyKind::random;
-}
-
 class ArenaPanel final : public Panel {
  public:
   ArenaPanel() { restart(); }
@@ -95,6 +90,10 @@ class ArenaPanel final : public Panel {
   void release_gl() override { ui_.map.release_gl(); }
   void cancel_jobs() override { ui_.recorder.cancel(); }
   Recorder* recorder() override { return &ui_.recorder; }
+  std::vector<std::string> cli_args() const override { return arena_cli_args(ui_.lab, ui_.sim); }
+  std::string cli_note() const override { return arena_cli_note(ui_.lab); }
+  LabNumbers numbers() const override { return arena_numbers(ui_.lab, ui_.sim, ui_.episode); }
+  ViewRect main_view_rect() const override { return view_rect_; }
 
   std::vector<std::string> check_presets() const override {
     return {"arena?team0=1&team1=4&speed=16&trail=100&ship=0",
@@ -145,8 +144,12 @@ class ArenaPanel final : public Panel {
     const float scale = ctx.ui_scale();
     dark_ = ctx.dark_theme();
     u.recorder.poll(ctx);
-    const double dt = u.recorder.pace(  // while recording: exactly one video frame's time
-        ctx, ctx.headless() ? 1.0 / 60.0 : std::min(0.1, double(ImGui::GetIO().DeltaTime)));
+    const double dt =
+        ctx.capturing()
+            ? 0.0               // a picture's extra frame must not move the ships
+            : u.recorder.pace(  // while recording: exactly one video frame's time
+                  ctx,
+                  ctx.headless() ? 1.0 / 60.0 : std::min(0.1, double(ImGui::GetIO().DeltaTime)));
     if (u.lab.source == bnb::ArenaSource::live) {
       if (!u.live_ready || u.applied_seed != u.lab.seed || u.applied_team0 != u.lab.team0_size ||
           u.applied_team1 != u.lab.team1_size || u.applied_policy != u.lab.policy)
@@ -184,6 +187,7 @@ class ArenaPanel final : public Panel {
     ImGui::BeginChild("##arena_map", ImVec2(map_w, 0), false, ImGuiWindowFlags_NoScrollbar);
     draw_map(ctx, scale);
     ImGui::EndChild();
+    view_rect_ = last_item_rect();
     ImGui::SameLine();
     ImGui::BeginChild("##arena_inspector", ImVec2(0, 0), true,
                       ImGuiWindowFlags_HorizontalScrollbar);
@@ -201,7 +205,8 @@ class ArenaPanel final : public Panel {
     c.team1_size = u.lab.team1_size;
     c.max_steps = bnb::kMaxEpisodeSteps;
     u.sim = bnb::sim_reset(static_cast<uint64_t>(u.lab.seed), c);
-    u.behaviour = bnb::behaviour_init(policy_kind(u.lab.policy), static_cast<uint64_t>(u.lab.seed));
+    u.behaviour = bnb::behaviour_init(bnb::arena_policy_kind(u.lab.policy),
+                                      static_cast<uint64_t>(u.lab.seed));
     u.trails.clear();
     u.helm_lost_step = -1;
     u.last_actions = {};
@@ -753,7 +758,8 @@ class ArenaPanel final : public Panel {
   }
 
   ArenaUi ui_;
-  bool dark_ = true;  // theme of the current frame (team colours in tables)
+  ViewRect view_rect_;  // the map, where it was last drawn
+  bool dark_ = true;    // theme of the current frame (team colours in tables)
 };
 
 }  // namespace

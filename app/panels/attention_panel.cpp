@@ -33,6 +33,7 @@
 #include "app/widgets/token_heatmap.hpp"
 #include "core/attention/attention_lab.hpp"
 #include "core/common/errors.hpp"
+#include "io/labjson/lab_csv.hpp"
 
 namespace poslab::app {
 namespace {
@@ -211,7 +212,21 @@ class AttentionPanel final : public Panel {
     ImGui::BeginChild("##att_view", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     draw_view(ctx, scale);
     ImGui::EndChild();
+    view_rect_ = last_item_rect();
   }
+
+  // The shown head's logits and weights (and demo): `poslab-cli attention --head h`.
+  std::vector<std::string> cli_args() const override {
+    return {"attention", "--preset", preset(), "--head", std::to_string(ui_.lab.head)};
+  }
+  LabNumbers numbers() const override {
+    const ComputedPtr& c = ui_.shown;
+    if (!c || !(c->inputs == compute_inputs(ui_.lab)))
+      return LabNumbers::none("the view is still being computed; export again when it is done");
+    const io::Json j = io::attention_lab_json(ui_.lab, *c, ui_.lab.head, false);
+    return LabNumbers::of(io::dump_json(j, 2) + "\n", io::attention_lab_csv(j));
+  }
+  ViewRect main_view_rect() const override { return view_rect_; }
 
  private:
   // ---- computation -------------------------------------------------------------------
@@ -640,6 +655,7 @@ class AttentionPanel final : public Panel {
   }
 
   AttentionUi ui_;
+  ViewRect view_rect_;
 };
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "core/wm/dream_lab_model.hpp"
 #include "io/checkpoint/wm_checkpoint.hpp"
 #include "io/dataset/bnb_dataset.hpp"
+#include "io/labjson/lab_csv.hpp"
 
 namespace poslab::app {
 namespace {
@@ -110,6 +111,15 @@ class DreamsPanel final : public Panel {
   const char* title() const override { return "Dream lab (world model)"; }
   std::string preset() const override { return wm::dreams_to_preset(ui_.lab); }
   void load_preset(const std::string& text) override { ui_.lab = wm::dreams_from_preset(text); }
+  std::string cli_note() const override {
+    return "no poslab-cli command replays the dream lab's session yet (wm dream runs one dream "
+           "of a checkpoint on its own data)";
+  }
+  LabNumbers numbers() const override {
+    if (ui_.timeline.frames.empty()) return LabNumbers::none("no dream has run yet");
+    const io::Json j = io::dreams_lab_json(preset(), wm::dream_curves(ui_.timeline));
+    return LabNumbers::of(io::dump_json(j, 2) + "\n", io::dreams_lab_csv(j));
+  }
   bool animating() const override {
     return (ui_.lab.playing && !ui_.timeline.finished) || ui_.train.running();
   }

@@ -31,6 +31,7 @@
 #include "app/widgets/rope_controls.hpp"
 #include "core/common/errors.hpp"
 #include "core/kv/kv_session.hpp"
+#include "io/labjson/lab_csv.hpp"
 
 namespace poslab::app {
 namespace {
@@ -159,7 +160,22 @@ class KvPanel final : public Panel {
     ImGui::BeginChild("##kv_view", ImVec2(0, 0), false);
     draw_view(ctx, scale);
     ImGui::EndChild();
+    view_rect_ = last_item_rect();
   }
+
+  // Every method of the shown session: `poslab-cli kv --method all`.
+  std::vector<std::string> cli_args() const override {
+    const std::string p = ui_.session ? kv_to_preset(ui_.session->settings) : preset();
+    return {"kv", "--preset", p, "--method", "all"};
+  }
+  LabNumbers numbers() const override {
+    if (!ui_.session || ui_.job.running() ||
+        !(ui_.session_for && *ui_.session_for == experiment(ui_.lab)))
+      return LabNumbers::none("the view is still being computed; export again when it is done");
+    const io::Json j = io::kv_lab_json(ui_.session->settings, *ui_.session, true);
+    return LabNumbers::of(io::dump_json(j, 2) + "\n", io::kv_lab_csv(j));
+  }
+  ViewRect main_view_rect() const override { return view_rect_; }
 
   void release_gl() override { ui_.heat.release(); }
 
@@ -669,6 +685,7 @@ class KvPanel final : public Panel {
   }
 
   KvUi ui_;
+  ViewRect view_rect_;
 };
 
 }  // namespace

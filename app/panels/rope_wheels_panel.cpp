@@ -20,6 +20,7 @@
 #include "core/common/errors.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/wheels_lab.hpp"
+#include "io/labjson/lab_csv.hpp"
 
 namespace poslab::app {
 namespace {
@@ -151,7 +152,20 @@ class RopeWheelsPanel final : public Panel {
     ImGui::BeginChild("##view", ImVec2(0, 0), false);
     draw_view(s, scale);
     ImGui::EndChild();
+    view_rect_ = last_item_rect();
   }
+
+  // The dials, the pair details and the decay plot: `poslab-cli rope --decay` at position m.
+  std::vector<std::string> cli_args() const override {
+    char pos[32];
+    std::snprintf(pos, sizeof pos, "%.17g", ui_.lab.position);
+    return {"rope", "--decay", "--preset", wheels_to_preset(ui_.lab), "--positions", pos};
+  }
+  LabNumbers numbers() const override {
+    const io::Json j = io::rope_lab_json(ui_.lab, {ui_.lab.position}, true);
+    return LabNumbers::of(io::dump_json(j, 2) + "\n", io::rope_lab_csv(j));
+  }
+  ViewRect main_view_rect() const override { return view_rect_; }
 
  private:
   // What the dials, the pair details and the decay plot show, with the CLI call printing it.
@@ -178,7 +192,7 @@ class RopeWheelsPanel final : public Panel {
 
   void advance_animation(AppContext& ctx) {
     WheelsLabSettings& s = ui_.lab;
-    if (!s.playing) return;
+    if (!s.playing || ctx.capturing()) return;  // a picture's extra frame keeps m
     const double dt =
         ctx.headless() ? 1.0 / 60.0 : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
     s.position = std::min(WheelsLabSettings::position_range.hi, s.position + s.speed * dt);
@@ -435,6 +449,7 @@ class RopeWheelsPanel final : public Panel {
   }
 
   WheelsUi ui_;
+  ViewRect view_rect_;
 };
 
 }  // namespace

@@ -56,6 +56,12 @@ const PresetTable<ArenaLabSettings>& arena_preset_fields() {
   return t;
 }
 
+PolicyKind arena_policy_kind(int policy) {
+  return policy == 0   ? PolicyKind::expert
+         : policy == 1 ? PolicyKind::noisy_expert
+                       : PolicyKind::random;
+}
+
 std::string arena_to_preset(const ArenaLabSettings& s) {
   PresetWriter w(kArenaLabName);
   preset_write(w, arena_preset_fields(), s, ArenaLabSettings{});

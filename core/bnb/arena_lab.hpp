@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "core/bnb/bnb_policy.hpp"
 #include "core/common/param_range.hpp"
 #include "core/common/preset_fields.hpp"
 
@@ -45,6 +46,8 @@ inline constexpr const char* kArenaLabName = "arena";
 // Every preset field of the lab, in the order presets write them.
 const PresetTable<ArenaLabSettings>& arena_preset_fields();
 std::string arena_to_preset(const ArenaLabSettings& s);
+// The policy the computer ships fly: 0 expert, 1 noisy expert, 2 random (ArenaLabSettings).
+PolicyKind arena_policy_kind(int policy);
 // Starts from `base` and overrides what the preset names; throws InputError.
 ArenaLabSettings arena_from_preset(const std::string& text, const ArenaLabSettings& base = {});
 

@@ -195,7 +195,7 @@ EOS
     grep -q "active: rope" "$tmp/none.png.err" || { echo "the lab asked for is not shown: $(cat "$tmp/none.png.err")"; exit 1; }
     "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/dismiss.png" "43 115" || { echo "app failed"; exit 1; }
     ! grep -q "banner:" "$tmp/dismiss.png.err" || { echo "Dismiss did not hide the message: $(cat "$tmp/dismiss.png.err")"; exit 1; }
-    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/reset.png" "1492 67" || { echo "app failed"; exit 1; }
+    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/reset.png" "1422 67" || { echo "app failed"; exit 1; }
     ! grep -q "banner:" "$tmp/reset.png.err" || { echo "message stayed after the state changed: $(cat "$tmp/reset.png.err")"; exit 1; }
     ;;
   lab-link)
