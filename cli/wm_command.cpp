@@ -187,6 +187,7 @@ DataSetup load_data(const std::vector<std::string>& given, const io::TensorMetad
 // ---------------------------------------------------------------- train
 struct TrainArgs {
   std::string preset = "tiny", position = "rope", output, log;
+  std::string state_head = "plain";  // plain | scaled | cv (docs/world-model.md section 5)
   std::vector<std::string> data;
   int64_t steps = 1000;
   uint64_t seed = 1;
@@ -287,6 +288,8 @@ void run_train(TrainArgs a) {
     if (!a.resume && std::filesystem::exists(a.output))
       throw InputError(a.output + ": exists; pass --resume to continue it or remove it first");
     config = wm_preset(a.preset, wm_position_from_name(a.position));
+    if (a.state_head != "plain" && a.state_head != "scaled" && a.state_head != "cv")
+      throw InputError("--state-head '" + a.state_head + "': use plain, scaled or cv");
     a.dp.seed = a.seed;
   }
   nn::adamw_validate(a.ap);
@@ -305,6 +308,10 @@ void run_train(TrainArgs a) {
   if (split.train.empty())
     throw InputError("the datasets hold too few episodes to train on (collect more)");
 
+  if (params.empty() && a.state_head != "plain") {  // a new run: the scale of its train split
+    config.state_base = a.state_head == "cv" ? WmStateBase::cv : WmStateBase::last;
+    config.state_scale = wm_state_scale(episodes, split.train, config.state_base);
+  }
   WorldModel model(config);
   model.set_threads(a.threads);
   if (params.empty()) {
@@ -684,6 +691,8 @@ void add_wm_command(CLI::App& app) {
   train->add_option("--preset", ta->preset,
                     "tiny (E 64, 4 layers, C 32) | paper (E 128, 6 layers, C 96)");
   train->add_option("--position", ta->position, "rope | absolute (learned, context-limited)");
+  train->add_option("--state-head", ta->state_head,
+                    "plain (S_t + head) | scaled (S_t + sigma*head) | cv (CV(S_t) + sigma*head)");
   train->add_option("--data", ta->data,
                     "dataset file(s) from `poslab-cli collect` (repeat or list)");
   train->add_option("--steps", ta->steps, "optimiser step to stop after (counting resumed steps)");

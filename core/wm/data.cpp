@@ -8,6 +8,7 @@
 
 #include "core/common/errors.hpp"
 #include "core/common/random.hpp"
+#include "core/wm/baselines.hpp"
 
 namespace poslab::wm {
 
@@ -125,6 +126,34 @@ std::vector<WmWindow> wm_val_windows(const std::vector<bnb::EpisodeRecord>& epis
   for (int i = 0; i < max_windows; ++i)
     out.push_back(all[static_cast<size_t>(static_cast<int64_t>(i) *
                                           static_cast<int64_t>(all.size()) / max_windows)]);
+  return out;
+}
+
+std::vector<float> wm_state_scale(const std::vector<bnb::EpisodeRecord>& episodes,
+                                  const std::vector<int>& train, WmStateBase base) {
+  constexpr int N = kShips, F = kTokenDim;
+  std::vector<double> sum(F, 0.0);
+  int64_t count = 0;
+  float b[N * F];
+  for (int e : train) {
+    const auto& ep = episodes.at(static_cast<size_t>(e));
+    for (int t = 0; t + 1 < ep.rows; ++t) {
+      const float* now = &ep.tokens[static_cast<size_t>(t) * N * F];
+      wm_state_base(base, now, b);
+      for (int n = 0; n < N; ++n) {
+        if (!token_present(now + n * F)) continue;
+        ++count;
+        for (int f = 0; f < F; ++f) {
+          const double d = double(now[N * F + n * F + f]) - double(b[n * F + f]);
+          sum[f] += d * d;
+        }
+      }
+    }
+  }
+  std::vector<float> out(F, kStateScaleFloor);
+  for (int f = 0; f < F && count > 0; ++f)
+    out[f] =
+        std::clamp(static_cast<float>(std::sqrt(sum[f] / double(count))), kStateScaleFloor, 1.0f);
   return out;
 }
 

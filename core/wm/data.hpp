@@ -70,6 +70,14 @@ int wm_train_steps_of_batch(const WmDataParams& p, const WmConfig& c, int64_t k)
 std::vector<WmWindow> wm_val_windows(const std::vector<bnb::EpisodeRecord>& episodes,
                                      const std::vector<int>& val, int steps, int max_windows);
 
+// The state head's per-value scale (WmConfig::state_scale): for each of the 15 values, the
+// root mean square of S_{t+1} - base(S_t) over every step t of the `train` episodes and
+// every ship present at t (the terms of MSE_state), floored at kStateScaleFloor (values that
+// never change, such as team) and capped at 1 (binary values flip by at most 1).
+inline constexpr float kStateScaleFloor = 1e-4f;
+std::vector<float> wm_state_scale(const std::vector<bnb::EpisodeRecord>& episodes,
+                                  const std::vector<int>& train, WmStateBase base);
+
 // Checks that every episode has the dataset layout the model reads (15 token values, 8
 // slots, actions in range, at least 2 rows); throws InputError naming episode and problem.
 void wm_check_episodes(const std::vector<bnb::EpisodeRecord>& episodes);

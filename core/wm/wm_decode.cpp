@@ -270,7 +270,13 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
   }
   out->state_pred.resize(kN * kTokenDim);
   linear_forward(out->state_pred.data(), s.ln.data(), P + o.st_w, P + o.st_b, kN, E, kTokenDim);
-  for (int i = 0; i < kN * kTokenDim; ++i) out->state_pred[i] += state[i];
+  {  // ŝ = base(S_t) + state_scale ⊙ head (docs section 5)
+    float base[kN * kTokenDim];
+    wm_state_base(config_.state_base, state, base);
+    const std::vector<float>& sc = config_.state_scale;
+    for (int i = 0; i < kN * kTokenDim; ++i)
+      out->state_pred[i] = base[i] + (sc.empty() ? 1.0f : sc[i % kTokenDim]) * out->state_pred[i];
+  }
   const int R = kRelRank;
   linear_forward(s.U.data(), s.ln.data(), P + o.u_w, P + o.u_b, kN, E, kRelDim * R);
   linear_forward(s.V.data(), s.ln.data(), P + o.v_w, P + o.v_b, kN, E, kRelDim * R);

@@ -12,6 +12,7 @@
 #include "core/common/random.hpp"
 #include "core/nn/layers.hpp"
 #include "core/nn/parallel.hpp"
+#include "core/wm/baselines.hpp"
 #include "core/wm/wm_layers.hpp"
 
 namespace poslab::wm {
@@ -45,6 +46,34 @@ void wm_validate(const WmConfig& c) {
       << ": embed must be a multiple of 4 and of heads, with an even head dim";
     throw InputError(s.str());
   }
+  if (!c.state_scale.empty()) {
+    if (c.state_scale.size() != kTokenDim)
+      throw InputError("state_scale has " + std::to_string(c.state_scale.size()) +
+                       " values; it must be empty or hold " + std::to_string(kTokenDim));
+    for (int i = 0; i < kTokenDim; ++i)
+      if (!(c.state_scale[i] >= 1e-6f && c.state_scale[i] <= 1e3f)) {
+        std::ostringstream s;
+        s << "state_scale[" << i << "] = " << c.state_scale[i] << " is outside [1e-6, 1e3]";
+        throw InputError(s.str());
+      }
+  }
+}
+
+const char* wm_state_base_name(WmStateBase b) {
+  return b == WmStateBase::last ? "last" : "cv";
+}
+
+WmStateBase wm_state_base_from_name(std::string_view s) {
+  if (s == "last") return WmStateBase::last;
+  if (s == "cv") return WmStateBase::cv;
+  throw InputError("state base '" + std::string(s) + "': use last or cv");
+}
+
+void wm_state_base(WmStateBase b, const float* state, float* out) {
+  if (b == WmStateBase::cv)
+    baseline_constant_velocity(state, 1, out);
+  else
+    std::copy_n(state, kShips * kTokenDim, out);
 }
 
 const char* wm_position_name(WmPosition p) {
@@ -211,7 +240,9 @@ struct WorldModelT<S>::Impl {
   std::vector<S> lnf, mf, rf;  // (M, E), (M), (M)
   std::vector<S> zs, za;       // (Ms, E) final-LN rows of S and A tokens
   std::vector<S> logits;       // (Ms, 12)
-  std::vector<S> head_s;       // (Ms, 15) state head output before the residual
+  std::vector<S> head_s;       // (Ms, 15) state head output before scale and residual
+  std::vector<float> base;     // (Ms, 15) residual base of the state head (data)
+  std::vector<S> scale;        // (15) state_scale, ones when the config has none
   std::vector<S> spred;        // (Ms, 15)
   std::vector<S> U, V;         // (Ms, 12R)
   std::vector<S> rpred;        // (Mp, 12)
@@ -219,7 +250,7 @@ struct WorldModelT<S>::Impl {
   std::vector<S> dlogits, dspred, drel;
   // backward scratch, kept between calls (allocating it each step costs page faults)
   std::vector<S> dU, dV, dzs, dza, dz, dx, dact, dfc1, dln, datt, dqkv, drb, dh, dpre;
-  std::vector<S> dsenc, daenc;
+  std::vector<S> dsenc, daenc, dhead;
   WmLoss loss;
 
   int64_t row_s(int64_t k) const { return (k / kShips) * 2 * kShips + k % kShips; }
@@ -234,6 +265,9 @@ WorldModelT<S>::WorldModelT(const WmConfig& c)
   params.assign(layout_.total, S(0));
   grads.assign(layout_.total, S(0));
   impl_->off = wm_offsets(c, layout_);
+  impl_->scale.assign(kTokenDim, S(1));
+  if (!c.state_scale.empty())
+    for (int f = 0; f < kTokenDim; ++f) impl_->scale[f] = static_cast<S>(c.state_scale[f]);
 }
 template <class S>
 WorldModelT<S>::~WorldModelT() = default;
@@ -447,8 +481,11 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   I.U.resize(Ms * kRelDim * R), I.V.resize(Ms * kRelDim * R), I.rpred.resize(Mp * kRelDim);
   linear_forward(I.logits.data(), I.zs.data(), P + o.act_w, P + o.act_b, Ms, E, kActionLogits, nt);
   linear_forward(I.head_s.data(), I.za.data(), P + o.st_w, P + o.st_b, Ms, E, kTokenDim, nt);
+  I.base.resize(Ms * kTokenDim);
+  for (int64_t st = 0; st < int64_t{B} * T; ++st)
+    wm_state_base(c.state_base, &I.tokens[st * kN * kTokenDim], &I.base[st * kN * kTokenDim]);
   for (int64_t i = 0; i < Ms * kTokenDim; ++i)
-    I.spred[i] = static_cast<S>(I.tokens[i]) + I.head_s[i];
+    I.spred[i] = static_cast<S>(I.base[i]) + I.scale[i % kTokenDim] * I.head_s[i];
   linear_forward(I.U.data(), I.za.data(), P + o.u_w, P + o.u_b, Ms, E, kRelDim * R, nt);
   linear_forward(I.V.data(), I.za.data(), P + o.v_w, P + o.v_b, Ms, E, kRelDim * R, nt);
   for (int64_t k = 0; k < Ms; ++k) {  // k = (b, t, i)
@@ -573,8 +610,11 @@ void WorldModelT<S>::backward() {
   dza.assign(Ms * E, S(0));
   linear_backward(dzs.data(), G + o.act_w, G + o.act_b, I.dlogits.data(), I.zs.data(), P + o.act_w,
                   Ms, E, kActionLogits, nt);
-  linear_backward(dza.data(), G + o.st_w, G + o.st_b, I.dspred.data(), I.za.data(), P + o.st_w, Ms,
-                  E, kTokenDim, nt);
+  std::vector<S>& dhead = I.dhead;  // through ŝ = base + scale ⊙ head
+  dhead.resize(Ms * kTokenDim);
+  for (int64_t i = 0; i < Ms * kTokenDim; ++i) dhead[i] = I.scale[i % kTokenDim] * I.dspred[i];
+  linear_backward(dza.data(), G + o.st_w, G + o.st_b, dhead.data(), I.za.data(), P + o.st_w, Ms, E,
+                  kTokenDim, nt);
   linear_backward(dza.data(), G + o.u_w, G + o.u_b, dU.data(), I.za.data(), P + o.u_w, Ms, E,
                   kRelDim * R, nt);
   linear_backward(dza.data(), G + o.v_w, G + o.v_b, dV.data(), I.za.data(), P + o.v_w, Ms, E,

@@ -37,6 +37,12 @@ inline constexpr float kLayerNormEps = 1e-5f;
 
 enum class WmPosition { rope, absolute };
 
+// What the state head's output is added to (docs section 5): the current state S_t ("last",
+// the original model) or its constant-velocity extrapolation one agent step ahead ("cv":
+// alive ships' sin/cos of x and y advanced by v·dt on the torus, everything else copied).
+// Either way the base is data (no gradient) and the loss is MSE on S_{t+1}.
+enum class WmStateBase { last, cv };
+
 // Everything that fixes the model's shape. Block l is temporal when l is even.
 struct WmConfig {
   int embed = 64;                          // E: token width, multiple of 4*heads, [8, 1024]
@@ -45,6 +51,11 @@ struct WmConfig {
   int context = 32;                        // C: steps of learned positions / dream cache, [1, 4096]
   WmPosition position = WmPosition::rope;  // temporal position variant
   double rope_base = 10000.0;              // b: RoPE base, (1, 1e9]
+  // State head: ŝ_{t+1} = base(S_t) + state_scale ⊙ head(A_t). Empty state_scale means 1
+  // for all 15 values (the original model); otherwise 15 finite values in [1e-6, 1e3], the
+  // RMS of the one-step residual in the training data (wm_state_scale, core/wm/data.hpp).
+  std::vector<float> state_scale;
+  WmStateBase state_base = WmStateBase::last;
 
   bool operator==(const WmConfig&) const = default;
 
@@ -59,8 +70,12 @@ struct WmConfig {
 WmConfig wm_preset(std::string_view name, WmPosition position = WmPosition::rope);
 // Throws InputError naming the first bad field.
 void wm_validate(const WmConfig& c);
-const char* wm_position_name(WmPosition p);            // "rope" / "absolute"
-WmPosition wm_position_from_name(std::string_view s);  // throws InputError
+const char* wm_position_name(WmPosition p);               // "rope" / "absolute"
+WmPosition wm_position_from_name(std::string_view s);     // throws InputError
+const char* wm_state_base_name(WmStateBase b);            // "last" / "cv"
+WmStateBase wm_state_base_from_name(std::string_view s);  // throws InputError
+// The residual base of the state head for one step: (N, 15) state -> (N, 15).
+void wm_state_base(WmStateBase b, const float* state, float* out);
 
 // ---- Derived sizes (functions, never stored) -----------------------------------------
 inline int wm_head_dim(const WmConfig& c) {

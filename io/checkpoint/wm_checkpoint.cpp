@@ -16,6 +16,10 @@ std::string wm_config_to_json(const wm::WmConfig& c) {
   j["context"] = c.context;
   j["position"] = wm::wm_position_name(c.position);
   j["rope_base"] = c.rope_base;
+  // Written only when not the original model's, so older files and their configs stay as
+  // they were (and older PosLabs refuse the new fields by name).
+  if (!c.state_scale.empty()) j["state_scale"] = c.state_scale;
+  if (c.state_base != wm::WmStateBase::last) j["state_base"] = wm::wm_state_base_name(c.state_base);
   return j.dump();
 }
 
@@ -43,9 +47,23 @@ wm::WmConfig wm_config_from_json(const std::string& text) {
   if (!j.contains("rope_base") || !j["rope_base"].is_number())
     throw InputError("config field 'rope_base' is missing or not a number");
   c.rope_base = j["rope_base"].get<double>();
+  if (j.contains("state_scale")) {  // optional: absent means ones (the original model)
+    const auto& a = j["state_scale"];
+    if (!a.is_array() || a.size() != wm::kTokenDim)
+      throw InputError("config field 'state_scale' is not an array of " +
+                       std::to_string(wm::kTokenDim) + " numbers");
+    for (const auto& v : a) {
+      if (!v.is_number()) throw InputError("config field 'state_scale' holds a non-number");
+      c.state_scale.push_back(v.get<float>());
+    }
+  }
+  if (j.contains("state_base")) {  // optional: absent means "last"
+    if (!j["state_base"].is_string()) throw InputError("config field 'state_base' is not a string");
+    c.state_base = wm::wm_state_base_from_name(j["state_base"].get<std::string>());
+  }
   for (const auto& [k, v] : j.items())
     if (k != "embed" && k != "heads" && k != "layers" && k != "context" && k != "position" &&
-        k != "rope_base")
+        k != "rope_base" && k != "state_scale" && k != "state_base")
       throw InputError("config field '" + k + "' is unknown (checkpoint of a newer PosLab?)");
   wm::wm_validate(c);
   return c;

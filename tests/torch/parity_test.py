@@ -76,6 +76,18 @@ def main():
                  "--steps", "3", "--batch", "2", "--short-steps", "4", "--long-steps", "8",
                  "--seed", "5", "--threads", "1", "--quiet", "-o", out])
             ckpts.append(out)
+    # The scaled state heads (docs section 5): sigma * head on S_t and on constant velocity.
+    heads = {}
+    for head in ("scaled", "cv"):
+        out = os.path.join(tmp, f"cpp_{head}.safetensors")
+        run([cli, "wm", "train", "--preset", "tiny", "--position", "rope", "--state-head", head,
+             "--data", data, "--steps", "3", "--batch", "2", "--short-steps", "4", "--long-steps",
+             "8", "--seed", "5", "--threads", "1", "--quiet", "-o", out])
+        heads[head] = out
+        ckpts.append(out)
+    cv_config = wm.read_wm_checkpoint(heads["cv"]).config
+    check(cv_config.state_base == "cv" and cv_config.state_scale is not None,
+          f"--state-head cv wrote config {cv_config}")
     print("checkpoints:", ", ".join(os.path.basename(c) for c in ckpts))
 
     # A padded batch: windows of different lengths from different episodes.
@@ -175,6 +187,24 @@ def main():
     check(c.step == mine.step and d <= 1e-5,
           f"resumed from the same checkpoint, C++ and PyTorch end {d} apart after 2 steps")
     print(f"C++ run resumed by PyTorch vs by C++ for 2 steps: weights {d:.2e} apart")
+
+    # The same for the constant-velocity scaled head: 2 resumed steps in both trainers.
+    for tag, src in (("cv", heads["cv"]),):
+        py_cont, cc_cont = os.path.join(tmp, f"py_{tag}.safetensors"), os.path.join(tmp, f"cc_{tag}.safetensors")
+        s0 = wm.read_wm_checkpoint(src).step
+        run([sys.executable, os.path.join(root, "tools", "torch", "train.py"), "--data", data,
+             "--resume", src, "--steps", str(s0 + 2), "--threads", "1", "--val-every", "0", "--quiet",
+             "--out", py_cont])
+        with open(src, "rb") as f_in, open(cc_cont, "wb") as f_out:
+            f_out.write(f_in.read())
+        run([cli, "wm", "train", "--resume", "--steps", str(s0 + 2), "--threads", "1", "--quiet",
+             "-o", cc_cont])
+        pa, pb = wm.read_wm_checkpoint(py_cont), wm.read_wm_checkpoint(cc_cont)
+        d = max(float(np.abs(pa.params[n] - pb.params[n]).max()) for n in pa.params)
+        check(pa.config == pb.config and d <= 1e-5,
+              f"{tag} head resumed for 2 steps: C++ and PyTorch end {d} apart")
+        print(f"{tag} state head resumed 2 steps by PyTorch vs by C++: weights {d:.2e} apart")
+        compare(py_cont, f"PyTorch-written {tag} checkpoint")
 
     # PosLab continues a checkpoint PyTorch wrote (moments and recorded settings included).
     run([cli, "wm", "train", "--resume", "--steps", str(start + 3), "--threads", "1", "--quiet",

@@ -76,6 +76,35 @@ TEST_CASE("cached dream steps equal full recomputation", "[wm][decode]") {
       }
 }
 
+TEST_CASE("dreams use the scaled state head (base + scale * head) as the forward pass does",
+          "[wm][decode]") {
+  for (auto base : {WmStateBase::last, WmStateBase::cv}) {
+    WmConfig c = small(base == WmStateBase::cv ? WmPosition::rope : WmPosition::absolute, 2, 9);
+    c.state_base = base;
+    c.state_scale.resize(kTokenDim);
+    for (int f = 0; f < kTokenDim; ++f) c.state_scale[f] = 0.002f * static_cast<float>(f + 1);
+    WorldModel m(c);
+    m.init(19);
+    WmDreamer dreamer(m, WmOverflow::recompute);
+    const int len = 6;
+    const WmBatch b = test::episode_batch(1, len, 250, 3, 0);
+    m.forward(b);
+    for (int t = 0; t < len; ++t) {
+      const float* state = &b.tokens[t * kShips * kTokenDim];
+      const WmStepResult r = dreamer.step_with_actions(state, &b.actions[t * kShips * 3]);
+      // compare what the head adds to the base, not the base (common to both)
+      std::vector<float> bs(kShips * kTokenDim), hd(kShips * kTokenDim), hf(kShips * kTokenDim);
+      wm_state_base(base, state, bs.data());
+      for (int i = 0; i < kShips * kTokenDim; ++i) {
+        hd[i] = r.state_pred[i] - bs[i];
+        hf[i] = m.state_pred()[t * kShips * kTokenDim + i] - bs[i];
+      }
+      INFO("base " << wm_state_base_name(base) << " step " << t);
+      CHECK(rel_err(hd.data(), hf.data(), kShips * kTokenDim) <= 1e-4);
+    }
+  }
+}
+
 TEST_CASE("past the context, recompute equals the forward pass on the last window",
           "[wm][decode]") {
   for (auto pos : {WmPosition::rope, WmPosition::absolute}) {

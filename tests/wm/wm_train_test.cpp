@@ -193,6 +193,34 @@ TEST_CASE("training windows: 4 short to 1 long, inside their episode, padded at 
   CHECK_NOTHROW(wm_data_validate(bad, micro(WmPosition::rope)));
 }
 
+TEST_CASE("state scale: RMS one-step residual per value, floored and capped", "[wm-data]") {
+  const auto eps = some_episodes(3, 80, 120);
+  const std::vector<int> train{0, 2};
+  const auto last = wm_state_scale(eps, train, WmStateBase::last);
+  const auto cv = wm_state_scale(eps, train, WmStateBase::cv);
+  REQUIRE(last.size() == kTokenDim);
+  // by hand for the health value (index 2) with the last-state base
+  double sum = 0;
+  int64_t count = 0;
+  for (int e : train)
+    for (int t = 0; t + 1 < eps[e].rows; ++t)
+      for (int n = 0; n < kShips; ++n) {
+        const float* a = &eps[e].tokens[(static_cast<size_t>(t) * kShips + n) * kTokenDim];
+        if (!token_present(a)) continue;
+        const double d = double(a[kShips * kTokenDim + 2]) - double(a[2]);
+        sum += d * d, ++count;
+      }
+  CHECK(last[2] == Approx(std::sqrt(sum / double(count))).epsilon(1e-5));
+  for (int f = 0; f < kTokenDim; ++f) {
+    INFO("value " << f);
+    CHECK(last[f] >= kStateScaleFloor);
+    CHECK(last[f] <= 1.0f);
+    if (f < 4 || f > 7) CHECK(cv[f] == last[f]);  // cv moves positions only
+  }
+  CHECK(last[1] == kStateScaleFloor);                          // team never changes
+  for (int f = 4; f <= 7; ++f) CHECK(cv[f] < 0.5f * last[f]);  // ships glide: cv is closer
+}
+
 TEST_CASE("validation windows tile each validation episode from row 0", "[wm-data]") {
   const auto eps = some_episodes(3, 70);
   const auto w = wm_val_windows(eps, {0, 2}, 8, 0);

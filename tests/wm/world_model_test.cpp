@@ -27,6 +27,19 @@ WmConfig micro(WmPosition pos) {
   return c;
 }
 
+// The scaled state head (docs section 5) with a distinct scale per value.
+WmConfig with_state_scale(WmConfig c, WmStateBase base) {
+  c.state_base = base;
+  c.state_scale.resize(kTokenDim);
+  for (int f = 0; f < kTokenDim; ++f) c.state_scale[f] = 0.01f * static_cast<float>(f + 1);
+  return c;
+}
+
+const char* head_name(const WmConfig& c) {
+  if (c.state_scale.empty()) return "plain";
+  return c.state_base == WmStateBase::cv ? "cv" : "scaled";
+}
+
 // Kills ship `ship` of window w from step t0 on (alive = 0, health 0, state frozen).
 void kill_ship(WmBatch& b, int w, int ship, int t0) {
   for (int t = t0; t < b.steps; ++t) {
@@ -69,8 +82,11 @@ TEST_CASE("parameter layout is contiguous with unique names", "[wm]") {
 }
 
 TEST_CASE("whole-model gradients match finite differences per tensor", "[wm][grad]") {
-  for (auto pos : {WmPosition::rope, WmPosition::absolute}) {
-    const WmConfig c = micro(pos);
+  const WmConfig configs[] = {micro(WmPosition::rope), micro(WmPosition::absolute),
+                              with_state_scale(micro(WmPosition::rope), WmStateBase::last),
+                              with_state_scale(micro(WmPosition::absolute), WmStateBase::cv)};
+  for (const WmConfig& c : configs) {
+    const WmPosition pos = c.position;
     WmBatch batch = test::episode_batch(2, 3, 41, 5, 0, 1);  // window 0: last step padded
     kill_ship(batch, 1, 0, 1);
     WorldModelT<double> m(c);
@@ -91,9 +107,10 @@ TEST_CASE("whole-model gradients match finite differences per tensor", "[wm][gra
                                           [&] { return m.forward(batch).total; });
       const double err =
           test::grad_rel_error(ana.data() + t.offset, num.data(), static_cast<int64_t>(t.size));
-      std::printf("wm grad check %-8s %-28s rel error %.3e\n", wm_position_name(pos),
-                  t.name.c_str(), err);
-      INFO("position " << wm_position_name(pos) << " tensor " << t.name << " rel error " << err);
+      std::printf("wm grad check %-8s %-6s %-28s rel error %.3e\n", wm_position_name(pos),
+                  head_name(c), t.name.c_str(), err);
+      INFO("position " << wm_position_name(pos) << " head " << head_name(c) << " tensor " << t.name
+                       << " rel error " << err);
       if (t.name.find("relbias.fc2.bias") != std::string::npos) {
         // a per-head constant added to every score of a softmax row: zero by construction,
         // so only the absolute sizes can be checked (central differences leave ~1e-11)
@@ -107,7 +124,8 @@ TEST_CASE("whole-model gradients match finite differences per tensor", "[wm][gra
       CHECK(err <= 1e-5);
       worst = std::max(worst, err);
     }
-    std::printf("wm grad check %s: worst relative error %.3e\n", wm_position_name(pos), worst);
+    std::printf("wm grad check %s %s: worst relative error %.3e\n", wm_position_name(pos),
+                head_name(c), worst);
   }
 }
 
@@ -269,4 +287,61 @@ TEST_CASE("forward and backward do not depend on the thread count", "[wm][thread
   again.forward(batch);
   again.backward();
   CHECK(again.grads == two.grads);
+}
+
+TEST_CASE("state head: base plus scale times head, and the plain head unchanged", "[wm]") {
+  WmBatch batch = test::episode_batch(2, 6, 43, 6, 0, 0);
+  const int B = batch.batch, T = batch.steps;
+  for (auto base : {WmStateBase::last, WmStateBase::cv}) {
+    const WmConfig c = with_state_scale(micro(WmPosition::rope), base);
+    WorldModel m(c);
+    m.init(3);
+    WorldModel plain(micro(WmPosition::rope));
+    plain.params = m.params;
+    m.forward(batch);
+    plain.forward(batch);
+    // plain: pred = S_t + head, so head = pred_plain - S_t; scaled: base + scale * head
+    std::vector<float> b(kShips * kTokenDim);
+    double worst = 0;
+    for (int st = 0; st < B * T; ++st) {
+      const float* tok = &batch.tokens[static_cast<size_t>(st) * kShips * kTokenDim];
+      wm_state_base(base, tok, b.data());
+      for (int i = 0; i < kShips * kTokenDim; ++i) {
+        const size_t k = static_cast<size_t>(st) * kShips * kTokenDim + i;
+        const double head = double(plain.state_pred()[k]) - double(tok[i]);
+        const double want = double(b[i]) + double(c.state_scale[i % kTokenDim]) * head;
+        worst = std::max(worst, std::abs(double(m.state_pred()[k]) - want));
+      }
+    }
+    INFO("base " << wm_state_base_name(base) << " worst " << worst);
+    CHECK(worst < 1e-5);
+    // zero head weights: the prediction is the base itself (copy-last or constant velocity)
+    std::fill_n(m.tensor("head.state.weight"), kTokenDim * c.embed, 0.0f);
+    m.forward(batch);
+    for (int st = 0; st < B * T; ++st) {
+      const float* tok = &batch.tokens[static_cast<size_t>(st) * kShips * kTokenDim];
+      wm_state_base(base, tok, b.data());
+      for (int i = 0; i < kShips * kTokenDim; ++i)
+        CHECK(m.state_pred()[static_cast<size_t>(st) * kShips * kTokenDim + i] == b[i]);
+    }
+  }
+  // the cv base moves alive ships only, and only their sin/cos of x and y
+  const float* tok = &batch.tokens[0];
+  std::vector<float> b(kShips * kTokenDim);
+  wm_state_base(WmStateBase::cv, tok, b.data());
+  int moved = 0;
+  for (int n = 0; n < kShips; ++n)
+    for (int f = 0; f < kTokenDim; ++f) {
+      const bool pos = f >= 4 && f <= 7 && tok[n * kTokenDim] > 0.5f;
+      if (!pos) CHECK(b[n * kTokenDim + f] == tok[n * kTokenDim + f]);
+      moved += b[n * kTokenDim + f] != tok[n * kTokenDim + f];
+    }
+  CHECK(moved > 0);
+  WmConfig bad = micro(WmPosition::rope);
+  bad.state_scale.assign(14, 1.0f);
+  CHECK_THROWS_AS(wm_validate(bad), InputError);
+  bad.state_scale.assign(kTokenDim, 1.0f);
+  bad.state_scale[3] = 0.0f;
+  CHECK_THROWS_AS(wm_validate(bad), InputError);
+  CHECK_THROWS_AS(wm_state_base_from_name("next"), InputError);
 }

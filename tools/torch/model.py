@@ -30,6 +30,7 @@ REL_WEIGHT = 0.1
 LN_EPS = 1e-5
 WORLD = 1024.0
 VELOCITY_SCALE = 180.0
+AGENT_DT = 0.02 * 2  # physics substep times substeps per agent step (core/bnb/bnb_sim.hpp)
 
 PRESETS = {
     "tiny": dict(embed=64, heads=4, layers=4, context=32),
@@ -40,13 +41,17 @@ PRESETS = {
 class WmConfig:
     """Everything that fixes the model's shape (core/wm/world_model.hpp WmConfig)."""
 
-    def __init__(self, embed=64, heads=4, layers=4, context=32, position="rope", rope_base=10000.0):
+    def __init__(self, embed=64, heads=4, layers=4, context=32, position="rope", rope_base=10000.0,
+                 state_scale=None, state_base="last"):
         self.embed = int(embed)  # E: token width, multiple of 4*heads, [8, 1024]
         self.heads = int(heads)  # H: attention heads, E/H even, [1, 64]
         self.layers = int(layers)  # L: blocks (temporal, spatial, ...), [1, 64]
         self.context = int(context)  # C: steps of learned positions / dream cache, [1, 4096]
         self.position = str(position)  # "rope" or "absolute"
         self.rope_base = float(rope_base)  # b: RoPE base, (1, 1e9]
+        # State head: pred = base(S_t) + state_scale * head(A_t) (docs section 5); None = ones.
+        self.state_scale = None if state_scale is None else [float(np.float32(x)) for x in state_scale]
+        self.state_base = str(state_base)  # "last" (S_t) or "cv" (constant-velocity S_t)
         self.validate()
 
     @staticmethod
@@ -75,6 +80,12 @@ class WmConfig:
             bad("position", "must be rope or absolute")
         if not 1.0 < self.rope_base <= 1e9:
             bad("rope_base", "must be in (1, 1e9]")
+        if self.state_scale is not None and (
+                len(self.state_scale) != TOKEN_DIM
+                or not all(1e-6 <= np.float32(x) <= 1e3 for x in self.state_scale)):
+            bad("state_scale", f"must be {TOKEN_DIM} values in [1e-6, 1e3]")
+        if self.state_base not in ("last", "cv"):
+            bad("state_base", "must be last or cv")
 
     @property
     def head_dim(self):
@@ -92,7 +103,8 @@ class WmConfig:
             context=self.context,
             position=self.position,
             rope_base=self.rope_base,
-        )
+        ) | ({} if self.state_scale is None else dict(state_scale=self.state_scale)) | (
+            {} if self.state_base == "last" else dict(state_base=self.state_base))
 
     def __eq__(self, other):
         return isinstance(other, WmConfig) and self.to_dict() == other.to_dict()
@@ -354,6 +366,26 @@ class _Heads(nn.Module):
         self.rel_v = nn.Linear(E, REL_DIM * REL_RANK)
 
 
+def state_base(tokens, base):
+    """The state head's residual base (core/wm wm_state_base): the tokens themselves ("last"),
+    or each alive ship's position advanced one agent step at its velocity ("cv": decode x from
+    sin/cos with atan2, add 180·vx·dt, re-encode; in float64, rounded to the tokens' dtype)."""
+    if base == "last":
+        return tokens
+    t = tokens.double()
+    alive = t[..., 0] > 0.5
+    out = t.clone()
+    two_pi = 2.0 * math.pi
+    for col, vcol in ((4, 8), (6, 9)):
+        a = torch.atan2(t[..., col], t[..., col + 1])
+        a = torch.where(a < 0, a + two_pi, a)
+        x = a / two_pi * WORLD + VELOCITY_SCALE * t[..., vcol] * AGENT_DT
+        ang = two_pi * x / WORLD
+        out[..., col] = torch.where(alive, torch.sin(ang), t[..., col])
+        out[..., col + 1] = torch.where(alive, torch.cos(ang), t[..., col + 1])
+    return out.to(tokens.dtype)
+
+
 def rope_tables(positions, head_dim, base):
     """cos, sin (P, D/2) float32 for integer positions; angles in float64 as the C++."""
     half = head_dim // 2
@@ -489,6 +521,10 @@ class WorldModel(nn.Module):
             x = x + emb.pos[: 2 * T].view(T, 2, 1, -1)[None]
         return x
 
+    def _state_scale(self, tokens):
+        s = self.config.state_scale
+        return 1.0 if s is None else torch.tensor(s, dtype=tokens.dtype, device=tokens.device)
+
     def forward(self, tokens, actions, valid=None, rel=None):
         """tokens (B, T, N, 15) float, actions (B, T, N, 3) long, valid (B, T) bool.
 
@@ -496,6 +532,7 @@ class WorldModel(nn.Module):
         rel_pred (B, T, N, N, 12), and loss parts (float64 scalars) with counts.
         """
         B, T, N, _ = tokens.shape
+        c = self.config
         if valid is None:
             valid = torch.ones(B, T, dtype=torch.bool, device=tokens.device)
         if rel is None:
@@ -511,7 +548,7 @@ class WorldModel(nn.Module):
         z = self.ln_f(x)
         zs, za = z[:, :, 0], z[:, :, 1]  # (B, T, N, E)
         logits = self.head.action(zs)
-        state_pred = tokens + self.head.state(za)
+        state_pred = state_base(tokens, c.state_base) + self._state_scale(tokens) * self.head.state(za)
         u = self.head.rel_u(za).view(B, T, N, REL_DIM, REL_RANK)
         v = self.head.rel_v(za).view(B, T, N, REL_DIM, REL_RANK)
         rel_pred = rel + torch.einsum("btikr,btjkr->btijk", u, v)
@@ -618,7 +655,8 @@ def config_from_metadata(meta, path):
         d = json.loads(meta["config"])
         if not isinstance(d, dict):
             raise ValueError("not a JSON object")
-        unknown = set(d) - {"embed", "heads", "layers", "context", "position", "rope_base"}
+        unknown = set(d) - {"embed", "heads", "layers", "context", "position", "rope_base",
+                            "state_scale", "state_base"}
         if unknown:
             raise ValueError(f"unknown field {sorted(unknown)[0]!r} (checkpoint of a newer PosLab?)")
         return WmConfig(**d)
