@@ -8,8 +8,8 @@
 
 #include "core/attention/attention.hpp"
 #include "core/attention/demos.hpp"
-#include "core/common/preset_fields.hpp"
 #include "core/common/color_scale.hpp"
+#include "core/common/preset_fields.hpp"
 
 namespace poslab {
 

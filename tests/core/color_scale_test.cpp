@@ -116,7 +116,7 @@ TEST_CASE("the log scale takes zeros and gives each decade equal room") {
   CHECK(ticks.back().value == Approx(1.0));
 }
 
-TEST_CASE("a shared scale covers both maps; legends label both ends in order") {
+TEST_CASE("a shared scale covers both maps, and legends label both ends in order") {
   const std::vector<float> a{0, 0.1f, 0.2f}, b{0, 0.5f, 0.9f};
   for (ColorScaleKind kind : {ColorScaleKind::linear, ColorScaleKind::log, ColorScaleKind::rank}) {
     INFO("scale " << color_scale_names()[static_cast<int>(kind)]);

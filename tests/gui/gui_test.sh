@@ -245,13 +245,14 @@ EOS
     [ -z "$leftover" ] || { echo "left behind: $leftover"; exit 1; }
     ;;
   record-click)
-    # Record, wait, Stop in the arena's controls (1600x1000, scale 1); the worker writes the
+    # Record, wait, Stop in the arena's controls (1600x1000, scale 1; practice, so no episode
+    # ends and moves the buttons while it records); the worker writes the
     # default file while the app keeps running; Quit only once it is there.
     command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
     info="$1"; file="$XDG_DATA_HOME/poslab/recordings/arena.webp"
     cat > "$tmp/click.sh" <<'EOS'
 app="$1"; file="$2"; log="$3"
-"$app" --preset 'arena?seed=7&speed=1' --width 1600 --height 1000 --screenshot-at-quit "$log.png" >/dev/null 2>"$log.err" &
+"$app" --preset 'arena?seed=7&speed=1&practice=1' --width 1600 --height 1000 --screenshot-at-quit "$log.png" >/dev/null 2>"$log.err" &
 pid=$!
 for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
 sleep 2
