@@ -67,6 +67,11 @@ void attention_encoding_controls(AttentionParams& p, float scale) {
           {.head_dim = false, .rotary_fraction = false, .layout_diagram = false, .scaling = false},
           scale);
       tooltip("Which head dims pair up. Position only: q = k = all ones, rotated.");
+      ImGui::Checkbox("mixed-layout bug", &p.rope_mixed);
+      tooltip(
+          "Lesson 5's silent bug: an interleaved angle table used with rotate_half. The two\n"
+          "numbers of a pair turn by different angles, so this is no rotation: scores stop\n"
+          "depending only on n - m (try the shift demo).");
       break;
     }
     case AttentionEncoding::t5:

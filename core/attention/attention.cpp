@@ -59,6 +59,16 @@ RowMatrix seeded_projection(uint64_t seed, const char* purpose, int head, int di
   return w;
 }
 
+// RoPE as the lab applies it: the correct rotation, or the mixed-layout bug (lesson 5).
+RowMatrix lab_rope(const AttentionParams& p, const RowMatrix& x,
+                   const std::vector<double>& positions) {
+  const RopeParams rp = attention_rope_params(p);
+  return p.rope_mixed ? rope_apply_mixed_layouts(rp, x, positions) : rope_apply(rp, x, positions);
+}
+Eigen::VectorXd lab_rope(const AttentionParams& p, const Eigen::VectorXd& x, double position) {
+  return lab_rope(p, RowMatrix(x.transpose()), std::vector<double>{position}).row(0).transpose();
+}
+
 // Shared by queries and keys: the switches and the encoding applied to (T, Dh) projections.
 RowMatrix project(const AttentionModel& m, const RowMatrix& w) {
   const AttentionParams& p = m.params;
@@ -75,7 +85,7 @@ RowMatrix project(const AttentionModel& m, const RowMatrix& w) {
       // Position alone: q = k = all ones before rotation (RoFormer's long-range bound), so
       // the score is the pure rotation pattern sum_i 2 cos((n - m) theta_i).
       const RowMatrix x = p.use_content ? RowMatrix(m.content * w) : RowMatrix::Ones(T, p.head_dim);
-      return p.use_position ? rope_apply(attention_rope_params(p), x, m.input.positions) : x;
+      return p.use_position ? lab_rope(p, x, m.input.positions) : x;
     }
     case EncodingKind::none:
     case EncodingKind::bias:
@@ -483,7 +493,7 @@ RowMatrixF project_float(const AttentionModel& m, const SharedInputs& s, const R
   // q = k = all ones before rotation (RoFormer's long-range bound).
   const RowMatrix x0 =
       p.use_content ? RowMatrix(out.cast<double>()) : RowMatrix::Ones(T, p.head_dim);
-  return rope_apply(attention_rope_params(p), x0, m.input.positions).cast<float>();
+  return lab_rope(p, x0, m.input.positions).cast<float>();
 }
 
 // The bias of head h from the shared tables, in float.
@@ -568,9 +578,9 @@ ScoreTerms attention_score_terms(const AttentionModel& m, int head, int query, i
       const double unrotated = scale * q0.dot(k0);
       double rotated = unrotated;
       if (p.use_position) {
-        const RopeParams rp = attention_rope_params(p);
-        rotated = scale * rope_apply(rp, q0, m.input.positions[query])
-                              .dot(rope_apply(rp, k0, m.input.positions[key]));
+        rotated =
+            scale *
+            lab_rope(p, q0, m.input.positions[query]).dot(lab_rope(p, k0, m.input.positions[key]));
       }
       // Content on: the unrotated content score, and what rotation changed. Position
       // alone: all of the score is the rotation pattern of the all-ones vectors.

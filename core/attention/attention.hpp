@@ -67,6 +67,8 @@ struct AttentionParams {
   double learned_std = 1.0;       // std of the seeded learned rows, [0.001, 10]
   RopeParams rope;                // RoPE: base b and layout (RopeParams ranges; scores agree across
                                   // layouts); head_dim follows Dh, set by attention_rope_params
+  bool rope_mixed = false;        // the mixed-layout bug (lesson 5): angles laid out interleaved,
+                                  // rotated as halves; not a rotation, scores lose n - m
   bool t5_bidirectional = true;   // T5 encoder (both signs) or decoder (past only)
   int t5_buckets = 32;            // T5 num_buckets, even, [2, 256]
   int t5_max_distance = 128;      // T5 max_distance in tokens, [2, 1e6]

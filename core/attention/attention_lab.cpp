@@ -109,6 +109,9 @@ const PresetTable<AttentionLabSettings>& attention_preset_fields() {
            rope +
            PresetTable<S>{
                preset_field<S>(
+                   "rope_mixed", [](auto& s) -> auto& { return s.params.rope_mixed; },
+                   "the mixed-layout bug: angles laid out interleaved, rotated as halves"),
+               preset_field<S>(
                    "t5_bidir", [](auto& s) -> auto& { return s.params.t5_bidirectional; },
                    "T5 encoder buckets (both signs); 0 = decoder (past only)"),
                preset_field<S>(

@@ -143,6 +143,10 @@ AttentionComparison attention_shift_demo(const AttentionParams& p, const Attenti
   std::string why;
   if (!p.use_position || kind == EncodingKind::none)
     why = "positions are not used, so a shift cannot change anything. ";
+  else if (kind == EncodingKind::rotary && p.rope_mixed)
+    why =
+        "the mixed-layout bug: the pairs turn by unequal angles, which is no rotation, so the "
+        "logits depend on absolute positions and the shift changes them. ";
   else if (attention_encoding_is_relative(p.encoding))
     why = "relative: logits depend only on position differences, so the shift cancels. ";
   else if (p.encoding == AttentionEncoding::elevation)

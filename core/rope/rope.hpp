@@ -1,6 +1,7 @@
 // Rotary position embedding (RoPE): frequencies, context-extension scaling, and rotating
 // vectors forward, backward and from old positions to new ones. All angles are computed
-// in double precision (float32 angles lose whole radians past position ~1e6).
+// in double precision (a float32 angle m·θ is off by about m·6e-8 rad, whole radians only past
+// position ~1.7e7).
 //
 // Shapes: T = tokens, D = head dim, R = rotary dims (D, or fewer with partial rotary),
 //         P = R/2 frequency pairs. x is (T, D), one row per token; positions has T entries.

@@ -339,3 +339,22 @@ TEST_CASE("attention presets round-trip and go through the lab dispatcher") {
                     Catch::Contains("query patch (5, 3)"));
   CHECK_THROWS_WITH(attention_from_preset("attention?bogus=1"), Catch::Contains("bogus"));
 }
+
+TEST_CASE("the mixed-layout bug breaks RoPE's shift invariance, correct RoPE keeps it") {
+  AttentionParams p = params_for(AttentionEncoding::rope);
+  const AttentionInput in = attention_sequence_input(words(12));
+  for (double k : {1.0, 16.0}) {
+    p.rope_mixed = false;
+    const AttentionComparison ok = attention_shift_demo(p, in, k);
+    p.rope_mixed = true;
+    const AttentionComparison bug = attention_shift_demo(p, in, k);
+    INFO("shift " << k << ": " << bug.note);
+    CHECK(ok.max_abs_score_diff < 1e-4);
+    CHECK(bug.max_abs_score_diff > 1e-2);
+    CHECK(bug.note.find("mixed-layout") != std::string::npos);
+  }
+  // The preset carries it, and the canonical form keeps it.
+  CHECK(attention_from_preset("attention?enc=rope&rope_mixed=1").params.rope_mixed);
+  CHECK(lab_preset_canonical("attention?enc=rope&rope_mixed=1").find("rope_mixed=1") !=
+        std::string::npos);
+}
