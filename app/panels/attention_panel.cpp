@@ -26,6 +26,7 @@
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/background_job.hpp"
+#include "app/widgets/control_column.hpp"
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
@@ -192,12 +193,14 @@ class AttentionPanel final : public Panel {
     return {};
   }
 
+  bool controls_folded_ = false;  // the control column folded to a strip (small windows)
+
   void draw(AppContext& ctx) override {
     const float scale = ctx.ui_scale();
     const AttentionLabSettings before = ui_.lab;
-    ImGui::BeginChild("##att_controls", ImVec2(370.0f * scale, 0), true);
-    draw_controls(ui_.lab, scale);
-    ImGui::EndChild();
+    if (begin_control_column("##att_controls", 370.0f * scale, controls_folded_))
+      draw_controls(ui_.lab, scale);
+    end_control_column();
     ctx.ensure_glyphs(ui_.lab.sentence + ui_.lab.sentence_b);  // Chinese typed or loaded
     if (!(ui_.lab == before)) {
       try {

@@ -25,6 +25,7 @@
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/background_job.hpp"
+#include "app/widgets/control_column.hpp"
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
@@ -131,13 +132,16 @@ class KvPanel final : public Panel {
     return {};
   }
 
+  bool controls_folded_ = false;  // the control column folded to a strip (small windows)
+
   void draw(AppContext& ctx) override {
     poll(ctx);
     const float scale = ctx.ui_scale();
-    ImGui::BeginChild("##kv_controls", ImVec2(370.0f * scale, 0), true);
     const KvLabSettings before = ui_.lab;
-    const KvOp op = draw_controls(ui_.lab, scale);
-    ImGui::EndChild();
+    KvOp op = KvOp::none;
+    if (begin_control_column("##kv_controls", 370.0f * scale, controls_folded_))
+      op = draw_controls(ui_.lab, scale);
+    end_control_column();
     kv_lab_normalize(ui_.lab);  // e.g. stitching needs RoPE, the method must suit the scenario
     if (!(ui_.lab == before)) {
       try {

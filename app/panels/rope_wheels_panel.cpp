@@ -14,6 +14,7 @@
 #include "app/app_context.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/control_column.hpp"
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/plot.hpp"
 #include "app/widgets/rope_controls.hpp"
@@ -128,14 +129,16 @@ class RopeWheelsPanel final : public Panel {
     return {};
   }
 
+  bool controls_folded_ = false;  // the control column folded to a strip (small windows)
+
   void draw(AppContext& ctx) override {
     WheelsLabSettings& s = ui_.lab;
     advance_animation(ctx);
     const float scale = ctx.ui_scale();
-    ImGui::BeginChild("##controls", ImVec2(380.0f * scale, 0), true);
     const WheelsLabSettings before = s;
-    draw_controls(s, scale);
-    ImGui::EndChild();
+    if (begin_control_column("##controls", 380.0f * scale, controls_folded_))
+      draw_controls(s, scale);
+    end_control_column();
     // Validate cross-field rules (beta order...) before using the new values; keep the
     // last good parameters if they fail, and say why.
     if (!(s.rope == before.rope)) {
