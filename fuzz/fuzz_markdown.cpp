@@ -6,9 +6,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = fuzz_text(data, size);
   POSLAB_FUZZ_BODY({
-    const poslab::MdDocument doc = poslab::parse_markdown(text);
-    (void)poslab::markdown_lab_links(doc);
-    for (const auto& block : doc.blocks) (void)poslab::markdown_plain_text(block);
+    const poslab::io::MdDocument doc = poslab::io::parse_markdown(text);
+    (void)poslab::io::markdown_lab_links(doc);
+    for (const auto& block : doc.blocks) (void)poslab::io::markdown_plain_text(block);
   });
   return 0;
 }

@@ -6,7 +6,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = fuzz_text(data, size);
-  std::vector<poslab::LessonProblem> problems;
-  POSLAB_FUZZ_BODY((void)poslab::parse_quiz(text, "fuzz/quiz.toml", problems));
+  std::vector<poslab::io::LessonProblem> problems;
+  POSLAB_FUZZ_BODY((void)poslab::io::parse_quiz(text, "fuzz/quiz.toml", problems));
   return 0;
 }

@@ -15,6 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
   std::string warning;
-  (void)poslab::load_settings(dir + "/x", warning);  // documented never to throw
+  (void)poslab::app::load_settings(dir + "/x", warning);  // documented never to throw
   return 0;
 }
