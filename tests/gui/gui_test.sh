@@ -255,6 +255,7 @@ app="$1"; file="$2"; log="$3"
 "$app" --preset 'arena?seed=7&speed=1&practice=1' --width 1600 --height 1000 --screenshot-at-quit "$log.png" >/dev/null 2>"$log.err" &
 pid=$!
 for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
+[ -n "$wid" ] || { kill $pid 2>/dev/null; exit 3; }
 sleep 2
 xdotool mousemove --window "$wid" 35 765; sleep 0.4; xdotool click --window "$wid" 1   # Record
 sleep 2
@@ -264,7 +265,13 @@ sleep 0.5
 xdotool key --window "$wid" ctrl+q
 wait $pid
 EOS
-    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$file" "$tmp/app" || { echo "app failed: $(cat "$tmp/app.err")"; exit 1; }
+    # Exit 3 = no window (parallel `xvfb-run -a` raced for a display): a fresh server, up to 3 times.
+    for attempt in 1 2 3; do
+      "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$file" "$tmp/app"; rc=$?
+      [ "$rc" -ne 3 ] && break
+      echo "attempt $attempt: no window, retrying on a new X server"
+    done
+    [ "$rc" -eq 0 ] || { echo "app failed: $(cat "$tmp/app.err")"; exit 1; }
     [ -f "$file" ] || { echo "Record/Stop wrote no file: $(cat "$tmp/app.err")"; exit 1; }
     # Software GL renders a few frames a second: the lab plays slower while it records (the
     # video keeps 40 ms a frame), so only "some frames, whole file" is checked here.
