@@ -22,6 +22,7 @@
 #include "app/panels/arena_help.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/control_column.hpp"
 #include "app/widgets/recorder.hpp"
 #include "core/bnb/arena_lab.hpp"
 #include "core/bnb/bnb_episode.hpp"
@@ -166,20 +167,9 @@ class ArenaPanel final : public Panel {
     // Layout: [controls | map | inspector]. The controls fold to a strip; the map keeps at
     // least 360 px (the shell scrolls the lab below min_width x min_height).
     const ImGuiStyle& st = ImGui::GetStyle();
-    const float strip_w = ImGui::GetFrameHeight() + 2 * st.WindowPadding.x;
-    const float controls_w = u.controls_collapsed ? strip_w : 300.0f * scale;
-    ImGui::BeginChild("##arena_controls", ImVec2(controls_w, 0), true);
-    if (u.controls_collapsed) {
-      if (ImGui::ArrowButton("##unfold", ImGuiDir_Right)) u.controls_collapsed = false;
-      tooltip("Show the controls");
-    } else {
-      if (ImGui::ArrowButton("##fold", ImGuiDir_Left)) u.controls_collapsed = true;
-      tooltip("Fold the controls away to give the map more room");
-      ImGui::SameLine();
-      ImGui::TextDisabled("Controls");
+    if (begin_control_column("##arena_controls", 300.0f * scale, u.controls_collapsed))
       draw_controls(ctx, scale);
-    }
-    ImGui::EndChild();
+    end_control_column();
     ImGui::SameLine();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float right_w = std::clamp(0.36f * avail.x, 300.0f * scale, 540.0f * scale);
