@@ -57,6 +57,15 @@ bnb::JointAction dream_sample_actions(std::span<const float> logits, double temp
 
 namespace {
 
+// Steps (states) in a dream prompt of T + 1 states and T actions; throws InputError otherwise.
+size_t prompt_steps(std::span<const float> tokens, std::span<const uint8_t> actions) {
+  const size_t steps = tokens.size() / kFrameValues;
+  if (steps == 0 || tokens.size() != steps * kFrameValues ||
+      actions.size() != (steps - 1) * bnb::kSlots * 3)
+    throw InputError("dream model: the prompt needs T + 1 states and T actions");
+  return steps;
+}
+
 // One step of history: S_t and A_t (A_t unknown yet for the newest step).
 struct HistoryStep {
   FrameTokens state{};
@@ -98,10 +107,7 @@ class WindowDreamModel final : public DreamModel {
 
   void begin(std::span<const float> tokens, std::span<const uint8_t> actions,
              uint64_t sample_seed) override {
-    const size_t steps = tokens.size() / kFrameValues;
-    if (steps == 0 || tokens.size() != steps * kFrameValues ||
-        actions.size() != (steps - 1) * bnb::kSlots * 3)
-      throw InputError("dream model: the prompt needs T + 1 states and T actions");
+    const size_t steps = prompt_steps(tokens, actions);
     history_.clear();
     for (size_t t = 0; t < steps; ++t) {
       HistoryStep h;
@@ -195,10 +201,7 @@ class CachedDreamModel final : public DreamModel {
 
   void begin(std::span<const float> tokens, std::span<const uint8_t> actions,
              uint64_t sample_seed) override {
-    const size_t steps = tokens.size() / kFrameValues;
-    if (steps == 0 || tokens.size() != steps * kFrameValues ||
-        actions.size() != (steps - 1) * bnb::kSlots * 3)
-      throw InputError("dream model: the prompt needs T + 1 states and T actions");
+    const size_t steps = prompt_steps(tokens, actions);
     dreamer_.reset();
     for (size_t t = 0; t + 1 < steps; ++t)
       dreamer_.step_with_actions(tokens.data() + t * kFrameValues,
