@@ -38,7 +38,7 @@ class AppContext {
   // Make sure every character of `utf8` can be drawn (e.g. Chinese the user typed): missing
   // glyphs are added to the font atlas, which is rebuilt before the next frame.
   virtual void ensure_glyphs(const std::string& utf8) = 0;
-  // The interface text for `key` in the user's language (assets/i18n/<lang>.toml), e.g.
+  // The interface text for `key` in the user's language (assets/i18n/<lang>/*.toml), e.g.
   // tr("menu.file"); the key itself if no file has it.
   virtual const char* tr(const char* key) const { return key; }
   // True in the headless check/capture modes (no real user; skip blocking dialogs).

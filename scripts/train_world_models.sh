@@ -4,12 +4,15 @@
 # parallel, one thread each), export them without optimiser state, and evaluate both.
 # Everything lands in assets/models/ (models, CSV curves, eval JSON); the dataset and the
 # training checkpoints stay in the work directory.
-#   scripts/train_world_models.sh [STEPS] [WORKDIR]        (defaults: 1500, build/wm_runs)
+#   scripts/train_world_models.sh [STEPS] [WORKDIR] [STATE_HEAD]
+#   (defaults: 1500, build/wm_runs, cv: the state head predicts the change from a
+#   constant-velocity step, docs/world-model.md section 5; plain and scaled also work)
 # Ctrl-C (or SIGINT to a training) stops it at a checkpoint; rerunning resumes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 steps="${1:-1500}"
 work="${2:-build/wm_runs}"
+state_head="${3:-cv}"
 cli="${POSLAB_CLI:-build/release/cli/poslab-cli}"
 out=assets/models
 mkdir -p "$work" "$out"
@@ -23,7 +26,7 @@ fi
 train() {  # train <position>
   local pos="$1"
   "$cli" wm train --preset tiny --position "$pos" --data "$data" --steps "$steps" --seed 7 \
-    --batch 8 --lr 1.5e-3 --warmup 100 --log-every 10 --val-every 100 --checkpoint-every 50 \
+    --state-head "$state_head" --batch 8 --lr 1.5e-3 --warmup 100 --log-every 10 --val-every 100 --checkpoint-every 50 \
     --threads 1 --resume -o "$work/wm_tiny_$pos.train.safetensors" --log "$out/wm_tiny_$pos.csv" \
     > "$work/train_$pos.json" 2> "$work/train_$pos.log"
 }

@@ -13,7 +13,8 @@
 namespace poslab::app {
 namespace {
 
-// A suggested first step: a button opening a preset. Texts are keys of assets/i18n/*.toml.
+// A suggested first step: a button opening a preset. Texts are keys of
+// assets/i18n/<lang>/shell.toml.
 struct Start {
   const char* label;   // button text key
   const char* preset;  // what it opens

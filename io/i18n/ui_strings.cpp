@@ -2,7 +2,9 @@
 #include "io/i18n/ui_strings.hpp"
 
 #include <toml++/toml.h>
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include "core/common/errors.hpp"
 
@@ -39,13 +41,38 @@ std::map<std::string, std::string, std::less<>> read_table(const std::string& pa
   return out;
 }
 
+// Every <dir>/<lang>/*.toml in name order, merged; a key in two files is an error naming both.
+std::map<std::string, std::string, std::less<>> read_language(const std::string& dir,
+                                                              const std::string& lang) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(dir) / lang;
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec))
+    throw FileError(folder.string(), "no such folder of interface texts (assets/i18n/<language>/)");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(folder, ec))
+    if (e.path().extension() == ".toml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::map<std::string, std::string, std::less<>> out;
+  std::map<std::string, std::string> origin;
+  for (const auto& f : files) {
+    for (auto& [k, v] : read_table(f.string())) {
+      if (auto [it, fresh] = origin.emplace(k, f.filename().string()); !fresh)
+        throw FileError(f.string(), "\"" + k + "\" is also defined in " + it->second +
+                                        ": keep each key in one file");
+      out[k] = std::move(v);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 UiStrings UiStrings::load(const std::string& dir, const std::string& lang) {
   UiStrings s;
-  s.map_ = read_table(dir + "/en.toml");
+  s.map_ = read_language(dir, "en");
   if (lang != "en")
-    for (auto& [k, v] : read_table(dir + "/" + lang + ".toml")) s.map_[k] = std::move(v);
+    for (auto& [k, v] : read_language(dir, lang)) s.map_[k] = std::move(v);
   return s;
 }
 

@@ -1,7 +1,8 @@
-// The interface's words in one language, read from data files (assets/i18n/<lang>.toml,
-// toml++): a flat table of dotted keys ("menu.file" = "File"). English is complete; another
-// language overrides what it translates, and a missing key falls back to English, then to
-// the key itself, so a half-translated file never hides a control.
+// The interface's words in one language, read from data files (assets/i18n/<lang>/*.toml,
+// one file per part of the interface: shell.toml, wheels.toml, ...; toml++): a flat table of dotted
+// keys ("menu.file" = "File"). English is complete; another language overrides what it translates,
+// and a missing key falls back to English, then to the key itself, so a half-translated file never
+// hides a control.
 #pragma once
 #include <functional>
 #include <map>
@@ -14,8 +15,9 @@ namespace poslab::io {
 class UiStrings {
  public:
   UiStrings() = default;
-  // Loads <dir>/en.toml and, for another language, <dir>/<lang>.toml over it. Throws
-  // FileError naming the file (missing, TOML syntax error with line, a non-text value).
+  // Loads every <dir>/en/*.toml and, for another language, <dir>/<lang>/*.toml over it.
+  // Throws FileError naming the file (missing folder, TOML syntax error with line, a
+  // non-text value, a key defined in two files of one language).
   static UiStrings load(const std::string& dir, const std::string& lang);
   // The text for `key`; the key itself if no file has it.
   const std::string& get(std::string_view key) const;

@@ -28,19 +28,29 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 TEST_CASE("English and Chinese interface files have the same keys") {
-  auto en = UiStrings::file_keys(kDir + "/en.toml");
-  auto zh = UiStrings::file_keys(kDir + "/zh.toml");
-  std::sort(en.begin(), en.end());
-  std::sort(zh.begin(), zh.end());
-  CHECK(en.size() > 40);
-  for (const auto& k : en) {
-    INFO("key " << k);
-    CHECK(std::binary_search(zh.begin(), zh.end(), k));
+  std::set<std::string> en_files, zh_files;
+  for (const auto& e : fs::directory_iterator(kDir + "/en")) en_files.insert(e.path().filename());
+  for (const auto& e : fs::directory_iterator(kDir + "/zh")) zh_files.insert(e.path().filename());
+  CHECK(en_files == zh_files);
+  CHECK(en_files.count("shell.toml") == 1);
+  std::size_t total = 0;
+  for (const auto& name : en_files) {
+    INFO("file " << name);
+    auto en = UiStrings::file_keys(kDir + "/en/" + name);
+    auto zh = UiStrings::file_keys(kDir + "/zh/" + name);
+    total += en.size();
+    std::sort(en.begin(), en.end());
+    std::sort(zh.begin(), zh.end());
+    for (const auto& k : en) {
+      INFO("key " << k);
+      CHECK(std::binary_search(zh.begin(), zh.end(), k));
+    }
+    for (const auto& k : zh) {
+      INFO("key " << k);
+      CHECK(std::binary_search(en.begin(), en.end(), k));
+    }
   }
-  for (const auto& k : zh) {
-    INFO("key " << k);
-    CHECK(std::binary_search(en.begin(), en.end(), k));
-  }
+  CHECK(total > 40);
 }
 
 TEST_CASE("every key the shell and the welcome page use exists in English") {
@@ -64,16 +74,22 @@ TEST_CASE("every key the shell and the welcome page use exists in English") {
 
 TEST_CASE("a missing translation falls back to English, then to the key") {
   const fs::path d = fs::temp_directory_path() / ("poslab_i18n_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  std::ofstream(d / "en.toml") << "[menu]\nfile = \"File\"\nquit = \"Quit\"\n";
-  std::ofstream(d / "xx.toml") << "[menu]\nfile = \"文件\"\n";
+  fs::create_directories(d / "en");
+  fs::create_directories(d / "xx");
+  std::ofstream(d / "en" / "a.toml") << "[menu]\nfile = \"File\"\n";
+  std::ofstream(d / "en" / "b.toml") << "[menu]\nquit = \"Quit\"\n";
+  std::ofstream(d / "xx" / "a.toml") << "[menu]\nfile = \"文件\"\n";
   const UiStrings s = UiStrings::load(d.string(), "xx");
   CHECK(s.get("menu.file") == "文件");
   CHECK(s.get("menu.quit") == "Quit");
   CHECK(s.get("menu.nothing") == "menu.nothing");
-  std::ofstream(d / "bad.toml") << "[menu]\nfile = 3\n";
-  std::ofstream(d / "en.toml") << "[menu]\nfile = 3\n";
+  CHECK_THROWS_WITH(UiStrings::load(d.string(), "yy"), Catch::Contains("yy"));
+  std::ofstream(d / "en" / "c.toml") << "[menu]\nfile = \"File again\"\n";
   CHECK_THROWS_WITH(UiStrings::load(d.string(), "en"),
-                    Catch::Contains("en.toml") && Catch::Contains("must be text"));
+                    Catch::Contains("c.toml") && Catch::Contains("a.toml"));
+  fs::remove(d / "en" / "c.toml");
+  std::ofstream(d / "en" / "a.toml") << "[menu]\nfile = 3\n";
+  CHECK_THROWS_WITH(UiStrings::load(d.string(), "en"),
+                    Catch::Contains("a.toml") && Catch::Contains("must be text"));
   fs::remove_all(d);
 }
