@@ -27,6 +27,8 @@
 #include "app/widgets.hpp"
 #include "app/widgets/background_job.hpp"
 #include "app/widgets/control_column.hpp"
+#include "app/widgets/theme_colour.hpp"
+#include "app/widgets/tr_label.hpp"
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
@@ -88,12 +90,12 @@ ComputedPtr compute(const AttentionLabSettings& s, const std::atomic<bool>* canc
   return c;
 }
 
-bool encoding_combo(const char* label, AttentionEncoding& e) {
+bool encoding_combo(const AppContext& ctx, const char* label, AttentionEncoding& e) {
   bool changed = false;
-  if (ImGui::BeginCombo(label, attention_encoding_label(e))) {
+  if (ImGui::BeginCombo(label, attention_encoding_text(ctx, e))) {
     for (size_t i = 0; i < attention_encoding_names().size(); ++i) {
       const auto option = static_cast<AttentionEncoding>(i);
-      if (ImGui::Selectable(attention_encoding_label(option), option == e)) {
+      if (ImGui::Selectable(attention_encoding_text(ctx, option), option == e)) {
         e = option;
         changed = true;
       }
@@ -196,6 +198,7 @@ class AttentionPanel final : public Panel {
   bool controls_folded_ = false;  // the control column folded to a strip (small windows)
 
   void draw(AppContext& ctx) override {
+    ctx_ = &ctx;
     const float scale = ctx.ui_scale();
     const AttentionLabSettings before = ui_.lab;
     if (begin_control_column("##att_controls", 370.0f * scale, controls_folded_))
@@ -263,157 +266,150 @@ class AttentionPanel final : public Panel {
   }
 
   // ---- controls ----------------------------------------------------------------------
+  const char* T(const char* key) const { return ctx_->tr(key); }
+  std::string L(const char* key) const { return tr_id(*ctx_, key); }
+  // A radio button with a translated label and its own tooltip.
+  void radio(const char* key, int& v, int value, const char* tip_key) {
+    ImGui::RadioButton(L(key).c_str(), &v, value);
+    tooltip(T(tip_key));
+  }
+
   void draw_controls(AttentionLabSettings& s, float scale) {
     AttentionParams& p = s.params;
     ImGui::PushItemWidth(190.0f * scale);
-    ImGui::TextUnformatted("Tokens");
+    ImGui::TextUnformatted(T("attention.tokens_heading"));
     int source = static_cast<int>(s.source);
-    ImGui::RadioButton("sentence", &source, 0);
+    radio("attention.src_sentence", source, 0, "attention.src_sentence_tip");
     ImGui::SameLine();
-    ImGui::RadioButton("count", &source, 1);
+    radio("attention.src_count", source, 1, "attention.src_count_tip");
     ImGui::SameLine();
-    ImGui::RadioButton("patch grid", &source, 2);
+    radio("attention.src_grid", source, 2, "attention.src_grid_tip");
     s.source = static_cast<AttentionSource>(source);
     if (s.source == AttentionSource::sentence) {
-      ImGui::InputText("sentence", &s.sentence);
-      tooltip(
-          "Words split on spaces; Chinese without spaces splits per character.\n"
-          "Each token's content vector is seeded by its text, so the same word\n"
-          "gets the same vector wherever it stands.");
+      ImGui::InputText(L("attention.sentence").c_str(), &s.sentence);
+      tooltip(T("attention.sentence_tip"));
     } else if (s.source == AttentionSource::count) {
-      slider_int("tokens", s.token_count, AttentionLabSettings::token_count_range, true);
-      tooltip("Distinct tokens t0, t1, ...: up to 1024 (1024 x 1024 cells per head).");
+      slider_int(L("attention.tokens").c_str(), s.token_count,
+                 AttentionLabSettings::token_count_range, true, T("attention.tokens_tip"));
     } else {
-      slider_int("grid rows", s.grid_rows, AttentionLabSettings::grid_side_range, false,
-                 "Patch rows; rows x cols <= 1024 patches.");
-      slider_int("grid cols", s.grid_cols, AttentionLabSettings::grid_side_range, false,
-                 "Patch columns; rows x cols <= 1024 patches.");
+      slider_int(L("attention.grid_rows").c_str(), s.grid_rows,
+                 AttentionLabSettings::grid_side_range, false, T("attention.grid_rows_tip"));
+      slider_int(L("attention.grid_cols").c_str(), s.grid_cols,
+                 AttentionLabSettings::grid_side_range, false, T("attention.grid_cols_tip"));
       s.grid_rows = std::min(s.grid_rows, kAttentionMaxTokens / std::max(1, s.grid_cols));
       s.query_row = std::min(s.query_row, s.grid_rows - 1);
       s.query_col = std::min(s.query_col, s.grid_cols - 1);
-      tooltip(
-          "Image patches in raster order (ClimaX / ViT). Click a patch on the right to pick the "
-          "query.");
     }
 
     ImGui::Separator();
-    ImGui::TextUnformatted("Encoding");
-    encoding_combo("##encoding", p.encoding);
-    tooltip(
-        "How position enters: absolute encodings are added to the content (x = c + p),\n"
-        "RoPE rotates q and k, bias encodings add b[i][j] to the logits.");
-    attention_encoding_controls(p, scale);
+    ImGui::TextUnformatted(T("attention.encoding_heading"));
+    encoding_combo(*ctx_, "##encoding", p.encoding);
+    tooltip(T("attention.encoding_tip"));
+    attention_encoding_controls(*ctx_, p, scale);
 
     ImGui::Separator();
-    ImGui::TextUnformatted("Model");
-    slider_int("heads", p.heads, AttentionParams::heads_range, false,
-               "H: attention heads, each with its own seeded W_q, W_k (and ALiBi slope, T5 or "
-               "Swin table).");
+    ImGui::TextUnformatted(T("attention.model_heading"));
+    slider_int(L("attention.heads").c_str(), p.heads, AttentionParams::heads_range, false,
+               T("attention.heads_tip"));
     s.head = std::min(s.head, p.heads - 1);
-    if (slider_int("model dim D", p.model_dim, AttentionParams::model_dim_range, true))
+    if (slider_int(L("attention.model_dim").c_str(), p.model_dim, AttentionParams::model_dim_range,
+                   true, T("attention.model_dim_tip")))
       p.model_dim += p.model_dim % 2;
-    tooltip("Dims of content vectors and of absolute encodings (added to them).");
-    if (slider_int("head dim", p.head_dim, AttentionParams::head_dim_range, true))
+    if (slider_int(L("attention.head_dim").c_str(), p.head_dim, AttentionParams::head_dim_range,
+                   true, T("attention.head_dim_tip")))
       p.head_dim += p.head_dim % 2;
-    tooltip(
-        "Dims per head after W_q / W_k. Logits are scaled by 1/sqrt(head dim) (T5: not scaled).");
-    ImGui::InputInt("seed", &p.seed);
+    ImGui::InputInt(L("attention.seed").c_str(), &p.seed);
     p.seed = std::clamp(p.seed, 0, 2147483647);
-    tooltip("Seeds content vectors, W_q / W_k per head, learned tables and the terrain.");
-    ImGui::Checkbox("content", &p.use_content);
-    tooltip("Off: every token is the same, only position speaks.");
+    tooltip(T("attention.seed_tip"));
+    ImGui::Checkbox(L("attention.content").c_str(), &p.use_content);
+    tooltip(T("attention.content_tip"));
     ImGui::SameLine();
-    ImGui::Checkbox("position", &p.use_position);
-    tooltip("Off: no position information, only content speaks.");
+    ImGui::Checkbox(L("attention.position").c_str(), &p.use_position);
+    tooltip(T("attention.position_tip"));
     ImGui::SameLine();
-    ImGui::Checkbox("causal", &p.causal);
-    tooltip("Mask keys after the query (decoder). Masked cells are grey.");
+    ImGui::Checkbox(L("attention.causal").c_str(), &p.causal);
+    tooltip(T("attention.causal_tip"));
 
     ImGui::Separator();
-    ImGui::TextUnformatted("View");
-    slider_int("head", s.head, {0, static_cast<double>(p.heads - 1)}, false,
-               "Which head's matrices are drawn (and computed: one head at a time).");
+    ImGui::TextUnformatted(T("attention.view_heading"));
+    slider_int(L("attention.head").c_str(), s.head, {0, static_cast<double>(p.heads - 1)}, false,
+               T("attention.head_tip"));
     int view = s.show_scores ? 1 : 0;
-    ImGui::RadioButton("weights (softmax)", &view, 0);
+    radio("attention.weights", view, 0, "attention.weights_tip");
     ImGui::SameLine();
-    ImGui::RadioButton("logits", &view, 1);
+    radio("attention.logits", view, 1, "attention.logits_tip");
     s.show_scores = view == 1;
     int cs = static_cast<int>(s.color_scale);
+    const char* scale_keys[] = {"attention.scale_linear", "attention.scale_log",
+                                "attention.scale_rank"};
     for (int i = 0; i < 3; ++i) {
-      ImGui::RadioButton(color_scale_names()[i].c_str(), &cs, i);
+      ImGui::RadioButton((T(scale_keys[i]) + std::string("###") + color_scale_names()[i]).c_str(),
+                         &cs, i);
+      tooltip(T("attention.colours_tip"));
       ImGui::SameLine();
     }
-    ImGui::TextUnformatted("colours");
-    tooltip(
-        "linear: colour proportional to the value. log: each decade gets equal room (small\n"
-        "weights become visible). rank: colours spread evenly over the distinct values\n"
-        "(quantiles); the legend names the value at each tick.");
+    ImGui::TextUnformatted(T("attention.colours"));
+    tooltip(T("attention.colours_tip"));
     s.color_scale = static_cast<ColorScaleKind>(cs);
-    ImGui::Checkbox("shared colour scale (side by side)", &s.shared_scale);
-    tooltip("Side by side: one colour range over both maps, so equal colours mean equal values.");
+    ImGui::Checkbox(L("attention.shared_scale").c_str(), &s.shared_scale);
+    tooltip(T("attention.shared_scale_tip"));
 
     ImGui::Separator();
-    ImGui::TextUnformatted("Side by side");
+    ImGui::TextUnformatted(T("attention.compare_heading"));
     int cmp = static_cast<int>(s.compare);
-    ImGui::RadioButton("off", &cmp, 0);
+    radio("attention.cmp_off", cmp, 0, "attention.cmp_off_tip");
     ImGui::SameLine();
-    ImGui::RadioButton("two encodings", &cmp, 1);
+    radio("attention.cmp_encodings", cmp, 1, "attention.cmp_encodings_tip");
     ImGui::SameLine();
-    ImGui::RadioButton("two orderings", &cmp, 2);
-    tooltip(
-        "off: one heatmap. two encodings: the same tokens under another encoding. two "
-        "orderings:\nthe same tokens reordered; rows and columns matched by token.");
+    radio("attention.cmp_orderings", cmp, 2, "attention.cmp_orderings_tip");
     s.compare = static_cast<AttentionCompare>(cmp);
-    if (s.compare == AttentionCompare::encodings) encoding_combo("other", s.compare_encoding);
+    if (s.compare == AttentionCompare::encodings) {
+      encoding_combo(*ctx_, L("attention.other").c_str(), s.compare_encoding);
+      tooltip(T("attention.other_tip"));
+    }
     if (s.compare == AttentionCompare::orderings) {
-      ImGui::InputText("reordered", &s.sentence_b);
-      tooltip(
-          "The same tokens in another order, e.g. 你 喜欢 我. Rows and columns of the\n"
-          "difference are matched by token.");
+      ImGui::InputText(L("attention.reordered").c_str(), &s.sentence_b);
+      tooltip(T("attention.reordered_tip"));
     }
 
     ImGui::Separator();
-    ImGui::TextUnformatted("Demos (one click)");
+    ImGui::TextUnformatted(T("attention.demos_heading"));
     struct DemoButton {
       AttentionDemo demo;
       const char* label;
       const char* help;
     };
     const DemoButton buttons[] = {
-        {AttentionDemo::permutation, "Permutation",
-         "Reverse the tokens (positions stay). Without an encoding\nthe matrix is only permuted."},
-        {AttentionDemo::shift, "Shift",
-         "Add k to every position. Relative encodings: no change.\nAbsolute ones: the logits "
-         "change."},
-        {AttentionDemo::extrapolation, "Extrapolation",
-         "More tokens than the trained length L (= learned table rows)."},
-        {AttentionDemo::rope_decay, "RoPE decay",
-         "RoPE score against distance for q = k = ones and for seeded q, k."},
-        {AttentionDemo::alibi_slopes, "ALiBi slopes",
-         "One slope per head, including head counts that are not powers of two."},
-        {AttentionDemo::t5_buckets, "T5 buckets",
-         "Which bucket each (query, key) pair falls into, and each bucket's range."},
+        {AttentionDemo::permutation, "attention.demo_permutation", "attention.demo_permutation_tip"},
+        {AttentionDemo::shift, "attention.demo_shift", "attention.demo_shift_tip"},
+        {AttentionDemo::extrapolation, "attention.demo_extrapolation",
+         "attention.demo_extrapolation_tip"},
+        {AttentionDemo::rope_decay, "attention.demo_decay", "attention.demo_decay_tip"},
+        {AttentionDemo::alibi_slopes, "attention.demo_slopes", "attention.demo_slopes_tip"},
+        {AttentionDemo::t5_buckets, "attention.demo_buckets", "attention.demo_buckets_tip"},
     };
     for (size_t i = 0; i < std::size(buttons); ++i) {
       if (i % 3) ImGui::SameLine();
       const bool on = s.demo == buttons[i].demo;
       if (on)
         ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-      if (ImGui::Button(buttons[i].label)) s.demo = on ? AttentionDemo::none : buttons[i].demo;
+      if (ImGui::Button(L(buttons[i].label).c_str()))
+        s.demo = on ? AttentionDemo::none : buttons[i].demo;
       if (on) ImGui::PopStyleColor();
-      tooltip(buttons[i].help);
+      tooltip(T(buttons[i].help));
     }
-    if (s.demo != AttentionDemo::none && ImGui::SmallButton("close demo"))
+    if (s.demo != AttentionDemo::none && ImGui::SmallButton(L("attention.close_demo").c_str()))
       s.demo = AttentionDemo::none;
     if (s.demo == AttentionDemo::shift)
-      slider_double("shift k", s.shift, AttentionLabSettings::shift_range, "%.6g", true);
-    if (s.demo == AttentionDemo::extrapolation) {
-      slider_int("tokens shown", s.extrapolate_tokens,
-                 AttentionLabSettings::extrapolate_tokens_range, true);
-      tooltip("Positions 0 .. N-1; the red lines mark the trained length L (table length).");
-    }
+      slider_double(L("attention.shift_k").c_str(), s.shift, AttentionLabSettings::shift_range,
+                    "%.6g", true, T("attention.shift_k_tip"));
+    if (s.demo == AttentionDemo::extrapolation)
+      slider_int(L("attention.tokens_shown").c_str(), s.extrapolate_tokens,
+                 AttentionLabSettings::extrapolate_tokens_range, true,
+                 T("attention.tokens_shown_tip"));
     if (s.demo == AttentionDemo::rope_decay)
-      slider_int("max distance", s.decay_max, AttentionLabSettings::decay_max_range, true);
+      slider_int(L("attention.max_distance").c_str(), s.decay_max,
+                 AttentionLabSettings::decay_max_range, true, T("attention.max_distance_tip"));
     ImGui::PopItemWidth();
   }
 
@@ -488,21 +484,22 @@ class AttentionPanel final : public Panel {
     if (ui_.job.running()) {
       if (job_status(ui_.job, false, 200.0f * scale) == JobAction::cancel) {
         ui_.failed = ui_.job_inputs;  // not restarted until a setting changes
-        ui_.last_error = "computation cancelled";
+        ui_.last_error = T("attention.cancelled");
       }
     }
     if (!c) {
-      ImGui::TextWrapped("%s",
-                         ui_.last_error.empty() ? "nothing to show yet" : ui_.last_error.c_str());
+      ImGui::TextWrapped("%s", ui_.last_error.empty() ? T("attention.nothing_yet")
+                                                      : ui_.last_error.c_str());
       return;
     }
     upload_if_needed(*c);
     const AttentionLabSettings& s = c->lab;
     const AttentionParams& p = s.params;
     const int T = static_cast<int>(c->model.input.tokens.size());
-    ImGui::Text("%s  |  %d tokens, head %d of %d, scale %.4g  |  %.0f ms",
-                attention_encoding_label(p.encoding), T, s.head, p.heads, c->result.scale,
-                c->seconds * 1e3);
+    ImGui::Text("%s  |  %d %s, %s %d / %d, %s %.4g  |  %.0f ms",
+                attention_encoding_text(ctx, p.encoding), T, this->T("attention.n_tokens"),
+                this->T("attention.head"), s.head, p.heads, this->T("attention.scale"),
+                c->result.scale, c->seconds * 1e3);
     if (!c->result.note.empty())
       ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.4f, 1.0f), "%s", c->result.note.c_str());
     const float avail = ImGui::GetContentRegionAvail().x;
@@ -517,16 +514,16 @@ class AttentionPanel final : public Panel {
     }
     switch (s.demo) {
       case AttentionDemo::extrapolation:
-        attention_draw_extrapolation(*c, ui_.tex.demo, scale, avail);
+        attention_draw_extrapolation(ctx, *c, ui_.tex.demo, scale, avail);
         return;
       case AttentionDemo::rope_decay:
-        attention_draw_decay(*c, ui_.tex.demo, scale, avail);
+        attention_draw_decay(ctx, *c, ui_.tex.demo, scale, avail);
         return;
       case AttentionDemo::alibi_slopes:
-        attention_draw_slopes(*c, ui_.tex.demo, scale, avail);
+        attention_draw_slopes(ctx, *c, ui_.tex.demo, scale, avail);
         return;
       case AttentionDemo::t5_buckets:
-        attention_draw_buckets(*c, ui_.tex.demo, scale, avail);
+        attention_draw_buckets(ctx, *c, ui_.tex.demo, scale, avail);
         return;
       default:
         break;
@@ -535,33 +532,32 @@ class AttentionPanel final : public Panel {
         std::clamp(std::min(avail * 0.62f, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                    120.0f * scale, 900.0f * scale);
     const CellHover hv = token_heatmap("main", ui_.tex.main, c->model.input.tokens, side, scale);
-    if (hv.row >= 0) attention_cell_tooltip(*c, c->model, c->result, hv.row, hv.col);
+    if (hv.row >= 0) attention_cell_tooltip(ctx, *c, c->model, c->result, hv.row, hv.col);
   }
 
   void draw_pair(const AttentionComputed& c, float scale, float avail) {
     const AttentionComparison& pc = c.pair;
     ImGui::TextWrapped("%s", pc.note.c_str());
     if (pc.max_abs_score_diff < 1e-4)
-      ImGui::TextColored(
-          ImVec4(0.5f, 0.9f, 0.5f, 1.0f),
-          "The difference is zero up to float32 rounding (the heatmaps are float32).");
+      ImGui::TextColored(ImColor(theme_colour(ImVec4(0.5f, 0.9f, 0.5f, 1.0f))), "%s",
+                         T("attention.diff_zero"));
     const float side =
         std::clamp((avail - 3 * 110.0f * scale) / 3.0f, 100.0f * scale, 600.0f * scale);
     const int head = c.lab.head;
     ImGui::BeginGroup();
-    ImGui::TextUnformatted(c.caption_a.c_str());
+    ImGui::TextUnformatted(attention_caption(*ctx_, c, false).c_str());
     const CellHover ha = token_heatmap("a", ui_.tex.main, pc.model_a.input.tokens, side, scale);
     ImGui::EndGroup();
-    if (ha.row >= 0) attention_cell_tooltip(c, pc.model_a, pc.a, ha.row, ha.col);
+    if (ha.row >= 0) attention_cell_tooltip(*ctx_, c, pc.model_a, pc.a, ha.row, ha.col);
     ImGui::SameLine();
     ImGui::BeginGroup();
-    ImGui::TextUnformatted(c.caption_b.c_str());
+    ImGui::TextUnformatted(attention_caption(*ctx_, c, true).c_str());
     const CellHover hb = token_heatmap("b", ui_.tex.second, pc.model_b.input.tokens, side, scale);
     ImGui::EndGroup();
-    if (hb.row >= 0) attention_cell_tooltip(c, pc.model_b, pc.b, hb.row, hb.col);
+    if (hb.row >= 0) attention_cell_tooltip(*ctx_, c, pc.model_b, pc.b, hb.row, hb.col);
     ImGui::SameLine();
     ImGui::BeginGroup();
-    ImGui::Text("difference (right - left, matched by token)");
+    ImGui::TextUnformatted(T("attention.difference"));
     const CellHover hd = token_heatmap("diff", ui_.tex.diff, pc.model_a.input.tokens, side, scale);
     ImGui::EndGroup();
     if (hd.row >= 0) {
@@ -572,37 +568,32 @@ class AttentionPanel final : public Panel {
       ImGui::BeginTooltip();
       ImGui::Text("\"%s\" -> \"%s\"", pc.model_a.input.tokens[hd.row].c_str(),
                   pc.model_a.input.tokens[hd.col].c_str());
-      ImGui::Text("left %.5g   right %.5g   difference %.5g",
-                  static_cast<double>(a(hd.row, hd.col)), static_cast<double>(b(bi, bj)),
+      ImGui::Text("%s %.5g   %s %.5g   %s %.5g", T("attention.left"),
+                  static_cast<double>(a(hd.row, hd.col)), T("attention.right"),
+                  static_cast<double>(b(bi, bj)), T("attention.diff_word"),
                   static_cast<double>(d(hd.row, hd.col)));
-      if (std::isnan(d(hd.row, hd.col))) ImGui::TextDisabled("masked or undefined on one side");
+      if (std::isnan(d(hd.row, hd.col))) ImGui::TextDisabled("%s", T("attention.masked_one_side"));
       ImGui::EndTooltip();
     }
   }
 
   void draw_grid_mode(AppContext& ctx, const AttentionComputed& c, float scale, float avail) {
-    (void)ctx;
     AttentionLabSettings& s = ui_.lab;
     const AttentionParams& p = c.lab.params;
-    ImGui::TextWrapped(
-        "Patch grid %d x %d. Click a patch to make it the query; the image is that query's "
-        "attention "
-        "weights over the grid.",
-        c.lab.grid_rows, c.lab.grid_cols);
+    ImGui::TextWrapped("%s %d x %d. %s", T("attention.patch_grid"), c.lab.grid_rows,
+                       c.lab.grid_cols, T("attention.patch_grid_help"));
     const bool elevation = p.encoding == AttentionEncoding::elevation,
                swin = p.encoding == AttentionEncoding::swin;
     if (elevation || swin) {
-      if (ImGui::Button(elevation ? "Switch to a true relative position bias (Swin)"
-                                  : "Switch to the elevation bias (TopoFlow)"))
+      if (ImGui::Button(L(elevation ? "attention.to_swin" : "attention.to_elevation").c_str()))
         s.params.encoding = elevation ? AttentionEncoding::swin : AttentionEncoding::elevation;
       ImGui::SameLine();
-      ImGui::TextDisabled(
-          elevation ? "elevation: depends on the terrain under the patches, not on their offset"
-                    : "Swin: depends only on the (row, column) offset between patches");
-    } else if (ImGui::SmallButton("Show the elevation bias")) {
+      ImGui::TextDisabled("%s", T(elevation ? "attention.elevation_note" : "attention.swin_note"));
+    } else if (ImGui::SmallButton(L("attention.show_elevation").c_str())) {
       s.params.encoding = AttentionEncoding::elevation;
     }
-    ImGui::Checkbox("show terrain", &s.show_terrain);
+    ImGui::Checkbox(L("attention.show_terrain").c_str(), &s.show_terrain);
+    tooltip(T("attention.show_terrain_tip"));
     const int panes = 1 + (c.has_pair ? 1 : 0) + (s.show_terrain ? 1 : 0);
     const float side =
         std::clamp((avail - panes * 20.0f * scale) / panes, 100.0f * scale, 420.0f * scale);
@@ -626,39 +617,41 @@ class AttentionPanel final : public Panel {
           s.query_col = col;
         }
         ImGui::BeginTooltip();
-        ImGui::Text("patch (%d, %d)%s", r, col, pick ? "   click: make it the query" : "");
+        ImGui::Text("%s (%d, %d)   %s", T("attention.patch"), r, col,
+                    pick ? T("attention.click_query") : "");
         if (c.model.terrain.size())
-          ImGui::Text("height %.0f m (query %.0f m)", c.model.terrain(r, col),
-                      c.model.terrain(s.query_row, s.query_col));
-        if (pick) attention_cell_terms(c, c.model, c.result, q, key);
+          ImGui::Text("%s %.0f m (%s %.0f m)", T("attention.height"), c.model.terrain(r, col),
+                      T("attention.query"), c.model.terrain(s.query_row, s.query_col));
+        if (pick) attention_cell_terms(ctx, c, c.model, c.result, q, key);
         ImGui::EndTooltip();
       }
       ImGui::PopID();
       tex.draw_colorbar(ImVec2(side, 8.0f * scale));
       ImGui::EndGroup();
     };
-    grid_pane("ga", ui_.tex.grid_a, attention_encoding_label(p.encoding), true);
+    grid_pane("ga", ui_.tex.grid_a, attention_encoding_text(ctx, p.encoding), true);
     if (c.has_pair) {
       ImGui::SameLine();
-      grid_pane("gb", ui_.tex.grid_b, c.caption_b.c_str(), false);
+      grid_pane("gb", ui_.tex.grid_b, attention_caption(ctx, c, true).c_str(), false);
     }
     if (s.show_terrain) {
       ImGui::SameLine();
-      grid_pane("terrain", ui_.tex.terrain, "terrain height (m)", false);
+      grid_pane("terrain", ui_.tex.terrain, T("attention.terrain_height"), false);
     }
     ImGui::Spacing();
     if (c.has_pair) ImGui::TextWrapped("%s", c.pair.note.c_str());
-    ImGui::TextDisabled("Full matrix (all patches as queries):");
+    ImGui::TextDisabled("%s", T("attention.full_matrix"));
     const float mside =
         std::clamp(std::min(avail * 0.45f, ImGui::GetContentRegionAvail().y - 70.0f * scale),
                    100.0f * scale, 600.0f * scale);
     const CellHover hv =
         token_heatmap("grid_full", ui_.tex.main, c.model.input.tokens, mside, scale);
-    if (hv.row >= 0) attention_cell_tooltip(c, c.model, c.result, hv.row, hv.col);
+    if (hv.row >= 0) attention_cell_tooltip(ctx, c, c.model, c.result, hv.row, hv.col);
   }
 
   AttentionUi ui_;
   ViewRect view_rect_;
+  const AppContext* ctx_ = nullptr;  // set at the start of draw(): the interface language
 };
 
 }  // namespace

@@ -5,109 +5,164 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "app/widgets.hpp"
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/plot.hpp"
 #include "app/widgets/rope_controls.hpp"
+#include "app/widgets/theme_colour.hpp"
+#include "app/widgets/tr_label.hpp"
 #include "app/widgets/token_heatmap.hpp"
 
 namespace poslab::app {
 
+const char* attention_encoding_text(const AppContext& ctx, AttentionEncoding e) {
+  switch (e) {
+    case AttentionEncoding::none:
+      return ctx.tr("attention.enc.none");
+    case AttentionEncoding::sinusoidal:
+      return ctx.tr("attention.enc.sin");
+    case AttentionEncoding::sinusoidal_concat:
+      return ctx.tr("attention.enc.sin_concat");
+    case AttentionEncoding::learned:
+      return ctx.tr("attention.enc.learned");
+    case AttentionEncoding::rope:
+      return ctx.tr("attention.enc.rope");
+    case AttentionEncoding::alibi:
+      return ctx.tr("attention.enc.alibi");
+    case AttentionEncoding::t5:
+      return ctx.tr("attention.enc.t5");
+    case AttentionEncoding::swin:
+      return ctx.tr("attention.enc.swin");
+    case AttentionEncoding::sincos_2d:
+      return ctx.tr("attention.enc.sincos2d");
+    case AttentionEncoding::elevation:
+      return ctx.tr("attention.enc.elevation");
+  }
+  return attention_encoding_label(e);
+}
+
+std::string attention_caption(const AppContext& ctx, const AttentionComputed& c, bool second) {
+  const AttentionLabSettings& s = c.lab;
+  switch (s.demo) {
+    case AttentionDemo::none:
+      if (s.compare == AttentionCompare::encodings)
+        return attention_encoding_text(ctx, second ? s.compare_encoding : s.params.encoding);
+      if (s.compare == AttentionCompare::orderings)
+        return ctx.tr(second ? "attention.cap_second_ordering" : "attention.cap_first_ordering");
+      break;
+    case AttentionDemo::permutation:
+      if (!second) return ctx.tr("attention.cap_as_given");
+      return ctx.tr(c.caption_b.find("reversed") != std::string::npos
+                        ? "attention.cap_reversed"
+                        : "attention.cap_reordered");
+    case AttentionDemo::shift: {
+      if (!second) return std::string(ctx.tr("attention.cap_positions")) + " 0, 1, 2, ...";
+      char k[32];
+      std::snprintf(k, sizeof k, " + %g", s.shift);
+      return ctx.tr("attention.cap_positions") + std::string(k);
+    }
+    default:
+      break;
+  }
+  return second ? c.caption_b : c.caption_a;
+}
+
 // Hover: the cell's numbers and its term split.
-void attention_cell_tooltip(const AttentionComputed& c, const AttentionModel& m,
-                            const AttentionResult& r, int i, int j) {
+void attention_cell_tooltip(const AppContext& ctx, const AttentionComputed& c,
+                            const AttentionModel& m, const AttentionResult& r, int i, int j) {
   const auto& in = m.input;
   ImGui::BeginTooltip();
-  ImGui::Text("query %d \"%s\" (position %g)  ->  key %d \"%s\" (position %g)", i,
-              in.tokens[i].c_str(), in.positions[i], j, in.tokens[j].c_str(), in.positions[j]);
+  ImGui::Text("%s %d \"%s\" (%s %g)  ->  %s %d \"%s\" (%s %g)", ctx.tr("attention.query"), i,
+              in.tokens[i].c_str(), ctx.tr("attention.position_word"), in.positions[i],
+              ctx.tr("attention.key"), j, in.tokens[j].c_str(), ctx.tr("attention.position_word"),
+              in.positions[j]);
   if (m.params.encoding == AttentionEncoding::sincos_2d ||
       m.params.encoding == AttentionEncoding::swin)
-    ImGui::Text("(row, col): (%g, %g) -> (%g, %g)", in.rows[i], in.cols[i], in.rows[j], in.cols[j]);
-  attention_cell_terms(c, m, r, i, j);
+    ImGui::Text("(%s): (%g, %g) -> (%g, %g)", ctx.tr("attention.row_col"), in.rows[i], in.cols[i],
+                in.rows[j], in.cols[j]);
+  attention_cell_terms(ctx, c, m, r, i, j);
   ImGui::EndTooltip();
 }
 
-void attention_cell_terms(const AttentionComputed& c, const AttentionModel& m,
-                          const AttentionResult& r, int i, int j) {
+void attention_cell_terms(const AppContext& ctx, const AttentionComputed& c,
+                          const AttentionModel& m, const AttentionResult& r, int i, int j) {
   const int head = c.lab.head;
   const AttentionHeadResult& h = r.heads[head];
   const ScoreTerms t = attention_score_terms(m, head, i, j);
-  ImGui::Text("logit %.5g    weight %.5g", static_cast<double>(h.scores(i, j)),
-              static_cast<double>(h.weights(i, j)));
-  if (t.masked) ImGui::TextDisabled("masked: the key comes after the query");
+  ImGui::Text("logit %.5g    %s %.5g", static_cast<double>(h.scores(i, j)),
+              ctx.tr("attention.weight"), static_cast<double>(h.weights(i, j)));
+  if (t.masked) ImGui::TextDisabled("%s", ctx.tr("attention.cell_masked"));
   if (t.undefined)
-    ImGui::TextColored(ImVec4(1, 0.6f, 0.4f, 1), "undefined: a position with no learned row");
+    ImGui::TextColored(ImColor(theme_colour(ImVec4(1, 0.6f, 0.4f, 1))), "%s",
+                       ctx.tr("attention.cell_undefined"));
   ImGui::Separator();
   for (const NamedTerm& n : attention_score_term_list(m, t))
     ImGui::Text("%-20s %+.5g", n.label, n.value);
-  ImGui::Text("%-20s %+.5g", "sum (logit)", t.total);
+  ImGui::Text("%-20s %+.5g", ctx.tr("attention.sum_logit"), t.total);
 }
 
 // The controls of the chosen encoding's own parameters.
-void attention_encoding_controls(AttentionParams& p, float scale) {
+void attention_encoding_controls(const AppContext& ctx, AttentionParams& p, float scale) {
+  auto T = [&](const char* key) { return ctx.tr(key); };
+  auto L = [&](const char* key) { return tr_id(ctx, key); };
   switch (p.encoding) {
     case AttentionEncoding::sinusoidal:
     case AttentionEncoding::sinusoidal_concat:
     case AttentionEncoding::sincos_2d:
-      slider_double("base", p.sin_base, AttentionParams::sin_base_range, "%.6g", true);
-      tooltip("w_i = base^(-2i/D). Added to the content vectors (absolute).");
+      slider_double(L("attention.sin_base").c_str(), p.sin_base, AttentionParams::sin_base_range,
+                    "%.6g", true, T("attention.sin_base_tip"));
       break;
     case AttentionEncoding::learned:
-      slider_int("table length L", p.table_length, AttentionParams::table_length_range, true);
-      tooltip(
-          "Rows of the learned table = trained context. Positions >= L have no embedding:\n"
-          "their cells are grey (undefined), not invented.");
-      slider_double("row std", p.learned_std, AttentionParams::learned_std_range, "%.3g", true);
+      slider_int(L("attention.table_length").c_str(), p.table_length,
+                 AttentionParams::table_length_range, true, T("attention.table_length_tip"));
+      slider_double(L("attention.row_std").c_str(), p.learned_std,
+                    AttentionParams::learned_std_range, "%.3g", true, T("attention.row_std_tip"));
       break;
     case AttentionEncoding::rope: {
       rope_controls(
-          p.rope,
+          ctx, p.rope,
           {.head_dim = false, .rotary_fraction = false, .layout_diagram = false, .scaling = false},
           scale);
-      tooltip("Which head dims pair up. Position only: q = k = all ones, rotated.");
-      ImGui::Checkbox("mixed-layout bug", &p.rope_mixed);
-      tooltip(
-          "Lesson 5's silent bug: an interleaved angle table used with rotate_half. The two\n"
-          "numbers of a pair turn by different angles, so this is no rotation: scores stop\n"
-          "depending only on n - m (try the shift demo).");
+      tooltip(T("attention.rope_layout_tip"));
+      ImGui::Checkbox(L("attention.mixed_bug").c_str(), &p.rope_mixed);
+      tooltip(T("attention.mixed_bug_tip"));
       break;
     }
     case AttentionEncoding::t5:
-      ImGui::Checkbox("bidirectional (encoder)", &p.t5_bidirectional);
-      tooltip("Encoder: buckets split by sign. Decoder: keys after the query all share bucket 0.");
-      if (slider_int("buckets", p.t5_buckets, AttentionParams::t5_buckets_range))
+      ImGui::Checkbox(L("attention.t5_bidir").c_str(), &p.t5_bidirectional);
+      tooltip(T("attention.t5_bidir_tip"));
+      if (slider_int(L("attention.t5_buckets").c_str(), p.t5_buckets,
+                     AttentionParams::t5_buckets_range, false, T("attention.t5_buckets_tip")))
         p.t5_buckets += p.t5_buckets % 2;
-      slider_int("max distance", p.t5_max_distance, AttentionParams::t5_max_distance_range, true);
-      slider_double("bias std", p.bias_std, AttentionParams::bias_std_range, "%.3g", false);
-      tooltip("One seeded scalar per (bucket, head). T5 does not scale q.k by 1/sqrt(d).");
+      slider_int(L("attention.t5_max_distance").c_str(), p.t5_max_distance,
+                 AttentionParams::t5_max_distance_range, true, T("attention.t5_max_distance_tip"));
+      slider_double(L("attention.bias_std").c_str(), p.bias_std, AttentionParams::bias_std_range,
+                    "%.3g", false, T("attention.t5_bias_std_tip"));
       break;
     case AttentionEncoding::swin:
-      slider_double("bias std", p.bias_std, AttentionParams::bias_std_range, "%.3g", false);
-      tooltip(
-          "One seeded scalar per (row offset, column offset, head); the window is the whole "
-          "grid.");
+      slider_double(L("attention.bias_std").c_str(), p.bias_std, AttentionParams::bias_std_range,
+                    "%.3g", false, T("attention.swin_bias_std_tip"));
       break;
     case AttentionEncoding::elevation:
       slider_double("alpha", p.elevation_alpha, AttentionParams::elevation_alpha_range, "%.3g",
-                    false);
-      tooltip(
-          "bias(i -> j) = -alpha * max(0, (h_j - h_i) / 1000 m), clamped to [-10, 0].\n"
-          "Same for every head. It reads the terrain, not positions.");
-      slider_double("terrain max (m)", p.terrain_max_m, AttentionParams::terrain_max_range, "%.0f",
-                    false);
+                    false, T("attention.alpha_tip"));
+      slider_double(L("attention.terrain_max").c_str(), p.terrain_max_m,
+                    AttentionParams::terrain_max_range, "%.0f", false,
+                    T("attention.terrain_max_tip"));
       break;
     case AttentionEncoding::alibi:
-      ImGui::TextDisabled("slopes: 2^(-8h/n), any head count");
+      ImGui::TextDisabled("%s", T("attention.alibi_note"));
       break;
     case AttentionEncoding::none:
-      ImGui::TextDisabled("no position information at all");
+      ImGui::TextDisabled("%s", T("attention.none_note"));
       break;
   }
 }
 
-void attention_draw_extrapolation(const AttentionComputed& c, gfx::HeatmapTexture& demo,
+void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo,
                                   float scale, float avail) {
   const ExtrapolationDemo& d = c.extrapolation;
   ImGui::TextWrapped("%s", d.note.c_str());
@@ -117,50 +172,51 @@ void attention_draw_extrapolation(const AttentionComputed& c, gfx::HeatmapTextur
       std::clamp(std::min(avail * 0.5f, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                  120.0f * scale, 700.0f * scale);
   ImGui::BeginGroup();
-  ImGui::Text("%d tokens; red lines: trained length L = %d",
-              static_cast<int>(d.model.input.tokens.size()), d.trained_length);
+  ImGui::Text("%d %s; %s L = %d", static_cast<int>(d.model.input.tokens.size()),
+              ctx.tr("attention.n_tokens"), ctx.tr("attention.red_lines"), d.trained_length);
   const CellHover hv =
       token_heatmap("extra", demo, d.model.input.tokens, side, scale, d.trained_length);
   ImGui::EndGroup();
-  if (hv.row >= 0) attention_cell_tooltip(c, d.model, d.result, hv.row, hv.col);
+  if (hv.row >= 0) attention_cell_tooltip(ctx, c, d.model, d.result, hv.row, hv.col);
   ImGui::SameLine();
   ImGui::BeginGroup();
   const std::vector<double>& e = d.row_entropy[c.lab.head];
   int undefined = 0;
   for (double v : e) undefined += std::isnan(v) ? 1 : 0;
-  ImGui::TextUnformatted("entropy of each query's weights (nats)");
+  ImGui::TextUnformatted(ctx.tr("attention.entropy_title"));
   PlotSpec spec;
   spec.id = "entropy";
   spec.scale = scale;
   spec.size = ImVec2(std::max(200.0f * scale, avail - side - 150.0f * scale), 200.0f * scale);
-  spec.x.label = "query position";
+  spec.x.label = ctx.tr("attention.query_position");
   spec.legend = false;
-  spec.series.push_back({.label = "entropy", .y = e, .colour = IM_COL32(255, 170, 60, 255)});
+  spec.series.push_back({.label = ctx.tr("attention.entropy"),
+                         .y = e,
+                         .colour = theme_colour(IM_COL32(255, 170, 60, 255))});
   plot(spec);
   if (undefined)
-    ImGui::TextColored(ImVec4(1, 0.6f, 0.4f, 1),
-                       "%d rows undefined (a gap in the curve): no learned row", undefined);
+    ImGui::TextColored(ImColor(theme_colour(ImVec4(1, 0.6f, 0.4f, 1))), "%d %s", undefined,
+                       ctx.tr("attention.rows_undefined"));
   ImGui::EndGroup();
 }
 
-void attention_draw_decay(const AttentionComputed& c, gfx::HeatmapTexture& /*demo*/, float scale,
+void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& /*demo*/, float scale,
                           float avail) {
   const RopeDecay& d = c.decay;
-  ImGui::TextWrapped(
-      "RoPE score against the distance n - m, divided by sqrt(head dim), base %g, head dim %d. "
-      "q = k = ones is RoFormer's long-range bound; the seeded pair is token 0's query and token "
-      "1's key "
-      "of head %d. The curve does not depend on m itself.",
-      c.lab.params.rope.base, c.lab.params.head_dim, c.lab.head);
+  ImGui::TextWrapped("base = %g, head dim = %d, head = %d. %s", c.lab.params.rope.base,
+                     c.lab.params.head_dim, c.lab.head, ctx.tr("attention.decay_text"));
   PlotSpec spec;
   spec.id = "decay";
   spec.scale = scale;
   spec.size = ImVec2(std::max(200.0f * scale, avail - 20.0f * scale),
                      std::max(200.0f * scale, ImGui::GetContentRegionAvail().y - 40.0f * scale));
-  spec.x.label = "distance n - m (tokens)";
-  spec.series.push_back(
-      {.label = "q = k = ones", .y = d.ones, .x = d.deltas, .colour = IM_COL32(255, 170, 60, 255)});
-  spec.series.push_back({.label = "seeded q, k (head " + std::to_string(c.lab.head) + ")",
+  spec.x.label = ctx.tr("attention.distance_axis");
+  spec.series.push_back({.label = ctx.tr("attention.qk_ones"),
+                         .y = d.ones,
+                         .x = d.deltas,
+                         .colour = theme_colour(IM_COL32(255, 170, 60, 255))});
+  spec.series.push_back({.label = std::string(ctx.tr("attention.qk_seeded")) + " (head " +
+                                  std::to_string(c.lab.head) + ")",
                          .y = d.content,
                          .x = d.deltas,
                          .colour = IM_COL32(90, 170, 255, 255)});
@@ -168,20 +224,17 @@ void attention_draw_decay(const AttentionComputed& c, gfx::HeatmapTexture& /*dem
   ImGui::TextDisabled("poslab-cli attention --preset '%s'", c.key.c_str());
 }
 
-void attention_draw_slopes(const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
+void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
                            float avail) {
-  ImGui::TextWrapped(
-      "ALiBi adds -m_h * |i - j| to the logits of head h. n heads, n a power of two: m_h = "
-      "2^(-8h/n). "
-      "Otherwise the p = 2^floor(log2 n) slopes, then every second slope of the 2p list.");
+  ImGui::TextWrapped("%s", ctx.tr("attention.slopes_text"));
   ImGui::BeginGroup();
   if (ImGui::BeginTable(
           "slopes", 3,
           ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
           ImVec2(260.0f * scale,
                  std::max(150.0f * scale, ImGui::GetContentRegionAvail().y - 10.0f)))) {
-    ImGui::TableSetupColumn("head");
-    ImGui::TableSetupColumn("slope");
+    ImGui::TableSetupColumn(ctx.tr("attention.head"));
+    ImGui::TableSetupColumn(ctx.tr("attention.slope"));
     ImGui::TableSetupColumn("log2");
     ImGui::TableHeadersRow();
     for (size_t h = 0; h < c.slopes.size(); ++h) {
@@ -198,7 +251,8 @@ void attention_draw_slopes(const AttentionComputed& c, gfx::HeatmapTexture& demo
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginGroup();
-  ImGui::Text("bias of head %d (slope %.4g)", c.lab.head, c.slopes[c.lab.head]);
+  ImGui::Text("%s %d (%s %.4g)", ctx.tr("attention.bias_of_head"), c.lab.head,
+              ctx.tr("attention.slope"), c.slopes[c.lab.head]);
   const float side =
       std::clamp(std::min(avail - 300.0f * scale, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                  120.0f * scale, 700.0f * scale);
@@ -206,16 +260,14 @@ void attention_draw_slopes(const AttentionComputed& c, gfx::HeatmapTexture& demo
   ImGui::EndGroup();
 }
 
-void attention_draw_buckets(const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
+void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
                             float avail) {
   const AttentionParams& p = c.lab.params;
-  ImGui::TextWrapped(
-      "T5 buckets of relative position key - query (%s, %d buckets, max distance %d). Small "
-      "distances "
-      "get their own bucket; larger ones share log-spaced buckets; beyond max distance all share "
-      "the last.",
-      p.t5_bidirectional ? "bidirectional" : "decoder: future keys -> bucket 0", p.t5_buckets,
-      p.t5_max_distance);
+  ImGui::TextWrapped("%s (%s, %d %s, %s %d). %s", ctx.tr("attention.buckets_title"),
+                     ctx.tr(p.t5_bidirectional ? "attention.bidirectional" : "attention.decoder"),
+                     p.t5_buckets, ctx.tr("attention.buckets_word"),
+                     ctx.tr("attention.t5_max_distance"), p.t5_max_distance,
+                     ctx.tr("attention.buckets_text"));
   const float side =
       std::clamp(std::min(avail - 350.0f * scale, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                  120.0f * scale, 700.0f * scale);
@@ -224,9 +276,9 @@ void attention_draw_buckets(const AttentionComputed& c, gfx::HeatmapTexture& dem
   ImGui::EndGroup();
   if (hv.row >= 0) {
     ImGui::BeginTooltip();
-    ImGui::Text("key - query = %g  ->  bucket %.0f",
+    ImGui::Text("key - query = %g  ->  %s %.0f", 
                 c.model.input.positions[hv.col] - c.model.input.positions[hv.row],
-                static_cast<double>(c.demo_matrix(hv.row, hv.col)));
+                ctx.tr("attention.bucket"), static_cast<double>(c.demo_matrix(hv.row, hv.col)));
     ImGui::EndTooltip();
   }
   ImGui::SameLine();
@@ -235,10 +287,10 @@ void attention_draw_buckets(const AttentionComputed& c, gfx::HeatmapTexture& dem
           ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
           ImVec2(320.0f * scale,
                  std::max(150.0f * scale, ImGui::GetContentRegionAvail().y - 10.0f)))) {
-    ImGui::TableSetupColumn("bucket", ImGuiTableColumnFlags_WidthFixed,
+    ImGui::TableSetupColumn(ctx.tr("attention.bucket"), ImGuiTableColumnFlags_WidthFixed,
                             50.0f * ImGui::GetIO().FontGlobalScale);
     ImGui::TableSetupColumn("key - query", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_WidthFixed,
+    ImGui::TableSetupColumn(ctx.tr("attention.count"), ImGuiTableColumnFlags_WidthFixed,
                             50.0f * ImGui::GetIO().FontGlobalScale);
     ImGui::TableHeadersRow();
     for (const auto& r : c.bucket_ranges) {
@@ -247,11 +299,11 @@ void attention_draw_buckets(const AttentionComputed& c, gfx::HeatmapTexture& dem
       ImGui::Text("%d", r.bucket);
       ImGui::TableNextColumn();
       if (!r.count)
-        ImGui::TextDisabled("(empty)");
+        ImGui::TextDisabled("(%s)", ctx.tr("attention.empty"));
       else if (r.lo == r.hi && !r.open_ended)
         ImGui::Text("%d", r.lo);
       else
-        ImGui::Text("%d .. %d%s", r.lo, r.hi, r.open_ended ? " (+ beyond)" : "");
+        ImGui::Text("%d .. %d%s", r.lo, r.hi, r.open_ended ? ctx.tr("attention.beyond") : "");
       ImGui::TableNextColumn();
       ImGui::Text("%d", r.count);
     }

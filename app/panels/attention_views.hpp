@@ -6,6 +6,7 @@
 #pragma once
 #include <string>
 
+#include "app/app_context.hpp"
 #include "app/gfx/heatmap_texture.hpp"
 #include "core/attention/attention_lab.hpp"
 
@@ -18,23 +19,27 @@ struct AttentionComputed : AttentionLabResult {
   double seconds = 0;           // wall time of the computation
 };
 
+// An encoding's name in the interface language (attention.toml), for combos and captions.
+const char* attention_encoding_text(const AppContext& ctx, AttentionEncoding e);
+// The caption over the left (second = false) or right map of a side-by-side view.
+std::string attention_caption(const AppContext& ctx, const AttentionComputed& c, bool second);
 // Tooltip of cell (i, j) of result r of model m: logit, weight and the term split.
-void attention_cell_tooltip(const AttentionComputed& c, const AttentionModel& m,
-                            const AttentionResult& r, int i, int j);
+void attention_cell_tooltip(const AppContext& ctx, const AttentionComputed& c,
+                            const AttentionModel& m, const AttentionResult& r, int i, int j);
 // The body of that tooltip (inside an open tooltip): logit, weight and the named terms of
 // core's attention_score_term_list, which sum to the logit shown.
-void attention_cell_terms(const AttentionComputed& c, const AttentionModel& m,
+void attention_cell_terms(const AppContext& ctx, const AttentionComputed& c, const AttentionModel& m,
                           const AttentionResult& r, int i, int j);
 // Controls of the chosen encoding's own parameters (base, table length, RoPE, T5, ...).
-void attention_encoding_controls(AttentionParams& p, float scale);
+void attention_encoding_controls(const AppContext& ctx, AttentionParams& p, float scale);
 // Demo views; `demo` is the texture holding the demo's matrix.
-void attention_draw_extrapolation(const AttentionComputed& c, gfx::HeatmapTexture& demo,
+void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo,
                                   float scale, float avail);
-void attention_draw_decay(const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
+void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
                           float avail);
-void attention_draw_slopes(const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
+void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
                            float avail);
-void attention_draw_buckets(const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
+void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
                             float avail);
 // Appends what the panel drew to $POSLAB_DRAWN_NUMBERS (app/widgets/drawn_numbers.hpp).
 void attention_record_numbers(const AttentionComputed& c);

@@ -18,6 +18,8 @@
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/plot.hpp"
 #include "app/widgets/rope_controls.hpp"
+#include "app/widgets/theme_colour.hpp"
+#include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/wheels_lab.hpp"
@@ -48,20 +50,23 @@ struct WheelsUi {
   int dials_laid_out = 0;  // for check_state: every pair must get a dial
 };
 
+// Ring colours (darker on the light theme, see theme_colour).
 ImU32 band_colour(PairBand band) {
   switch (band) {
     case PairBand::kept:
-      return IM_COL32(80, 200, 120, 255);
+      return theme_colour(IM_COL32(80, 200, 120, 255));
     case PairBand::blended:
-      return IM_COL32(240, 170, 50, 255);
+      return theme_colour(IM_COL32(240, 170, 50, 255));
     case PairBand::interpolated:
-      return IM_COL32(90, 140, 255, 255);
+      return theme_colour(IM_COL32(90, 140, 255, 255));
   }
   return IM_COL32_WHITE;
 }
 
-const char* band_name(PairBand band) {
-  return band == PairBand::kept ? "kept" : band == PairBand::blended ? "blended" : "interpolated";
+const char* band_key(PairBand band) {
+  return band == PairBand::kept      ? "wheels.kept"
+         : band == PairBand::blended ? "wheels.blended"
+                                     : "wheels.interpolated";
 }
 
 // The command printing the decay plot's numbers (every parameter that changes them).
@@ -132,6 +137,7 @@ class RopeWheelsPanel final : public Panel {
   bool controls_folded_ = false;  // the control column folded to a strip (small windows)
 
   void draw(AppContext& ctx) override {
+    ctx_ = &ctx;
     WheelsLabSettings& s = ui_.lab;
     advance_animation(ctx);
     const float scale = ctx.ui_scale();
@@ -220,48 +226,56 @@ class RopeWheelsPanel final : public Panel {
     d.valid = true;
   }
 
+  const char* T(const char* key) const { return ctx_->tr(key); }
+  std::string L(const char* key) const { return tr_id(*ctx_, key); }
+
   void draw_controls(WheelsLabSettings& s, float scale) {
     RopeParams& r = s.rope;
     ImGui::PushItemWidth(200.0f * scale);
-    ImGui::TextUnformatted("Position");
-    slider_double("position m", s.position, WheelsLabSettings::position_range, "%.6g",
-                  s.log_slider);
-    tooltip("m: the token's index. Pair i's hand points at angle m * theta_i.");
-    ImGui::InputDouble("exact m", &s.position, 1.0, 100.0, "%.10g");
+    ImGui::TextUnformatted(T("wheels.position"));
+    slider_double(L("wheels.position_m").c_str(), s.position, WheelsLabSettings::position_range,
+                  "%.6g", s.log_slider);
+    tooltip(T("wheels.position_m_tip"));
+    ImGui::InputDouble(L("wheels.exact_m").c_str(), &s.position, 1.0, 100.0, "%.10g");
     s.position = std::clamp(s.position, WheelsLabSettings::position_range.lo,
                             WheelsLabSettings::position_range.hi);
-    tooltip("Type any position from 0 to 1e7; +/- step by 1 (Ctrl: 100).");
-    ImGui::Checkbox("log slider", &s.log_slider);
+    tooltip(T("wheels.exact_m_tip"));
+    ImGui::Checkbox(L("wheels.log_slider").c_str(), &s.log_slider);
+    tooltip(T("wheels.log_slider_tip"));
     ImGui::SameLine();
-    if (ImGui::Button(s.playing ? "Pause" : "Play")) s.playing = !s.playing;
-    tooltip("Animate: m grows by 'speed' positions per second.");
+    if (ImGui::Button((std::string(T(s.playing ? "wheels.pause" : "wheels.play")) + "###play")
+                          .c_str()))
+      s.playing = !s.playing;
+    tooltip(T("wheels.play_tip"));
     ImGui::SameLine();
     if (ImGui::Button("m = 0")) s.position = 0;
-    slider_double("speed", s.speed, WheelsLabSettings::speed_range, "%.3g pos/s", true);
-    tooltip("Animation speed in positions per second (log scale).");
+    tooltip(T("wheels.m_zero_tip"));
+    const std::string speed_fmt = std::string("%.3g ") + T("wheels.pos_per_s");
+    slider_double(L("wheels.speed").c_str(), s.speed, WheelsLabSettings::speed_range,
+                  speed_fmt.c_str(), true);
+    tooltip(T("wheels.speed_tip"));
 
     ImGui::Separator();
-    ImGui::TextUnformatted("Frequencies, layout and context extension");
-    rope_controls(r, {}, scale);
+    ImGui::TextUnformatted(T("wheels.frequencies"));
+    rope_controls(*ctx_, r, {}, scale);
 
     ImGui::Separator();
-    ImGui::TextUnformatted("View");
-    slider_int("trail", s.trail, WheelsLabSettings::trail_range, false,
-               "Dots at positions m-1, m-2, ...: how far each hand moves per token.");
-    slider_double("dial size", s.dial_size, WheelsLabSettings::dial_size_range, "%.0f px", false);
-    tooltip("Zoom the dial grid (Ctrl + mouse wheel over the grid also zooms).");
+    ImGui::TextUnformatted(T("wheels.view"));
+    slider_int(L("wheels.trail").c_str(), s.trail, WheelsLabSettings::trail_range, false,
+               T("wheels.trail_tip"));
+    slider_double(L("wheels.dial_size").c_str(), s.dial_size, WheelsLabSettings::dial_size_range,
+                  "%.0f px", false);
+    tooltip(T("wheels.dial_size_tip"));
     int qk = static_cast<int>(s.decay_vectors);
-    ImGui::RadioButton("q = k = ones", &qk, 0);
-    tooltip(
-        "score(d) = sum_i 2 cos(d * theta_i): a stand-in with an envelope like RoFormer's bound, "
-        "not the bound itself (its factor (1/(D/2)) sum_j |S_j|, S_j = sum_{k<j} e^(i d theta_k), "
-        "does not depend on q and k).");
+    ImGui::RadioButton(L("wheels.qk_ones").c_str(), &qk, 0);
+    tooltip(T("wheels.qk_ones_tip"));
     ImGui::SameLine();
-    ImGui::RadioButton("random q, k", &qk, 1);
+    ImGui::RadioButton(L("wheels.qk_random").c_str(), &qk, 1);
+    tooltip(T("wheels.qk_random_tip"));
     s.decay_vectors = static_cast<DecayVectors>(qk);
-    slider_double("decay range", s.decay_max_distance, WheelsLabSettings::decay_max_distance_range,
-                  "%.6g", true);
-    tooltip("Largest relative distance n - m on the decay plot.");
+    slider_double(L("wheels.decay_range").c_str(), s.decay_max_distance,
+                  WheelsLabSettings::decay_max_distance_range, "%.6g", true);
+    tooltip(T("wheels.decay_range_tip"));
     ImGui::PopItemWidth();
   }
 
@@ -269,19 +283,15 @@ class RopeWheelsPanel final : public Panel {
     const WheelsDerived& d = ui_.derived;
     const RopeParams& r = s.rope;
     const int P = rope_num_pairs(r);
-    ImGui::TextWrapped(
-        "m = %.10g   |   %d pairs, R = %d of D = %d dims rotate   |   Dials use maths orientation: "
-        "0 points right and angles grow counter-clockwise (y up), although screen y points down.",
-        s.position, P, rope_rotary_dim(r), r.head_dim);
+    ImGui::TextWrapped("m = %.10g   |   %d %s, R = %d / D = %d %s   |   %s", s.position, P,
+                       T("wheels.pairs"), rope_rotary_dim(r), r.head_dim, T("wheels.dims_rotate"),
+                       T("wheels.orientation"));
     if (r.scaling != RopeScaling::none) {
-      ImGui::TextColored(ImColor(band_colour(PairBand::kept)), "kept");
-      ImGui::SameLine();
-      ImGui::TextColored(ImColor(band_colour(PairBand::blended)), "blended");
-      ImGui::SameLine();
-      ImGui::TextColored(ImColor(band_colour(PairBand::interpolated)), "interpolated");
-      ImGui::SameLine();
-      ImGui::TextDisabled(
-          "(ring colour). Grey hand: original theta_i; coloured hand: scaled theta'_i.");
+      for (PairBand b : {PairBand::kept, PairBand::blended, PairBand::interpolated}) {
+        ImGui::TextColored(ImColor(band_colour(b)), "%s", T(band_key(b)));
+        ImGui::SameLine();
+      }
+      ImGui::TextDisabled("%s", T("wheels.ring_legend"));
     }
     const float bottom_h = 250.0f * scale;
     ImGui::BeginChild(
@@ -382,15 +392,16 @@ class RopeWheelsPanel final : public Panel {
           if (hovered) {
             if (scaled)
               ImGui::SetTooltip(
-                  "pair %d: theta = %.6g -> theta' = %.6g rad/token\nwavelength lambda = %.6g -> "
-                  "lambda' = %.6g tokens\nr = L/lambda = %.4g turns in L (original "
-                  "frequency)\nclick for details",
-                  i, d.inv0[i], d.inv[i], kTwoPi / d.inv0[i], kTwoPi / d.inv[i], d.turns[i]);
+                  "%s %d: θ = %.6g -> θ' = %.6g rad/token\n%s λ = %.6g -> λ' = %.6g tokens\n"
+                  "r = L/λ = %.4g %s\n%s",
+                  T("wheels.pair"), i, d.inv0[i], d.inv[i], T("wheels.wavelength"),
+                  kTwoPi / d.inv0[i], kTwoPi / d.inv[i], d.turns[i], T("wheels.turns_in_l_orig"),
+                  T("wheels.click_details"));
             else
-              ImGui::SetTooltip(
-                  "pair %d: theta = %.6g rad/token, wavelength lambda = %.6g tokens, r = "
-                  "L/lambda = %.4g turns in L\nclick for details",
-                  i, d.inv[i], kTwoPi / d.inv[i], d.turns[i]);
+              ImGui::SetTooltip("%s %d: θ = %.6g rad/token\n%s λ = %.6g tokens\nr = L/λ = %.4g %s\n%s",
+                                T("wheels.pair"), i, d.inv[i], T("wheels.wavelength"),
+                                kTwoPi / d.inv[i], d.turns[i], T("wheels.turns_in_l"),
+                                T("wheels.click_details"));
           }
         }
       }
@@ -402,7 +413,7 @@ class RopeWheelsPanel final : public Panel {
     const int i = s.selected_pair;
     const RopeParams& r = s.rope;
     const auto [a, b] = rope_pair_dims(r, i);
-    ImGui::Text("Pair %d  (dims %d and %d)", i, a, b);
+    ImGui::Text("%s %d  (%s %d, %d)", T("wheels.pair"), i, T("wheels.dims"), a, b);
     ImGui::Separator();
     const double angle = s.position * d.inv[i];
     const double wrapped = std::fmod(angle, kTwoPi);
@@ -411,24 +422,21 @@ class RopeWheelsPanel final : public Panel {
     if (r.scaling != RopeScaling::none) {
       ImGui::Text("theta'_i     = %.8g (x%.4g)", d.inv[i], d.inv[i] / d.inv0[i]);
       ImGui::Text("lambda'_i    = %.8g tokens", kTwoPi / d.inv[i]);
-      ImGui::Text("band         = %s", band_name(d.bands[i]));
+      ImGui::Text("%-12s = %s", T("wheels.band"), T(band_key(d.bands[i])));
       if (d.keep.size() > 0) ImGui::Text("YaRN gamma_i = %.4f", d.keep[i]);
     }
-    ImGui::Text("r_i = L/lambda_i = %.6g turns in L", d.turns[i]);
+    ImGui::Text("r_i = L/lambda_i = %.6g %s", d.turns[i], T("wheels.turns_in_l"));
     ImGui::Separator();
     ImGui::Text("angle m*theta = %.10g rad", angle);
     ImGui::Text("mod 2pi       = %.6f rad (%.3f deg)", wrapped, wrapped * 180.0 / std::numbers::pi);
-    ImGui::Text("full turns    = %.0f", std::floor(angle / kTwoPi));
+    ImGui::Text("%s = %.0f", T("wheels.full_turns"), std::floor(angle / kTwoPi));
     ImGui::TextWrapped("poslab-cli rope --preset '%s' --positions %.10g",
                        wheels_to_preset(WheelsLabSettings{.rope = r}).c_str(), s.position);
   }
 
   void draw_decay(const WheelsLabSettings& s, const WheelsDerived& d, float scale) {
-    ImGui::TextUnformatted("Score <R(m)q, R(m+d)k> against relative distance d");
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip(
-          "Depends only on d = n - m (the tests check this). With q = k = ones it is\n"
-          "sum_i 2 cos(d * theta_i): large near 0, decaying and oscillating further out.");
+    ImGui::TextUnformatted(T("wheels.decay_title"));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", T("wheels.decay_tip"));
     const bool scaled = s.rope.scaling != RopeScaling::none;
     PlotSpec spec;
     spec.id = "decay";
@@ -437,15 +445,15 @@ class RopeWheelsPanel final : public Panel {
                                                       ImGui::GetTextLineHeightWithSpacing()));
     spec.x.label = "d";
     if (scaled)
-      spec.series.push_back({.label = "plain RoPE",
+      spec.series.push_back({.label = T("wheels.plain_rope"),
                              .y = d.decay.original,
                              .x = d.decay.deltas,
                              .colour = IM_COL32(150, 150, 150, 200),
                              .thickness = 1.0f});
-    spec.series.push_back({.label = scaled ? "with extension" : "score",
+    spec.series.push_back({.label = T(scaled ? "wheels.with_extension" : "wheels.score"),
                            .y = d.decay.scaled,
                            .x = d.decay.deltas,
-                           .colour = IM_COL32(255, 170, 60, 255)});
+                           .colour = theme_colour(IM_COL32(255, 170, 60, 255))});
     spec.legend = scaled;
     plot(spec);
     ImGui::TextDisabled("%s", decay_cli_hint(s).c_str());
@@ -453,6 +461,7 @@ class RopeWheelsPanel final : public Panel {
 
   WheelsUi ui_;
   ViewRect view_rect_;
+  const AppContext* ctx_ = nullptr;  // set at the start of draw(): the interface language
 };
 
 }  // namespace

@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "app/widgets.hpp"
+#include "app/widgets/theme_colour.hpp"
+#include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
 
 namespace poslab::app {
 namespace {
 
-void layout_diagram(const RopeParams& r, float scale) {
+void layout_diagram(const AppContext& ctx, const RopeParams& r, float scale) {
   // One box per dimension, coloured by the pair it belongs to: the first 16 dims, or for
   // half-split beyond 16 dims the first 8 and their partners at R/2.. so the pairing shows.
   const int R = rope_rotary_dim(r), P = R / 2;
@@ -52,10 +54,12 @@ void layout_diagram(const RopeParams& r, float scale) {
   }
   ImGui::Dummy(ImVec2(shown * (box + 2) + (split ? 8.0f * scale : 0.0f), box));
   if (split)
-    ImGui::TextDisabled("dims 0..7 | %d..%d (their partners), number = pair", P, P + 7);
+    ImGui::TextDisabled("%s 0..7 | %d..%d (%s), %s", ctx.tr("wheels.rc.dims"), P, P + 7,
+                        ctx.tr("wheels.rc.partners"), ctx.tr("wheels.rc.number_is_pair"));
   else
-    ImGui::TextDisabled("dims 0..%d, number = pair%s", shown - 1,
-                        r.head_dim > shown ? " (first 16 dims shown)" : "");
+    ImGui::TextDisabled("%s 0..%d, %s%s", ctx.tr("wheels.rc.dims"), shown - 1,
+                        ctx.tr("wheels.rc.number_is_pair"),
+                        r.head_dim > shown ? ctx.tr("wheels.rc.first_16") : "");
 }
 
 }  // namespace
@@ -64,26 +68,25 @@ ImU32 rope_pair_colour(int pair, int pairs, float alpha) {
   const float t = pairs > 1 ? static_cast<float>(pair) / static_cast<float>(pairs - 1) : 0.0f;
   float r, g, b;
   ImGui::ColorConvertHSVtoRGB(0.78f * t, 0.75f, 0.95f, r, g, b);
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, alpha));
+  return theme_colour(ImVec4(r, g, b, alpha));  // yellow and lime darkened on the light theme
 }
 
-bool rope_controls(RopeParams& r, const RopeControlsParts& parts, float scale) {
+bool rope_controls(const AppContext& ctx, RopeParams& r, const RopeControlsParts& parts,
+                   float scale) {
   const RopeParams before = r;
+  auto T = [&](const char* key) { return ctx.tr(key); };
+  auto L = [&](const char* key) { return tr_id(ctx, key); };
   ImGui::PushID("##rope_controls");
   if (parts.head_dim) {
-    if (slider_int("head dim D", r.head_dim, RopeParams::head_dim_range, false,
-                   "D: dims per head (even). There are R/2 pairs, R = rotated dims."))
+    if (slider_int(L("wheels.rc.head_dim").c_str(), r.head_dim, RopeParams::head_dim_range, false,
+                   T("wheels.rc.head_dim_tip")))
       r.head_dim += r.head_dim % 2;
   }
   if (parts.rotary_fraction)
-    slider_double("rotary share", r.rotary_fraction, RopeParams::rotary_fraction_range, "%.4g",
-                  true,
-                  "Partial rotary: only the first R = share * D dims rotate (GPT-NeoX uses "
-                  "0.25);\nthe rest carry no position. R is rounded down to an even number.");
-  slider_double("base b", r.base, RopeParams::base_range, "%.6g", true,
-                "theta_i = b^(-2i/R): angle per token of pair i.\n"
-                "lambda_i = 2*pi*b^(2i/R): its wavelength in tokens.\n"
-                "10,000 RoFormer/LLaMA 2; 500,000 Llama 3; 1,000,000 MiniMind.");
+    slider_double(L("wheels.rc.rotary").c_str(), r.rotary_fraction,
+                  RopeParams::rotary_fraction_range, "%.4g", true, T("wheels.rc.rotary_tip"));
+  slider_double(L("wheels.rc.base").c_str(), r.base, RopeParams::base_range, "%.6g", true,
+                T("wheels.rc.base_tip"));
   if (parts.base_buttons) {
     const std::pair<const char*, double> bases[] = {
         {"10k (LLaMA 2)", 1e4}, {"500k (Llama 3)", 5e5}, {"1M", 1e6}};
@@ -93,56 +96,54 @@ bool rope_controls(RopeParams& r, const RopeControlsParts& parts, float scale) {
     }
   }
   int layout = static_cast<int>(r.layout);
-  ImGui::RadioButton("interleaved", &layout, 0);
-  tooltip("RoFormer, GPT-J, Meta LLaMA, UniZero: pair i = dims (2i, 2i+1).");
+  ImGui::RadioButton(L("wheels.rc.interleaved").c_str(), &layout, 0);
+  tooltip(T("wheels.rc.interleaved_tip"));
   ImGui::SameLine();
-  ImGui::RadioButton("half-split", &layout, 1);
-  tooltip("GPT-NeoX, HF LLaMA, Qwen2: pair i = dims (i, i + R/2); rotate_half(x) = [-x2, x1].");
+  ImGui::RadioButton(L("wheels.rc.half_split").c_str(), &layout, 1);
+  tooltip(T("wheels.rc.half_split_tip"));
   r.layout = static_cast<RopeLayout>(layout);
-  if (parts.layout_diagram) layout_diagram(r, scale);
+  if (parts.layout_diagram) layout_diagram(ctx, r, scale);
 
   if (parts.scaling) {
     int scaling = static_cast<int>(r.scaling);
-    const char* names[] = {"none", "linear (PI)", "NTK-aware", "dynamic NTK", "YaRN", "llama3"};
-    ImGui::Combo("extension", &scaling, names, IM_ARRAYSIZE(names));
-    tooltip(
-        "PI: theta_i / s.  NTK: base b * s^(R/(R-2)).  Dynamic NTK: NTK with s*Lc/L-(s-1) once "
-        "Lc > L.\nYaRN: theta'_i = (1-g)*theta_i/s + g*theta_i with ramp g over r_i = "
-        "L/lambda_i, plus temperature.\nllama3: lambda < L/high kept, lambda > L/low divided by "
-        "s, blend between.");
+    const char* names[] = {T("wheels.rc.scaling_none"), "linear (PI)", "NTK-aware",
+                           T("wheels.rc.scaling_dynamic"), "YaRN", "llama3"};
+    ImGui::Combo(L("wheels.rc.extension").c_str(), &scaling, names, IM_ARRAYSIZE(names));
+    tooltip(T("wheels.rc.extension_tip"));
     r.scaling = static_cast<RopeScaling>(scaling);
-    slider_int("trained L", r.original_context, RopeParams::original_context_range, true,
-               "L: the context the model was trained on. r_i = L / lambda_i = turns of pair i "
-               "within it.");
+    slider_int(L("wheels.rc.trained_l").c_str(), r.original_context,
+               RopeParams::original_context_range, true, T("wheels.rc.trained_l_tip"));
     if (r.scaling != RopeScaling::none)
-      slider_double("factor s", r.factor, RopeParams::factor_range, "%.4g", true,
-                    "s: target context / L.");
+      slider_double(L("wheels.rc.factor").c_str(), r.factor, RopeParams::factor_range, "%.4g", true,
+                    T("wheels.rc.factor_tip"));
     if (r.scaling == RopeScaling::dynamic_ntk)
-      slider_double("current length", r.current_length, RopeParams::current_length_range, "%.6g",
-                    true, "Lc: tokens in the running sequence; the base only grows once Lc > L.");
+      slider_double(L("wheels.rc.current_length").c_str(), r.current_length,
+                    RopeParams::current_length_range, "%.6g", true,
+                    T("wheels.rc.current_length_tip"));
     if (r.scaling == RopeScaling::yarn) {
-      slider_double("beta (fast)", r.yarn_beta_fast, RopeParams::beta_range, "%.3g", true,
-                    "Pairs with more than beta turns inside L are kept as they are.");
-      slider_double("alpha (slow)", r.yarn_beta_slow, RopeParams::beta_range, "%.3g", true,
-                    "Pairs with fewer than alpha turns inside L are interpolated (theta/s).");
-      slider_double("temperature", r.yarn_attention_factor, RopeParams::attention_factor_range,
-                    r.yarn_attention_factor == 0 ? "0 = default" : "%.3g", false,
-                    "mscale multiplies cos and sin, so logits scale by mscale^2.\n0 = default "
-                    "0.1*ln(s)+1; MiniMind sets 1.");
+      slider_double(L("wheels.rc.beta_fast").c_str(), r.yarn_beta_fast, RopeParams::beta_range,
+                    "%.3g", true, T("wheels.rc.beta_fast_tip"));
+      slider_double(L("wheels.rc.alpha_slow").c_str(), r.yarn_beta_slow, RopeParams::beta_range,
+                    "%.3g", true, T("wheels.rc.alpha_slow_tip"));
+      const std::string zero_default = std::string("0 = ") + T("wheels.rc.default");
+      slider_double(L("wheels.rc.temperature").c_str(), r.yarn_attention_factor,
+                    RopeParams::attention_factor_range,
+                    r.yarn_attention_factor == 0 ? zero_default.c_str() : "%.3g", false,
+                    T("wheels.rc.temperature_tip"));
       const double m = rope_attention_scale(r);
       ImGui::Text("mscale = %.4f, logits x %.4f", m, m * m);
     }
     if (r.scaling == RopeScaling::llama3) {
       slider_double("low_freq_factor", r.llama3_low_freq_factor, RopeParams::llama3_factor_range,
-                    "%.3g", true, "Wavelengths longer than L / low_freq_factor are divided by s.");
+                    "%.3g", true, T("wheels.rc.low_freq_tip"));
       slider_double("high_freq_factor", r.llama3_high_freq_factor, RopeParams::llama3_factor_range,
-                    "%.3g", true, "Wavelengths shorter than L / high_freq_factor are kept.");
+                    "%.3g", true, T("wheels.rc.high_freq_tip"));
     }
     if (r.scaling == RopeScaling::ntk || r.scaling == RopeScaling::dynamic_ntk) {
       try {
-        ImGui::Text("effective base b' = %.6g", rope_effective_base(r));
+        ImGui::Text("%s b' = %.6g", T("wheels.rc.effective_base"), rope_effective_base(r));
       } catch (const Error&) {
-        ImGui::TextDisabled("effective base: parameters out of range");
+        ImGui::TextDisabled("%s", T("wheels.rc.effective_base_out"));
       }
     }
   }

@@ -4,6 +4,7 @@
 #pragma once
 #include <imgui.h>
 
+#include "app/app_context.hpp"
 #include "core/rope/rope.hpp"
 
 namespace poslab::app {
@@ -17,10 +18,13 @@ struct RopeControlsParts {
   bool scaling = true;          // context-extension method and its parameters
 };
 
-// Draws the controls; returns true when a value changed.
-bool rope_controls(RopeParams& r, const RopeControlsParts& parts, float scale);
+// Draws the controls in the interface language (labels and tooltips from wheels.toml);
+// returns true when a value changed.
+bool rope_controls(const AppContext& ctx, RopeParams& r, const RopeControlsParts& parts,
+                   float scale);
 
-// Colour of pair i of n: hue follows log frequency (fast pairs warm, slow pairs violet).
+// Colour of pair i of n: hue follows log frequency (fast pairs warm, slow pairs violet);
+// darker on the light theme (theme_colour).
 ImU32 rope_pair_colour(int pair, int pairs, float alpha = 1.0f);
 
 }  // namespace poslab::app
