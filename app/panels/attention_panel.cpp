@@ -27,13 +27,13 @@
 #include "app/widgets.hpp"
 #include "app/widgets/background_job.hpp"
 #include "app/widgets/control_column.hpp"
-#include "app/widgets/theme_colour.hpp"
-#include "app/widgets/tr_label.hpp"
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
 #include "app/widgets/rope_controls.hpp"
+#include "app/widgets/theme_colour.hpp"
 #include "app/widgets/token_heatmap.hpp"
+#include "app/widgets/tr_label.hpp"
 #include "core/attention/attention_lab.hpp"
 #include "core/common/errors.hpp"
 #include "io/labjson/lab_csv.hpp"
@@ -380,7 +380,8 @@ class AttentionPanel final : public Panel {
       const char* help;
     };
     const DemoButton buttons[] = {
-        {AttentionDemo::permutation, "attention.demo_permutation", "attention.demo_permutation_tip"},
+        {AttentionDemo::permutation, "attention.demo_permutation",
+         "attention.demo_permutation_tip"},
         {AttentionDemo::shift, "attention.demo_shift", "attention.demo_shift_tip"},
         {AttentionDemo::extrapolation, "attention.demo_extrapolation",
          "attention.demo_extrapolation_tip"},
@@ -488,8 +489,8 @@ class AttentionPanel final : public Panel {
       }
     }
     if (!c) {
-      ImGui::TextWrapped("%s", ui_.last_error.empty() ? T("attention.nothing_yet")
-                                                      : ui_.last_error.c_str());
+      ImGui::TextWrapped(
+          "%s", ui_.last_error.empty() ? T("attention.nothing_yet") : ui_.last_error.c_str());
       return;
     }
     upload_if_needed(*c);

@@ -13,8 +13,8 @@
 #include "app/widgets/plot.hpp"
 #include "app/widgets/rope_controls.hpp"
 #include "app/widgets/theme_colour.hpp"
-#include "app/widgets/tr_label.hpp"
 #include "app/widgets/token_heatmap.hpp"
+#include "app/widgets/tr_label.hpp"
 
 namespace poslab::app {
 
@@ -55,9 +55,8 @@ std::string attention_caption(const AppContext& ctx, const AttentionComputed& c,
       break;
     case AttentionDemo::permutation:
       if (!second) return ctx.tr("attention.cap_as_given");
-      return ctx.tr(c.caption_b.find("reversed") != std::string::npos
-                        ? "attention.cap_reversed"
-                        : "attention.cap_reordered");
+      return ctx.tr(c.caption_b.find("reversed") != std::string::npos ? "attention.cap_reversed"
+                                                                      : "attention.cap_reordered");
     case AttentionDemo::shift: {
       if (!second) return std::string(ctx.tr("attention.cap_positions")) + " 0, 1, 2, ...";
       char k[32];
@@ -162,8 +161,8 @@ void attention_encoding_controls(const AppContext& ctx, AttentionParams& p, floa
   }
 }
 
-void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo,
-                                  float scale, float avail) {
+void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed& c,
+                                  gfx::HeatmapTexture& demo, float scale, float avail) {
   const ExtrapolationDemo& d = c.extrapolation;
   ImGui::TextWrapped("%s", d.note.c_str());
   if (!d.result.note.empty() && d.note.find(d.result.note) == std::string::npos)
@@ -200,8 +199,8 @@ void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed
   ImGui::EndGroup();
 }
 
-void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& /*demo*/, float scale,
-                          float avail) {
+void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c,
+                          gfx::HeatmapTexture& /*demo*/, float scale, float avail) {
   const RopeDecay& d = c.decay;
   ImGui::TextWrapped("base = %g, head dim = %d, head = %d. %s", c.lab.params.rope.base,
                      c.lab.params.head_dim, c.lab.head, ctx.tr("attention.decay_text"));
@@ -224,8 +223,8 @@ void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c, gfx
   ImGui::TextDisabled("poslab-cli attention --preset '%s'", c.key.c_str());
 }
 
-void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
-                           float avail) {
+void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
+                           gfx::HeatmapTexture& demo, float scale, float avail) {
   ImGui::TextWrapped("%s", ctx.tr("attention.slopes_text"));
   ImGui::BeginGroup();
   if (ImGui::BeginTable(
@@ -260,8 +259,8 @@ void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c, gf
   ImGui::EndGroup();
 }
 
-void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
-                            float avail) {
+void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c,
+                            gfx::HeatmapTexture& demo, float scale, float avail) {
   const AttentionParams& p = c.lab.params;
   ImGui::TextWrapped("%s (%s, %d %s, %s %d). %s", ctx.tr("attention.buckets_title"),
                      ctx.tr(p.t5_bidirectional ? "attention.bidirectional" : "attention.decoder"),
@@ -276,7 +275,7 @@ void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c, g
   ImGui::EndGroup();
   if (hv.row >= 0) {
     ImGui::BeginTooltip();
-    ImGui::Text("key - query = %g  ->  %s %.0f", 
+    ImGui::Text("key - query = %g  ->  %s %.0f",
                 c.model.input.positions[hv.col] - c.model.input.positions[hv.row],
                 ctx.tr("attention.bucket"), static_cast<double>(c.demo_matrix(hv.row, hv.col)));
     ImGui::EndTooltip();

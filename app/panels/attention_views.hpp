@@ -28,19 +28,19 @@ void attention_cell_tooltip(const AppContext& ctx, const AttentionComputed& c,
                             const AttentionModel& m, const AttentionResult& r, int i, int j);
 // The body of that tooltip (inside an open tooltip): logit, weight and the named terms of
 // core's attention_score_term_list, which sum to the logit shown.
-void attention_cell_terms(const AppContext& ctx, const AttentionComputed& c, const AttentionModel& m,
-                          const AttentionResult& r, int i, int j);
+void attention_cell_terms(const AppContext& ctx, const AttentionComputed& c,
+                          const AttentionModel& m, const AttentionResult& r, int i, int j);
 // Controls of the chosen encoding's own parameters (base, table length, RoPE, T5, ...).
 void attention_encoding_controls(const AppContext& ctx, AttentionParams& p, float scale);
 // Demo views; `demo` is the texture holding the demo's matrix.
-void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo,
-                                  float scale, float avail);
-void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
-                          float avail);
-void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
-                           float avail);
-void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c, gfx::HeatmapTexture& demo, float scale,
-                            float avail);
+void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed& c,
+                                  gfx::HeatmapTexture& demo, float scale, float avail);
+void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c,
+                          gfx::HeatmapTexture& demo, float scale, float avail);
+void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
+                           gfx::HeatmapTexture& demo, float scale, float avail);
+void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c,
+                            gfx::HeatmapTexture& demo, float scale, float avail);
 // Appends what the panel drew to $POSLAB_DRAWN_NUMBERS (app/widgets/drawn_numbers.hpp).
 void attention_record_numbers(const AttentionComputed& c);
 

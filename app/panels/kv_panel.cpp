@@ -30,6 +30,7 @@
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
 #include "app/widgets/rope_controls.hpp"
+#include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
 #include "core/kv/kv_session.hpp"
 #include "io/labjson/lab_csv.hpp"
@@ -135,6 +136,7 @@ class KvPanel final : public Panel {
   bool controls_folded_ = false;  // the control column folded to a strip (small windows)
 
   void draw(AppContext& ctx) override {
+    ctx_ = &ctx;
     poll(ctx);
     const float scale = ctx.ui_scale();
     const KvLabSettings before = ui_.lab;
@@ -235,141 +237,129 @@ class KvPanel final : public Panel {
     KvOp op = KvOp::none;
     ImGui::PushItemWidth(190.0f * scale);
 
-    ImGui::TextUnformatted("Scenario");
+    ImGui::TextUnformatted(T("kv.scenario"));
     int scenario = static_cast<int>(s.scenario);
-    ImGui::RadioButton("sliding window", &scenario, 0);
-    tooltip(
-        "Seed 000 (UniZero): the cache holds the last C tokens of an episode s1 a1 s2 a2 ...;\n"
-        "a slide drops the oldest step(s) and appends new ones.");
+    ImGui::RadioButton(L("kv.sliding").c_str(), &scenario, 0);
+    tooltip(T("kv.sliding_tip"));
     ImGui::SameLine();
-    ImGui::RadioButton("stitch", &scenario, 1);
-    tooltip("Seed 001: [cache of B; cache of A], each computed alone from index 0.");
+    ImGui::RadioButton(L("kv.stitch").c_str(), &scenario, 1);
+    tooltip(T("kv.stitch_tip"));
     ImGui::SameLine();
     ImGui::RadioButton("RAG", &scenario, 2);
-    tooltip("Seed 001's KV-cache RAG: [slots retrieved from B (their B indices); cache of A].");
+    tooltip(T("kv.rag_tip"));
     s.scenario = static_cast<KvScenario>(scenario);
 
     int pos = static_cast<int>(p.positions);
-    ImGui::RadioButton("learned absolute", &pos, 0);
-    tooltip(
-        "A table of C learned rows added to the token embeddings (GPT-2, UniZero's nn.Embedding).\n"
-        "Stitching needs RoPE.");
+    ImGui::RadioButton(L("kv.learned").c_str(), &pos, 0);
+    tooltip(T("kv.learned_tip"));
     ImGui::SameLine();
     ImGui::RadioButton("RoPE", &pos, 1);
-    tooltip("Rotary embedding on Q and K of every head (never on V).");
+    tooltip(T("kv.rope_tip"));
     p.positions = static_cast<KvPositions>(pos);
 
     const auto methods = kv_methods_for(
         s.scenario, s.scenario == KvScenario::sliding ? p.positions : KvPositions::rope);
-    if (ImGui::BeginCombo("method shown", kv_method_name(s.method).c_str())) {
+    if (ImGui::BeginCombo(L("kv.method_shown").c_str(), kv_method_name(s.method).c_str())) {
       for (auto m : methods) {
         if (ImGui::Selectable(kv_method_name(m).c_str(), m == s.method)) s.method = m;
-        tooltip(method_help(m));
+        tooltip(method_help(*ctx_, m));
       }
       ImGui::EndCombo();
     }
-    tooltip("Every method runs on the same tokens; this one is drawn in the strip and heatmap.");
-    ImGui::TextWrapped("%s", method_help(s.method));
+    tooltip(T("kv.method_shown_tip"));
+    ImGui::TextWrapped("%s", method_help(*ctx_, s.method));
 
     ImGui::Separator();
-    ImGui::TextUnformatted("Steps");
+    ImGui::TextUnformatted(T("kv.steps_heading"));
     const bool sliding = s.scenario == KvScenario::sliding;
     const bool busy = ui_.job.running();
     if (busy) ImGui::BeginDisabled();
-    if (ImGui::Button("Restart")) op = KvOp::restart;
-    tooltip(sliding ? "A fresh full window of C tokens at indices 0..C-1."
-                    : "B and A cached separately, not stitched.");
+    if (ImGui::Button(L("kv.restart").c_str())) op = KvOp::restart;
+    tooltip(T(sliding ? "kv.restart_sliding_tip" : "kv.restart_stitch_tip"));
     ImGui::SameLine();
     // Disabled where core would refuse (learned positions, full window), saying why.
     const std::string refusal =
         ui_.session && !busy ? kv_session_append_refusal(*ui_.session) : std::string();
     if (!refusal.empty()) ImGui::BeginDisabled();
-    if (ImGui::Button(sliding ? "Append step" : "Append token")) op = KvOp::append;
+    if (ImGui::Button(L(sliding ? "kv.append_step" : "kv.append_token").c_str())) op = KvOp::append;
     if (!refusal.empty()) ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip("%s", !refusal.empty() ? refusal.c_str()
-                              : sliding
-                                  ? "Append one episode step (state + action) without dropping: "
-                                    "learned positions\nrefuse once the window is full (no "
-                                    "table row past C - 1)."
-                                  : "Generate one new token at index L, L+1, ... attending to "
-                                    "all L slots.");
+      ImGui::SetTooltip("%s", !refusal.empty()
+                                  ? refusal.c_str()
+                                  : T(sliding ? "kv.append_step_tip" : "kv.append_token_tip"));
     if (sliding) {
       ImGui::SameLine();
-      if (ImGui::Button("Slide")) op = KvOp::slide;
-      tooltip(
-          "Drop the oldest step(s), correct the indices with each method, append as many new "
-          "steps.");
+      if (ImGui::Button(L("kv.slide").c_str())) op = KvOp::slide;
+      tooltip(T("kv.slide_tip"));
     } else {
       ImGui::SameLine();
       const bool stitched = ui_.session && ui_.session->stitched;
       if (stitched) ImGui::BeginDisabled();
-      if (ImGui::Button("Stitch")) op = KvOp::stitch;
+      if (ImGui::Button(L("kv.stitch_button").c_str())) op = KvOp::stitch;
       if (stitched) ImGui::EndDisabled();
-      tooltip("Build [first; A] and apply each method's correction.");
+      tooltip(T("kv.stitch_button_tip"));
     }
-    if (ImGui::Button(sliding ? "Run slides" : "Run tokens")) op = KvOp::more;
-    tooltip("Continue with 'steps' more slides or new tokens.");
+    if (ImGui::Button(L(sliding ? "kv.run_slides" : "kv.run_tokens").c_str())) op = KvOp::more;
+    tooltip(T("kv.run_tip"));
     ImGui::SameLine();
-    if (ImGui::Button("Rerun from start")) op = KvOp::run;
-    tooltip("Restart, then run 'steps' slides or new tokens (what the command line prints).");
+    if (ImGui::Button(L("kv.rerun").c_str())) op = KvOp::run;
+    tooltip(T("kv.rerun_tip"));
     if (busy) ImGui::EndDisabled();
-    slider_int("steps", s.steps, KvLabSettings::steps_range, true,
-               "Slides (sliding) or new tokens (stitch, RAG) per run.");
+    slider_int(L("kv.steps").c_str(), s.steps, KvLabSettings::steps_range, true, T("kv.steps_tip"));
     if (sliding) {
-      slider_int("drop steps", s.drop_steps,
+      slider_int(L("kv.drop_steps").c_str(), s.drop_steps,
                  {1, static_cast<double>(std::max(1, p.context / 2 - 1))}, false,
-                 "Episode steps (state + action = 2 tokens) dropped per slide.");
+                 T("kv.drop_steps_tip"));
     } else {
-      slider_int("B tokens", s.first_length, KvLabSettings::length_range, true,
-                 "Length of document B (source of the first block).");
-      slider_int("A tokens", s.second_length, KvLabSettings::length_range, true,
-                 "Length of document A (the second block).");
+      slider_int(L("kv.b_tokens").c_str(), s.first_length, KvLabSettings::length_range, true,
+                 T("kv.b_tokens_tip"));
+      slider_int(L("kv.a_tokens").c_str(), s.second_length, KvLabSettings::length_range, true,
+                 T("kv.a_tokens_tip"));
       if (s.scenario == KvScenario::rag) {
-        slider_int("retrieved", s.retrieved, {1, static_cast<double>(s.first_length)}, false,
-                   "Slots retrieved from B's cache.");
-        slider_int("from B index", s.retrieve_from, {0, static_cast<double>(s.first_length - 1)},
-                   false, "B index of the first retrieved slot (the seed's example: 180).");
-        slider_int("stride", s.retrieve_stride, KvLabSettings::retrieve_stride_range, false,
-                   "Spacing of retrieved B indices (1 = one contiguous chunk).");
+        slider_int(L("kv.retrieved").c_str(), s.retrieved, {1, static_cast<double>(s.first_length)},
+                   false, T("kv.retrieved_tip"));
+        slider_int(L("kv.from_b").c_str(), s.retrieve_from,
+                   {0, static_cast<double>(s.first_length - 1)}, false, T("kv.from_b_tip"));
+        slider_int(L("kv.stride").c_str(), s.retrieve_stride, KvLabSettings::retrieve_stride_range,
+                   false, T("kv.stride_tip"));
       }
     }
 
     ImGui::Separator();
-    ImGui::TextUnformatted("Model");
-    slider_int("layers", p.layers, KvModelParams::layers_range, false, "Transformer blocks.");
+    ImGui::TextUnformatted(T("kv.model_heading"));
+    slider_int(L("kv.layers").c_str(), p.layers, KvModelParams::layers_range, false,
+               T("kv.layers_tip"));
     int width_choice = p.width;
     const int widths[] = {32, 64, 128, 256};
-    if (ImGui::BeginCombo("width", std::to_string(p.width).c_str())) {
+    if (ImGui::BeginCombo(L("kv.width").c_str(), std::to_string(p.width).c_str())) {
       for (int w : widths)
         if (ImGui::Selectable(std::to_string(w).c_str(), w == p.width)) width_choice = w;
       ImGui::EndCombo();
     }
+    tooltip(T("kv.width_tip"));
     p.width = width_choice;
     int heads_choice = p.heads;
-    if (ImGui::BeginCombo("heads", std::to_string(p.heads).c_str())) {
+    if (ImGui::BeginCombo(L("kv.heads").c_str(), std::to_string(p.heads).c_str())) {
       for (int h : {1, 2, 4, 8, 16})
         if (p.width % h == 0 && (p.width / h) % 2 == 0 &&
             ImGui::Selectable(std::to_string(h).c_str(), h == p.heads))
           heads_choice = h;
       ImGui::EndCombo();
     }
+    tooltip(T("kv.heads_tip"));
     p.heads = heads_choice;
-    ImGui::Text("head dim D = %d", kv_head_dim(p));
-    slider_int("context C", p.context, KvModelParams::context_range, true,
-               "Window in tokens (even: a step is 2 tokens); learned table rows.");
+    ImGui::Text("%s D = %d", T("kv.head_dim"), kv_head_dim(p));
+    slider_int(L("kv.context").c_str(), p.context, KvModelParams::context_range, true,
+               T("kv.context_tip"));
     ImGui::Checkbox("pre-LayerNorm", &p.layer_norm);
-    tooltip(
-        "Off: K and V of layer 0 are linear in P, and UniZero's legacy correction is exact there.");
+    tooltip(T("kv.layer_norm_tip"));
     if (p.positions == KvPositions::learned)
-      slider_double("position std", p.position_std, KvModelParams::position_std_range, "%.3g",
-                    false,
-                    "Std of the learned position rows (token rows have std 1). LayerNorm rescales\n"
-                    "E + P, so the legacy correction's size is off by that factor.");
-    slider_double("attention gain", p.attention_gain, KvModelParams::attention_gain_range, "%.3g",
-                  true, "Scales W_q and W_k at init: higher = sharper attention.");
+      slider_double(L("kv.position_std").c_str(), p.position_std, KvModelParams::position_std_range,
+                    "%.3g", false, T("kv.position_std_tip"));
+    slider_double(L("kv.attention_gain").c_str(), p.attention_gain,
+                  KvModelParams::attention_gain_range, "%.3g", true, T("kv.attention_gain_tip"));
     if (p.positions == KvPositions::rope) {
-      rope_controls(p.rope,
+      rope_controls(*ctx_, p.rope,
                     {.head_dim = false,
                      .rotary_fraction = false,
                      .base_buttons = false,
@@ -377,37 +367,35 @@ class KvPanel final : public Panel {
                     scale);
       if (p.rope.scaling != RopeScaling::none) {
         const double m = kv_rope_table_scale(p);
-        ImGui::Text("cos/sin tables carry %.4f, keys x %.4f", m, m * m);
-        tooltip(
-            "Scaled cos/sin tables carry mscale (YaRN: 0.1 ln s + 1, HF-style): the re-encode "
-            "with those\ntables for its inverse too multiplies keys by mscale^2 (method "
-            "reencode_scaled).");
+        ImGui::Text("cos/sin: %.4f, %s x %.4f", m, T("kv.keys"), m * m);
+        tooltip(T("kv.table_scale_tip"));
       }
     }
-    ImGui::InputInt("seed", &p.seed);
+    ImGui::InputInt(L("kv.seed").c_str(), &p.seed);
     p.seed = std::clamp(p.seed, 0, 2147483647);
-    ImGui::Checkbox("float32 cache", &s.cache_float32);
-    tooltip(
-        "Store K/V rounded to float32 as real caches do (rounding level ~1e-7 instead of ~1e-16).");
+    tooltip(T("kv.seed_tip"));
+    ImGui::Checkbox(L("kv.float32").c_str(), &s.cache_float32);
+    tooltip(T("kv.float32_tip"));
 
     ImGui::Separator();
-    ImGui::TextUnformatted("View");
-    slider_int("layer", s.view_layer, {0, static_cast<double>(p.layers - 1)}, false,
-               "Layer of the heatmap, plot and numbers.");
-    slider_int("head", s.view_head, {0, static_cast<double>(p.heads - 1)}, false,
-               "Head of the heatmap rows and strip cells.");
+    ImGui::TextUnformatted(T("kv.view_heading"));
+    slider_int(L("kv.layer").c_str(), s.view_layer, {0, static_cast<double>(p.layers - 1)}, false,
+               T("kv.layer_tip"));
+    slider_int(L("kv.head").c_str(), s.view_head, {0, static_cast<double>(p.heads - 1)}, false,
+               T("kv.head_tip"));
     if (p.positions == KvPositions::rope)
-      slider_int("RoPE pair", s.view_pair,
+      slider_int(L("kv.rope_pair").c_str(), s.view_pair,
                  {0, static_cast<double>(std::max(0, kv_head_dim(p) / 2 - 1))}, false,
-                 "Pair drawn on the slot dials (0 = fastest).");
+                 T("kv.rope_pair_tip"));
     int metric = static_cast<int>(ui_.plot_metric);
-    ImGui::TextUnformatted("plot:");
+    ImGui::TextUnformatted(T("kv.plot"));
     ImGui::SameLine();
-    ImGui::RadioButton("output", &metric, 0);
+    ImGui::RadioButton(L("kv.output").c_str(), &metric, 0);
     ImGui::SameLine();
-    ImGui::RadioButton("keys", &metric, 1);
+    ImGui::RadioButton(L("kv.keys").c_str(), &metric, 1);
     ImGui::SameLine();
     ImGui::RadioButton("logits", &metric, 2);
+    tooltip(T("kv.plot_tip"));
     ui_.plot_metric = static_cast<KvPlotMetric>(metric);
     ImGui::PopItemWidth();
     return op;
@@ -422,7 +410,7 @@ class KvPanel final : public Panel {
 
   void draw_view(AppContext& ctx, float scale) {
     if (!ui_.session) {
-      ImGui::TextUnformatted(ui_.job.running() ? "computing..." : "no result yet");
+      ImGui::TextUnformatted(T(ui_.job.running() ? "kv.computing" : "kv.no_result"));
       return;
     }
     const KvSession& ses = *ui_.session;
@@ -437,34 +425,25 @@ class KvPanel final : public Panel {
     if (ui_.job.running()) {
       if (job_status(ui_.job, false, 160.0f * scale) == JobAction::cancel) ui_.failed = ui_.job_for;
     } else
-      ImGui::Text("step %d", ses.step);
+      ImGui::Text("%s %d", T("kv.step"), ses.step);
     ImGui::SameLine();
     if (view.scenario == KvScenario::sliding)
-      ImGui::TextDisabled(
-          "| window: stream tokens %d..%d | ground truth: the window's raw tokens recomputed at "
-          "0..n-1",
-          ses.window_begin, ses.window_end - 1);
+      ImGui::TextDisabled("| %s %d..%d | %s", T("kv.window_tokens"), ses.window_begin,
+                          ses.window_end - 1, T("kv.truth_sliding"));
     else
-      ImGui::TextDisabled(
-          "| ground truth: the stitched text [first; A; new tokens] recomputed from scratch");
+      ImGui::TextDisabled("| %s", T("kv.truth_stitch"));
     if (view.scenario == KvScenario::sliding && view.model.layers > 1 && ses.step > 0)
-      ImGui::TextWrapped(
-          "Why exact index corrections (kshift, keep) are exact only in layer 0: layer-0 K/V "
-          "depend only on token and index, but the cached K/V of layers >= 1 were computed "
-          "while the dropped tokens were still in the window, so they carry context the "
-          "recomputed window no longer has. Fixing positions cannot remove that; only "
-          "recompute does.");
+      ImGui::TextWrapped("%s", T("kv.why_layer0"));
 
     draw_strip(ses, view, scale);
     ImGui::Separator();
     if (ses.step == 0) {
       ui_.meter_rows = 0;
-      ImGui::TextWrapped(
-          view.scenario == KvScenario::sliding
-              ? "Press Slide (or Append step) to drop old tokens and see each correction's error."
-          : ses.stitched ? "Press Append token to continue at index L."
-                         : "Press Stitch to build [first; A], then Append token.");
-      if (view.scenario != KvScenario::sliding && ses.stitched) kv_draw_stitch_numbers(ses, view);
+      ImGui::TextWrapped("%s", T(view.scenario == KvScenario::sliding ? "kv.press_slide"
+                                 : ses.stitched                       ? "kv.press_append"
+                                                                      : "kv.press_stitch"));
+      if (view.scenario != KvScenario::sliding && ses.stitched)
+        kv_draw_stitch_numbers(*ctx_, ses, view);
       return;
     }
     const float half = std::max(200.0f, ImGui::GetContentRegionAvail().x * 0.5f);
@@ -476,14 +455,14 @@ class KvPanel final : public Panel {
     draw_heatmap(ses, view, scale);
     ImGui::EndChild();
     if (view.scenario == KvScenario::sliding) {
-      kv_draw_plot(ses, view, ui_.plot_metric, scale);
+      kv_draw_plot(*ctx_, ses, view, ui_.plot_metric, scale);
     } else {
       ImGui::BeginChild("##stitchnums", ImVec2(half, 0), true);
-      kv_draw_stitch_numbers(ses, view);
+      kv_draw_stitch_numbers(*ctx_, ses, view);
       ImGui::EndChild();
       ImGui::SameLine();
       ImGui::BeginChild("##stitchplot", ImVec2(0, 0), false);
-      kv_draw_plot(ses, view, ui_.plot_metric, scale);
+      kv_draw_plot(*ctx_, ses, view, ui_.plot_metric, scale);
       ImGui::EndChild();
     }
     (void)ctx;
@@ -510,17 +489,13 @@ class KvPanel final : public Panel {
         cell_err.push_back(kv_slot_key_errors(ses, *st, l, view.view_head));
 
     if (unstitched)
-      ImGui::TextWrapped(
-          "Cache of B (computed alone at 0..%d) then cache of A (alone at 0..%d). Stitching reads "
-          "them "
-          "as one sequence 0..L-1.",
-          kv_cache_size(ses.cache_b) - 1, kv_cache_size(ses.cache_a) - 1);
+      ImGui::TextWrapped("%s 0..%d, %s 0..%d. %s", T("kv.cache_b_at"),
+                         kv_cache_size(ses.cache_b) - 1, T("kv.cache_a_at"),
+                         kv_cache_size(ses.cache_a) - 1, T("kv.stitch_reads"));
     else
-      ImGui::TextWrapped(
-          "Cache of '%s': c = index computed at, u = index used at now. Red: stored K/V encode "
-          "another index; "
-          "orange: moved approximately or wrong length. Cells: key error per layer, head %d.",
-          kv_method_name(view.method).c_str(), view.view_head);
+      ImGui::TextWrapped("%s '%s' (%s %d): %s", T("kv.cache_of"),
+                         kv_method_name(view.method).c_str(), T("kv.head"), view.view_head,
+                         T("kv.strip_legend"));
     const bool rope = p.positions == KvPositions::rope;
     const float line = ImGui::GetTextLineHeight();
     const float cw = 44.0f * scale, dial = rope ? 30.0f * scale : 0.0f, cell = 12.0f * scale;
@@ -577,46 +552,44 @@ class KvPanel final : public Panel {
         dl->AddRectFilled(ImVec2(x, y), ImVec2(x + cw, y + cell), error_colour(cell_err[l][i]));
       }
       if (ImGui::IsMouseHoveringRect(ImVec2(x, o.y), ImVec2(x + cw, o.y + strip_h))) {
-        std::string tip = s.label + ": token id " + std::to_string(s.token) +
-                          "\ncomputed at index " + index_text(s.computed_at) +
-                          "\nstored K encode index " + index_text(s.encoded_at);
-        if (!unstitched) tip += "\nused at index " + index_text(s.used_at);
-        if (s.approximate) tip += "\nmoved by the approximate legacy correction";
-        if (s.key_scale != 1.0) tip += "\nkeys " + sci(s.key_scale) + " x their correct length";
+        const std::string nl = "\n";
+        std::string tip = s.label + ": " + T("kv.token_id") + " " + std::to_string(s.token) + nl +
+                          T("kv.computed_at") + " " + index_text(s.computed_at) + nl +
+                          T("kv.encoded_at") + " " + index_text(s.encoded_at);
+        if (!unstitched) tip += nl + T("kv.used_at") + " " + index_text(s.used_at);
+        if (s.approximate) tip += nl + T("kv.moved_approx");
+        if (s.key_scale != 1.0)
+          tip += nl + T("kv.keys") + " " + sci(s.key_scale) + " " + T("kv.x_correct_length");
         if (rope) {
           const KvSlotAngles a = kv_slot_angles(p, s, view.view_pair);
-          tip += "\npair " + std::to_string(view.view_pair) + ": stored angle " + sci(a.stored) +
-                 " rad, should be " + sci(a.should) + " rad";
+          tip += nl + T("kv.pair") + " " + std::to_string(view.view_pair) + ": " +
+                 T("kv.stored_angle") + " " + sci(a.stored) + " rad, " + T("kv.should_be") + " " +
+                 sci(a.should) + " rad";
         }
         for (int l = 0; st && l < p.layers; ++l)
           if (i < static_cast<int>(cell_err[l].size()))
-            tip += "\nlayer " + std::to_string(l) +
-                   " key error vs recomputation: " + sci(cell_err[l][i]);
+            tip += nl + T("kv.layer") + " " + std::to_string(l) + " " + T("kv.key_error_vs") +
+                   ": " + sci(cell_err[l][i]);
         ImGui::SetTooltip("%s", tip.c_str());
       }
     }
     ImGui::EndChild();
     if (rope)
-      ImGui::TextDisabled(
-          "Dials: pair %d, angles counter-clockwise with y up. Coloured hand: angle the stored key "
-          "encodes (longer = too long a key); grey hand: angle it should have where it is used.",
-          view.view_pair);
+      ImGui::TextDisabled("%s %d. %s", T("kv.dials_pair"), view.view_pair, T("kv.dials_legend"));
   }
 
   // Bars on a log scale, one row per method, one column per layer plus the logits.
   void draw_meters(const KvSession& ses, const KvLabSettings& view, float scale) {
     const int L = view.model.layers;
-    ImGui::Text("Error of the new tokens' output vs full recomputation (step %d)", ses.step);
-    tooltip(
-        "Relative error ||method - recompute|| / ||recompute|| of the residual stream after each "
-        "layer\n"
-        "and of the logits, for the tokens appended in the last step. Green: rounding level.");
+    ImGui::Text("%s (%s %d)", T("kv.meters_title"), T("kv.step"), ses.step);
+    tooltip(T("kv.meters_tip"));
     ui_.meter_rows = 0;
     if (!ImGui::BeginTable("##meters_t", L + 2,
                            ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_RowBg))
       return;
-    ImGui::TableSetupColumn("method", ImGuiTableColumnFlags_WidthFixed, 110.0f * scale);
-    for (int l = 0; l < L; ++l) ImGui::TableSetupColumn(("layer " + std::to_string(l)).c_str());
+    ImGui::TableSetupColumn(T("kv.method"), ImGuiTableColumnFlags_WidthFixed, 110.0f * scale);
+    for (int l = 0; l < L; ++l)
+      ImGui::TableSetupColumn((T("kv.layer") + (" " + std::to_string(l))).c_str());
     ImGui::TableSetupColumn("logits");
     ImGui::TableHeadersRow();
     for (const auto& st : ses.methods) {
@@ -628,7 +601,7 @@ class KvPanel final : public Panel {
       if (ImGui::Selectable(kv_method_name(st.method).c_str(), st.method == ui_.lab.method))
         ui_.lab.method = st.method;
       ImGui::PopStyleColor();
-      tooltip(method_help(st.method));
+      tooltip(method_help(*ctx_, st.method));
       for (int l = 0; l <= L; ++l) {
         ImGui::TableNextColumn();
         kv_meter(l < L ? e.output_error[l] : e.logits_error, scale);
@@ -636,15 +609,15 @@ class KvPanel final : public Panel {
       ++ui_.meter_rows;
     }
     ImGui::EndTable();
-    ImGui::TextDisabled("bar length: log10 error from 1e-9 (empty) to 1 (full)");
+    ImGui::TextDisabled("%s", T("kv.bar_legend"));
   }
 
   // The last new token's attention over the cache (method above, recomputation below).
   void draw_heatmap(const KvSession& ses, const KvLabSettings& view, float scale) {
     const KvMethodState& st = kv_session_method(ses, view.method);
     const int l = view.view_layer, H = view.model.heads;
-    ImGui::Text("Attention of the newest token, layer %d: '%s' (top %d rows) vs recompute (bottom)",
-                l, kv_method_name(view.method).c_str(), H);
+    ImGui::Text("%s %d: '%s' (%s %d) %s", T("kv.heat_title"), l,
+                kv_method_name(view.method).c_str(), T("kv.top_rows"), H, T("kv.vs_recompute"));
     if (st.last.attention_last.empty() || ses.truth.attention_last.empty()) return;
     const RowMatrix& a = st.last.attention_last[l];
     const RowMatrix& b = ses.truth.attention_last[l];
@@ -680,9 +653,10 @@ class KvPanel final : public Panel {
       const auto& slots = truth ? ses.truth_cache.slots : st.cache.slots;
       if (r != H && c < static_cast<int>(slots.size())) {
         const double p = truth ? b(hd, c) : a(hd, c);
-        ImGui::SetTooltip("%s head %d -> slot %d (%s, used at %s): %.4f",
-                          truth ? "recompute" : kv_method_name(view.method).c_str(), hd, c,
-                          slots[c].label.c_str(), index_text(slots[c].used_at).c_str(), p);
+        ImGui::SetTooltip("%s %s %d -> %s %d (%s, %s %s): %.4f",
+                          truth ? "recompute" : kv_method_name(view.method).c_str(), T("kv.head"),
+                          hd, T("kv.slot"), c, slots[c].label.c_str(), T("kv.used_at"),
+                          index_text(slots[c].used_at).c_str(), p);
       }
     }
     ui_.heat.draw_colorbar(ImVec2(std::min(w, 240.0f * scale), 8.0f * scale));
@@ -690,6 +664,9 @@ class KvPanel final : public Panel {
 
   KvUi ui_;
   ViewRect view_rect_;
+  const AppContext* ctx_ = nullptr;  // set at the start of draw(): the interface language
+  const char* T(const char* key) const { return ctx_->tr(key); }
+  std::string L(const char* key) const { return tr_id(*ctx_, key); }
 };
 
 }  // namespace

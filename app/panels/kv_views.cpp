@@ -9,47 +9,46 @@
 #include "app/widgets.hpp"
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/plot.hpp"
+#include "app/widgets/theme_colour.hpp"
 
 namespace poslab::app {
 
 ImU32 method_colour(KvMethod m) {
   switch (m) {
     case KvMethod::naive:
-      return IM_COL32(230, 80, 70, 255);
+      return theme_colour(IM_COL32(230, 80, 70, 255));
     case KvMethod::legacy:
-      return IM_COL32(240, 170, 50, 255);
+      return theme_colour(IM_COL32(240, 170, 50, 255));
     case KvMethod::keep:
-      return IM_COL32(90, 200, 240, 255);
+      return theme_colour(IM_COL32(90, 200, 240, 255));
     case KvMethod::kshift:
-      return IM_COL32(80, 200, 120, 255);
+      return theme_colour(IM_COL32(80, 200, 120, 255));
     case KvMethod::reencode:
-      return IM_COL32(170, 230, 90, 255);
+      return theme_colour(IM_COL32(170, 230, 90, 255));
     case KvMethod::reencode_scaled:
-      return IM_COL32(220, 110, 220, 255);
+      return theme_colour(IM_COL32(220, 110, 220, 255));
     case KvMethod::recompute:
-      return IM_COL32(200, 200, 200, 255);
+      return theme_colour(IM_COL32(200, 200, 200, 255));
   }
   return IM_COL32_WHITE;
 }
 
-const char* method_help(KvMethod m) {
+const char* method_help(const AppContext& ctx, KvMethod m) {
   switch (m) {
     case KvMethod::naive:
-      return "reuse cached K/V as they are: stale or duplicate indices";
+      return ctx.tr("kv.help.naive");
     case KvMethod::legacy:
-      return "UniZero: K += (P[new]-P[old]) W_k, V += (P[new]-P[old]) W_v per layer (approximate)";
+      return ctx.tr("kv.help.legacy");
     case KvMethod::keep:
-      return "RoPE: keep absolute (episode-timestep) indices, only drop old slots";
+      return ctx.tr("kv.help.keep");
     case KvMethod::kshift:
-      return "RoPE: reset indices to 0.. and rotate each key once by (new - old) (llama.cpp "
-             "K-shift)";
+      return ctx.tr("kv.help.kshift");
     case KvMethod::reencode:
-      return "RoPE: inverse rotation at the old index, forward at the new (seed 001)";
+      return ctx.tr("kv.help.reencode");
     case KvMethod::reencode_scaled:
-      return "reencode with the YaRN temperature in both cos/sin tables: keys come out mscale^2 "
-             "too long";
+      return ctx.tr("kv.help.reencode_scaled");
     case KvMethod::recompute:
-      return "rebuild the cache from the raw tokens: the exact fix";
+      return ctx.tr("kv.help.recompute");
   }
   return "";
 }
@@ -115,21 +114,16 @@ void kv_meter(double e, float scale) {
 }
 
 // Error against the step number for every method on a log axis.
-void kv_draw_plot(const KvSession& ses, const KvLabSettings& view, KvPlotMetric metric,
-                  float scale) {
+void kv_draw_plot(const AppContext& ctx, const KvSession& ses, const KvLabSettings& view,
+                  KvPlotMetric metric, float scale) {
   const int l = view.view_layer;
-  const char* what = metric == KvPlotMetric::output ? "output error"
-                     : metric == KvPlotMetric::keys ? "key error"
-                                                    : "logits error";
-  ImGui::Text("%s (layer %d) over %s", what, l,
-              view.scenario == KvScenario::sliding ? "window slides" : "new tokens");
-  tooltip(view.scenario == KvScenario::sliding
-              ? "Exact corrections stay at rounding level (~1e-7 with a float32 cache). With "
-                "more than one layer,\n"
-                "reused caches also keep context from dropped tokens in layers >= 1: only "
-                "recompute removes it."
-              : "Against recomputing the stitched text from scratch: never zero for reused "
-                "caches in layers >= 1.");
+  const char* what = ctx.tr(metric == KvPlotMetric::output ? "kv.output_error"
+                            : metric == KvPlotMetric::keys ? "kv.key_error"
+                                                           : "kv.logits_error");
+  const bool sliding = view.scenario == KvScenario::sliding;
+  ImGui::Text("%s (%s %d), %s", what, ctx.tr("kv.layer"), l,
+              ctx.tr(sliding ? "kv.over_slides" : "kv.over_new_tokens"));
+  tooltip(ctx.tr(sliding ? "kv.plot_sliding_tip" : "kv.plot_stitch_tip"));
   // One series per method over steps 1..n (the values are core's KvStepErrors).
   std::vector<std::vector<double>> ys(ses.methods.size());
   PlotSpec spec;
@@ -137,11 +131,11 @@ void kv_draw_plot(const KvSession& ses, const KvLabSettings& view, KvPlotMetric 
   spec.scale = scale;
   spec.size = ImVec2(0, std::max(80.0f * scale, ImGui::GetContentRegionAvail().y -
                                                     ImGui::GetTextLineHeightWithSpacing()));
-  spec.x.label = "step";
+  spec.x.label = ctx.tr("kv.step");
   spec.y.log = true;
   spec.y.lo = 1e-10;
   spec.y.hi = 10;
-  spec.marks.push_back({5.96e-8, IM_COL32(120, 200, 255, 110), "float32 rounding"});
+  spec.marks.push_back({5.96e-8, IM_COL32(120, 200, 255, 110), ctx.tr("kv.f32_rounding")});
   spec.tooltip = false;  // our own: every metric of every method at that step
   for (size_t k = 0; k < ses.methods.size(); ++k) {
     const KvMethodState& st = ses.methods[k];
@@ -162,31 +156,33 @@ void kv_draw_plot(const KvSession& ses, const KvLabSettings& view, KvPlotMetric 
   const PlotHover hv = plot(spec);
   if (hv.hovered && hv.index >= 0) {
     const size_t i = static_cast<size_t>(hv.index);
-    std::string tip = "step " + std::to_string(i + 1);
+    std::string tip = ctx.tr("kv.step") + (" " + std::to_string(i + 1));
     for (const auto& st : ses.methods)
       if (i < st.history.size()) {
         const auto& e = st.history[i];
-        tip += "\n" + kv_method_name(st.method) + ": output " + sci(e.output_error[l]) + ", keys " +
-               sci(e.key_error[l]) + ", logits " + sci(e.logits_error);
+        tip += "\n" + kv_method_name(st.method) + ": " + ctx.tr("kv.output") + " " +
+               sci(e.output_error[l]) + ", " + ctx.tr("kv.keys") + " " + sci(e.key_error[l]) +
+               ", logits " + sci(e.logits_error);
       }
     ImGui::SetTooltip("%s", tip.c_str());
   }
-  ImGui::TextDisabled("steps 1..%d; the blue line is float32 rounding (6e-8)", steps);
+  ImGui::TextDisabled("%s 1..%d; %s", ctx.tr("kv.steps"), steps, ctx.tr("kv.blue_line"));
 }
 
 // The two stitching numbers, kept apart: positions (key-position error) and content
 // (output difference against recomputing the stitched text).
-void kv_draw_stitch_numbers(const KvSession& ses, const KvLabSettings& view) {
+void kv_draw_stitch_numbers(const AppContext& ctx, const KvSession& ses,
+                            const KvLabSettings& view) {
   const int l = view.view_layer;
   const double ms = kv_rope_table_scale(view.model);
-  ImGui::TextUnformatted("Stitching: two numbers, two questions");
+  ImGui::TextUnformatted(ctx.tr("kv.stitch_title"));
   ImGui::Separator();
   if (!ImGui::BeginTable("##stitch_t", 3,
                          ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp))
     return;
-  ImGui::TableSetupColumn("method");
-  ImGui::TableSetupColumn("key-position error");
-  ImGui::TableSetupColumn("output vs scratch");
+  ImGui::TableSetupColumn(ctx.tr("kv.method"));
+  ImGui::TableSetupColumn(ctx.tr("kv.key_position_error"));
+  ImGui::TableSetupColumn(ctx.tr("kv.output_vs_scratch"));
   ImGui::TableHeadersRow();
   for (const auto& st : ses.methods) {
     ImGui::TableNextRow();
@@ -200,29 +196,16 @@ void kv_draw_stitch_numbers(const KvSession& ses, const KvLabSettings& view) {
     if (!st.history.empty())
       ImGui::TextUnformatted(sci(st.history.back().output_error[l]).c_str());
     else
-      ImGui::TextDisabled("append a token");
+      ImGui::TextDisabled("%s", ctx.tr("kv.append_a_token"));
   }
   ImGui::EndTable();
-  ImGui::TextWrapped(
-      "Key-position error (layer %d): stitched keys against the source runs' raw keys rotated to "
-      "their global "
-      "index 0..L-1. It asks only 'is every key at the right position?': rounding level (~1e-7 "
-      "float32) for "
-      "reencode and kshift, large for naive%s.",
-      l,
-      ms != 1.0 ? "; reencode_scaled is off by mscale^2 - 1"
-                : "; reencode_scaled equals reencode without YaRN");
+  ImGui::TextWrapped("%s (%s %d): %s %s", ctx.tr("kv.key_position_error"), ctx.tr("kv.layer"), l,
+                     ctx.tr("kv.key_position_text"),
+                     ctx.tr(ms != 1.0 ? "kv.scaled_off" : "kv.scaled_equal"));
   if (ms != 1.0)
-    ImGui::TextWrapped("YaRN: mscale = %.4f, so keys come out %.4f x too long.", ms, ms * ms);
-  ImGui::TextWrapped(
-      "Output vs scratch (layer %d, newest token): against recomputing the stitched text from "
-      "scratch. Non-zero even "
-      "with exact re-encoding from layer 1 on, because each block's K/V were computed in another "
-      "context (B alone, "
-      "A alone): re-encoding fixes positions, not content. Layer 0 K/V depend only on token and "
-      "index, so layer 0 "
-      "agrees.",
-      l);
+    ImGui::TextWrapped("YaRN: mscale = %.4f, %s %.4f x", ms, ctx.tr("kv.keys_too_long"), ms * ms);
+  ImGui::TextWrapped("%s (%s %d): %s", ctx.tr("kv.output_vs_scratch"), ctx.tr("kv.layer"), l,
+                     ctx.tr("kv.output_vs_scratch_text"));
 }
 
 // What the strip, the meters, the plot and the stitching table show, per method, with

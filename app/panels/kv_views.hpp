@@ -7,14 +7,16 @@
 
 #include <string>
 
+#include "app/app_context.hpp"
 #include "core/kv/kv_session.hpp"
 
 namespace poslab::app {
 
 enum class KvPlotMetric { output, keys, logits };
 
+// A method's colour (darker on the light theme) and its help text in the interface language.
 ImU32 method_colour(KvMethod m);
-const char* method_help(KvMethod m);
+const char* method_help(const AppContext& ctx, KvMethod m);
 // Green (rounding level) -> yellow -> red (order 1) on a log scale.
 ImU32 error_colour(double e, float alpha = 1.0f);
 std::string sci(double v);                   // 3 significant digits, scientific outside [1e-2, 1e4)
@@ -28,10 +30,10 @@ void kv_draw_slot_dial(ImDrawList* dl, const KvModelParams& p, const KvSlot& s, 
 // One error bar: log10 error from 1e-9 (empty) to 1 (full), coloured by error_colour.
 void kv_meter(double e, float scale);
 // Error against the step number for every method, log axis.
-void kv_draw_plot(const KvSession& ses, const KvLabSettings& view, KvPlotMetric metric,
-                  float scale);
+void kv_draw_plot(const AppContext& ctx, const KvSession& ses, const KvLabSettings& view,
+                  KvPlotMetric metric, float scale);
 // The two stitching numbers, kept apart: key-position error and output vs scratch.
-void kv_draw_stitch_numbers(const KvSession& ses, const KvLabSettings& view);
+void kv_draw_stitch_numbers(const AppContext& ctx, const KvSession& ses, const KvLabSettings& view);
 // Appends what the panel drew to $POSLAB_DRAWN_NUMBERS (app/widgets/drawn_numbers.hpp).
 void kv_record_numbers(const KvSession& ses);
 

@@ -243,8 +243,8 @@ class RopeWheelsPanel final : public Panel {
     ImGui::Checkbox(L("wheels.log_slider").c_str(), &s.log_slider);
     tooltip(T("wheels.log_slider_tip"));
     ImGui::SameLine();
-    if (ImGui::Button((std::string(T(s.playing ? "wheels.pause" : "wheels.play")) + "###play")
-                          .c_str()))
+    if (ImGui::Button(
+            (std::string(T(s.playing ? "wheels.pause" : "wheels.play")) + "###play").c_str()))
       s.playing = !s.playing;
     tooltip(T("wheels.play_tip"));
     ImGui::SameLine();
@@ -398,10 +398,10 @@ class RopeWheelsPanel final : public Panel {
                   kTwoPi / d.inv0[i], kTwoPi / d.inv[i], d.turns[i], T("wheels.turns_in_l_orig"),
                   T("wheels.click_details"));
             else
-              ImGui::SetTooltip("%s %d: θ = %.6g rad/token\n%s λ = %.6g tokens\nr = L/λ = %.4g %s\n%s",
-                                T("wheels.pair"), i, d.inv[i], T("wheels.wavelength"),
-                                kTwoPi / d.inv[i], d.turns[i], T("wheels.turns_in_l"),
-                                T("wheels.click_details"));
+              ImGui::SetTooltip(
+                  "%s %d: θ = %.6g rad/token\n%s λ = %.6g tokens\nr = L/λ = %.4g %s\n%s",
+                  T("wheels.pair"), i, d.inv[i], T("wheels.wavelength"), kTwoPi / d.inv[i],
+                  d.turns[i], T("wheels.turns_in_l"), T("wheels.click_details"));
           }
         }
       }

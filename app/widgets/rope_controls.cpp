@@ -106,8 +106,8 @@ bool rope_controls(const AppContext& ctx, RopeParams& r, const RopeControlsParts
 
   if (parts.scaling) {
     int scaling = static_cast<int>(r.scaling);
-    const char* names[] = {T("wheels.rc.scaling_none"), "linear (PI)", "NTK-aware",
-                           T("wheels.rc.scaling_dynamic"), "YaRN", "llama3"};
+    const char* names[] = {T("wheels.rc.scaling_none"),    "linear (PI)", "NTK-aware",
+                           T("wheels.rc.scaling_dynamic"), "YaRN",        "llama3"};
     ImGui::Combo(L("wheels.rc.extension").c_str(), &scaling, names, IM_ARRAYSIZE(names));
     tooltip(T("wheels.rc.extension_tip"));
     r.scaling = static_cast<RopeScaling>(scaling);
