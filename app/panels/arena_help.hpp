@@ -1,5 +1,6 @@
-// Tooltip texts of the arena's inspector: what each of a ship's 15 token values and each of
-// the 12 relational features means (core/bnb/bnb_features.hpp, spec sections 5 and 6).
+// Tooltip keys of the arena's inspector: what each of a ship's 15 token values and each of
+// the 12 relational features means (core/bnb/bnb_features.hpp, spec sections 5 and 6); the
+// texts are in assets/i18n/<lang>/arena.toml.
 #pragma once
 #include <array>
 
@@ -7,37 +8,19 @@
 
 namespace poslab::app {
 
-// What each token value means (core/bnb/bnb_features.hpp, spec section 5), for tooltips.
+// What each token value means (core/bnb/bnb_features.hpp, spec section 5), for tooltips:
+// keys of arena.toml (the texts are in the interface language).
 inline constexpr std::array<const char*, bnb::kTokenDim> kTokenHelp{
-    "1 while the ship is alive, 0 once destroyed (or an unused slot)",
-    "0 = blue team (slots 0-3), 1 = orange team (slots 4-7)",
-    "health / 100",
-    "power / 100",
-    "sin(2 pi x / 1024): position on the wrapping map, as an angle, so both edges meet",
-    "cos(2 pi x / 1024)",
-    "sin(2 pi y / 1024)",
-    "cos(2 pi y / 1024)",
-    "x velocity / 180 px/s",
-    "y velocity / 180 px/s",
-    "nose direction, x (unit vector)",
-    "nose direction, y (screen y points down)",
-    "1 if the ship fired at this step",
-    "time until the gun can fire again / 0.1 s",
-    "last turn angle / 15 degrees (negative = left)"};
+    "arena.token_help.v00", "arena.token_help.v01", "arena.token_help.v02", "arena.token_help.v03",
+    "arena.token_help.v04", "arena.token_help.v05", "arena.token_help.v06", "arena.token_help.v07",
+    "arena.token_help.v08", "arena.token_help.v09", "arena.token_help.v10", "arena.token_help.v11",
+    "arena.token_help.v12", "arena.token_help.v13", "arena.token_help.v14"};
 
-// The 12 relational features of ship j seen from ship i (spec section 6), for tooltips.
+// The 12 relational features of ship j seen from ship i (spec section 6), for tooltips
+// (keys of arena.toml).
 inline constexpr std::array<const char*, bnb::kRelDim> kRelHelp{
-    "r_x: where j is, along i's nose (wrapped to the nearest copy) / 1024",
-    "r_y: where j is, to i's side / 1024",
-    "rv_x: j's velocity minus i's, along i's nose / 180 (never wrapped)",
-    "rv_y: relative velocity, to i's side / 180",
-    "d = sqrt(|r|^2 + 1e-6): distance",
-    "inv = 1 / (d + 0.1): large when close",
-    "s = sqrt(|rv|^2 + 1e-6): relative speed",
-    "closing = (rv . r) / d: negative while they approach",
-    "dir_x = r_x / d: direction to j",
-    "dir_y = r_y / d",
-    "ttca = tanh(-(rv . r) / |rv|^2): time to closest approach, squashed; > 0 = still ahead",
-    "dot = rv . r"};
+    "arena.rel_help.v00", "arena.rel_help.v01", "arena.rel_help.v02", "arena.rel_help.v03",
+    "arena.rel_help.v04", "arena.rel_help.v05", "arena.rel_help.v06", "arena.rel_help.v07",
+    "arena.rel_help.v08", "arena.rel_help.v09", "arena.rel_help.v10", "arena.rel_help.v11"};
 
 }  // namespace poslab::app

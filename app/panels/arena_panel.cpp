@@ -24,6 +24,8 @@
 #include "app/widgets.hpp"
 #include "app/widgets/control_column.hpp"
 #include "app/widgets/recorder.hpp"
+#include "app/widgets/theme_colour.hpp"
+#include "app/widgets/tr_label.hpp"
 #include "core/bnb/arena_lab.hpp"
 #include "core/bnb/bnb_episode.hpp"
 #include "core/bnb/bnb_features.hpp"
@@ -70,8 +72,6 @@ struct ArenaUi {
   bool helm_keys_active = false;    // keyboard steers the helm ship (map hovered or window focused)
   Recorder recorder{"arena"};       // the map to an animated WebP
 };
-
-const char* kPolicyNames[] = {"expert", "noisy expert", "random"};
 
 class ArenaPanel final : public Panel {
  public:
@@ -144,6 +144,7 @@ class ArenaPanel final : public Panel {
     ArenaUi& u = ui_;
     const float scale = ctx.ui_scale();
     dark_ = ctx.dark_theme();
+    ctx_ = &ctx;
     u.recorder.poll(ctx);
     const double dt =
         ctx.capturing()
@@ -299,7 +300,7 @@ class ArenaPanel final : public Panel {
     ArenaUi& u = ui_;
     ImGui::PushStyleColor(ImGuiCol_Text,
                           dark_ ? ImVec4(1.0f, 0.8f, 0.3f, 1) : ImVec4(0.6f, 0.35f, 0, 1));
-    ImGui::TextWrapped("This preset asks to open a file. Open it only if you trust it:");
+    ImGui::TextWrapped("%s", T("arena.approve_text"));
     ImGui::PopStyleColor();
     ImGui::TextWrapped("%s", u.lab.file.c_str());
     std::error_code ec;
@@ -308,10 +309,10 @@ class ArenaPanel final : public Panel {
       ImGui::TextDisabled("%.1f MB", static_cast<double>(size) / 1e6);
     else
       ImGui::TextDisabled("(%s)", ec.message().c_str());
-    if (ImGui::Button("Open this file")) u.confirmed_file = u.lab.file;
-    tooltip("Read it (in a separate process, so a damaged file cannot harm PosLab)");
+    if (ImGui::Button(L("arena.open_this").c_str())) u.confirmed_file = u.lab.file;
+    tooltip(T("arena.open_this_tip"));
     ImGui::SameLine();
-    if (ImGui::Button("Don't open")) {
+    if (ImGui::Button(L("arena.dont_open").c_str())) {
       u.lab.file.clear();
       u.confirmed_file.clear();
       copy_path_to_buffer();
@@ -368,200 +369,196 @@ class ArenaPanel final : public Panel {
     const ImVec4 accent = dark_ ? ImVec4(1, 0.85f, 0.3f, 1) : ImVec4(0.6f, 0.35f, 0.0f, 1);
     ImGui::PushItemWidth(140.0f * scale);
     int source = static_cast<int>(s.source);
-    ImGui::TextUnformatted("Source");
+    ImGui::TextUnformatted(T("arena.source"));
     ImGui::SameLine();
-    if (ImGui::RadioButton("live", &source, 0)) s.playing = true;
-    tooltip("Simulate a new episode now, flown by the scripted expert (and you, at the helm)");
+    if (ImGui::RadioButton(L("arena.live").c_str(), &source, 0)) s.playing = true;
+    tooltip(T("arena.live_tip"));
     ImGui::SameLine();
-    ImGui::RadioButton("HDF5 file", &source, 1);
-    tooltip("Replay episodes recorded by poslab-cli collect");
+    ImGui::RadioButton(L("arena.hdf5").c_str(), &source, 1);
+    tooltip(T("arena.hdf5_tip"));
     s.source = static_cast<bnb::ArenaSource>(source);
     ImGui::Separator();
 
     if (s.source == bnb::ArenaSource::live) {
-      ImGui::TextDisabled("New episode");
+      ImGui::TextDisabled("%s", T("arena.new_episode"));
       int seed = s.seed;
-      if (ImGui::InputInt("seed", &seed))
+      if (ImGui::InputInt(L("arena.seed").c_str(), &seed))
         s.seed = std::clamp(seed, 0, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
-      tooltip(
-          "Same seed, same start positions and the same fight (unless you fly).\n"
-          "298: a 4v4 fight lasting about 10 s of game time.");
-      ImGui::SliderInt("team 0 ships", &s.team0_size, 0, 4, s.team0_size == 0 ? "random" : "%d",
-                       ImGuiSliderFlags_AlwaysClamp);
-      tooltip("Blue ships, slots 0-3. 0 = a random size 1..4 for both teams");
-      ImGui::SliderInt("team 1 ships", &s.team1_size, 0, 4, s.team1_size == 0 ? "= team 0" : "%d",
-                       ImGuiSliderFlags_AlwaysClamp);
-      tooltip("Orange ships, slots 4-7. 0 = as many as team 0");
-      ImGui::Combo("others flown by", &s.policy, kPolicyNames, 3);
-      tooltip(
-          "expert: the scripted expert; noisy expert: sticky behaviour noise with team skills\n"
-          "(as in the collected data); random: uniform random actions.");
-      ImGui::Checkbox("practice: others hold fire", &s.practice);
-      tooltip(
-          "The computer ships fly as usual but never shoot, so you can learn to fly and aim.\n"
-          "The physics is exactly the same.");
-      if (ImGui::Button("Restart")) restart();
-      tooltip("Start this seed again from step 0");
+      tooltip(T("arena.seed_tip"));
+      const std::string random = T("arena.random_size"), as_team0 = T("arena.as_team0");
+      ImGui::SliderInt(L("arena.team0").c_str(), &s.team0_size, 0, 4,
+                       s.team0_size == 0 ? random.c_str() : "%d", ImGuiSliderFlags_AlwaysClamp);
+      tooltip(T("arena.team0_tip"));
+      ImGui::SliderInt(L("arena.team1").c_str(), &s.team1_size, 0, 4,
+                       s.team1_size == 0 ? as_team0.c_str() : "%d", ImGuiSliderFlags_AlwaysClamp);
+      tooltip(T("arena.team1_tip"));
+      const char* policies[] = {T("arena.policy_expert"), T("arena.policy_noisy"),
+                                T("arena.policy_random")};
+      ImGui::Combo(L("arena.policy").c_str(), &s.policy, policies, 3);
+      tooltip(T("arena.policy_tip"));
+      ImGui::Checkbox(L("arena.practice").c_str(), &s.practice);
+      tooltip(T("arena.practice_tip"));
+      if (ImGui::Button(L("arena.restart").c_str())) restart();
+      tooltip(T("arena.restart_tip"));
       ImGui::SameLine();
-      if (ImGui::Button("Next seed"))
+      if (ImGui::Button(L("arena.next_seed").c_str()))
         s.seed = std::min(s.seed + 1, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
-      tooltip("A different start: seed + 1");
+      tooltip(T("arena.next_seed_tip"));
       ImGui::Separator();
     } else {
       draw_file_controls(ctx, scale);
     }
 
-    if (ImGui::Button("Dream from here"))  // the dream lab's hook (issue 13)
+    if (ImGui::Button(L("arena.dream").c_str()))  // the dream lab's hook (issue 13)
       ctx.open_lab(
           wm::dreams_preset_from_arena(s, s.source == bnb::ArenaSource::live ? u.sim.step : s.row));
-    tooltip("Open the dream lab at this step: the world model dreams on from this state.");
-    if (ImGui::Button(s.playing ? "Pause" : "Play")) {
+    tooltip(T("arena.dream_tip"));
+    if (ImGui::Button(
+            (std::string(T(s.playing ? "arena.pause" : "arena.play")) + "###play").c_str())) {
       s.playing = !s.playing;
       u.helm_lost_step = -1;
     }
-    tooltip("Run or pause the episode");
+    tooltip(T("arena.play_tip"));
     ImGui::SameLine();
-    if (ImGui::Button("Step")) {
+    if (ImGui::Button(L("arena.step").c_str())) {
       s.playing = false;
       if (s.source == bnb::ArenaSource::live)
         live_step();
       else
         s.row = std::min(s.row + 1, std::max(0, u.episode.rows - 1));
     }
-    tooltip("Pause and advance one agent step (0.04 s of game time)");
+    tooltip(T("arena.step_tip"));
     double speed = s.speed;
     const double lo = bnb::ArenaLabSettings::speed_range.lo,
                  hi = bnb::ArenaLabSettings::speed_range.hi;
-    if (ImGui::SliderScalar("speed", ImGuiDataType_Double, &speed, &lo, &hi, "%.2fx",
-                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    if (ImGui::SliderScalar(L("arena.speed").c_str(), ImGuiDataType_Double, &speed, &lo, &hi,
+                            "%.2fx", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
       s.speed = speed;
-    tooltip(
-        "Playback speed; 1x = real time, 25 agent steps per second.\n"
-        "Slower makes the ship easier to fly; the simulation is the same.");
-    ImGui::SliderInt("trail (steps)", &s.trail, 0,
+    tooltip(T("arena.speed_tip"));
+    ImGui::SliderInt(L("arena.trail").c_str(), &s.trail, 0,
                      static_cast<int>(bnb::ArenaLabSettings::trail_range.hi), "%d",
                      ImGuiSliderFlags_AlwaysClamp);
-    tooltip("How many past positions each ship leaves behind");
-    ImGui::Checkbox("grid (128 px)", &s.grid);
-    tooltip("Grid lines every 128 world pixels; the map is 1024 x 1024 and wraps at the edges");
+    tooltip(T("arena.trail_tip"));
+    ImGui::Checkbox(L("arena.grid").c_str(), &s.grid);
+    tooltip(T("arena.grid_tip"));
     ImGui::PopItemWidth();
 
     if (s.source == bnb::ArenaSource::live) {
       ImGui::Separator();
       const auto alive = bnb::alive_counts(u.sim);
-      ImGui::Text("step %d / %d   t = %.2f s", u.sim.step, u.sim.max_steps, u.sim.tick * bnb::kDt);
-      tooltip("Agent steps taken (episodes are cut at 512) and game time");
-      ImGui::Text("alive: team 0 %d, team 1 %d", alive[0], alive[1]);
-      ImGui::Text("returns: %.3f / %.3f", u.returns[0], u.returns[1]);
-      tooltip("Sum of each team's rewards so far (damage dealt minus taken, kills, the win)");
+      ImGui::Text("%s %d / %d   t = %.2f s", T("arena.step_word"), u.sim.step, u.sim.max_steps,
+                  u.sim.tick * bnb::kDt);
+      tooltip(T("arena.step_count_tip"));
+      ImGui::Text("%s: 0 %d, 1 %d", T("arena.alive_teams"), alive[0], alive[1]);
+      ImGui::Text("%s: %.3f / %.3f", T("arena.returns"), u.returns[0], u.returns[1]);
+      tooltip(T("arena.returns_tip"));
       if (u.sim.done) {
-        const char* what = u.sim.winner == 0          ? "team 0 (blue) wins"
-                           : u.sim.winner == 1        ? "team 1 (orange) wins"
-                           : alive[0] + alive[1] == 0 ? "draw"
-                                                      : "truncated at 512 steps";
-        ImGui::TextColored(accent, "Episode over: %s", what);
-        if (ImGui::Button("New episode (next seed)")) {
+        const char* what = T(u.sim.winner == 0          ? "arena.win0"
+                             : u.sim.winner == 1        ? "arena.win1"
+                             : alive[0] + alive[1] == 0 ? "arena.draw"
+                                                        : "arena.truncated");
+        ImGui::TextColored(accent, "%s: %s", T("arena.episode_over"), what);
+        if (ImGui::Button(L("arena.new_episode_next").c_str())) {
           s.seed = std::min(s.seed + 1, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
           s.playing = true;
         }
       }
       ImGui::Separator();
-      ImGui::TextDisabled("Take the helm");
+      ImGui::TextDisabled("%s", T("arena.take_helm"));
       int helm = s.helm;
       ImGui::SetNextItemWidth(140.0f * scale);
-      if (ImGui::SliderInt("helm slot", &helm, -1, kSlots - 1, helm < 0 ? "none" : "slot %d",
+      const std::string none = T("arena.none"), slot_fmt = T("arena.slot") + std::string(" %d");
+      if (ImGui::SliderInt(L("arena.helm").c_str(), &helm, -1, kSlots - 1,
+                           helm < 0 ? none.c_str() : slot_fmt.c_str(),
                            ImGuiSliderFlags_AlwaysClamp))
         s.helm = helm;
-      tooltip("The ship you fly from the keyboard (green ring); none = watch the expert");
+      tooltip(T("arena.helm_tip"));
       if (u.helm_lost_step >= 0 && s.helm >= 0) {
-        ImGui::TextColored(accent, "Your ship was destroyed at step %d. Paused.", u.helm_lost_step);
-        if (ImGui::Button("Watch the rest")) {
+        ImGui::TextColored(accent, "%s %d. %s", T("arena.destroyed_at"), u.helm_lost_step,
+                           T("arena.paused"));
+        if (ImGui::Button(L("arena.watch_rest").c_str())) {
           s.playing = true;
           u.helm_lost_step = -1;
         }
         ImGui::SameLine();
-        if (ImGui::Button("Try again")) {
+        if (ImGui::Button(L("arena.try_again").c_str())) {
           restart();
           s.playing = true;
         }
       }
-      ImGui::TextWrapped(
-          "Keys (map hovered or this lab focused): %s The expert flies every "
-          "other ship.",
-          arena_helm_keys_help());
+      ImGui::TextWrapped("%s %s %s", T("arena.keys_intro"), arena_helm_keys_help(),
+                         T("arena.expert_flies"));
       if (s.helm >= 0) {
         const ImVec4 on = dark_ ? ImVec4(0.5f, 1, 0.5f, 1) : ImVec4(0.0f, 0.45f, 0.1f, 1);
         const ImVec4 off = dark_ ? ImVec4(0.7f, 0.7f, 0.7f, 1) : ImVec4(0.35f, 0.35f, 0.35f, 1);
-        ImGui::TextColored(
-            ui_.helm_keys_active ? on : off, "%s",
-            ui_.helm_keys_active ? "keys captured" : "keys not captured: hover the map");
+        ImGui::TextColored(ui_.helm_keys_active ? on : off, "%s",
+                           T(ui_.helm_keys_active ? "arena.keys_on" : "arena.keys_off"));
       }
     }
     ImGui::Separator();
-    ImGui::TextDisabled("Record the map (animated WebP)");
+    ImGui::TextDisabled("%s", T("arena.record"));
     u.recorder.draw(ctx);
   }
 
   void draw_file_controls(AppContext& ctx, float scale) {
     ArenaUi& u = ui_;
     bnb::ArenaLabSettings& s = u.lab;
-    ImGui::TextDisabled("Dataset (poslab-cli collect)");
+    ImGui::TextDisabled("%s", T("arena.dataset"));
     ImGui::SetNextItemWidth(-1);
     const bool enter =
         ImGui::InputTextWithHint("##path", "/path/to/data.h5", u.path_buf.data(), u.path_buf.size(),
                                  ImGuiInputTextFlags_EnterReturnsTrue);
-    tooltip("Path of an HDF5 dataset; press Enter or Open");
+    tooltip(T("arena.path_tip"));
     std::string picked;
     const bool chose =
-        file_picker_draw(u.picker, "Choose a dataset", {".h5", ".hdf5"}, picked, scale);
+        file_picker_draw(u.picker, T("arena.choose_dataset"), {".h5", ".hdf5"}, picked, scale);
     if (chose) std::snprintf(u.path_buf.data(), u.path_buf.size(), "%s", picked.c_str());
-    if (ImGui::Button("Open") || enter || chose) {
+    if (ImGui::Button(L("arena.open").c_str()) || enter || chose) {
       s.file = u.path_buf.data();
       s.episode = 0;
       s.row = 0;
       u.confirmed_file = s.file;       // the user's own choice
       open_file_if_needed(ctx, true);  // reopen even the same path (it may have been rewritten)
     }
-    tooltip("Open the path above (again: a rewritten file is read anew)");
+    tooltip(T("arena.open_tip"));
     ImGui::SameLine();
-    if (ImGui::Button("Browse...")) file_picker_open(u.picker, u.path_buf.data());
-    tooltip("Choose the file in a folder listing");
+    if (ImGui::Button(L("arena.browse").c_str())) file_picker_open(u.picker, u.path_buf.data());
+    tooltip(T("arena.browse_tip"));
     if (awaiting_approval()) {
       draw_approval();
       ImGui::Separator();
       return;
     }
     if (!u.reader) {
-      ImGui::TextWrapped(
-          s.file.empty()
-              ? "No file open. Make one with:\n  poslab-cli collect --episodes 100 -o data.h5"
-              : "The file could not be opened (see the banner).");
+      ImGui::TextWrapped("%s", T(s.file.empty() ? "arena.no_file" : "arena.file_failed"));
       ImGui::Separator();
       return;
     }
     const io::BnbDatasetInfo& info = u.reader->info();
-    ImGui::Text("%lld episodes, %lld rows, policy %s", static_cast<long long>(info.num_episodes),
-                static_cast<long long>(info.total_timesteps), info.policy.c_str());
+    ImGui::Text("%lld %s, %lld %s, %s %s", static_cast<long long>(info.num_episodes),
+                T("arena.episodes"), static_cast<long long>(info.total_timesteps), T("arena.rows"),
+                T("arena.policy_word"), info.policy.c_str());
     if (info.num_episodes > 0) {
       ImGui::SetNextItemWidth(150.0f * scale);
       int ep = s.episode;
-      if (ImGui::SliderInt("episode", &ep, 0,
+      if (ImGui::SliderInt(L("arena.episode").c_str(), &ep, 0,
                            static_cast<int>(std::min<int64_t>(info.num_episodes - 1, 2147483647)),
                            "%d", ImGuiSliderFlags_AlwaysClamp) &&
           ep != s.episode) {
         s.episode = ep;
         s.row = 0;
       }
-      tooltip("Which recorded episode to replay");
+      tooltip(T("arena.episode_tip"));
       if (u.episode.rows > 0) {
-        ImGui::Text("seed %llu, %d rows (%d steps)",
+        ImGui::Text("%s %llu, %d %s (%d %s)", T("arena.seed"),
                     static_cast<unsigned long long>(u.episode.seed), u.episode.rows,
-                    u.episode.rows - 1);
+                    T("arena.rows"), u.episode.rows - 1, T("arena.steps_word"));
         ImGui::SetNextItemWidth(-1);
-        ImGui::SliderInt("##timeline", &s.row, 0, u.episode.rows - 1, "row %d",
+        const std::string row_fmt = T("arena.row") + std::string(" %d");
+        ImGui::SliderInt("##timeline", &s.row, 0, u.episode.rows - 1, row_fmt.c_str(),
                          ImGuiSliderFlags_AlwaysClamp);
-        tooltip("Timeline: drag to scrub through the episode (one row per agent step)");
-        ImGui::TextDisabled("Bullets are not stored in datasets.");
+        tooltip(T("arena.timeline_tip"));
+        ImGui::TextDisabled("%s", T("arena.no_bullets"));
       }
     }
     ImGui::Separator();
@@ -586,23 +583,19 @@ class ArenaPanel final : public Panel {
         (in.hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
     if (in.hovered) {
       if (in.hovered_slot >= 0)
-        ImGui::SetTooltip("slot %d: click to inspect", in.hovered_slot);
+        ImGui::SetTooltip("%s %d: %s", T("arena.slot"), in.hovered_slot, T("arena.click_inspect"));
       else
         ImGui::SetTooltip("x = %.0f, y = %.0f", in.mouse_world.x, in.mouse_world.y);
       if (in.clicked) u.lab.selected = in.hovered_slot;
     }
-    ImGui::TextDisabled(
-        "Screen convention: x right, y DOWN (as the simulator); map %gx%g, wraps at every edge.",
-        bnb::kWorldW, bnb::kWorldH);
-    ImGui::TextDisabled(
-        "A positive angle (RIGHT, +5 deg) turns clockwise on screen. Grid: 128 px.  Scale %.2f",
-        scale);
+    ImGui::TextDisabled("%s %gx%g", T("arena.screen_convention"), bnb::kWorldW, bnb::kWorldH);
+    ImGui::TextDisabled("%s %.2f", T("arena.angle_convention"), scale);
   }
 
   // ---------------- ship list and inspector ----------------
   void draw_ship_list(float scale) {
     ArenaUi& u = ui_;
-    ImGui::TextDisabled("Ships (click a row or a ship to inspect)");
+    ImGui::TextDisabled("%s", T("arena.ships"));
     // Scrolls sideways instead of cutting the action column when the inspector is narrow.
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
@@ -611,39 +604,34 @@ class ArenaPanel final : public Panel {
     const float table_h = row_h * (kSlots + 1) + st.ScrollbarSize + 2 * st.CellPadding.y;
     if (!ImGui::BeginTable("##ships", 5, flags, ImVec2(0, table_h))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("slot");
-    ImGui::TableSetupColumn("status");
-    ImGui::TableSetupColumn("health", ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
-    ImGui::TableSetupColumn("power", ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
-    ImGui::TableSetupColumn("action");
+    ImGui::TableSetupColumn(T("arena.slot"));
+    ImGui::TableSetupColumn(T("arena.status"));
+    ImGui::TableSetupColumn(T("arena.health"), ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
+    ImGui::TableSetupColumn(T("arena.power"), ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
+    ImGui::TableSetupColumn(T("arena.action"));
     ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-    const char* header_help[] = {
-        "Slot number: 0-3 team 0 (blue), 4-7 team 1 (orange)",
-        "alive, dead (a wreck) or absent (slot unused this episode)",
-        "Health, 0-100: bullets take it; 0 destroys the ship",
-        "Power, 0-100: boosting spends it, coasting and reversing refill it; shooting costs some",
-        "The action taken at the last step: power (COAST, BOOST, REVERSE), turn, FIRE"};
+    const char* header_help[] = {"arena.slot_tip", "arena.status_tip", "arena.health_tip",
+                                 "arena.power_tip", "arena.action_tip"};
     for (int c = 0; c < 5; ++c) {
       ImGui::TableSetColumnIndex(c);
       ImGui::TableHeader(ImGui::TableGetColumnName(c));
-      tooltip(header_help[c]);
+      tooltip(T(header_help[c]));
     }
     for (int k = 0; k < kSlots; ++k) {
       const ArenaShipView& s = u.view.ships[k];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       char label[32];
-      std::snprintf(label, sizeof label, "%d (team %d)", k, k / bnb::kSlotsPerTeam);
+      std::snprintf(label, sizeof label, "%d (%s %d)", k, T("arena.team"), k / bnb::kSlotsPerTeam);
       ImGui::PushStyleColor(ImGuiCol_Text, arena_team_colour(k / bnb::kSlotsPerTeam, dark_));
       if (ImGui::Selectable(label, u.lab.selected == k, ImGuiSelectableFlags_SpanAllColumns))
         u.lab.selected = k;
       ImGui::PopStyleColor();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(
-          !s.present ? "absent"
-          : s.alive
-              ? (k == u.lab.helm && u.lab.source == bnb::ArenaSource::live ? "alive, you" : "alive")
-              : "dead");
+      const bool you = k == u.lab.helm && u.lab.source == bnb::ArenaSource::live;
+      ImGui::TextUnformatted(T(!s.present ? "arena.absent"
+                               : s.alive  ? (you ? "arena.alive_you" : "arena.alive")
+                                          : "arena.dead"));
       ImGui::TableNextColumn();
       if (s.present) {
         char t[16];
@@ -656,7 +644,7 @@ class ArenaPanel final : public Panel {
       if (s.present) {
         char t[16];
         std::snprintf(t, sizeof t, "%.0f", s.power);
-        ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImVec4(1.0f, 0.8f, 0.25f, 1));
+        ImGui::PushStyleColor(ImGuiCol_PlotHistogram, theme_colour(IM_COL32(255, 204, 64, 255)));
         ImGui::ProgressBar(static_cast<float>(s.power / 100.0), ImVec2(-1, 0), t);
         ImGui::PopStyleColor();
       }
@@ -683,7 +671,7 @@ class ArenaPanel final : public Panel {
     const int sel = u.lab.selected;
     ImGui::Separator();
     if (sel < 0 || !u.view.ships[sel].present) {
-      ImGui::TextDisabled("Click a ship to see its state vector and relational features.");
+      ImGui::TextDisabled("%s", T("arena.click_ship"));
       return;
     }
     // Token and relational features from core, for the live state or the file row.
@@ -702,32 +690,31 @@ class ArenaPanel final : public Panel {
         std::copy(all.begin() + (sel * kSlots + j) * bnb::kRelDim,
                   all.begin() + (sel * kSlots + j + 1) * bnb::kRelDim, rel[j].begin());
     }
-    ImGui::Text("Slot %d: state vector (15 values)", sel);
+    ImGui::Text("%s %d: %s", T("arena.slot"), sel, T("arena.state_vector"));
     if (ImGui::BeginTable("##token", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
       for (int c = 0; c < bnb::kTokenDim; ++c) {
         if (c % 2 == 0) ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextDisabled("%2d %s", c, bnb::kTokenNames[c]);
-        tooltip(kTokenHelp[c]);
+        tooltip(T(kTokenHelp[c]));
         ImGui::TableNextColumn();
         ImGui::Text("%+.4f", static_cast<double>(token[c]));
       }
       ImGui::EndTable();
     }
-    ImGui::Text("Relational features: slot %d observing each other ship", sel);
-    ImGui::TextDisabled("in slot %d's frame (x along its nose); positions / 1024, velocities / 180",
-                        sel);
+    ImGui::Text("%s: %s %d", T("arena.relational"), T("arena.slot"), sel);
+    ImGui::TextDisabled("%s", T("arena.frame"));
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable("##relational", 1 + bnb::kRelDim, flags)) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("ship");
+    ImGui::TableSetupColumn(T("arena.ship"));
     for (int c = 0; c < bnb::kRelDim; ++c) ImGui::TableSetupColumn(bnb::kRelNames[c]);
     ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
     for (int c = 0; c <= bnb::kRelDim; ++c) {
       ImGui::TableSetColumnIndex(c);
       ImGui::TableHeader(ImGui::TableGetColumnName(c));
-      tooltip(c == 0 ? "The other ship j (observed)" : kRelHelp[c - 1]);
+      tooltip(T(c == 0 ? "arena.other_ship" : kRelHelp[c - 1]));
     }
     int rows = 0;
     for (int j = 0; j < kSlots; ++j) {
@@ -737,7 +724,7 @@ class ArenaPanel final : public Panel {
       ImGui::TableNextColumn();
       ImGui::TextColored(
           ImGui::ColorConvertU32ToFloat4(arena_team_colour(j / bnb::kSlotsPerTeam, dark_)), "%d%s",
-          j, u.view.ships[j].alive ? "" : " (dead)");
+          j, u.view.ships[j].alive ? "" : (" (" + std::string(T("arena.dead")) + ")").c_str());
       for (int c = 0; c < bnb::kRelDim; ++c) {
         ImGui::TableNextColumn();
         ImGui::Text("%+.3f", rel[j][c]);
@@ -748,8 +735,11 @@ class ArenaPanel final : public Panel {
   }
 
   ArenaUi ui_;
-  ViewRect view_rect_;  // the map, where it was last drawn
-  bool dark_ = true;    // theme of the current frame (team colours in tables)
+  ViewRect view_rect_;               // the map, where it was last drawn
+  bool dark_ = true;                 // theme of the current frame (team colours in tables)
+  const AppContext* ctx_ = nullptr;  // set at the start of draw(): the interface language
+  const char* T(const char* key) const { return ctx_->tr(key); }
+  std::string L(const char* key) const { return tr_id(*ctx_, key); }
 };
 
 }  // namespace
