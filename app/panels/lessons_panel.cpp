@@ -15,6 +15,7 @@
 
 #include "app/app_context.hpp"
 #include "app/panels/panels.hpp"
+#include "app/widgets.hpp"
 #include "app/widgets/markdown_view.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
@@ -230,6 +231,7 @@ class LessonsPanel final : public Panel {
       ui_.lab.language = Language::en;
       save(ctx);
     }
+    tooltip(ctx.tr("lessons.language_tip"));
     ImGui::SameLine();
     ImGui::BeginDisabled(!ui_.cjk);
     if (ImGui::RadioButton(ui_.cjk ? "中文" : "Chinese",
@@ -238,12 +240,14 @@ class LessonsPanel final : public Panel {
       save(ctx);
     }
     ImGui::EndDisabled();
+    tooltip(ctx.tr("lessons.language_tip"));
     if (!ui_.cjk) {
       ImGui::SameLine();
       ImGui::TextDisabled("%s", ui_.words.get("no_cjk_font", Language::en).c_str());
     }
     ImGui::SameLine(0, ImGui::GetFontSize() * 2);
     if (ImGui::SmallButton(w("reload").c_str())) reload();
+    tooltip(ctx.tr("lessons.reload_tip"));
     if (!ui_.words_error.empty()) {
       ImGui::SameLine();
       ImGui::TextDisabled("(%s)", ui_.words_error.c_str());
@@ -331,6 +335,7 @@ class LessonsPanel final : public Panel {
       ui_.lab.lesson.clear();
       return;
     }
+    tooltip(ctx.tr("lessons.back_tip"));
     ImGui::SameLine();
     ImGui::PushFont(heading_font_);
     ImGui::TextUnformatted(lesson.entry.title.in(language()).c_str());
