@@ -94,7 +94,8 @@ void ShareUi::write_rects(float view_x0, float view_y0, float view_x1, float vie
                       {"status", status},
                       {"status_error", status_error}};
   rects.clear();
-  std::string text = j.dump();
+  // Never throws (it runs in a destructor): bytes that are not UTF-8 (a path) are replaced.
+  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (text == rects_written) return;
   try {
     write_file_atomically(path, text);
