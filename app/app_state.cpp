@@ -512,6 +512,7 @@ void AppState::draw_preset_bar(Panel& p) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.reset_tip"));
   ImGui::SameLine();
   if (ImGui::Button(tr("preset.share"))) share_.open_requested = true;
+  share_.note_item("open");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.share_tip"));
   draw_share(p);
 }

@@ -28,6 +28,7 @@
 
 #include "app/app_state.hpp"
 #include "app/capture.hpp"
+#include "app/export/link_handoff.hpp"
 #include "app/gfx/gl.hpp"
 #include "app/widgets/recorder.hpp"
 #include "core/common/errors.hpp"
@@ -475,6 +476,19 @@ int main(int argc, char** argv) {
   if (!opt.record.empty() && opt.frames == 0) opt.frames = 250;
   const bool headless = opt.frames > 0 || opt.check;
 
+  // A link while PosLab already runs: the running window opens it (app/export/link_handoff).
+  if (!headless && !opt.link.empty()) {
+    const auto h = poslab::app::link_handoff_send(poslab::app::link_socket_path(), opt.link);
+    if (h == poslab::app::Handoff::taken) {
+      std::fprintf(stderr, "poslab: the running PosLab window opened the link\n");
+      return 0;
+    }
+    if (h == poslab::app::Handoff::refused) {
+      std::fprintf(stderr, "poslab: %s is not a poslab: link (poslab:LAB?key=value)\n",
+                   opt.link.c_str());
+      return 2;
+    }
+  }
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
     const char* display = std::getenv("DISPLAY");
@@ -593,8 +607,18 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
       if (opt.settings) state.finish();
     } else if (exit_code == 0) {
+      // Links a later `poslab 'poslab:...'` hands over; it wakes the event loop.
+      poslab::app::LinkListener links(poslab::app::link_socket_path(),
+                                      [] { glfwPostEmptyEvent(); });
       while (!glfwWindowShouldClose(window) && !state.quit_requested()) {
-        if (fe.wait_for_work(2.0) && !glfwWindowShouldClose(window)) {
+        bool work = fe.wait_for_work(2.0);
+        for (const auto& link : links.take()) {
+          state.open_link(link);  // like a pasted preset: files wait for approval, bad = banner
+          glfwFocusWindow(window);
+          state.request_frames(3);
+          work = true;
+        }
+        if (work && !glfwWindowShouldClose(window)) {
           fe.frame();
           fe.present();
           if (auto req = state.take_picture_request()) fe.export_picture(*req);

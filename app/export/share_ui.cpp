@@ -5,12 +5,15 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <filesystem>
 
 #include "app/app_state.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "io/labjson/lab_json.hpp"
 
@@ -18,8 +21,9 @@ namespace poslab::app {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kPopup = "Share this view###share";
-constexpr const char* kPicker = "Save as###share_picker";
+// Window ids after "###" stay the same in every language.
+constexpr const char* kPopupId = "###share";
+constexpr const char* kPickerId = "###share_picker";
 
 const char* extension(ShareTarget t) {
   return t == ShareTarget::picture ? ".png" : t == ShareTarget::csv ? ".csv" : ".json";
@@ -39,17 +43,67 @@ std::string default_dir(const Settings& st) {
 }
 
 // Read-only text the user can select by hand, with a Copy button.
-void copy_field(const char* id, const std::string& text, float scale) {
+bool copy_field(const char* id, const std::string& text, const char* copy_label, float scale) {
   std::string shown = text;
   ImGui::PushID(id);
   ImGui::SetNextItemWidth(-80.0f * scale);
   ImGui::InputText("##text", &shown, ImGuiInputTextFlags_ReadOnly);
   ImGui::SameLine();
-  if (ImGui::Button("Copy")) ImGui::SetClipboardText(text.c_str());
+  const bool copy = ImGui::Button(copy_label);
+  if (copy) ImGui::SetClipboardText(text.c_str());
   ImGui::PopID();
+  return copy;
+}
+
+// An interface text with {path} and {bytes} filled in.
+std::string fill(const char* text, const std::string& path, const std::string& bytes = {}) {
+  std::string out = text;
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{path}", path},
+                                   std::pair<std::string, std::string>{"{bytes}", bytes}})
+    if (const auto at = out.find(key); at != std::string::npos) out.replace(at, key.size(), value);
+  return out;
+}
+
+const char* rects_path() {
+  const char* p = std::getenv("POSLAB_WIDGET_RECTS");
+  return p && *p ? p : nullptr;
 }
 
 }  // namespace
+
+void ShareUi::note_item(const char* name) {
+  if (!rects_path()) return;
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  rects[name] = {a.x, a.y, b.x, b.y};
+}
+
+void ShareUi::note_window(const char* name) {
+  if (!rects_path()) return;
+  const ImVec2 a = ImGui::GetWindowPos(), d = ImGui::GetWindowSize();
+  rects[name] = {a.x, a.y, a.x + d.x, a.y + d.y};
+}
+
+void ShareUi::write_rects(float view_x0, float view_y0, float view_x1, float view_y1) {
+  const char* path = rects_path();
+  if (!path) return;
+  nlohmann::json j = {{"rects", rects},
+                      {"view", {view_x0, view_y0, view_x1, view_y1}},
+                      {"lab", lab},
+                      {"picture_scale", picture_scale},
+                      {"confirm", confirm == ShareTarget::none ? std::string() : confirm_path},
+                      {"status", status},
+                      {"status_error", status_error}};
+  rects.clear();
+  // Never throws (it runs in a destructor): bytes that are not UTF-8 (a path) are replaced.
+  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text == rects_written) return;
+  try {
+    write_file_atomically(path, text);
+    rects_written = std::move(text);
+  } catch (const std::exception&) {
+    // A test hook only: the test notices a stale file.
+  }
+}
 
 std::optional<PictureRequest> AppState::take_picture_request() {
   auto r = std::move(picture_request_);
@@ -67,7 +121,9 @@ void AppState::set_capture(bool on, int k) {
 
 void AppState::picture_done(const std::string& path, const std::string& error) {
   share_.status_error = !error.empty();
-  share_.status = error.empty() ? "Saved the picture to " + path : error;
+  share_.status = error.empty() ? fill(tr("share.saved_picture"), path) : error;
+  if (share_.reopen) share_.open_requested = true;  // shows the result where it was asked for
+  share_.reopen = false;
   if (!error.empty()) {
     const std::string saved = drawing_lab_;
     drawing_lab_ = settings_.active_lab;
@@ -103,6 +159,7 @@ void AppState::share_menu_items() {
   Panel* p = find_panel(settings_.active_lab);
   const bool lab = p && p->id() != std::string(kWelcomeName);
   if (ImGui::MenuItem(tr("menu.share"), nullptr, false, lab)) share_.open_requested = true;
+  share_.note_item("menu.share");
   const std::string cmd = active_cli_command();
   if (ImGui::MenuItem(tr("menu.copy_command"), nullptr, false, lab && !cmd.empty()))
     ImGui::SetClipboardText(cmd.c_str());
@@ -129,14 +186,14 @@ void AppState::share_save(Panel& p, ShareTarget t, const std::string& path, bool
   settings_.export_dir = fs::absolute(path, ec).parent_path().string();
   if (t == ShareTarget::picture) {
     picture_request_ = PictureRequest{path, s.picture_scale, "PosLab  " + p.preset()};
-    s.status = "Rendering the picture...";
+    s.status = tr("share.rendering");
     s.status_error = false;
-    ImGui::CloseCurrentPopup();  // the picture must not show this popup
+    s.reopen = true;  // ImGui closes the popup while the picture is rendered without it
     return;
   }
   try {
     write_lab_numbers(p, t == ShareTarget::csv ? path : "", t == ShareTarget::json ? path : "");
-    s.status = "Saved " + path + " (" + std::to_string(fs::file_size(path, ec)) + " bytes)";
+    s.status = fill(tr("share.saved_file"), path, std::to_string(fs::file_size(path, ec)));
     s.status_error = false;
   } catch (const std::exception& e) {
     s.status = e.what();
@@ -146,6 +203,11 @@ void AppState::share_save(Panel& p, ShareTarget t, const std::string& path, bool
 
 void AppState::draw_share(Panel& p) {
   ShareUi& s = share_;
+  struct WriteRectsAtEnd {  // every return below: the test hook sees this frame
+    ShareUi& s;
+    const ViewRect& v;
+    ~WriteRectsAtEnd() { s.write_rects(v.x0, v.y0, v.x1, v.y1); }
+  } write_rects_at_end{s, export_rect_};
   if (capturing_) return;
   if (s.open_requested) {
     s.open_requested = false;
@@ -157,56 +219,80 @@ void AppState::draw_share(Panel& p) {
       s.json_path = (dir / ("poslab-" + s.lab + ".json")).string();
     }
     s.confirm = ShareTarget::none;
-    ImGui::OpenPopup(kPopup);
+    ImGui::OpenPopup(kPopupId);
   }
-  ImGui::SetNextWindowSize(ImVec2(760 * scale_, 0), ImGuiCond_Appearing);
-  if (!ImGui::BeginPopupModal(kPopup, nullptr)) return;
+  // Height 0 every frame: fits its contents as the question or a status line comes and goes.
+  ImGui::SetNextWindowSize(ImVec2(760 * scale_, 0), ImGuiCond_Always);
+  const std::string title = std::string(tr("share.title")) + kPopupId;
+  if (!ImGui::BeginPopupModal(title.c_str(), nullptr)) return;
   const auto row = [&](ShareTarget t, const char* label, bool enabled) {
+    const std::string name = t == ShareTarget::picture ? "picture"
+                             : t == ShareTarget::csv   ? "csv"
+                                                       : "json";
     ImGui::PushID(static_cast<int>(t));
     ImGui::BeginDisabled(!enabled);
+    ImGui::AlignTextToFramePadding();  // the label on the field's line, not above it
     ImGui::TextUnformatted(label);
     ImGui::SameLine(130 * scale_);
     ImGui::SetNextItemWidth(-190 * scale_);
     ImGui::InputText("##path", path_of(s, t));
+    s.note_item(("path." + name).c_str());
     ImGui::SameLine();
-    if (ImGui::Button("Browse...")) {
+    if (ImGui::Button(tr("share.browse"))) {
       s.picking = t;
       file_picker_open_save(s.picker, *path_of(s, t));
     }
+    s.note_item(("browse." + name).c_str());
     ImGui::SameLine();
-    if (ImGui::Button("Save")) share_save(p, t, *path_of(s, t), false);
+    if (ImGui::Button(tr("share.save"))) share_save(p, t, *path_of(s, t), false);
+    s.note_item(("save." + name).c_str());
     ImGui::EndDisabled();
     ImGui::PopID();
   };
   ImGui::Separator();
-  ImGui::TextDisabled("Picture of the main view (PNG, caption: the preset)");
-  ImGui::RadioButton("1x screen resolution", &s.picture_scale, 1);
+  ImGui::TextDisabled("%s", tr("share.picture_heading"));
+  ImGui::RadioButton(tr("share.scale1"), &s.picture_scale, 1);
+  s.note_item("scale1");
   ImGui::SameLine();
-  ImGui::RadioButton("2x (re-rendered at twice the UI scale: crisp on slides)", &s.picture_scale,
-                     2);
-  row(ShareTarget::picture, "Picture", true);
+  ImGui::RadioButton(tr("share.scale2"), &s.picture_scale, 2);
+  s.note_item("scale2");
+  row(ShareTarget::picture, tr("share.picture"), true);
   ImGui::Separator();
   // The numbers are made when saved (a big attention view is megabytes of JSON).
-  ImGui::TextDisabled("Numbers the view shows (CSV tables; the JSON poslab-cli prints)");
-  row(ShareTarget::csv, "CSV tables", true);
-  row(ShareTarget::json, "CLI's JSON", true);
+  ImGui::TextDisabled("%s", tr("share.numbers_heading"));
+  row(ShareTarget::csv, tr("share.csv"), true);
+  row(ShareTarget::json, tr("share.json"), true);
   if (s.confirm != ShareTarget::none) {
-    ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "%s already exists. Replace it?",
-                       s.confirm_path.c_str());
-    if (ImGui::Button("Replace")) share_save(p, s.confirm, s.confirm_path, true);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
+    ImGui::TextWrapped("%s", fill(tr("share.exists"), s.confirm_path).c_str());  // long paths
+    ImGui::PopStyleColor();
+    if (ImGui::Button(tr("share.replace"))) share_save(p, s.confirm, s.confirm_path, true);
+    s.note_item("replace");
     ImGui::SameLine();
-    if (ImGui::Button("Keep it")) s.confirm = ShareTarget::none;
+    if (ImGui::Button(tr("share.keep"))) s.confirm = ShareTarget::none;
+    s.note_item("keep");
   }
   ImGui::Separator();
-  ImGui::TextDisabled("The poslab-cli command that prints these numbers");
+  ImGui::TextDisabled("%s", tr("share.command_heading"));
   const auto args = p.cli_args();
-  if (args.empty())
-    ImGui::TextDisabled("%s", p.cli_note().c_str());
-  else
-    copy_field("cmd", io::cli_command_line(args), scale_);
+  const auto copied = [&](const char* what) {
+    s.status = what;
+    s.status_error = false;
+  };
+  if (args.empty()) {  // the reason can be long (the dream lab's): wrapped, never cut off
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", p.cli_note().c_str());
+    ImGui::PopStyleColor();
+  } else {
+    if (copy_field("cmd", io::cli_command_line(args), tr("share.copy"), scale_))
+      copied(tr("share.copied_command"));
+    s.note_item("copy.cmd");
+  }
   ImGui::Separator();
-  ImGui::TextDisabled("Preset link (opens this lab in this state: poslab 'poslab:...')");
-  copy_field("link", preset_uri(p.preset()), scale_);
+  ImGui::TextDisabled("%s", tr("share.link_heading"));
+  if (copy_field("link", preset_uri(p.preset()), tr("share.copy"), scale_))
+    copied(tr("share.copied_link"));
+  s.note_item("copy.link");
   if (!s.status.empty()) {
     ImGui::Separator();
     ImGui::PushTextWrapPos(0);
@@ -217,10 +303,13 @@ void AppState::draw_share(Panel& p) {
     ImGui::PopTextWrapPos();
   }
   ImGui::Separator();
-  if (ImGui::Button("Close")) ImGui::CloseCurrentPopup();
+  if (ImGui::Button(tr("share.close"))) ImGui::CloseCurrentPopup();
+  s.note_item("close");
+  s.note_window("popup");
   std::string chosen;
   if (s.picking != ShareTarget::none &&
-      file_picker_draw(s.picker, kPicker, {extension(s.picking)}, chosen, scale_)) {
+      file_picker_draw(s.picker, (std::string(tr("share.save_as")) + kPickerId).c_str(),
+                       {extension(s.picking)}, chosen, scale_)) {
     *path_of(s, s.picking) = chosen;
     share_save(p, s.picking, chosen, false);
     s.picking = ShareTarget::none;

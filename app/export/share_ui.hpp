@@ -1,6 +1,8 @@
 // The Share popup's state (one for the shell; it always shows the active lab). Drawn by
 // AppState::draw_share in app/export/share_ui.cpp.
 #pragma once
+#include <array>
+#include <map>
 #include <string>
 
 #include "app/file_picker.hpp"
@@ -18,8 +20,18 @@ struct ShareUi {
   std::string confirm_path;
   std::string status;  // last result ("Saved ...", or why not)
   bool status_error = false;
+  bool reopen = false;  // a picture asked for in the popup: open it again when saved
   FilePicker picker;
   ShareTarget picking = ShareTarget::none;  // which path the picker fills
+
+  // Test hook: with POSLAB_WIDGET_RECTS=<file>, where the Share button and the popup's
+  // controls were drawn (x0, y0, x1, y1 in window pixels) and what the popup shows, written
+  // as JSON whenever it changes, so tests/gui/gui_share_click_test.sh clicks as a user does.
+  void note_item(const char* name);    // the last ImGui item's rectangle, under `name`
+  void note_window(const char* name);  // the current window's rectangle
+  void write_rects(float view_x0, float view_y0, float view_x1, float view_y1);
+  std::map<std::string, std::array<float, 4>> rects;  // noted this frame
+  std::string rects_written;                          // the file's contents now
 };
 
 }  // namespace poslab::app

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Issue 16: each lab exports a non-blank PNG (2x has twice the pixels) and a CSV/JSON whose
-numbers equal poslab-cli's for the same preset; a poslab: link opens the right lab; an
-unwritable folder is a clear error with exit code 2. Usage: gui_export_test.py POSLAB CLI"""
-import csv, json, os, struct, subprocess, sys, tempfile, zlib
+numbers equal poslab-cli's for the same preset; the arena's ship states at the exported step
+equal `poslab-cli sim` run to that step; a poslab: link opens the right lab; an unwritable
+folder is a clear error with exit code 2. Usage: gui_export_test.py POSLAB CLI"""
+import csv, json, math, os, struct, subprocess, sys, tempfile, zlib
 
 APP, CLI = sys.argv[1], sys.argv[2]
 XVFB = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24"]
@@ -77,6 +78,28 @@ with tempfile.TemporaryDirectory() as d:
             ok = [float(r[-1]) for r in rows] == [s["logits_error"] for s in m["steps"]]
         if not ok:
             failures.append(f"{lab}: CSV numbers differ from poslab-cli's JSON")
+    # The arena plays while the frames run: the CSV names the step it exported (summary row
+    # "row"); an independent `poslab-cli sim` run to that step must give the same ship states.
+    preset = "arena?seed=7&speed=4"
+    csvp = os.path.join(d, "arena.csv")
+    r = run(["--preset", preset, "--frames", "20", "--export-numbers", csvp])
+    if r.returncode:
+        failures.append(f"arena: exit {r.returncode}: {r.stderr}")
+    else:
+        t = sections(csvp)
+        summary = {k: v for k, v in t["summary"][1:]}
+        step = int(summary["row"])
+        ships = t[f"ships at row {step}"]
+        want = json.loads(subprocess.check_output(
+            [CLI, "sim", "--preset", preset, "--steps", str(max(1, step))]))["tokens"][step]
+        if step < 1 or summary.get("seed") != "7" or "policy" not in summary:
+            failures.append(f"arena: exported step {step} of {summary} is not a replayable episode")
+        if len(ships) - 1 != len(want):
+            failures.append(f"arena: {len(ships) - 1} ships in the CSV, poslab-cli has {len(want)}")
+        for slot, (row, ref) in enumerate(zip(ships[1:], want)):
+            for name, got, v in zip(ships[0][1:], row[1:], ref):
+                if not math.isclose(float(got), v, rel_tol=1e-6, abs_tol=1e-7):
+                    failures.append(f"arena step {step} slot {slot} {name}: CSV {got}, poslab-cli {v}")
     # A link opens the right lab in its state.
     r = run(["poslab://rope?dim=32", "--frames", "3"])
     if "active: rope?dim=32" not in r.stderr:

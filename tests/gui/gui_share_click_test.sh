@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# The Share popup driven as a user drives it (issue 16), with xdotool under Xvfb: open it
+# from the preset bar, choose 2x, save the picture, the CSV and the JSON (a typed file name)
+# into a folder, then save onto existing files: the question appears, "Keep it" keeps the
+# old file, "Replace" replaces it. Copy says so; Close closes; File > Export and share...
+# opens it again. Then in every lab: the popup opens, fits the window and no two of its
+# controls overlap. Controls are found through the app's test hook POSLAB_WIDGET_RECTS
+# (their rectangles as drawn), not fixed pixels. Usage: gui_share_click_test.sh POSLAB CLI
+# POSLAB_KEEP_SHOT=<dir> keeps the screenshots (popup open) to look at.
+set -u
+app="$1"; cli="$2"
+command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data"   # never touch the user's files
+export POSLAB_WIDGET_RECTS="$tmp/rects.json" APP="$app" OUT="$tmp/out"
+mkdir -p "$OUT" "$XDG_CONFIG_HOME/poslab"
+# The folder the popup proposes (the last one exported to).
+printf '{"export_dir": "%s"}\n' "$OUT" > "$XDG_CONFIG_HOME/poslab/settings.json"
+xvfb=(xvfb-run -a -s "-screen 0 1600x1000x24")
+
+cat > "$tmp/lib.sh" <<'EOS'
+rects="$POSLAB_WIDGET_RECTS"
+# start PRESET SHOT: the app on a preset in a 1600x1000 window; exit 3 if no window appears.
+start() {
+  rm -f "$rects"
+  "$APP" --preset "$1" --width 1600 --height 1000 --screenshot-at-quit "$2" >/dev/null 2>"$2.err" &
+  pid=$!
+  for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
+  [ -n "$wid" ] || { kill $pid 2>/dev/null; exit 3; }
+}
+# q EXPR: a Python expression over the hook's JSON (j = all of it, r = the rectangles).
+q() {
+  python3 - "$rects" "$1" 2>/dev/null <<'EOP'
+import json, sys
+j = json.load(open(sys.argv[1])); r = j["rects"]
+v = eval(sys.argv[2]); print(int(v) if isinstance(v, bool) else v)
+EOP
+}
+quit() { xdotool key --window "$wid" ctrl+q; wait $pid; }
+fail() { echo "$1"; quit; exit 1; }
+# until_ EXPR WHAT: waits up to 60 s for EXPR to hold.
+until_() {
+  for i in $(seq 300); do [ "$(q "$1")" = 1 ] && return 0; sleep 0.2; done
+  fail "timed out waiting for $2 (hook: $(cat "$rects" 2>/dev/null))"
+}
+until_file() {
+  for i in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.2; done
+  fail "$1 was not written (hook: $(cat "$rects" 2>/dev/null))"
+}
+# click NAME: the centre of the control the hook calls NAME.
+click() {
+  until_ "'$1' in r" "the control $1"
+  xdotool mousemove --window "$wid" $(q "'%d %d' % ((r['$1'][0] + r['$1'][2]) / 2, (r['$1'][1] + r['$1'][3]) / 2)")
+  sleep 0.3
+  xdotool click --window "$wid" 1
+  sleep 0.5
+}
+# The popup fits the window, every control lies inside it and no two controls overlap.
+layout_problems() {
+  python3 - "$rects" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))["rects"]
+p = r["popup"]
+if p[0] < 0 or p[1] < 0 or p[2] > 1600 or p[3] > 1000: print("popup outside the window:", p)
+c = {k: v for k, v in r.items() if k not in ("popup", "open")}
+for k, v in c.items():
+    if v[0] < p[0] or v[1] < p[1] or v[2] > p[2] or v[3] > p[3]: print(k, v, "sticks out of the popup", p)
+ks = sorted(c)
+for i, a in enumerate(ks):
+    for b in ks[i + 1:]:
+        A, B = c[a], c[b]
+        if A[0] < B[2] and B[0] < A[2] and A[1] < B[3] and B[1] < A[3]: print(a, A, "overlaps", b, B)
+EOP
+}
+EOS
+
+cat > "$tmp/session.sh" <<'EOS'
+. "$(dirname "$0")/lib.sh"
+start 'rope?dim=64' "$OUT/session.png"
+sleep 1
+click open
+until_ "'close' in r and j['lab'] == 'rope'" "the popup"
+click scale2
+until_ "j['picture_scale'] == 2" "2x chosen"
+click save.picture
+until_file "$OUT/poslab-rope.png"
+until_ "j['status'].startswith('Saved the picture') and 'close' in r" "the popup back, saying the picture is saved"
+cp "$rects" "$OUT/after-picture.json"
+click save.csv
+until_file "$OUT/poslab-rope.csv"
+# A file name typed by hand.
+click path.json
+# ImGui 1.86 reads keys once a frame: hold Ctrl+A over a few frames (xdotool key is too quick).
+xdotool keydown --window "$wid" ctrl; xdotool keydown --window "$wid" a; sleep 0.3
+xdotool keyup --window "$wid" a; xdotool keyup --window "$wid" ctrl; sleep 0.2
+xdotool type --window "$wid" --delay 20 "$OUT/typed.json"; sleep 0.5
+click save.json
+until_file "$OUT/typed.json"
+# Onto an existing file: asked; "Keep it" keeps the old file.
+echo old > "$OUT/poslab-rope.csv"
+click save.csv
+until_ "j['confirm'] == '$OUT/poslab-rope.csv' and 'replace' in r and 'keep' in r" "the question before replacing the CSV"
+click keep
+until_ "j['confirm'] == '' and 'replace' not in r" "the question gone after Keep it"
+[ "$(cat "$OUT/poslab-rope.csv")" = old ] || fail "Keep it changed the file"
+# "Replace" replaces it.
+click save.csv
+until_ "j['confirm'] == '$OUT/poslab-rope.csv'" "the question again"
+click replace
+until_ "j['confirm'] == '' and j['status'].startswith('Saved $OUT/poslab-rope.csv')" "the CSV replaced"
+head -c 6 "$OUT/poslab-rope.csv" | grep -q '^table,' || fail "Replace did not write the CSV: $(head -c 80 "$OUT/poslab-rope.csv")"
+# The picture too (it is rendered after the frame, at 2x again).
+echo old > "$OUT/poslab-rope.png"
+click save.picture
+until_ "j['confirm'] == '$OUT/poslab-rope.png'" "the question before replacing the picture"
+click replace
+until_ "j['status'].startswith('Saved the picture') and 'close' in r" "the picture replaced"
+head -c 4 "$OUT/poslab-rope.png" | grep -q PNG || fail "Replace did not write the picture"
+# Copy says what it did; Close closes; File > Export and share... opens the popup again.
+click copy.link
+until_ "j['status'].startswith('Copied the link')" "Copy saying so"
+click close
+until_ "'close' not in r" "the popup closed"
+xdotool mousemove --window "$wid" 20 10; sleep 0.3; xdotool click --window "$wid" 1; sleep 0.5   # File
+click menu.share
+until_ "'close' in r" "the popup from the File menu"
+quit
+EOS
+
+cat > "$tmp/lab.sh" <<'EOS'
+. "$(dirname "$0")/lib.sh"
+start "$1" "$OUT/popup-$1.png"
+sleep 1
+click open
+until_ "'close' in r and j['lab'] == '$1'" "the popup in $1"
+sleep 0.5
+bad=$(layout_problems)
+[ -z "$bad" ] || fail "$1: $bad"
+quit
+EOS
+
+# Exit 3 = the window never appeared (two parallel `xvfb-run -a` can race for one display
+# number and the app then exits at once): start again on a fresh server, up to 3 times.
+run() {
+  for attempt in 1 2 3; do
+    "${xvfb[@]}" bash "$@"; rc=$?
+    [ "$rc" -ne 3 ] && return $rc
+    echo "attempt $attempt: no window, retrying on a new X server"
+  done
+  return 1
+}
+run "$tmp/session.sh" || { echo "session failed: $(cat "$OUT/session.png.err" 2>/dev/null)"; exit 1; }
+
+# The 2x picture is the main view at twice its size (plus the caption strip below).
+python3 - "$OUT/poslab-rope.png" "$OUT/after-picture.json" <<'EOP' || exit 1
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+w, h = struct.unpack(">II", data[16:24])
+v = json.load(open(sys.argv[2]))["view"]
+vw, vh = v[2] - v[0], v[3] - v[1]
+if abs(w - 2 * vw) > 2 or h < 2 * vh - 2:
+    sys.exit(f"2x picture is {w}x{h}, the view is {vw}x{vh}")
+EOP
+# The typed JSON is what the CLI command shown in the popup prints.
+want=$("$cli" rope --decay --preset 'rope?dim=64' --positions 10) || { echo "poslab-cli failed"; exit 1; }
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.loads(sys.argv[2]))' "$OUT/typed.json" "$want" ||
+  { echo "typed.json differs from poslab-cli rope --decay --preset 'rope?dim=64' --positions 10"; exit 1; }
+leftover=$(ls "$OUT" | grep -v -e '^poslab-rope\.\(png\|csv\)$' -e '^typed\.json$' -e '^session\.png' -e '^after-picture\.json$')
+[ -z "$leftover" ] || { echo "left behind in the folder: $leftover"; exit 1; }
+
+for lab in lessons rope attention kv arena dreams; do
+  run "$tmp/lab.sh" "$lab" || { echo "lab $lab failed: $(cat "$OUT/popup-$lab.png.err" 2>/dev/null)"; exit 1; }
+done
+if [ -n "${POSLAB_KEEP_SHOT:-}" ]; then mkdir -p "$POSLAB_KEEP_SHOT" && cp "$OUT"/*.png "$POSLAB_KEEP_SHOT"/; fi
+echo ok
