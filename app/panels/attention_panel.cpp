@@ -532,7 +532,8 @@ class AttentionPanel final : public Panel {
     const float side =
         std::clamp(std::min(avail * 0.62f, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                    120.0f * scale, 900.0f * scale);
-    const CellHover hv = token_heatmap("main", ui_.tex.main, c->model.input.tokens, side, scale);
+    const CellHover hv = token_heatmap("main", ui_.tex.main, c->model.input.tokens, side, scale,
+                                       this->T("attention.rows_cols"));
     if (hv.row >= 0) attention_cell_tooltip(ctx, *c, c->model, c->result, hv.row, hv.col);
   }
 
@@ -547,19 +548,22 @@ class AttentionPanel final : public Panel {
     const int head = c.lab.head;
     ImGui::BeginGroup();
     ImGui::TextUnformatted(attention_caption(*ctx_, c, false).c_str());
-    const CellHover ha = token_heatmap("a", ui_.tex.main, pc.model_a.input.tokens, side, scale);
+    const CellHover ha = token_heatmap("a", ui_.tex.main, pc.model_a.input.tokens, side, scale,
+                                       this->T("attention.rows_cols"));
     ImGui::EndGroup();
     if (ha.row >= 0) attention_cell_tooltip(*ctx_, c, pc.model_a, pc.a, ha.row, ha.col);
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextUnformatted(attention_caption(*ctx_, c, true).c_str());
-    const CellHover hb = token_heatmap("b", ui_.tex.second, pc.model_b.input.tokens, side, scale);
+    const CellHover hb = token_heatmap("b", ui_.tex.second, pc.model_b.input.tokens, side, scale,
+                                       this->T("attention.rows_cols"));
     ImGui::EndGroup();
     if (hb.row >= 0) attention_cell_tooltip(*ctx_, c, pc.model_b, pc.b, hb.row, hb.col);
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextUnformatted(T("attention.difference"));
-    const CellHover hd = token_heatmap("diff", ui_.tex.diff, pc.model_a.input.tokens, side, scale);
+    const CellHover hd = token_heatmap("diff", ui_.tex.diff, pc.model_a.input.tokens, side, scale,
+                                       this->T("attention.rows_cols"));
     ImGui::EndGroup();
     if (hd.row >= 0) {
       const RowMatrixF& d = c.lab.show_scores ? pc.score_diff[head] : pc.weight_diff[head];
@@ -645,8 +649,8 @@ class AttentionPanel final : public Panel {
     const float mside =
         std::clamp(std::min(avail * 0.45f, ImGui::GetContentRegionAvail().y - 70.0f * scale),
                    100.0f * scale, 600.0f * scale);
-    const CellHover hv =
-        token_heatmap("grid_full", ui_.tex.main, c.model.input.tokens, mside, scale);
+    const CellHover hv = token_heatmap("grid_full", ui_.tex.main, c.model.input.tokens, mside,
+                                       scale, this->T("attention.rows_cols"));
     if (hv.row >= 0) attention_cell_tooltip(ctx, c, c.model, c.result, hv.row, hv.col);
   }
 

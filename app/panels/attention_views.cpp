@@ -173,8 +173,8 @@ void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed
   ImGui::BeginGroup();
   ImGui::Text("%d %s; %s L = %d", static_cast<int>(d.model.input.tokens.size()),
               ctx.tr("attention.n_tokens"), ctx.tr("attention.red_lines"), d.trained_length);
-  const CellHover hv =
-      token_heatmap("extra", demo, d.model.input.tokens, side, scale, d.trained_length);
+  const CellHover hv = token_heatmap("extra", demo, d.model.input.tokens, side, scale,
+                                     ctx.tr("attention.rows_cols"), d.trained_length);
   ImGui::EndGroup();
   if (hv.row >= 0) attention_cell_tooltip(ctx, c, d.model, d.result, hv.row, hv.col);
   ImGui::SameLine();
@@ -255,7 +255,8 @@ void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
   const float side =
       std::clamp(std::min(avail - 300.0f * scale, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                  120.0f * scale, 700.0f * scale);
-  token_heatmap("slopes_bias", demo, c.model.input.tokens, side, scale);
+  token_heatmap("slopes_bias", demo, c.model.input.tokens, side, scale,
+                ctx.tr("attention.rows_cols"));
   ImGui::EndGroup();
 }
 
@@ -271,7 +272,8 @@ void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c,
       std::clamp(std::min(avail - 350.0f * scale, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                  120.0f * scale, 700.0f * scale);
   ImGui::BeginGroup();
-  const CellHover hv = token_heatmap("buckets", demo, c.model.input.tokens, side, scale);
+  const CellHover hv = token_heatmap("buckets", demo, c.model.input.tokens, side, scale,
+                                     ctx.tr("attention.rows_cols"));
   ImGui::EndGroup();
   if (hv.row >= 0) {
     ImGui::BeginTooltip();

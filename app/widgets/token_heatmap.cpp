@@ -95,7 +95,7 @@ double heatmap_color_spread(const ColorScale& s, const RowMatrixF& m) {
 
 CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
                         const std::vector<std::string>& tokens, float side, float scale,
-                        int mark_at) {
+                        const char* caption, int mark_at) {
   CellHover hover;
   if (tex.empty()) return hover;
   ImGui::PushID(id);
@@ -151,7 +151,7 @@ CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
   }
   ImGui::SetCursorScreenPos(ImVec2(img.x, img.y + side + 2.0f * scale));
   tex.draw_colorbar(ImVec2(side, 8.0f * scale));
-  ImGui::TextDisabled("rows: queries, columns: keys");
+  ImGui::TextDisabled("%s", caption);
   ImGui::PopID();
   return hover;
 }

@@ -35,10 +35,11 @@ double heatmap_color_spread(const ColorScale& s, const RowMatrixF& m);
 struct CellHover {
   int row = -1, col = -1;
 };
-// Draws the texture as a side x side square; a red cross-hair at mark_at > 0 (e.g. the
+// Draws the texture as a side x side square with `caption` under it (in the interface
+// language, e.g. "rows: queries, columns: keys"); a red cross-hair at mark_at > 0 (e.g. the
 // trained length). Returns the hovered cell.
 CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
                         const std::vector<std::string>& tokens, float side, float scale,
-                        int mark_at = -1);
+                        const char* caption, int mark_at = -1);
 
 }  // namespace poslab::app
