@@ -188,6 +188,7 @@ DataSetup load_data(const std::vector<std::string>& given, const io::TensorMetad
 struct TrainArgs {
   std::string preset = "tiny", position = "rope", output, log;
   std::string state_head = "plain";  // plain | scaled | cv (docs/world-model.md section 5)
+  std::string state_loss = "sigma";  // raw | sigma, for scaled and cv heads (section 6)
   std::vector<std::string> data;
   int64_t steps = 1000;
   uint64_t seed = 1;
@@ -311,6 +312,7 @@ void run_train(TrainArgs a) {
   if (params.empty() && a.state_head != "plain") {  // a new run: the scale of its train split
     config.state_base = a.state_head == "cv" ? WmStateBase::cv : WmStateBase::last;
     config.state_scale = wm_state_scale(episodes, split.train, config.state_base);
+    config.state_loss = wm_state_loss_from_name(a.state_loss);
   }
   WorldModel model(config);
   model.set_threads(a.threads);
@@ -693,6 +695,9 @@ void add_wm_command(CLI::App& app) {
   train->add_option("--position", ta->position, "rope | absolute (learned, context-limited)");
   train->add_option("--state-head", ta->state_head,
                     "plain (S_t + head) | scaled (S_t + sigma*head) | cv (CV(S_t) + sigma*head)");
+  train->add_option(
+      "--state-loss", ta->state_loss,
+      "scaled and cv heads: sigma (((pred - s)/sigma)^2, default) | raw (token units)");
   train->add_option("--data", ta->data,
                     "dataset file(s) from `poslab-cli collect` (repeat or list)");
   train->add_option("--steps", ta->steps, "optimiser step to stop after (counting resumed steps)");

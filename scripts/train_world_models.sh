@@ -6,7 +6,8 @@
 # training checkpoints stay in the work directory.
 #   scripts/train_world_models.sh [STEPS] [WORKDIR] [STATE_HEAD]
 #   (defaults: 1500, build/wm_runs, cv: the state head predicts the change from a
-#   constant-velocity step, docs/world-model.md section 5; plain and scaled also work)
+#   constant-velocity step, docs/world-model.md section 5, with the state loss in sigma
+#   units, section 6; plain and scaled also work)
 # Ctrl-C (or SIGINT to a training) stops it at a checkpoint; rerunning resumes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -34,13 +34,18 @@ DreamTrainProgress dream_lab_train(const DreamTrainSpec& spec,
     }
   }
   wm_check_episodes(episodes);
-  const WmConfig config = wm_preset(spec.preset, spec.position);
+  WmConfig config = wm_preset(spec.preset, spec.position);
   WmDataParams data;
   data.batch = spec.batch;
   data.seed = spec.seed;
   wm_data_validate(data, config);
   const EpisodeSplit split =
       wm_split_episodes(static_cast<int>(episodes.size()), data.val_fraction, spec.seed);
+  // The cv state head with the loss in σ units (docs/world-model.md sections 5, 6 and 12),
+  // as `poslab-cli wm train --state-head cv` and the shipped models.
+  config.state_base = WmStateBase::cv;
+  config.state_scale = wm_state_scale(episodes, split.train, config.state_base);
+  config.state_loss = WmStateLoss::sigma;
   WorldModel model(config);
   model.init(spec.seed);
   model.set_threads(spec.threads);

@@ -69,6 +69,16 @@ WmStateBase wm_state_base_from_name(std::string_view s) {
   throw InputError("state base '" + std::string(s) + "': use last or cv");
 }
 
+const char* wm_state_loss_name(WmStateLoss l) {
+  return l == WmStateLoss::raw ? "raw" : "sigma";
+}
+
+WmStateLoss wm_state_loss_from_name(std::string_view s) {
+  if (s == "raw") return WmStateLoss::raw;
+  if (s == "sigma") return WmStateLoss::sigma;
+  throw InputError("state loss '" + std::string(s) + "': use raw or sigma");
+}
+
 void wm_state_base(WmStateBase b, const float* state, float* out) {
   if (b == WmStateBase::cv)
     baseline_constant_velocity(state, 1, out);
@@ -243,6 +253,7 @@ struct WorldModelT<S>::Impl {
   std::vector<S> head_s;       // (Ms, 15) state head output before scale and residual
   std::vector<float> base;     // (Ms, 15) residual base of the state head (data)
   std::vector<S> scale;        // (15) state_scale, ones when the config has none
+  double loss_w[kTokenDim];    // (15) state-loss weight: 1/σ² (state_loss sigma) or 1
   std::vector<S> spred;        // (Ms, 15)
   std::vector<S> U, V;         // (Ms, 12R)
   std::vector<S> rpred;        // (Mp, 12)
@@ -268,6 +279,10 @@ WorldModelT<S>::WorldModelT(const WmConfig& c)
   impl_->scale.assign(kTokenDim, S(1));
   if (!c.state_scale.empty())
     for (int f = 0; f < kTokenDim; ++f) impl_->scale[f] = static_cast<S>(c.state_scale[f]);
+  for (int f = 0; f < kTokenDim; ++f) {
+    const double sigma = c.state_scale.empty() ? 1.0 : double(c.state_scale[f]);
+    impl_->loss_w[f] = c.state_loss == WmStateLoss::sigma ? 1.0 / (sigma * sigma) : 1.0;
+  }
 }
 template <class S>
 WorldModelT<S>::~WorldModelT() = default;
@@ -544,8 +559,8 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
       for (int f = 0; f < kTokenDim; ++f) {
         const double e =
             double(I.spred[k * kTokenDim + f]) - double(I.tokens[(k + kN) * kTokenDim + f]);
-        mse_s += e * e;
-        I.dspred[k * kTokenDim + f] = static_cast<S>(scale * e);
+        mse_s += I.loss_w[f] * e * e;
+        I.dspred[k * kTokenDim + f] = static_cast<S>(scale * I.loss_w[f] * e);
       }
       const double rscale = kRelWeight * 2.0 / (kRelDim * static_cast<double>(L.rel_count));
       for (int j = 0; j < kN; ++j) {

@@ -43,6 +43,12 @@ enum class WmPosition { rope, absolute };
 // Either way the base is data (no gradient) and the loss is MSE on S_{t+1}.
 enum class WmStateBase { last, cv };
 
+// How the state loss measures an error (docs section 6): "raw" in token units (the original
+// model), "sigma" in units of state_scale, ((ŝ − s)/σ)², so every value's term is about 1
+// for a head that predicts no change and the head's gradient does not shrink with σ²
+// (without a state_scale σ = 1 and both are the same).
+enum class WmStateLoss { raw, sigma };
+
 // Everything that fixes the model's shape. Block l is temporal when l is even.
 struct WmConfig {
   int embed = 64;                          // E: token width, multiple of 4*heads, [8, 1024]
@@ -56,6 +62,7 @@ struct WmConfig {
   // RMS of the one-step residual in the training data (wm_state_scale, core/wm/data.hpp).
   std::vector<float> state_scale;
   WmStateBase state_base = WmStateBase::last;
+  WmStateLoss state_loss = WmStateLoss::raw;
 
   bool operator==(const WmConfig&) const = default;
 
@@ -74,6 +81,8 @@ const char* wm_position_name(WmPosition p);               // "rope" / "absolute"
 WmPosition wm_position_from_name(std::string_view s);     // throws InputError
 const char* wm_state_base_name(WmStateBase b);            // "last" / "cv"
 WmStateBase wm_state_base_from_name(std::string_view s);  // throws InputError
+const char* wm_state_loss_name(WmStateLoss l);            // "raw" / "sigma"
+WmStateLoss wm_state_loss_from_name(std::string_view s);  // throws InputError
 // The residual base of the state head for one step: (N, 15) state -> (N, 15).
 void wm_state_base(WmStateBase b, const float* state, float* out);
 

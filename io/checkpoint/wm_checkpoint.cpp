@@ -20,6 +20,7 @@ std::string wm_config_to_json(const wm::WmConfig& c) {
   // they were (and older PosLabs refuse the new fields by name).
   if (!c.state_scale.empty()) j["state_scale"] = c.state_scale;
   if (c.state_base != wm::WmStateBase::last) j["state_base"] = wm::wm_state_base_name(c.state_base);
+  if (c.state_loss != wm::WmStateLoss::raw) j["state_loss"] = wm::wm_state_loss_name(c.state_loss);
   return j.dump();
 }
 
@@ -61,9 +62,13 @@ wm::WmConfig wm_config_from_json(const std::string& text) {
     if (!j["state_base"].is_string()) throw InputError("config field 'state_base' is not a string");
     c.state_base = wm::wm_state_base_from_name(j["state_base"].get<std::string>());
   }
+  if (j.contains("state_loss")) {  // optional: absent means "raw"
+    if (!j["state_loss"].is_string()) throw InputError("config field 'state_loss' is not a string");
+    c.state_loss = wm::wm_state_loss_from_name(j["state_loss"].get<std::string>());
+  }
   for (const auto& [k, v] : j.items())
     if (k != "embed" && k != "heads" && k != "layers" && k != "context" && k != "position" &&
-        k != "rope_base" && k != "state_scale" && k != "state_base")
+        k != "rope_base" && k != "state_scale" && k != "state_base" && k != "state_loss")
       throw InputError("config field '" + k + "' is unknown (checkpoint of a newer PosLab?)");
   wm::wm_validate(c);
   return c;

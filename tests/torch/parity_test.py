@@ -86,8 +86,15 @@ def main():
         heads[head] = out
         ckpts.append(out)
     cv_config = wm.read_wm_checkpoint(heads["cv"]).config
-    check(cv_config.state_base == "cv" and cv_config.state_scale is not None,
-          f"--state-head cv wrote config {cv_config}")
+    check(cv_config.state_base == "cv" and cv_config.state_scale is not None
+          and cv_config.state_loss == "sigma", f"--state-head cv wrote config {cv_config}")
+    # The same head with the loss in token units (--state-loss raw).
+    out = os.path.join(tmp, "cpp_cv_raw.safetensors")
+    run([cli, "wm", "train", "--preset", "tiny", "--position", "rope", "--state-head", "cv",
+         "--state-loss", "raw", "--data", data, "--steps", "3", "--batch", "2", "--short-steps",
+         "4", "--long-steps", "8", "--seed", "5", "--threads", "1", "--quiet", "-o", out])
+    check(wm.read_wm_checkpoint(out).config.state_loss == "raw", "--state-loss raw not recorded")
+    ckpts.append(out)
     print("checkpoints:", ", ".join(os.path.basename(c) for c in ckpts))
 
     # A padded batch: windows of different lengths from different episodes.

@@ -651,6 +651,10 @@ TEST_CASE("dream lab training reports curves, checkpoints and stops when asked",
     ++checkpoints;
     params = w.size();
     CHECK(w.size() == wm_param_count(c));
+    // the cv state head with the loss in sigma units (docs/world-model.md section 12)
+    CHECK(c.state_base == WmStateBase::cv);
+    CHECK(c.state_scale.size() == size_t(kTokenDim));
+    CHECK(c.state_loss == WmStateLoss::sigma);
     CHECK(opt.m.size() == w.size());
   };
   hooks.stop_requested = [&] { return progress_calls >= 3; };  // stop after 3 steps

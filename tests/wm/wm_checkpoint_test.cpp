@@ -246,11 +246,16 @@ TEST_CASE("world-model config survives the JSON metadata and bad configs are nam
   c.state_scale = {1e-4f,  1e-4f,  0.0123f, 0.031f, 2.7e-3f, 2.9e-3f, 2.8e-3f, 3.1e-3f,
                    0.027f, 0.026f, 0.05f,   0.049f, 0.41f,   0.12f,   0.3f};
   CHECK(wm_config_from_json(wm_config_to_json(c)) == c);
+  CHECK(wm_config_to_json(c).find("state_loss") == std::string::npos);  // raw: not written
+  c.state_loss = wm::WmStateLoss::sigma;
+  CHECK(wm_config_to_json(c).find("\"state_loss\":\"sigma\"") != std::string::npos);
+  CHECK(wm_config_from_json(wm_config_to_json(c)) == c);
   const std::string base =
       R"({"embed":64,"heads":4,"layers":4,"context":32,"position":"rope","rope_base":10000,)";
   CHECK_THROWS_WITH(wm_config_from_json(base + R"("state_scale":[1,2]})"),
                     Catch::Contains("state_scale"));
   CHECK_THROWS_WITH(wm_config_from_json(base + R"("state_base":"next"})"), Catch::Contains("next"));
+  CHECK_THROWS_WITH(wm_config_from_json(base + R"("state_loss":"l1"})"), Catch::Contains("l1"));
   CHECK_THROWS_WITH(wm_config_from_json(base + R"("state_scale":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,0]})"),
                     Catch::Contains("state_scale[14]"));
 }

@@ -35,8 +35,15 @@ WmConfig with_state_scale(WmConfig c, WmStateBase base) {
   return c;
 }
 
+WmConfig with_sigma_loss(WmConfig c) {
+  c.state_loss = WmStateLoss::sigma;
+  return c;
+}
+
 const char* head_name(const WmConfig& c) {
   if (c.state_scale.empty()) return "plain";
+  if (c.state_loss == WmStateLoss::sigma)
+    return c.state_base == WmStateBase::cv ? "cv-sig" : "sc-sig";
   return c.state_base == WmStateBase::cv ? "cv" : "scaled";
 }
 
@@ -82,9 +89,11 @@ TEST_CASE("parameter layout is contiguous with unique names", "[wm]") {
 }
 
 TEST_CASE("whole-model gradients match finite differences per tensor", "[wm][grad]") {
-  const WmConfig configs[] = {micro(WmPosition::rope), micro(WmPosition::absolute),
-                              with_state_scale(micro(WmPosition::rope), WmStateBase::last),
-                              with_state_scale(micro(WmPosition::absolute), WmStateBase::cv)};
+  const WmConfig configs[] = {
+      micro(WmPosition::rope), micro(WmPosition::absolute),
+      with_state_scale(micro(WmPosition::rope), WmStateBase::last),
+      with_state_scale(micro(WmPosition::absolute), WmStateBase::cv),
+      with_sigma_loss(with_state_scale(micro(WmPosition::rope), WmStateBase::cv))};
   for (const WmConfig& c : configs) {
     const WmPosition pos = c.position;
     WmBatch batch = test::episode_batch(2, 3, 41, 5, 0, 1);  // window 0: last step padded
@@ -344,4 +353,47 @@ TEST_CASE("state head: base plus scale times head, and the plain head unchanged"
   bad.state_scale[3] = 0.0f;
   CHECK_THROWS_AS(wm_validate(bad), InputError);
   CHECK_THROWS_AS(wm_state_base_from_name("next"), InputError);
+  CHECK_THROWS_AS(wm_state_loss_from_name("cubic"), InputError);
+}
+
+TEST_CASE("sigma state loss: mean of ((pred - next)/sigma)^2 over the state mask", "[wm]") {
+  WmBatch batch = test::episode_batch(2, 5, 47, 3, 0, 1);  // window 0: last step padded
+  const int B = batch.batch, T = batch.steps;
+  const WmConfig raw = with_state_scale(micro(WmPosition::rope), WmStateBase::cv);
+  const WmConfig sig = with_sigma_loss(raw);
+  WorldModelT<double> a(raw), m(sig);
+  a.init(5);
+  m.params = a.params;
+  const WmLoss la = a.forward(batch), lm = m.forward(batch);
+  // independent reference from the predictions (the same in both: the loss is not the model)
+  double sum = 0, sum_raw = 0;
+  int64_t count = 0;
+  for (int w = 0; w < B; ++w)
+    for (int t = 0; t + 1 < T; ++t) {
+      if (!batch.valid[static_cast<size_t>(w) * T + t + 1]) continue;
+      for (int n = 0; n < kShips; ++n) {
+        const size_t k = (static_cast<size_t>(w) * T + t) * kShips + n;
+        const float* tok = &batch.tokens[k * kTokenDim];
+        if (tok[4] * tok[4] + tok[5] * tok[5] <= 0.5f) continue;
+        ++count;
+        for (int f = 0; f < kTokenDim; ++f) {
+          CHECK(m.state_pred()[k * kTokenDim + f] == a.state_pred()[k * kTokenDim + f]);
+          const double e = m.state_pred()[k * kTokenDim + f] - double(tok[kShips * kTokenDim + f]);
+          const double sigma = double(sig.state_scale[f]);
+          sum += e * e / (sigma * sigma);
+          sum_raw += e * e;
+        }
+      }
+    }
+  REQUIRE(count == lm.state_count);
+  CHECK(lm.state == Approx(sum / (kTokenDim * double(count))).epsilon(1e-12));
+  CHECK(la.state == Approx(sum_raw / (kTokenDim * double(count))).epsilon(1e-12));
+  CHECK(lm.power == la.power);
+  CHECK(lm.rel == la.rel);
+  // without a state_scale, sigma is 1: the two losses are the same
+  WmConfig plain = micro(WmPosition::rope), plain_sig = with_sigma_loss(plain);
+  WorldModelT<double> p(plain), q(plain_sig);
+  p.init(5);
+  q.params = p.params;
+  CHECK(p.forward(batch).total == q.forward(batch).total);
 }

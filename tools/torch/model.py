@@ -42,7 +42,7 @@ class WmConfig:
     """Everything that fixes the model's shape (core/wm/world_model.hpp WmConfig)."""
 
     def __init__(self, embed=64, heads=4, layers=4, context=32, position="rope", rope_base=10000.0,
-                 state_scale=None, state_base="last"):
+                 state_scale=None, state_base="last", state_loss="raw"):
         self.embed = int(embed)  # E: token width, multiple of 4*heads, [8, 1024]
         self.heads = int(heads)  # H: attention heads, E/H even, [1, 64]
         self.layers = int(layers)  # L: blocks (temporal, spatial, ...), [1, 64]
@@ -52,6 +52,8 @@ class WmConfig:
         # State head: pred = base(S_t) + state_scale * head(A_t) (docs section 5); None = ones.
         self.state_scale = None if state_scale is None else [float(np.float32(x)) for x in state_scale]
         self.state_base = str(state_base)  # "last" (S_t) or "cv" (constant-velocity S_t)
+        # State loss (docs section 6): "raw" token units, "sigma" ((pred - s) / state_scale)^2.
+        self.state_loss = str(state_loss)
         self.validate()
 
     @staticmethod
@@ -86,6 +88,8 @@ class WmConfig:
             bad("state_scale", f"must be {TOKEN_DIM} values in [1e-6, 1e3]")
         if self.state_base not in ("last", "cv"):
             bad("state_base", "must be last or cv")
+        if self.state_loss not in ("raw", "sigma"):
+            bad("state_loss", "must be raw or sigma")
 
     @property
     def head_dim(self):
@@ -104,7 +108,8 @@ class WmConfig:
             position=self.position,
             rope_base=self.rope_base,
         ) | ({} if self.state_scale is None else dict(state_scale=self.state_scale)) | (
-            {} if self.state_base == "last" else dict(state_base=self.state_base))
+            {} if self.state_base == "last" else dict(state_base=self.state_base)) | (
+            {} if self.state_loss == "raw" else dict(state_loss=self.state_loss))
 
     def __eq__(self, other):
         return isinstance(other, WmConfig) and self.to_dict() == other.to_dict()
@@ -525,6 +530,14 @@ class WorldModel(nn.Module):
         s = self.config.state_scale
         return 1.0 if s is None else torch.tensor(s, dtype=tokens.dtype, device=tokens.device)
 
+    def _state_loss_weight(self, tokens):
+        """Per-value weight of the squared state error: 1/sigma^2 (state_loss sigma) or None."""
+        s = self.config.state_scale
+        if s is None or self.config.state_loss == "raw":
+            return None
+        sig = torch.tensor(s, dtype=torch.float64, device=tokens.device)
+        return 1.0 / (sig * sig)
+
     def forward(self, tokens, actions, valid=None, rel=None):
         """tokens (B, T, N, 15) float, actions (B, T, N, 3) long, valid (B, T) bool.
 
@@ -553,15 +566,17 @@ class WorldModel(nn.Module):
         v = self.head.rel_v(za).view(B, T, N, REL_DIM, REL_RANK)
         rel_pred = rel + torch.einsum("btikr,btjkr->btijk", u, v)
         out = dict(action_logits=logits, state_pred=state_pred, rel_pred=rel_pred)
-        out["sums"] = self.loss_sums(tokens, actions, valid, rel, logits, state_pred, rel_pred)
+        out["sums"] = self.loss_sums(tokens, actions, valid, rel, logits, state_pred, rel_pred,
+                                     self._state_loss_weight(tokens))
         out.update(self.combine(out["sums"]))
         return out
 
     @staticmethod
-    def loss_sums(tokens, actions, valid, rel, logits, state_pred, rel_pred):
+    def loss_sums(tokens, actions, valid, rel, logits, state_pred, rel_pred, state_weight=None):
         """Masked sums and counts of docs/world-model.md section 6, in float64:
         {state, power, turn, shoot, rel: sum of squared errors or of -log p} and
-        {state_count, action_count, rel_count}."""
+        {state_count, action_count, rel_count}. state_weight (15) float64 multiplies each
+        value's squared error (1/sigma^2 for the sigma state loss); None = ones."""
         B, T, N, _ = tokens.shape
         dev = tokens.device
         alive = tokens[..., 0] > 0.5
@@ -571,6 +586,8 @@ class WorldModel(nn.Module):
             nxt = valid[:, 1:]  # (B, T-1): the target step is real
             m_state = nxt[:, :, None] & present[:, :-1]  # (B, T-1, N)
             diff = (state_pred[:, :-1].double() - tokens[:, 1:].double()) ** 2
+            if state_weight is not None:
+                diff = diff * state_weight
             out["state"] = (diff.sum(-1) * m_state).sum()
             out["state_count"] = int(m_state.sum())
             eye = torch.eye(N, dtype=torch.bool, device=dev)
@@ -608,8 +625,9 @@ class WorldModel(nn.Module):
         return out
 
     @classmethod
-    def loss(cls, tokens, actions, valid, rel, logits, state_pred, rel_pred):
-        return cls.combine(cls.loss_sums(tokens, actions, valid, rel, logits, state_pred, rel_pred))
+    def loss(cls, tokens, actions, valid, rel, logits, state_pred, rel_pred, state_weight=None):
+        return cls.combine(cls.loss_sums(tokens, actions, valid, rel, logits, state_pred, rel_pred,
+                                         state_weight))
 
 
 def loss_counts(tokens, valid):
@@ -656,7 +674,7 @@ def config_from_metadata(meta, path):
         if not isinstance(d, dict):
             raise ValueError("not a JSON object")
         unknown = set(d) - {"embed", "heads", "layers", "context", "position", "rope_base",
-                            "state_scale", "state_base"}
+                            "state_scale", "state_base", "state_loss"}
         if unknown:
             raise ValueError(f"unknown field {sorted(unknown)[0]!r} (checkpoint of a newer PosLab?)")
         return WmConfig(**d)
