@@ -38,17 +38,24 @@ uint8_t byte(float v) {
 
 }  // namespace
 
-void DialFaces::prepare(float radius, ImU32 face, const std::vector<DialRing>& rings) {
-  if (tex_ && radius == radius_ && face == face_ && rings == rings_) return;
+void DialFaces::prepare(float radius, ImU32 face, const std::vector<DialRing>& rings,
+                        float dot_radius, ImU32 dot) {
+  if (tex_ && radius == radius_ && face == face_ && rings == rings_ && dot_radius == dot_radius_ &&
+      dot == dot_)
+    return;
   radius_ = radius;
   face_ = face;
   rings_ = rings;
+  dot_radius_ = dot_radius;
+  dot_ = dot;
   float widest = 1.0f;
   for (const DialRing& r : rings) widest = std::max(widest, r.thickness);
   const int half = static_cast<int>(std::ceil(radius + widest * 0.5f + 2.0f));
   cell_ = 2 * half;
-  const int n = static_cast<int>(std::max<size_t>(rings.size(), 1));
-  const int w = cell_ * n, h = cell_;
+  dot_cell_ = 2 * static_cast<int>(std::ceil(dot_radius + 2.0f));
+  const int n = static_cast<int>(rings.size());
+  const int w = cell_ * n + dot_cell_, h = std::max(cell_, dot_cell_);
+  width_ = w;
   std::vector<uint8_t> px(static_cast<size_t>(w) * h * 4);
   const Rgba fc = unpack(face);
   for (int k = 0; k < static_cast<int>(rings.size()); ++k) {
@@ -73,6 +80,20 @@ void DialFaces::prepare(float radius, ImU32 face, const std::vector<DialRing>& r
       }
     }
   }
+  // The dot: AddCircleFilled's anti-aliased disc (a 1-pixel ramp centred on the radius).
+  const Rgba dc = unpack(dot);
+  for (int y = 0; y < dot_cell_; ++y) {
+    for (int x = 0; x < dot_cell_; ++x) {
+      const float dx = static_cast<float>(x) + 0.5f - static_cast<float>(dot_cell_ / 2);
+      const float dy = static_cast<float>(y) + 0.5f - static_cast<float>(dot_cell_ / 2);
+      const float cov = std::clamp(dot_radius + 0.5f - std::sqrt(dx * dx + dy * dy), 0.0f, 1.0f);
+      uint8_t* p = &px[(static_cast<size_t>(y) * w + static_cast<size_t>(n) * cell_ + x) * 4];
+      p[0] = byte(dc.r);
+      p[1] = byte(dc.g);
+      p[2] = byte(dc.b);
+      p[3] = byte(cov * dc.a);
+    }
+  }
   if (!tex_) glGenTextures(1, &tex_);
   GLint saved = 0;
   glGetIntegerv(GL_TEXTURE_BINDING_2D, &saved);
@@ -80,21 +101,38 @@ void DialFaces::prepare(float radius, ImU32 face, const std::vector<DialRing>& r
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(saved));
 }
 
+namespace {
+
+// A cell of `side` texels whose centre is at `centre`, on whole pixels (the cell's corner
+// rounded; at UI scale 1 the dial centres are whole pixels already, so nothing moves).
+void draw_cell(ImDrawList* dl, GLuint tex, ImVec2 centre, int x0, int side, int width, int height) {
+  const float half = static_cast<float>(side / 2);
+  const ImVec2 a(std::round(centre.x - half), std::round(centre.y - half));
+  const ImVec2 b(a.x + static_cast<float>(side), a.y + static_cast<float>(side));
+  const float w = static_cast<float>(width), h = static_cast<float>(height);
+  dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex)), a, b,
+               ImVec2(static_cast<float>(x0) / w, 0.0f),
+               ImVec2(static_cast<float>(x0 + side) / w, static_cast<float>(side) / h));
+}
+
+}  // namespace
+
 void DialFaces::draw(ImDrawList* dl, ImVec2 centre, int style) const {
   if (!tex_ || style < 0 || style >= static_cast<int>(rings_.size())) return;
-  const float half = static_cast<float>(cell_) * 0.5f;
-  const float u0 = static_cast<float>(style) / static_cast<float>(rings_.size());
-  const float u1 = static_cast<float>(style + 1) / static_cast<float>(rings_.size());
-  dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex_)),
-               ImVec2(centre.x - half, centre.y - half), ImVec2(centre.x + half, centre.y + half),
-               ImVec2(u0, 0.0f), ImVec2(u1, 1.0f));
+  draw_cell(dl, tex_, centre, style * cell_, cell_, width_, std::max(cell_, dot_cell_));
+}
+
+void DialFaces::draw_dot(ImDrawList* dl, ImVec2 centre) const {
+  if (!tex_) return;
+  draw_cell(dl, tex_, centre, static_cast<int>(rings_.size()) * cell_, dot_cell_, width_,
+            std::max(cell_, dot_cell_));
 }
 
 void DialFaces::release() {

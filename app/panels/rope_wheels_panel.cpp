@@ -325,17 +325,19 @@ class RopeWheelsPanel final : public Panel {
                 dim_text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     // Faces and rings are baked once (gfx/dial_faces.hpp): style 0 the plain rim, 1 + band
     // the band colours. They go to channel 0 (one texture, one draw call), everything that
-    // moves to channel 1 on top, so the texture and the font atlas do not alternate.
+    // moves to channel 1 on top, the centre dots (same texture) to channel 2 over the
+    // hands: three draw calls, the texture and the font atlas never alternate.
     const float rad = size * 0.5f;
     ui_.faces.prepare(rad, face,
                       {{rim, 1.0f},
                        {band_colour(PairBand::kept), 3.0f * scale},
                        {band_colour(PairBand::blended), 3.0f * scale},
-                       {band_colour(PairBand::interpolated), 3.0f * scale}});
+                       {band_colour(PairBand::interpolated), 3.0f * scale}},
+                      2.5f * scale, text);
     WheelsHands& hands = ui_.derived.hands;
     hands.set_position(s.position, s.trail);
     const RowMatrix &hand_cos = hands.hands().cos(), &hand_sin = hands.hands().sin();
-    dl->ChannelsSplit(2);
+    dl->ChannelsSplit(3);
     ImGuiListClipper clipper;
     clipper.Begin(rows, cell_h);
     while (clipper.Step()) {
@@ -378,7 +380,9 @@ class RopeWheelsPanel final : public Panel {
                       ImVec2(c.x + 0.95f * rad * static_cast<float>(hand_cos(0, i)),
                              c.y - 0.95f * rad * static_cast<float>(hand_sin(0, i))),
                       rope_pair_colour(i, P), 2.5f * scale);
-          dl->AddCircleFilled(c, 2.5f * scale, text);
+          dl->ChannelsSetCurrent(2);
+          ui_.faces.draw_dot(dl, c);
+          dl->ChannelsSetCurrent(1);
           char label[64];
           std::snprintf(label, sizeof label, "i=%d", i);
           dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale), hovered ? text : dim_text, label);
