@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/app_context.hpp"
+#include "app/gfx/dial_faces.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/control_column.hpp"
@@ -39,6 +40,7 @@ struct WheelsDerived {
   Eigen::VectorXd keep;         // YaRN gamma_i, (P,) (empty unless yarn)
   std::vector<PairBand> bands;  // per pair
   WheelsDecay decay;            // score against distance, with and without the extension (core)
+  WheelsHands hands;            // cos/sin tables of the hands and trails (core), per frame
   double decay_max = 0;
   DecayVectors decay_vectors = DecayVectors::ones;
 };
@@ -48,6 +50,7 @@ struct WheelsUi {
   WheelsLabSettings lab;
   WheelsDerived derived;
   int dials_laid_out = 0;  // for check_state: every pair must get a dial
+  gfx::DialFaces faces;    // the dials' faces and rings, one textured quad each
 };
 
 // Ring colours (darker on the light theme, see theme_colour).
@@ -221,6 +224,7 @@ class RopeWheelsPanel final : public Panel {
     d.keep = s.rope.scaling == RopeScaling::yarn ? rope_yarn_keep(s.rope) : Eigen::VectorXd();
     d.bands = rope_pair_bands(s.rope);
     d.decay = wheels_decay(s);
+    d.hands = WheelsHands(s.rope);
     d.decay_max = s.decay_max_distance;
     d.decay_vectors = s.decay_vectors;
     d.valid = true;
@@ -329,8 +333,21 @@ class RopeWheelsPanel final : public Panel {
                 rim = ImGui::GetColorU32(ImGuiCol_Border);
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text),
                 dim_text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const ImDrawListFlags flags = dl->Flags;
-    const int segments = std::clamp(static_cast<int>(size * 0.5f), 16, 64);  // ~2 px per side
+    // Faces and rings are baked once (gfx/dial_faces.hpp): style 0 the plain rim, 1 + band
+    // the band colours. They go to channel 0 (one texture, one draw call), everything that
+    // moves to channel 1 on top, the centre dots (same texture) to channel 2 over the
+    // hands: three draw calls, the texture and the font atlas never alternate.
+    const float rad = size * 0.5f;
+    ui_.faces.prepare(rad, face,
+                      {{rim, 1.0f},
+                       {band_colour(PairBand::kept), 3.0f * scale},
+                       {band_colour(PairBand::blended), 3.0f * scale},
+                       {band_colour(PairBand::interpolated), 3.0f * scale}},
+                      2.5f * scale, text);
+    WheelsHands& hands = ui_.derived.hands;
+    hands.set_position(s.position, s.trail);
+    const RowMatrix &hand_cos = hands.hands().cos(), &hand_sin = hands.hands().sin();
+    dl->ChannelsSplit(3);
     ImGuiListClipper clipper;
     clipper.Begin(rows, cell_h);
     while (clipper.Step()) {
@@ -344,44 +361,38 @@ class RopeWheelsPanel final : public Panel {
           if (ImGui::InvisibleButton("dial", ImVec2(cell_w, cell_h))) s.selected_pair = i;
           const bool hovered = ImGui::IsItemHovered();
           ImGui::PopID();
-          const float rad = size * 0.5f;
           const ImVec2 c(o.x + rad + 5.0f * scale, o.y + rad + 3.0f * scale);
-          // The face without its anti-aliased fringe (the ring drawn over it is smooth):
-          // a third of the triangles, which a software rasteriser pays for per dial.
-          dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
-          dl->AddCircleFilled(c, rad, face, segments);
-          dl->Flags = flags;
-          const ImU32 ring = scaled ? band_colour(d.bands[i]) : rim;
-          dl->AddCircle(c, rad, ring, segments, scaled ? 3.0f * scale : 1.0f);
+          dl->ChannelsSetCurrent(0);
+          ui_.faces.draw(dl, c, scaled ? 1 + static_cast<int>(d.bands[i]) : 0);
+          dl->ChannelsSetCurrent(1);
           if (i == s.selected_pair) dl->AddCircle(c, rad + 3.0f * scale, text, 0, 2.0f);
-          // Trail: the hand's angle at the previous `trail` positions, fading out.
+          // Trail: the hand at the previous `trail` positions (table row k = m - k), fading.
           for (int k = s.trail; k >= 1; --k) {
-            const double m = s.position - k;
-            if (m < 0) continue;
-            const double a = std::fmod(m * d.inv[i], kTwoPi);
+            if (s.position - k < 0) continue;
             const float alpha =
                 0.85f * (1.0f - static_cast<float>(k) / static_cast<float>(s.trail + 1));
             // Dots are tiny: plain quads (2 triangles, no anti-aliasing fringe) keep
             // 256 dials x 64 trail dots cheap for a software rasteriser.
-            const ImVec2 p(c.x + 0.8f * rad * static_cast<float>(std::cos(a)),
-                           c.y - 0.8f * rad * static_cast<float>(std::sin(a)));
+            const ImVec2 p(c.x + 0.8f * rad * static_cast<float>(hand_cos(k, i)),
+                           c.y - 0.8f * rad * static_cast<float>(hand_sin(k, i)));
             const float h = std::max(1.5f, rad * 0.07f);
             dl->AddRectFilled(ImVec2(p.x - h, p.y - h), ImVec2(p.x + h, p.y + h),
                               rope_pair_colour(i, P, alpha));
           }
           if (scaled) {
-            const double a0 = std::fmod(s.position * d.inv0[i], kTwoPi);
+            const RopeTable& plain = hands.plain();
             dl->AddLine(c,
-                        ImVec2(c.x + 0.95f * rad * static_cast<float>(std::cos(a0)),
-                               c.y - 0.95f * rad * static_cast<float>(std::sin(a0))),
+                        ImVec2(c.x + 0.95f * rad * static_cast<float>(plain.cos()(0, i)),
+                               c.y - 0.95f * rad * static_cast<float>(plain.sin()(0, i))),
                         IM_COL32(160, 160, 160, 200), 1.5f * scale);
           }
-          const double a = std::fmod(s.position * d.inv[i], kTwoPi);
           dl->AddLine(c,
-                      ImVec2(c.x + 0.95f * rad * static_cast<float>(std::cos(a)),
-                             c.y - 0.95f * rad * static_cast<float>(std::sin(a))),
+                      ImVec2(c.x + 0.95f * rad * static_cast<float>(hand_cos(0, i)),
+                             c.y - 0.95f * rad * static_cast<float>(hand_sin(0, i))),
                       rope_pair_colour(i, P), 2.5f * scale);
-          dl->AddCircleFilled(c, 2.5f * scale, text);
+          dl->ChannelsSetCurrent(2);
+          ui_.faces.draw_dot(dl, c);
+          dl->ChannelsSetCurrent(1);
           char label[64];
           std::snprintf(label, sizeof label, "i=%d", i);
           dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale), hovered ? text : dim_text, label);
@@ -407,6 +418,7 @@ class RopeWheelsPanel final : public Panel {
       }
     }
     clipper.End();
+    dl->ChannelsMerge();
   }
 
   void draw_pair_details(const WheelsLabSettings& s, const WheelsDerived& d) {

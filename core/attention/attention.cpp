@@ -59,14 +59,35 @@ RowMatrix seeded_projection(uint64_t seed, const char* purpose, int head, int di
   return w;
 }
 
-// RoPE as the lab applies it: the correct rotation, or the mixed-layout bug (lesson 5).
-RowMatrix lab_rope(const AttentionParams& p, const RowMatrix& x,
-                   const std::vector<double>& positions) {
-  const RopeParams rp = attention_rope_params(p);
-  return p.rope_mixed ? rope_apply_mixed_layouts(rp, x, positions) : rope_apply(rp, x, positions);
+// RoPE as the lab applies it: the correct rotation from the model's table (built once,
+// shared by every head's q and k), or the mixed-layout bug (lesson 5).
+bool rope_from_table(const AttentionModel& m) {
+  return !m.params.rope_mixed && m.rope.rows() == static_cast<int>(m.input.positions.size()) &&
+         m.rope.params() == attention_rope_params(m.params) &&
+         m.rope.positions() == m.input.positions;
 }
-Eigen::VectorXd lab_rope(const AttentionParams& p, const Eigen::VectorXd& x, double position) {
-  return lab_rope(p, RowMatrix(x.transpose()), std::vector<double>{position}).row(0).transpose();
+RowMatrix lab_rope(const AttentionModel& m, RowMatrix x) {
+  const AttentionParams& p = m.params;
+  if (p.rope_mixed) return rope_apply_mixed_layouts(attention_rope_params(p), x, m.input.positions);
+  if (rope_from_table(m)) {
+    m.rope.apply(x);
+    return x;
+  }
+  return rope_apply(attention_rope_params(p), x, m.input.positions);
+}
+// One token's vector at the position of token t.
+Eigen::VectorXd lab_rope(const AttentionModel& m, const Eigen::VectorXd& x, int t) {
+  RowMatrix row = x.transpose();
+  if (rope_from_table(m)) {
+    m.rope.apply(row, t);
+    return row.row(0).transpose();
+  }
+  const AttentionParams& p = m.params;
+  const std::vector<double> pos{m.input.positions.at(t)};
+  const RopeParams rp = attention_rope_params(p);
+  return (p.rope_mixed ? rope_apply_mixed_layouts(rp, row, pos) : rope_apply(rp, row, pos))
+      .row(0)
+      .transpose();
 }
 
 // Shared by queries and keys: the switches and the encoding applied to (T, Dh) projections.
@@ -85,7 +106,7 @@ RowMatrix project(const AttentionModel& m, const RowMatrix& w) {
       // Position alone: q = k = all ones before rotation (RoFormer's long-range bound), so
       // the score is the pure rotation pattern sum_i 2 cos((n - m) theta_i).
       const RowMatrix x = p.use_content ? RowMatrix(m.content * w) : RowMatrix::Ones(T, p.head_dim);
-      return p.use_position ? lab_rope(p, x, m.input.positions) : x;
+      return p.use_position ? lab_rope(m, x) : x;
     }
     case EncodingKind::none:
     case EncodingKind::bias:
@@ -330,6 +351,9 @@ AttentionModel attention_build(const AttentionParams& p, const AttentionInput& i
       break;
   }
   if (!p.use_position) m.missing.clear();  // positions unused: nothing is undefined
+  if (attention_encoding_kind(p.encoding) == EncodingKind::rotary && p.use_position &&
+      !p.rope_mixed)
+    m.rope = RopeTable(attention_rope_params(p), in.positions);
   return m;
 }
 
@@ -493,7 +517,7 @@ RowMatrixF project_float(const AttentionModel& m, const SharedInputs& s, const R
   // q = k = all ones before rotation (RoFormer's long-range bound).
   const RowMatrix x0 =
       p.use_content ? RowMatrix(out.cast<double>()) : RowMatrix::Ones(T, p.head_dim);
-  return lab_rope(p, x0, m.input.positions).cast<float>();
+  return lab_rope(m, x0).cast<float>();
 }
 
 // The bias of head h from the shared tables, in float.
@@ -578,9 +602,7 @@ ScoreTerms attention_score_terms(const AttentionModel& m, int head, int query, i
       const double unrotated = scale * q0.dot(k0);
       double rotated = unrotated;
       if (p.use_position) {
-        rotated =
-            scale *
-            lab_rope(p, q0, m.input.positions[query]).dot(lab_rope(p, k0, m.input.positions[key]));
+        rotated = scale * lab_rope(m, q0, query).dot(lab_rope(m, k0, key));
       }
       // Content on: the unrotated content score, and what rotation changed. Position
       // alone: all of the score is the rotation pattern of the all-ones vectors.

@@ -19,6 +19,7 @@
 #include "core/attention/encodings.hpp"
 #include "core/common/param_range.hpp"
 #include "core/rope/rope.hpp"
+#include "core/rope/rope_table.hpp"
 
 namespace poslab {
 
@@ -132,6 +133,7 @@ struct AttentionModel {
   std::vector<int> missing;         // tokens whose position has no learned row
   RowMatrix terrain;                // (grid_rows, grid_cols) metres, elevation only, else empty
   RowMatrix bias_table;             // T5: (buckets, H); Swin: ((2Wh-1)(2Ww-1), H); else empty
+  RopeTable rope;  // RoPE with position on: cos/sin at input.positions, built once (else empty)
 };
 AttentionModel attention_build(const AttentionParams& p, const AttentionInput& in);
 

@@ -7,6 +7,7 @@
 
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
+#include "core/rope/rope_table.hpp"
 
 namespace poslab {
 namespace {
@@ -35,17 +36,21 @@ int table_row(const KvModel& m, double index) {
   return static_cast<int>(index);
 }
 
-// Applies f(block (S, D), head) to every head's key columns of every layer.
+// Applies f(block (S, D)), in place, to every head's key columns of every layer.
 template <class F>
 void for_each_key_block(const KvModel& m, KvCache& c, F f) {
   const int d = kv_head_dim(m.params);
   for (auto& layer : c.layers) {
-    for (int h = 0; h < m.params.heads; ++h) {
-      const RowMatrix block = layer.keys.middleCols(h * d, d);
-      layer.keys.middleCols(h * d, d) = f(block);
-    }
+    for (int h = 0; h < m.params.heads; ++h) f(layer.keys.middleCols(h * d, d));
     round_if_float32(c, layer.keys);
   }
+}
+
+std::vector<double> slot_positions(const KvCache& c, double KvSlot::*which) {
+  std::vector<double> out;
+  out.reserve(c.slots.size());
+  for (const auto& s : c.slots) out.push_back(s.*which);
+  return out;
 }
 
 }  // namespace
@@ -130,27 +135,27 @@ void kv_cache_correct_legacy(const KvModel& m, KvCache& c) {
 void kv_cache_rope_shift(const KvModel& m, KvCache& c) {
   require_shape(m, c);
   require_rope(m, "K-shift");
-  const RopeParams rp = kv_rope_params(m.params);
-  std::vector<double> from, to;
-  for (const auto& s : c.slots) {
-    from.push_back(s.encoded_at);
-    to.push_back(s.used_at);
-  }
-  for_each_key_block(m, c, [&](const RowMatrix& b) { return rope_reencode(rp, b, from, to); });
+  // ONE rotation by (new - old), the difference taken in double (as rope_reencode does),
+  // from one table shared by every layer and head.
+  const std::vector<double> from = slot_positions(c, &KvSlot::encoded_at),
+                            to = slot_positions(c, &KvSlot::used_at);
+  std::vector<double> delta(from.size());
+  for (size_t t = 0; t < delta.size(); ++t) delta[t] = to[t] - from[t];
+  const RopeTable shift(kv_rope_params(m.params), delta);
+  for_each_key_block(m, c, [&](Eigen::Ref<RowMatrix> b) { shift.apply(b); });
   for (auto& s : c.slots) s.encoded_at = s.used_at;
 }
 
 void kv_cache_rope_reencode(const KvModel& m, KvCache& c, bool scaled_tables) {
   require_shape(m, c);
   require_rope(m, "re-encoding");
+  // Inverse at the old positions, then forward at the new ones: two tables built once.
   const RopeParams rp = kv_rope_params(m.params);
-  std::vector<double> from, to;
-  for (const auto& s : c.slots) {
-    from.push_back(s.encoded_at);
-    to.push_back(s.used_at);
-  }
-  for_each_key_block(m, c, [&](const RowMatrix& b) {
-    return rope_apply(rp, rope_apply_inverse(rp, b, from, scaled_tables), to, scaled_tables);
+  const RopeTable from(rp, slot_positions(c, &KvSlot::encoded_at), scaled_tables),
+      to(rp, slot_positions(c, &KvSlot::used_at), scaled_tables);
+  for_each_key_block(m, c, [&](Eigen::Ref<RowMatrix> b) {
+    from.apply_inverse(b);
+    to.apply(b);
   });
   const double t = kv_rope_table_scale(m.params);
   for (auto& s : c.slots) {

@@ -13,6 +13,7 @@
 #include "core/common/preset.hpp"
 #include "core/common/random.hpp"
 #include "core/kv/kv_cache.hpp"
+#include "core/rope/rope_table.hpp"
 
 namespace poslab {
 namespace {
@@ -195,13 +196,14 @@ KvModel kv_model_make(const KvModelParams& p) {
 RowMatrix kv_rotate_heads(const KvModel& m, const RowMatrix& x,
                           const std::vector<double>& positions) {
   if (m.params.positions != KvPositions::rope) return x;
-  const RopeParams rp = kv_rope_params(m.params);
-  const int d = rp.head_dim;
-  RowMatrix out(x.rows(), x.cols());
-  for (int h = 0; h < m.params.heads; ++h) {
-    const RowMatrix block = x.middleCols(h * d, d);
-    out.middleCols(h * d, d) = rope_apply(rp, block, positions, /*temperature_in_tables=*/true);
-  }
+  // One table (validation, frequencies, cos/sin) for every head.
+  const RopeTable table(kv_rope_params(m.params), positions, /*temperature_in_tables=*/true);
+  const int d = table.params().head_dim;
+  if (static_cast<size_t>(x.rows()) != positions.size())
+    throw InputError("x has " + std::to_string(x.rows()) + " rows but " +
+                     std::to_string(positions.size()) + " positions were given");
+  RowMatrix out = x;
+  for (int h = 0; h < m.params.heads; ++h) table.apply(out.middleCols(h * d, d));
   return out;
 }
 

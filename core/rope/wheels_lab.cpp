@@ -2,6 +2,8 @@
 // written, which keeps lesson presets short.
 #include "core/rope/wheels_lab.hpp"
 
+#include <algorithm>
+
 #include "core/common/preset.hpp"
 #include "core/common/random.hpp"
 #include "core/rope/rope_preset.hpp"
@@ -35,6 +37,23 @@ WheelsDecay wheels_decay(const WheelsLabSettings& s) {
   d.scaled.assign(scaled.data(), scaled.data() + scaled.size());
   d.original.assign(original.data(), original.data() + original.size());
   return d;
+}
+
+WheelsHands::WheelsHands(const RopeParams& p) {
+  RopeParams original = p;
+  original.scaling = RopeScaling::none;
+  hands_ = RopeTable(p, {});
+  plain_ = RopeTable(original, {});
+}
+
+void WheelsHands::set_position(double m, int trail) {
+  if (m == m_ && trail == trail_) return;
+  std::vector<double> positions(static_cast<size_t>(std::max(trail, 0)) + 1);
+  for (size_t k = 0; k < positions.size(); ++k) positions[k] = m - static_cast<double>(k);
+  hands_.set_positions(positions);
+  plain_.set_positions({m});
+  m_ = m;
+  trail_ = trail;
 }
 
 const PresetTable<WheelsLabSettings>& wheels_preset_fields() {

@@ -2,11 +2,13 @@
 // where the user is looking (position, animation, selected pair). Plain data; the app's
 // panel draws it and the command line reads the same preset strings.
 #pragma once
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "core/common/preset_fields.hpp"
 #include "core/rope/rope.hpp"
+#include "core/rope/rope_table.hpp"
 
 namespace poslab {
 
@@ -49,6 +51,26 @@ struct WheelsDecay {
 };
 WheelsDecay wheels_decay(const WheelsLabSettings& s);
 const std::vector<std::string>& decay_vectors_names();  // ones, random
+
+// The dials' hands for one frame: where each pair's hand points at m (with the settings'
+// frequencies and with the original ones) and at the trail positions m-1, ..., m-trail.
+// Built once per parameter change (validation and frequencies); set_position then
+// recomputes only the cos/sin of the trail + 1 positions, each frame.
+//   hands(): RopeTable, row k = position m - k (k = 0..trail), (trail + 1, P)
+//   plain(): RopeTable at m with scaling = none, (1, P)
+class WheelsHands {
+ public:
+  WheelsHands() = default;
+  explicit WheelsHands(const RopeParams& p);  // throws InputError like rope_validate
+  void set_position(double m, int trail);
+  const RopeTable& hands() const { return hands_; }
+  const RopeTable& plain() const { return plain_; }
+
+ private:
+  RopeTable hands_, plain_;
+  double m_ = std::numeric_limits<double>::quiet_NaN();  // position of the tables
+  int trail_ = -1;
+};
 
 // Every preset field of the lab (the RoPE fields first), in the order presets write them.
 const PresetTable<WheelsLabSettings>& wheels_preset_fields();
