@@ -21,6 +21,7 @@
 #include "app/widgets.hpp"
 #include "app/widgets/attention_maps.hpp"
 #include "app/widgets/background_job.hpp"
+#include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/plot.hpp"
 #include "app/widgets/recorder.hpp"
 #include "app/widgets/token_strip.hpp"
@@ -28,8 +29,7 @@
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab.hpp"
 #include "core/wm/dream_lab_model.hpp"
-#include "io/checkpoint/wm_checkpoint.hpp"
-#include "io/dataset/bnb_dataset.hpp"
+#include "io/labjson/dream_lab_io.hpp"
 #include "io/labjson/lab_csv.hpp"
 
 namespace poslab::app {
@@ -40,19 +40,10 @@ using wm::DreamVariant;
 
 constexpr int kMaxStepsPerJob = 8;  // catch-up limit per worker job (a slow frame cannot snowball)
 
-// Shipped models: $POSLAB_MODELS_DIR, else the source tree's assets/models.
-std::string models_dir() {
-  if (const char* d = std::getenv("POSLAB_MODELS_DIR"); d && *d) return d;
-  return std::string(POSLAB_SOURCE_DIR) + "/assets/models";
-}
 std::string model_path(const std::string& model, DreamVariant w) {
-  return wm::dream_model_path(model, w, models_dir());
+  return wm::dream_model_path(model, w, io::dreams_models_dir());
 }
-// Reads a checkpoint (io) and wraps it for dreaming (core). Throws poslab::Error.
-std::unique_ptr<wm::DreamModel> load_dream_model(const std::string& path, DreamVariant w) {
-  io::WmCheckpoint ck = io::wm_checkpoint_load(path);
-  return wm::make_dream_model(ck.config, std::move(ck.params), w);
-}
+using io::dreams_load_model;
 
 // ImGui 1.86 has no SeparatorText: a rule, then the heading.
 void section(const char* text) {
@@ -102,6 +93,11 @@ struct DreamsUi {
   double steps_per_s = 0;
   int frames_in_session = 0;  // frames drawn since the session started (check_state)
   std::string last_error;
+  // Why `poslab-cli wm dream --preset` cannot replay this session ("" = it can): set when
+  // the helm changed during the dream, a restart the preset cannot express, a bad start file.
+  std::string replay_note;
+  int helm_at_start = -1;  // helm and follow of the session's first dream step
+  bool follow_at_start = true;
   Recorder recorder{"dream"};  // the maps to an animated WebP
 };
 
@@ -111,14 +107,28 @@ class DreamsPanel final : public Panel {
   const char* title() const override { return "Dream lab (world model)"; }
   std::string preset() const override { return wm::dreams_to_preset(ui_.lab); }
   void load_preset(const std::string& text) override { ui_.lab = wm::dreams_from_preset(text); }
+  std::vector<std::string> cli_args() const override {
+    const DreamsUi& u = ui_;
+    if (!u.model || !u.replay_note.empty() || u.timeline.frames.empty()) return {};
+    std::vector<std::string> a{"wm",     "dream",   "--preset",
+                               preset(), "--steps", std::to_string(u.timeline.dream_steps())};
+    const std::string helm = wm::dream_helm_actions_text(u.timeline, u.lab.helm);
+    if (!helm.empty()) a.insert(a.end(), {"--helm-actions", helm});
+    return a;
+  }
   std::string cli_note() const override {
-    return "no poslab-cli command replays the dream lab's session yet (wm dream runs one dream "
-           "of a checkpoint on its own data)";
+    if (!ui_.model) return "no model is loaded: only the real simulator and the baselines run";
+    if (!ui_.replay_note.empty()) return ui_.replay_note;
+    return "no dream has run yet";
   }
   LabNumbers numbers() const override {
     if (ui_.timeline.frames.empty()) return LabNumbers::none("no dream has run yet");
-    const io::Json j = io::dreams_lab_json(preset(), wm::dream_curves(ui_.timeline));
+    const io::Json j = session_json();
     return LabNumbers::of(io::dump_json(j, 2) + "\n", io::dreams_lab_csv(j));
+  }
+  io::Json session_json() const {
+    return io::dreams_session_json(preset(), ui_.model_path, ui_.model.get(), ui_.timeline,
+                                   ui_.lab.helm);
   }
   bool animating() const override {
     return (ui_.lab.playing && !ui_.timeline.finished) || ui_.train.running();
@@ -170,6 +180,14 @@ class DreamsPanel final : public Panel {
       if (u.strip_steps != fr[cursor].step)
         return "token strip shows " + std::to_string(u.strip_steps) + " steps at step " +
                std::to_string(fr[cursor].step);
+    }
+    if (drawn_numbers_wanted() && !cli_args().empty()) {
+      const io::Json j = session_json();
+      nlohmann::json n;
+      for (const char* key : {"start", "steps", "finished", "helm_actions", "curves", "real",
+                              "dreamt", "checkpoint", "context"})
+        n[key] = nlohmann::json::parse(j[key].dump());
+      record_drawn_numbers(wm::kDreamLabName, preset(), cli_args(), n);
     }
     return {};
   }
@@ -267,7 +285,7 @@ class DreamsPanel final : public Panel {
       return;
     }
     try {
-      u.model = load_dream_model(path, u.lab.window);
+      u.model = dreams_load_model(path, u.lab.window);
       u.model_info = u.model->describe();
     } catch (const Error& e) {
       u.model_error = e.what();
@@ -288,15 +306,12 @@ class DreamsPanel final : public Panel {
     u.applied_key = key;
     u.engine = std::make_unique<wm::DreamEngine>();
     try {
-      wm::DreamSessionConfig config = wm::dream_session_config(u.lab);
-      if (u.lab.start == wm::DreamSource::file) {
-        io::BnbDatasetReader reader(u.lab.file);
-        const int64_t e = std::min<int64_t>(u.lab.episode, reader.info().num_episodes - 1);
-        config = wm::dream_session_config(u.lab, reader.read_episode(std::max<int64_t>(e, 0)));
-      }
-      wm::dream_session_begin(config, u.model ? u.model->clone() : nullptr, *u.engine, u.timeline);
+      u.replay_note.clear();
+      wm::dream_session_begin(io::dreams_session_config(u.lab),
+                              u.model ? u.model->clone() : nullptr, *u.engine, u.timeline);
     } catch (const Error& e) {
       ctx.report_error("Dream lab", e.what());
+      u.replay_note = std::string("the start failed (") + e.what() + "); the default episode runs";
       wm::dream_session_begin(wm::dream_session_config(DreamLabSettings{}),
                               u.model ? u.model->clone() : nullptr, *u.engine, u.timeline);
     }
@@ -307,6 +322,15 @@ class DreamsPanel final : public Panel {
   void start_steps(int n) {
     DreamsUi& u = ui_;
     if (!u.engine) return;
+    if (u.timeline.dream_steps() == 0) {
+      u.helm_at_start = u.lab.helm;
+      u.follow_at_start = u.lab.follow;
+    } else if (u.replay_note.empty() && (u.lab.helm != u.helm_at_start ||
+                                         (u.lab.helm >= 0 && u.lab.follow != u.follow_at_start))) {
+      u.replay_note =
+          "the helm changed during this dream, which the preset cannot say: restart the dream "
+          "(or change a setting) to get a session poslab-cli can replay";
+    }
     wm::HelmInput helm;
     if (u.lab.helm >= 0) {
       helm.slot = u.lab.helm;
@@ -450,8 +474,20 @@ class DreamsPanel final : public Panel {
     if (!u.engine) return;
     const int at = shown_frame();
     try {
+      const bool helm_flew = u.timeline.dream_steps() > 0 && u.helm_at_start >= 0;
       wm::dream_session_restart(*u.engine, u.timeline, at);
       u.lab.cursor = -1;
+      // Closed loop without the helm: reality up to `at` is what a prompt of `at` steps
+      // plays, so the preset says it with from = at and the CLI replays it.
+      if (u.lab.loop == wm::DreamLoop::closed && !helm_flew &&
+          at <= DreamLabSettings::from_range.hi) {
+        u.lab.from = at;
+        u.applied_key = session_key(u.lab);
+      } else if (u.replay_note.empty()) {
+        u.replay_note =
+            "the dream was restarted from a reality that the preset cannot say (open "
+            "loop, the helm, or past step 511)";
+      }
     } catch (const Error& e) {
       ctx.report_error("Dream lab", e.what());
     }
@@ -641,10 +677,10 @@ void DreamsPanel::compare(AppContext& ctx) {
       return;
     }
     try {
-      models->emplace_back("RoPE", load_dream_model(rope, DreamVariant::rope));
-      models->emplace_back("absolute, recompute", load_dream_model(abs, DreamVariant::recompute));
+      models->emplace_back("RoPE", dreams_load_model(rope, DreamVariant::rope));
+      models->emplace_back("absolute, recompute", dreams_load_model(abs, DreamVariant::recompute));
       models->emplace_back("absolute, approximate reset",
-                           load_dream_model(abs, DreamVariant::reset));
+                           dreams_load_model(abs, DreamVariant::reset));
     } catch (const Error& e) {
       ctx.report_error("Dream lab comparison", e.what());
     }
