@@ -21,6 +21,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
+#include "cli/wm_dream_lab.hpp"
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/wm/eval.hpp"
@@ -564,6 +565,7 @@ struct DreamArgs {
 };
 
 void run_dream(DreamArgs a) {
+  if (a.checkpoint.empty()) throw InputError("give a checkpoint file, or --preset 'dreams?...'");
   if (!std::filesystem::exists(a.checkpoint))
     throw InputError(a.checkpoint + ": checkpoint not found");
   const auto ck = io::wm_checkpoint_load(a.checkpoint);
@@ -760,7 +762,7 @@ void add_wm_command(CLI::App& app) {
   auto da = std::make_shared<DreamArgs>();
   auto* dr =
       wm->add_subcommand("dream", "one dream: per-step errors, baselines, dreamt and real states");
-  dr->add_option("checkpoint", da->checkpoint, "checkpoint file")->required();
+  dr->add_option("checkpoint", da->checkpoint, "checkpoint file (not with --preset)");
   dr->add_option("--data", da->data, "dataset file");
   dr->add_option("--episode", da->episode, "episode of --data (0-based)");
   dr->add_option("--sim-seed", da->sim_seed,
@@ -776,7 +778,12 @@ void add_wm_command(CLI::App& app) {
                  "past the context: approximate (slide; exact for RoPE, index reset for absolute) "
                  "| recompute");
   dr->add_option("--threads", da->threads, "threads, 0 = all cores");
-  dr->callback([da] { run_dream(*da); });
+  auto dl = std::make_shared<DreamLabArgs>();
+  add_dream_lab_options(*dr, *dl);
+  dr->callback([da, dl, dr] {
+    if (dl->preset.empty()) return run_dream(*da);
+    run_dream_lab(*dl, *dr, dr->count("--steps") > 0 ? da->p.steps : -1);
+  });
 
   auto fa = std::make_shared<ForwardArgs>();
   auto* fw =

@@ -17,6 +17,7 @@ cases=(
   "arena|--panel arena"
   "lessons|--panel lessons"
   "dreams|--panel dreams"
+  "dreams, 4v4 dreaming with the attention view|--preset dreams?team0=4&team1=4&attn=1&strip=1&horizon=1536&from=8"
 )
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for c in "${cases[@]}"; do

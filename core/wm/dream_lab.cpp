@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 
 #include "core/common/errors.hpp"
@@ -388,6 +389,67 @@ void dream_session_append(DreamTimeline& timeline, std::vector<DreamFrame> frame
 void dream_session_run(DreamEngine& engine, DreamTimeline& timeline, int steps,
                        const HelmInput& helm) {
   dream_session_append(timeline, dream_session_advance(engine, timeline, steps, helm));
+}
+
+std::string dream_helm_actions_text(const DreamTimeline& timeline, int helm) {
+  if (helm < 0 || helm >= bnb::kSlots) return {};
+  std::string out;
+  auto flush = [&](const bnb::ShipAction& a, int n) {
+    if (n == 0) return;
+    if (!out.empty()) out += ',';
+    out += std::to_string(a.power) + '.' + std::to_string(a.turn) + '.' + std::to_string(a.shoot);
+    if (n > 1) out += '*' + std::to_string(n);
+  };
+  bnb::ShipAction run{};
+  int n = 0;
+  for (int h = 1; h <= timeline.dream_steps(); ++h) {
+    const bnb::ShipAction& a = timeline.frames[timeline.start + h].dream_action[helm];
+    if (n > 0 && !(a == run)) {
+      flush(run, n);
+      n = 0;
+    }
+    run = a;
+    ++n;
+  }
+  flush(run, n);
+  return out;
+}
+
+std::vector<bnb::ShipAction> dream_helm_actions_parse(const std::string& text) {
+  std::vector<bnb::ShipAction> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t end = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    int p = -1, t = -1, sh = -1, n = 1, used = 0;
+    const int got = std::sscanf(item.c_str(), "%d.%d.%d%n*%d%n", &p, &t, &sh, &used, &n, &used);
+    if (got < 3 || used != static_cast<int>(item.size()) || p < 0 || p > 2 || t < 0 || t > 6 ||
+        sh < 0 || sh > 1 || n < 1 || n > 100000)
+      throw InputError("helm actions: '" + item +
+                       "' is not POWER.TURN.SHOOT[*COUNT] (power 0-2, turn 0-6, shoot 0-1)");
+    bnb::ShipAction a;
+    a.power = static_cast<uint8_t>(p);
+    a.turn = static_cast<uint8_t>(t);
+    a.shoot = static_cast<uint8_t>(sh);
+    out.insert(out.end(), static_cast<size_t>(n), a);
+  }
+  return out;
+}
+
+void dream_session_replay(const DreamLabSettings& s, const DreamSessionConfig& config,
+                          std::unique_ptr<DreamModel> model, int steps,
+                          const std::vector<bnb::ShipAction>& helm, DreamEngine& engine,
+                          DreamTimeline& timeline) {
+  if (steps < 0) throw InputError("dream steps must be >= 0");
+  dream_session_begin(config, std::move(model), engine, timeline);
+  HelmInput in;
+  in.slot = s.helm;
+  in.real_follows = s.follow;
+  for (int i = 0; i < steps && !timeline.finished; ++i) {
+    in.action = static_cast<size_t>(i) < helm.size() ? helm[i] : bnb::ShipAction{};
+    dream_session_run(engine, timeline, 1, in);
+  }
 }
 
 DreamCurves dream_curves(const DreamTimeline& timeline) {

@@ -257,6 +257,21 @@ void dream_session_append(DreamTimeline& timeline, std::vector<DreamFrame> frame
 void dream_session_run(DreamEngine& engine, DreamTimeline& timeline, int steps,
                        const HelmInput& helm = {});
 
+// ---- Replaying the lab's session (`poslab-cli wm dream --preset`) ------------------------
+// The helm ship's actions of the dream steps h = 1 .. dream_steps, run-length coded as
+// "P.T.S*N,..." (power, turn, shoot indices; N steps in a row); "" when helm < 0. With the
+// preset, this is all a session needs to be replayed exactly.
+std::string dream_helm_actions_text(const DreamTimeline& timeline, int helm);
+// Parses the text above; throws InputError naming the bad entry.
+std::vector<bnb::ShipAction> dream_helm_actions_parse(const std::string& text);
+// The lab's session from its settings: begin, then `steps` dream steps (fewer when it
+// finishes), the helm slot (s.helm, s.follow) flown with helm[i] at dream step i + 1 and
+// the neutral action past the list's end. What the panel does frame by frame, in one call.
+void dream_session_replay(const DreamLabSettings& s, const DreamSessionConfig& config,
+                          std::unique_ptr<DreamModel> model, int steps,
+                          const std::vector<bnb::ShipAction>& helm, DreamEngine& engine,
+                          DreamTimeline& timeline);
+
 // Per-horizon curves of a timeline (h = 1 .. dream_steps): error, copy-last, const-velocity.
 struct DreamCurves {
   std::vector<StepError> dream, copy_last, const_velocity;  // index h - 1

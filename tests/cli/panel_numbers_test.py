@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-LABS = {"rope", "attention", "kv"}
+LABS = {"rope", "attention", "kv", "dreams"}
 
 
 def resolve(doc, path):

@@ -44,5 +44,42 @@ case "$case_" in
     head -c 1000 /dev/urandom > "$tmp/noise.safetensors"
     expect_banner "dreams?model=$tmp/noise.safetensors&variant=recompute" "noise.safetensors"
     ;;
+  bad-file)
+    # A dataset start from a file that is not HDF5: the banner names it, the app keeps
+    # running (the file is read in the helper process) and the seed's episode dreams on.
+    printf 'not an HDF5 file at all' > "$tmp/bad.h5"
+    err=$("${xvfb[@]}" "$app" --preset "dreams?start=file&file=$tmp/bad.h5" --frames 8 --screenshot "$tmp/b.png" 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 0 ] || { echo "app exited $rc with a bad dataset: $err"; exit 1; }
+    grep -q "banner: Dream lab: .*bad.h5" <<<"$err" || { echo "no banner naming bad.h5: $err"; exit 1; }
+    head -c 8 "$tmp/b.png" | od -An -c | grep -q 'P   N   G' || { echo "no PNG after the banner"; exit 1; }
+    ;;
+  helm-keys)
+    # Take the helm: ship 2 flown with W+A (boost, turn left = action 1.1.0) sent by xdotool
+    # while the lab runs; the exported numbers list the helm ship's actions per dream step,
+    # and they must hold the keyed action (and only neutral or keyed ones).
+    command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+    cat > "$tmp/keys.sh" <<'EOS'
+app="$1"; out="$2"; log="$3"
+"$app" --preset 'dreams?helm=2&follow=1&horizon=1536' --frames 400 --live-input --export-json "$out" >/dev/null 2>"$log.err" &
+pid=$!
+for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
+[ -n "$wid" ] || { kill $pid 2>/dev/null; exit 3; }
+sleep 1
+xdotool mousemove --window "$wid" 600 450; sleep 0.3
+xdotool keydown --window "$wid" w a; sleep 2; xdotool keyup --window "$wid" w a
+wait $pid
+EOS
+    for attempt in 1 2 3; do
+      "${xvfb[@]}" bash "$tmp/keys.sh" "$app" "$tmp/helm.json" "$tmp/app"; rc=$?
+      [ "$rc" -ne 3 ] && break
+      echo "attempt $attempt: no window, retrying on a new X server"
+    done
+    [ "$rc" -eq 0 ] || { echo "app failed: $(cat "$tmp/app.err")"; exit 1; }
+    actions=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["helm_actions"])' "$tmp/helm.json")
+    echo "helm actions: $actions"
+    grep -q '1\.1\.0' <<<"$actions" || { echo "the keyed action 1.1.0 never reached the helm ship"; exit 1; }
+    leftover=$(tr ',' '\n' <<<"$actions" | sed 's/\*.*//' | grep -v -x '[01]\.[01]\.0')
+    [ -z "$leftover" ] || { echo "the helm ship got actions nobody keyed: $leftover"; exit 1; }
+    ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac

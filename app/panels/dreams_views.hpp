@@ -1,0 +1,81 @@
+// The dream lab's UI state and its drawing pieces (app/panels/dreams_panel.cpp holds the
+// panel: the session, the worker and the controls). The views draw what core/wm/dream_lab
+// computed: the maps, the error curves, the token strip, attention, the variants' curves.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/app_context.hpp"
+#include "app/file_picker.hpp"
+#include "app/gfx/arena_view.hpp"
+#include "app/widgets/attention_maps.hpp"
+#include "app/widgets/background_job.hpp"
+#include "app/widgets/recorder.hpp"
+#include "app/widgets/train_view.hpp"
+#include "core/wm/dream_lab.hpp"
+
+namespace poslab::app {
+
+// What the stepping worker hands back: the engine it borrowed and the frames it made.
+struct DreamsStepResult {
+  std::unique_ptr<wm::DreamEngine> engine;
+  std::vector<wm::DreamFrame> frames;
+};
+
+struct DreamsUi {
+  wm::DreamLabSettings lab;
+  // Session: the timeline lives here; the engine is lent to the worker while it steps.
+  std::unique_ptr<wm::DreamEngine> engine;
+  wm::DreamTimeline timeline;
+  std::string applied_key;  // session key the timeline was started with
+  BackgroundJob<DreamsStepResult> stepper;
+  double step_accum = 0;
+  // Model: the loaded prototype (cloned into each session) and where it came from.
+  std::unique_ptr<wm::DreamModel> model;
+  std::string model_path, model_error, model_info;
+  // Dataset start: the path field, the picker, and the file the user chose or approved
+  // (a preset naming another file waits for approval before it is opened).
+  std::string path_edit;
+  FilePicker picker;
+  std::string confirmed_file;
+  std::string info_file;  // file `file_episodes` belongs to
+  long long file_episodes = -1;
+  // Variants compared past the context (a worker job).
+  BackgroundJob<wm::DreamComparison> compare_job;
+  wm::DreamComparison comparison;
+  std::string compare_key, compare_note;
+  // Drawing.
+  ArenaView real_view, dream_view;
+  AttentionMapTextures attention_tex;
+  TrainView train;
+  bool controls_folded = false;
+  int metric = 0;                 // error plot: which StepError field
+  std::vector<double> curves[3];  // error plot: dream, copy last, constant velocity
+  int ships_drawn = 0, strip_mismatch = 0, strip_steps = -1;
+  bool helm_keys = false;
+  double steps_per_s = 0;
+  int frames_in_session = 0;  // frames drawn since the session started (check_state)
+  // Why `poslab-cli wm dream --preset` cannot replay this session ("" = it can): the helm
+  // changed during the dream, a restart the preset cannot say, a start file that failed.
+  std::string replay_note;
+  int helm_at_start = -1;  // helm and follow of the session's first dream step
+  bool follow_at_start = true;
+  Recorder recorder{"dream"};  // the maps to an animated WebP
+};
+
+// Timeline step shown (the cursor, or the newest).
+int dreams_shown_frame(const DreamsUi& u);
+// A rule, then a heading (ImGui 1.86 has no SeparatorText).
+void dreams_section(const char* text);
+// "label###id": the translated label of `key` with an ID that stays the same in any language.
+std::string dreams_label(const AppContext& ctx, const char* key, const char* id);
+
+void dreams_maps(AppContext& ctx, DreamsUi& u, float side);
+void dreams_error_plot(AppContext& ctx, DreamsUi& u);
+void dreams_strip(AppContext& ctx, DreamsUi& u);
+void dreams_attention(AppContext& ctx, DreamsUi& u);
+// The comparison of the position variants (starts its worker when the session changed).
+void dreams_compare(AppContext& ctx, DreamsUi& u, const std::string& session_key);
+
+}  // namespace poslab::app
