@@ -10,7 +10,9 @@
 # top frame is inside libhdf5 (the dataset harness reads mutants in this process, while
 # PosLab contains them in a helper process) are counted apart and kept in
 # build/fuzz/artifacts/NAME/ for study. Totals over runs accumulate in
-# build/fuzz/stats/NAME.txt (one "executions crashes library_crashes" line per run).
+# build/fuzz/stats/NAME.txt, one line per finished run: "executions crashes library_crashes
+# seconds preset date" (older lines have the first three fields only);
+# scripts/fuzz_campaign.sh totals sums them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -69,8 +71,8 @@ for f in "$art"/crash-* "$art"/leak-* "$art"/oom-* "$art"/timeout-*; do
     echo "fuzz $name: $f involves PosLab's code:"; grep -E '^(==|SUMMARY| *#[0-9])' <<<"$out" | head -20
   fi
 done
-echo "$execs $crashes $library" >> "$stats/$name.txt"
-echo "fuzz $name: $execs executions in $seconds s, $crashes new crashes ($library in libhdf5 only); log $log"
+echo "$execs $crashes $library $seconds $tree $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$stats/$name.txt"
+echo "fuzz $name: $execs executions in $seconds s ($((execs / (seconds > 0 ? seconds : 1))) /s), $crashes new crashes ($library in libhdf5 only); log $log"
 if [[ $ours -gt 0 || ( $rc -ne 0 && "$name" != dataset ) ]]; then
   tail -30 "$log"
   exit 1
