@@ -24,7 +24,7 @@ totals() {
       # execs/s over the runs that recorded their length (field 4).
       awk -v n="$name" '{e += $1; r += 1; c += $2; l += $3; if (NF >= 4) {s += $4; es += $1}}
         END {printf "%-13s %14d %5d %8d %8d %10d %8s\n", n, e, r, s, c, l,
-                    s > 0 ? sprintf("%d", es / s) : "-"}' "$stats/$name.txt"
+                    (s > 0 ? sprintf("%d", es / s) : "-")}' "$stats/$name.txt"
     else
       printf '%-13s %14d %5d %8d %8d %10d %8s\n' "$name" 0 0 0 0 0 -
     fi
