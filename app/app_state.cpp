@@ -180,12 +180,14 @@ void AppState::open_lab_from_user(const std::string& preset) {
 void AppState::open_lab(const std::string& preset) {
   const std::string from = drawing_lab_;
   std::string lab;
+  last_open_failed_ = true;  // until the preset has loaded
   try {
     lab = preset_lab(preset);
     Panel* p = find_panel(lab);
     if (!p) throw InputError("no lab called \"" + lab + "\" in this version of PosLab");
     drawing_lab_ = lab;  // errors while loading belong to the opened lab
     p->load_preset(preset);
+    last_open_failed_ = false;
     drawing_lab_ = from;
     unrestored_.erase(lab);
     std::erase_if(banner_, [&](const BannerMessage& m) { return m.lab == lab; });
@@ -305,15 +307,16 @@ void AppState::finish() {
 
 void AppState::set_language(const std::string& lang) {
   const std::string chosen = lang == "zh" ? "zh" : "en";
-  try {
-    strings_ = io::UiStrings::load(io::default_i18n_dir(), chosen);
-    settings_.language = chosen;
-  } catch (const std::exception& e) {
-    const std::string saved = drawing_lab_;
-    drawing_lab_.clear();
-    report_error("interface language", e.what());
-    drawing_lab_ = saved;
-  }
+  // Never throws: a missing or corrupt file of texts is a banner, and its texts fall back to
+  // English (then to the key), so the app always starts and every control stays labelled.
+  std::vector<std::string> problems;
+  strings_ = io::UiStrings::load_lenient(io::default_i18n_dir(), chosen, problems);
+  settings_.language = chosen;
+  const std::string saved = drawing_lab_;
+  drawing_lab_.clear();
+  for (const std::string& p : problems)
+    report_error("interface texts", p + " (its texts fall back to English, or to their key names)");
+  drawing_lab_ = saved;
   ensure_glyphs(strings_.all_text() + "中文");
 }
 

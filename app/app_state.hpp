@@ -143,6 +143,7 @@ class AppState final : public AppContext {
   Settings settings_;
   Fonts fonts_;
   io::UiStrings strings_;
+  bool last_open_failed_ = false;  // the last open_lab() ended on the banner (open_link)
   float scale_ = 1.0f;
   float content_scale_ = 1.0f;
   std::vector<std::unique_ptr<Panel>> panels_;

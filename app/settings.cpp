@@ -109,7 +109,10 @@ void save_settings(const std::string& dir, const Settings& s) {
   j["window_height"] = s.window_height;
   j["language"] = s.language;
   j["export_dir"] = s.export_dir;
-  write_file_atomically(dir + "/settings.json", j.dump(2) + "\n");
+  // A path or preset may hold bytes that are not UTF-8 (Linux file names are any bytes): they
+  // are written as U+FFFD instead of throwing, so the other settings are never lost.
+  write_file_atomically(dir + "/settings.json",
+                        j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 namespace {

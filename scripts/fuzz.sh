@@ -10,7 +10,9 @@
 # top frame is inside libhdf5 (the dataset harness reads mutants in this process, while
 # PosLab contains them in a helper process) are counted apart and kept in
 # build/fuzz/artifacts/NAME/ for study. Totals over runs accumulate in
-# build/fuzz/stats/NAME.txt (one "executions crashes library_crashes" line per run).
+# build/fuzz/stats/NAME.txt, one line per finished run: "executions crashes library_crashes
+# seconds preset date" (older lines have the first three fields only);
+# scripts/fuzz_campaign.sh totals sums them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -30,6 +32,10 @@ if [[ "${POSLAB_FUZZ_NO_BUILD:-0}" != 1 ]]; then  # 1: use the binary as built (
   cmake --build --preset "$tree" --target "fuzz_$name" > /dev/null
 fi
 
+if [[ ! -d "fuzz/corpus/$name" ]]; then
+  echo "fuzz $name: no seed corpus fuzz/corpus/$name" >&2
+  exit 1
+fi
 work="build/fuzz/corpus/$name" art="build/fuzz/artifacts/$name" stats="build/fuzz/stats"
 mkdir -p "$work" "$art" "$stats"
 args=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$art/" -timeout=20
@@ -47,9 +53,9 @@ rc=0
 "$bin" "${args[@]}" "$work" "fuzz/corpus/$name" > "$log" 2>&1 || rc=$?
 
 # Executions: the final stats line (normal mode) or the last status line (fork mode).
-execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{s+=$2} END {print s+0}')
+execs=$({ grep -o 'stat::number_of_executed_units: [0-9]*' "$log" || true; } | awk '{s+=$2} END {print s+0}')
 if [[ "$execs" -eq 0 ]]; then
-  execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
+  execs=$({ grep -o '^#[0-9]*' "$log" || true; } | tail -1 | tr -d '#')
   execs=${execs:-0}
 fi
 crashes=0 library=0 ours=0
@@ -58,8 +64,10 @@ for f in "$art"/crash-* "$art"/leak-* "$art"/oom-* "$art"/timeout-*; do
   [[ -e "$f.sorted" ]] && continue
   crashes=$((crashes + 1))
   out=$("$bin" -runs=1 "$f" 2>&1 || true)
-  # The first stack frame of the report: inside libhdf5, or in PosLab / elsewhere?
-  top=$(grep -m1 -E '^ *#0 ' <<<"$out" || true)
+  # The first stack frame of the report that is not the sanitizer's own (its memcpy
+  # interceptor is frame #0 of an overflow inside libhdf5): inside libhdf5, or in PosLab?
+  top=$({ grep -E '^ *#[0-9]+ ' <<<"$out" || true; } |
+        { grep -v -E '__interceptor_|__asan_|__sanitizer|__ubsan|__libc_' || true; } | head -1)
   if [[ "$name" == dataset && "$top" == *libhdf5* ]]; then
     library=$((library + 1)); echo "library" > "$f.sorted"
   elif [[ "$name" == dataset && "$f" == */timeout-* ]] && ! grep -q "$root/io\|$root/core" <<<"$out"; then
@@ -69,8 +77,8 @@ for f in "$art"/crash-* "$art"/leak-* "$art"/oom-* "$art"/timeout-*; do
     echo "fuzz $name: $f involves PosLab's code:"; grep -E '^(==|SUMMARY| *#[0-9])' <<<"$out" | head -20
   fi
 done
-echo "$execs $crashes $library" >> "$stats/$name.txt"
-echo "fuzz $name: $execs executions in $seconds s, $crashes new crashes ($library in libhdf5 only); log $log"
+echo "$execs $crashes $library $seconds $tree $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$stats/$name.txt"
+echo "fuzz $name: $execs executions in $seconds s ($((execs / (seconds > 0 ? seconds : 1))) /s), $crashes new crashes ($library in libhdf5 only); log $log"
 if [[ $ours -gt 0 || ( $rc -ne 0 && "$name" != dataset ) ]]; then
   tail -30 "$log"
   exit 1

@@ -2,9 +2,9 @@
 # PosLab set-up on Debian 12, in one command:
 #   scripts/setup.sh run    install what is missing, build (release), start the app
 #   scripts/setup.sh test   install what is missing, build (release), run every test;
-#                           with POSLAB_SANITIZE_RUN=1 also the sanitizer run: the suite
-#                           without the GUI under ASan + UBSan (build/asan) and every
-#                           libFuzzer harness for POSLAB_FUZZ_SECONDS (default 5) each
+#                           with POSLAB_SANITIZE_RUN=1 also the sanitizer run: the tests
+#                           labelled 'sanitize' under ASan + UBSan (build/sanitize) and
+#                           every libFuzzer harness for POSLAB_FUZZ_SECONDS (default 5) each
 # Safe to run again: installs only missing packages, rebuilds only what changed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -55,20 +55,23 @@ start=$SECONDS
 ctest --preset release -j "$jobs"
 echo "== release suite: $((SECONDS - start)) s"
 
-# 4. Sanitizers and fuzzing (opt-in until a whole sanitizer run has been timed on a quiet
-#    2-core machine; docs/reliability.md). The asan tree leaves out the GUI and the
-#    benchmarks: under ASan, Mesa's software OpenGL makes the GUI tests several times
-#    slower; `cmake --preset asan` alone builds and tests everything. The fuzz harnesses
-#    need clang (build/fuzz).
+# 4. Sanitizers and fuzzing (POSLAB_SANITIZE_RUN=1; .ci/run sets it). One clang-14 tree
+#    (the 'sanitize' preset: ASan + UBSan, coverage for libFuzzer) builds only the tests
+#    labelled 'sanitize' (input parsing, files, the core; not the GUI, whose software OpenGL
+#    is several times slower under ASan, nor the world model's training tests) and every fuzz
+#    harness; then each harness runs POSLAB_FUZZ_SECONDS (default 5) from its seed corpus.
+#    It runs after the release suite, not beside it: on 2 cores both are CPU-bound.
 if [[ "${POSLAB_SANITIZE_RUN:-0}" == 1 ]]; then
   start=$SECONDS
-  cmake --preset asan -DPOSLAB_BUILD_APP=OFF >/dev/null
-  cmake --build --preset asan -j "$jobs"
-  ctest --preset asan -j "$jobs"
+  cmake --preset sanitize >/dev/null
+  cmake --build --preset sanitize -j "$jobs" --target poslab_sanitize_run
+  echo "== sanitizer build: $((SECONDS - start)) s"
+  start=$SECONDS
+  ctest --preset sanitize -L sanitize -j "$jobs"
   echo "== sanitizer suite: $((SECONDS - start)) s"
   start=$SECONDS
   for name in $(scripts/fuzz.sh list); do
-    scripts/fuzz.sh "$name" "${POSLAB_FUZZ_SECONDS:-5}"
+    POSLAB_FUZZ_PRESET=sanitize POSLAB_FUZZ_NO_BUILD=1 scripts/fuzz.sh "$name" "${POSLAB_FUZZ_SECONDS:-5}"
   done
   echo "== fuzzing: $((SECONDS - start)) s"
 fi

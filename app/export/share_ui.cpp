@@ -148,7 +148,7 @@ std::string AppState::active_preset_link() {
 bool AppState::open_link(const std::string& uri) {
   try {
     open_lab(preset_from_uri(uri));
-    return true;
+    return !last_open_failed_;  // a bad preset inside a good link is on the banner already
   } catch (const std::exception& e) {
     report_error("opening a link", e.what());
     return false;

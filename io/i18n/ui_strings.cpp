@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 
 namespace poslab::io {
@@ -29,9 +30,11 @@ void flatten(const toml::table& t, const std::string& prefix, const std::string&
 }
 
 std::map<std::string, std::string, std::less<>> read_table(const std::string& path) {
+  // read_file refuses FIFOs, directories and devices without blocking, and huge files.
+  const std::string text = read_file(path, size_t{4} << 20);
   toml::table t;
   try {
-    t = toml::parse_file(path);
+    t = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     throw FileError(path, "line " + std::to_string(e.source().begin.line) + ": " +
                               std::string(e.description()));
@@ -42,13 +45,20 @@ std::map<std::string, std::string, std::less<>> read_table(const std::string& pa
 }
 
 // Every <dir>/<lang>/*.toml in name order, merged; a key in two files is an error naming both.
+// With `problems`, nothing is thrown: a missing folder, a file that cannot be read and the
+// second definition of a key are described there and skipped (their keys fall back).
 std::map<std::string, std::string, std::less<>> read_language(const std::string& dir,
-                                                              const std::string& lang) {
+                                                              const std::string& lang,
+                                                              std::vector<std::string>* problems) {
   namespace fs = std::filesystem;
   const fs::path folder = fs::path(dir) / lang;
   std::error_code ec;
-  if (!fs::is_directory(folder, ec))
-    throw FileError(folder.string(), "no such folder of interface texts (assets/i18n/<language>/)");
+  if (!fs::is_directory(folder, ec)) {
+    FileError e(folder.string(), "no such folder of interface texts (assets/i18n/<language>/)");
+    if (!problems) throw e;
+    problems->push_back(e.what());
+    return {};
+  }
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(folder, ec))
     if (e.path().extension() == ".toml") files.push_back(e.path());
@@ -56,10 +66,22 @@ std::map<std::string, std::string, std::less<>> read_language(const std::string&
   std::map<std::string, std::string, std::less<>> out;
   std::map<std::string, std::string> origin;
   for (const auto& f : files) {
-    for (auto& [k, v] : read_table(f.string())) {
-      if (auto [it, fresh] = origin.emplace(k, f.filename().string()); !fresh)
-        throw FileError(f.string(), "\"" + k + "\" is also defined in " + it->second +
-                                        ": keep each key in one file");
+    std::map<std::string, std::string, std::less<>> table;
+    try {
+      table = read_table(f.string());
+    } catch (const std::exception& e) {
+      if (!problems) throw;
+      problems->push_back(e.what());
+      continue;
+    }
+    for (auto& [k, v] : table) {
+      if (auto [it, fresh] = origin.emplace(k, f.filename().string()); !fresh) {
+        FileError e(f.string(), "\"" + k + "\" is also defined in " + it->second +
+                                    ": keep each key in one file");
+        if (!problems) throw e;
+        problems->push_back(e.what());
+        continue;
+      }
       out[k] = std::move(v);
     }
   }
@@ -70,9 +92,18 @@ std::map<std::string, std::string, std::less<>> read_language(const std::string&
 
 UiStrings UiStrings::load(const std::string& dir, const std::string& lang) {
   UiStrings s;
-  s.map_ = read_language(dir, "en");
+  s.map_ = read_language(dir, "en", nullptr);
   if (lang != "en")
-    for (auto& [k, v] : read_language(dir, lang)) s.map_[k] = std::move(v);
+    for (auto& [k, v] : read_language(dir, lang, nullptr)) s.map_[k] = std::move(v);
+  return s;
+}
+
+UiStrings UiStrings::load_lenient(const std::string& dir, const std::string& lang,
+                                  std::vector<std::string>& problems) {
+  UiStrings s;
+  s.map_ = read_language(dir, "en", &problems);
+  if (lang != "en")
+    for (auto& [k, v] : read_language(dir, lang, &problems)) s.map_[k] = std::move(v);
   return s;
 }
 

@@ -19,6 +19,12 @@ class UiStrings {
   // Throws FileError naming the file (missing folder, TOML syntax error with line, a
   // non-text value, a key defined in two files of one language).
   static UiStrings load(const std::string& dir, const std::string& lang);
+  // What the app uses at start: never throws. A missing folder, a file that cannot be read
+  // (TOML error, invalid UTF-8, not a regular file, over 4 MiB) or a key's second definition
+  // is described in `problems` (naming the file) and skipped; its keys fall back to English,
+  // then to the key itself.
+  static UiStrings load_lenient(const std::string& dir, const std::string& lang,
+                                std::vector<std::string>& problems);
   // The text for `key`; the key itself if no file has it.
   const std::string& get(std::string_view key) const;
   bool has(std::string_view key) const { return map_.find(key) != map_.end(); }

@@ -76,6 +76,9 @@ void check_table(const std::string& lab, const PresetTable<S>& table) {
           CHECK_THROWS_WITH(read_text(lab, table, prefix + format_double(bad)),
                             Catch::Contains(lab + "." + f.key + " = "));
           S s{};
+          // A value its integer cannot hold is never handed to set(): converting it is
+          // undefined behaviour (UBSan: seed = 2^32). Readers refuse it first (checked above).
+          if (f.kind == PresetKind::integer && std::abs(bad) >= 2147483648.0) continue;
           f.set(s, bad);
           CHECK_THROWS_WITH(preset_validate(table, s), Catch::Contains(f.key + " = "));
         }

@@ -278,5 +278,33 @@ EOS
     "$info" "$file" | grep -q '"frames": [1-9]' || { echo "no frames: $("$info" "$file" 2>&1)"; exit 1; }
     if [ -n "${POSLAB_KEEP_SHOT:-}" ]; then cp "$tmp/app.png" "$POSLAB_KEEP_SHOT"; fi  # to look at
     ;;
+  hostile-start)
+    # docs/reliability.md: interface texts corrupt (invalid UTF-8, TOML error, a FIFO) or
+    # missing start in English with a banner naming the file; a 100 KB preset and a garbage
+    # poslab: link are a banner / exit 2, never a crash.
+    run() { timeout 120 "${xvfb[@]}" "$app" --frames 3 "$@" 2>&1 >/dev/null; }
+    cp -r "$(dirname "$0")/../../assets/i18n" "$tmp/i18n" || exit 1
+    export POSLAB_ASSETS_DIR="$tmp"
+    printf '[menu]\nfile = "\xff\xfe"\n' > "$tmp/i18n/zh/shell.toml"
+    err=$(run --language zh --screenshot "$tmp/zh.png"); rc=$?
+    [ "$rc" -eq 0 ] || { echo "corrupt zh/shell.toml: exit $rc: $err"; exit 1; }
+    grep -q "banner: interface texts: .*zh/shell.toml" <<<"$err" || { echo "corrupt zh: no banner: $err"; exit 1; }
+    rm "$tmp/i18n/zh/shell.toml"; mkfifo "$tmp/i18n/zh/shell.toml"
+    err=$(run --language zh); rc=$?
+    [ "$rc" -eq 0 ] || { echo "FIFO zh/shell.toml: exit $rc (124 = blocked): $err"; exit 1; }
+    grep -q "banner: interface texts: .*zh/shell.toml" <<<"$err" || { echo "FIFO zh: no banner: $err"; exit 1; }
+    rm -rf "$tmp/i18n/zh"
+    err=$(run --language zh); rc=$?
+    [ "$rc" -eq 0 ] || { echo "missing zh/: exit $rc: $err"; exit 1; }
+    grep -q "banner: interface texts: .*zh" <<<"$err" || { echo "missing zh: no banner: $err"; exit 1; }
+    unset POSLAB_ASSETS_DIR
+    err=$(run --preset "rope?dim=64&$(head -c 100000 /dev/zero | tr '\0' x)"); rc=$?
+    [ "$rc" -eq 0 ] || { echo "100 KB preset: exit $rc: $(head -c 300 <<<"$err")"; exit 1; }
+    grep -q "banner:" <<<"$err" || { echo "100 KB preset: no banner"; exit 1; }
+    for link in $'poslab:\xff\xfe?%%=&&==' 'poslab:' 'poslab:rope?dim=%zz' "poslab:$(head -c 100000 /dev/zero | tr '\0' '?')"; do
+      err=$(run "$link"); rc=$?
+      [ "$rc" -eq 2 ] || { echo "link $(head -c 40 <<<"$link"): exit $rc (2 expected): $(head -c 300 <<<"$err")"; exit 1; }
+    done
+    ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# A resumable fuzzing campaign over every harness in fuzz/, and its accumulated totals.
+#   scripts/fuzz_campaign.sh totals                 executions, runs, crashes per harness so far
+#   scripts/fuzz_campaign.sh run SECONDS [TARGET]   rounds of SECONDS per harness, always the
+#                                                   harness with the fewest executions first,
+#                                                   until each has TARGET (default 10000000)
+# Each run is scripts/fuzz.sh NAME SECONDS: the corpus grows in build/fuzz/corpus/NAME and each
+# finished run appends a line to build/fuzz/stats/NAME.txt, so stopping the campaign (Ctrl+C,
+# a reboot) loses at most the run in progress, and starting it again goes on from the totals.
+# Harnesses run at nice 19. POSLAB_FUZZ_PRESET / POSLAB_FUZZ_NO_BUILD pass through to fuzz.sh.
+# Exit 1 as soon as a run finds a crash in PosLab's code (fuzz.sh's exit status).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+stats=build/fuzz/stats
+
+# total_execs NAME -> the sum of the first field of NAME's stats lines (0 if none).
+total_execs() { awk '{s += $1} END {print s + 0}' "$stats/$1.txt" 2>/dev/null || echo 0; }
+
+totals() {
+  printf '%-13s %14s %5s %8s %8s %10s %8s\n' harness executions runs seconds crashes in_libhdf5 execs/s
+  local name
+  for name in $(scripts/fuzz.sh list); do
+    if [[ -f "$stats/$name.txt" ]]; then
+      # execs/s over the runs that recorded their length (field 4).
+      awk -v n="$name" '{e += $1; r += 1; c += $2; l += $3; if (NF >= 4) {s += $4; es += $1}}
+        END {printf "%-13s %14d %5d %8d %8d %10d %8s\n", n, e, r, s, c, l,
+                    (s > 0 ? sprintf("%d", es / s) : "-")}' "$stats/$name.txt"
+    else
+      printf '%-13s %14d %5d %8d %8d %10d %8s\n' "$name" 0 0 0 0 0 -
+    fi
+  done
+}
+
+case "${1:-}" in
+  totals)
+    totals
+    ;;
+  run)
+    seconds="${2:-}" target="${3:-10000000}"
+    if [[ ! "$seconds" =~ ^[1-9][0-9]*$ || ! "$target" =~ ^[0-9]+$ ]]; then
+      echo "usage: scripts/fuzz_campaign.sh run SECONDS [TARGET_EXECUTIONS]" >&2
+      exit 2
+    fi
+    while true; do
+      # The harness furthest from the target goes next.
+      next="" least=""
+      for name in $(scripts/fuzz.sh list); do
+        t=$(total_execs "$name")
+        if ((t < target)) && [[ -z "$least" || $t -lt $least ]]; then next=$name least=$t; fi
+      done
+      [[ -z "$next" ]] && break
+      echo "== $next: $least of $target executions so far"
+      nice -n 19 scripts/fuzz.sh "$next" "$seconds"
+      if (($(total_execs "$next") == least)); then
+        echo "fuzz_campaign: $next ran no input in $seconds s; see build/fuzz/last_$next.log" >&2
+        exit 1
+      fi
+    done
+    echo "== every harness has $target executions"
+    totals
+    ;;
+  *)
+    echo "usage: scripts/fuzz_campaign.sh totals | run SECONDS [TARGET_EXECUTIONS]" >&2
+    exit 2
+    ;;
+esac
