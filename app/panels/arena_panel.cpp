@@ -168,7 +168,7 @@ class ArenaPanel final : public Panel {
     // Layout: [controls | map | inspector]. The controls fold to a strip; the map keeps at
     // least 360 px (the shell scrolls the lab below min_width x min_height).
     const ImGuiStyle& st = ImGui::GetStyle();
-    if (begin_control_column("##arena_controls", 300.0f * scale, u.controls_collapsed))
+    if (begin_control_column(ctx, "##arena_controls", 300.0f * scale, u.controls_collapsed))
       draw_controls(ctx, scale);
     end_control_column();
     ImGui::SameLine();

@@ -201,7 +201,7 @@ class AttentionPanel final : public Panel {
     ctx_ = &ctx;
     const float scale = ctx.ui_scale();
     const AttentionLabSettings before = ui_.lab;
-    if (begin_control_column("##att_controls", 370.0f * scale, controls_folded_))
+    if (begin_control_column(ctx, "##att_controls", 370.0f * scale, controls_folded_))
       draw_controls(ui_.lab, scale);
     end_control_column();
     ctx.ensure_glyphs(ui_.lab.sentence + ui_.lab.sentence_b);  // Chinese typed or loaded

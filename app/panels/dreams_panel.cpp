@@ -142,7 +142,8 @@ class DreamsPanel final : public Panel {
   void draw(AppContext& ctx) override {
     DreamsUi& u = ui_;
     const float scale = ctx.ui_scale();
-    if (begin_control_column("##dreams_controls", 300.0f * scale, u.controls_folded)) controls(ctx);
+    if (begin_control_column(ctx, "##dreams_controls", 300.0f * scale, u.controls_folded))
+      controls(ctx);
     end_control_column();
     ImGui::SameLine();
     ImGui::BeginChild("##dreams_main", ImVec2(0, 0), false);

@@ -141,7 +141,7 @@ class KvPanel final : public Panel {
     const float scale = ctx.ui_scale();
     const KvLabSettings before = ui_.lab;
     KvOp op = KvOp::none;
-    if (begin_control_column("##kv_controls", 370.0f * scale, controls_folded_))
+    if (begin_control_column(ctx, "##kv_controls", 370.0f * scale, controls_folded_))
       op = draw_controls(ui_.lab, scale);
     end_control_column();
     kv_lab_normalize(ui_.lab);  // e.g. stitching needs RoPE, the method must suit the scenario

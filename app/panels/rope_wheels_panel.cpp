@@ -145,7 +145,7 @@ class RopeWheelsPanel final : public Panel {
     advance_animation(ctx);
     const float scale = ctx.ui_scale();
     const WheelsLabSettings before = s;
-    if (begin_control_column("##controls", 380.0f * scale, controls_folded_))
+    if (begin_control_column(ctx, "##controls", 380.0f * scale, controls_folded_))
       draw_controls(s, scale);
     end_control_column();
     // Validate cross-field rules (beta order...) before using the new values; keep the
