@@ -13,6 +13,7 @@
 
 #include "app/widgets.hpp"
 #include "app/widgets/job_status.hpp"
+#include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
 #include "io/video/webp_anim.hpp"
 
@@ -176,7 +177,7 @@ std::optional<RecordingOutcome> Recorder::poll(AppContext& ctx) {
   recording_ = false;
   pending_ = false;
   if (out->cancelled) {
-    message_ = "Recording cancelled; nothing was written.";
+    message_ = ctx.tr("recorder.cancelled");
     message_is_error_ = false;
     return std::nullopt;
   }
@@ -252,7 +253,7 @@ void Recorder::draw(AppContext& ctx) {
   ImGui::BeginDisabled(busy());
   ImGui::SetNextItemWidth(-1);
   ImGui::InputText("##file", path_buf_.data(), path_buf_.size());
-  tooltip("Where the recording goes: an animated WebP (plays in browsers and slide software)");
+  tooltip(ctx.tr("recorder.file_tip"));
   ImGui::SetNextItemWidth(70 * scale);
   char fps_label[16];
   std::snprintf(fps_label, sizeof fps_label, "%d fps", opt_.fps);
@@ -264,54 +265,53 @@ void Recorder::draw(AppContext& ctx) {
     }
     ImGui::EndCombo();
   }
-  tooltip(
-      "Video frames per second. 25 = one per agent step at 1x; fewer make smaller files.\n"
-      "The video follows the lab's playback time, not the machine's speed.");
+  tooltip(ctx.tr("recorder.fps_tip"));
   ImGui::SameLine();
   int lossless = opt_.lossless ? 1 : 0;
   ImGui::SetNextItemWidth(90 * scale);
-  if (ImGui::Combo("##quality", &lossless, "lossy\0lossless\0")) opt_.lossless = lossless == 1;
-  tooltip("Lossy (quality 80) is several times smaller; lossless keeps every pixel");
+  const char* qualities[] = {ctx.tr("recorder.lossy"), ctx.tr("recorder.lossless")};
+  if (ImGui::Combo("##quality", &lossless, qualities, 2)) opt_.lossless = lossless == 1;
+  tooltip(ctx.tr("recorder.quality_tip"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(80 * scale);
   int width_choice = opt_.max_width <= 480 ? 0 : opt_.max_width <= 640 ? 1 : 2;
   const char* widths[] = {"480 px", "640 px", "960 px"};
   if (ImGui::Combo("##width", &width_choice, widths, 3))
     opt_.max_width = width_choice == 0 ? 480 : width_choice == 1 ? 640 : 960;
-  tooltip("Largest width of the video; a wider view is scaled down");
+  tooltip(ctx.tr("recorder.width_tip"));
   ImGui::EndDisabled();
 
   if (!busy()) {
-    if (ImGui::Button("Record")) {
+    if (ImGui::Button(tr_id(ctx, "recorder.record").c_str())) {
       std::error_code ec;
       if (std::filesystem::exists(path_buf_.data(), ec))
         confirm_overwrite_ = true;
       else
         try_start(ctx);
     }
-    tooltip("Start recording the view; press Stop to write the file");
+    tooltip(ctx.tr("recorder.record_tip"));
   } else if (recording_) {
-    if (ImGui::Button("Stop")) stop();
-    tooltip("Stop and write the file (on a worker; the lab keeps running)");
+    if (ImGui::Button(tr_id(ctx, "recorder.stop").c_str())) stop();
+    tooltip(ctx.tr("recorder.stop_tip"));
     ImGui::SameLine();
-    if (ImGui::Button("Discard")) cancel();
-    tooltip("Stop and write nothing");
+    if (ImGui::Button(tr_id(ctx, "recorder.discard").c_str())) cancel();
+    tooltip(ctx.tr("recorder.discard_tip"));
     const int n = frames();
-    ImGui::Text("%d frames, %.1f s, ~%.1f MB", n, static_cast<double>(n) / opt_.fps,
-                estimate_bytes() / 1e6);
-    tooltip("Frames so far, seconds of video, and the file size estimated from the last recording");
+    ImGui::Text("%d %s, %.1f s, ~%.1f MB", n, ctx.tr("recorder.frames"),
+                static_cast<double>(n) / opt_.fps, estimate_bytes() / 1e6);
+    tooltip(ctx.tr("recorder.count_tip"));
   }
   if (job_.running() && job_status(job_.progress(), false, -1) == JobAction::cancel) cancel();
   if (confirm_overwrite_) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1));
-    ImGui::TextWrapped("%s exists. Replace it when the recording is written?", path_buf_.data());
+    ImGui::TextWrapped("%s: %s", path_buf_.data(), ctx.tr("recorder.exists"));
     ImGui::PopStyleColor();
-    if (ImGui::Button("Replace")) {
+    if (ImGui::Button(tr_id(ctx, "recorder.replace").c_str())) {
       confirm_overwrite_ = false;
       try_start(ctx);
     }
     ImGui::SameLine();
-    if (ImGui::Button("Keep it")) confirm_overwrite_ = false;
+    if (ImGui::Button(tr_id(ctx, "recorder.keep").c_str())) confirm_overwrite_ = false;
   }
   if (!message_.empty()) {
     if (message_is_error_) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.45f, 1));

@@ -58,8 +58,9 @@ TEST_CASE("every key the shell and the welcome page use exists in English") {
   std::set<std::string> used;
   const std::regex call(R"re(tr\("([a-z_]+\.[a-z_.]+)"\))re");
   const std::regex literal(R"re("(welcome\.[a-z_]+)")re");
-  for (const char* file : {"app/app_state.cpp", "app/panels/welcome_panel.cpp",
-                           "app/export/share_ui.cpp", "app/widgets/control_column.cpp"}) {
+  for (const char* file :
+       {"app/app_state.cpp", "app/panels/welcome_panel.cpp", "app/export/share_ui.cpp",
+        "app/widgets/control_column.cpp", "app/widgets/recorder.cpp"}) {
     const std::string text = slurp(std::string(POSLAB_TEST_SOURCE_DIR "/") + file);
     for (const std::regex* re : {&call, &literal})
       for (auto it = std::sregex_iterator(text.begin(), text.end(), *re);
