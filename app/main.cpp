@@ -152,7 +152,13 @@ class Frontend {
     if (ImGui::GetIO().WantSaveIniSettings) ImGui::GetIO().WantSaveIniSettings = false;
     return ms;
   }
-  void present() { glfwSwapBuffers(window_); }
+  void present() {
+    glfwSwapBuffers(window_);
+    // Test hook: with POSLAB_READY_FILE=<path>, that file is created once the first frames
+    // are on screen, so GUI tests click when the layout exists instead of after a guess.
+    if (++frames_presented_ == 3)
+      if (const char* ready = std::getenv("POSLAB_READY_FILE")) std::ofstream(ready) << "ready\n";
+  }
 
   // The active lab's main view at k times the screen resolution, with its caption, as PNG.
   // The frame is drawn again offscreen (no popups, animations held) at k times the UI scale,
@@ -221,6 +227,7 @@ class Frontend {
   AppState& state_;
   bool headless_;
   bool park_mouse_;
+  long frames_presented_ = 0;
 };
 
 // --record: N video frames of the active lab's view into opt.record. Returns the exit code.

@@ -9,6 +9,8 @@ app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data"   # never touch the user's files
 xvfb=(xvfb-run -a -s "-screen 0 1600x1000x24")
+export APP="$app"
+. "$(dirname "$0")/x_window.sh"   # app_start, on_fresh_server
 
 expect_banner() {  # <preset> <text the banner must contain>
   err=$("${xvfb[@]}" "$app" --preset "$1" --frames 8 --screenshot "$tmp/b.png" 2>&1 >/dev/null); rc=$?
@@ -59,22 +61,14 @@ case "$case_" in
     # and they must hold the keyed action (and only neutral or keyed ones).
     command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
     cat > "$tmp/keys.sh" <<'EOS'
-app="$1"; out="$2"; log="$3"
-"$app" --preset 'dreams?helm=2&follow=1&horizon=1536' --frames 400 --live-input --export-json "$out" >/dev/null 2>"$log.err" &
-pid=$!
-for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
-[ -n "$wid" ] || { kill $pid 2>/dev/null; exit 3; }
-sleep 1
+. "$X_WINDOW_SH"
+out="$1"; log="$2"
+app_start "$log.err" --preset 'dreams?helm=2&follow=1&horizon=1536' --frames 400 --live-input --export-json "$out"
 xdotool mousemove --window "$wid" 600 450; sleep 0.3
 xdotool keydown --window "$wid" w a; sleep 2; xdotool keyup --window "$wid" w a
 wait $pid
 EOS
-    for attempt in 1 2 3; do
-      "${xvfb[@]}" bash "$tmp/keys.sh" "$app" "$tmp/helm.json" "$tmp/app"; rc=$?
-      [ "$rc" -ne 3 ] && break
-      echo "attempt $attempt: no window, retrying on a new X server"
-    done
-    [ "$rc" -eq 0 ] || { echo "app failed: $(cat "$tmp/app.err")"; exit 1; }
+    on_fresh_server "$tmp/keys.sh" "$tmp/helm.json" "$tmp/app" || { echo "app failed: $(cat "$tmp/app.err")"; exit 1; }
     actions=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["helm_actions"])' "$tmp/helm.json")
     echo "helm actions: $actions"
     grep -q '1\.1\.0' <<<"$actions" || { echo "the keyed action 1.1.0 never reached the helm ship"; exit 1; }

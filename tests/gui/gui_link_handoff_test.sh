@@ -10,19 +10,18 @@ command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotoo
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" XDG_RUNTIME_DIR="$tmp/run"
 mkdir -m 700 -p "$XDG_RUNTIME_DIR"
-xvfb=(xvfb-run -a -s "-screen 0 1600x1000x24")
+export APP="$app"
+. "$(dirname "$0")/x_window.sh"   # app_start, app_quit, on_fresh_server
 
 cat > "$tmp/run.sh" <<'EOS'
-app="$1"; tmp="$2"; sock="$XDG_RUNTIME_DIR/poslab-link.sock"
+. "$X_WINDOW_SH"
+app="$APP"; tmp="$1"; sock="$XDG_RUNTIME_DIR/poslab-link.sock"
 # A crashed instance's socket: the file is there, nobody listens.
+rm -f "$sock"
 python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$sock"
-"$app" --preset 'rope?dim=64' --width 1200 --height 800 --screenshot-at-quit "$tmp/a.png" >/dev/null 2>"$tmp/a.err" &
-pid=$!
-for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
-[ -n "$wid" ] || { kill $pid 2>/dev/null; exit 3; }
-quit() { xdotool key --window "$wid" ctrl+q; wait $pid; }
+app_start "$tmp/a.err" --preset 'rope?dim=64' --width 1200 --height 800 --screenshot-at-quit "$tmp/a.png"
+quit() { app_quit; }
 fail() { echo "$1"; quit; exit 1; }
-sleep 2
 # send < TEXT: what the running instance answers on the socket ("closed" if it hangs up).
 cat > "$tmp/send.py" <<'EOP'
 import socket, sys
@@ -51,12 +50,7 @@ quit
 [ ! -e "$sock" ] || { echo "the socket was left after Quit"; exit 1; }
 EOS
 
-for attempt in 1 2 3; do
-  "${xvfb[@]}" bash "$tmp/run.sh" "$app" "$tmp"; rc=$?
-  [ "$rc" -ne 3 ] && break
-  echo "attempt $attempt: no window, retrying on a new X server"
-  rm -f "$XDG_RUNTIME_DIR/poslab-link.sock"
-done
+on_fresh_server "$tmp/run.sh" "$tmp"; rc=$?
 [ "$rc" -eq 0 ] || { echo "failed; running instance said: $(cat "$tmp/a.err")"; exit 1; }
 grep -q "active: rope?dim=32" "$tmp/a.err" || { echo "the link's state is not shown: $(cat "$tmp/a.err")"; exit 1; }
 grep -q "banner: .*head_dim = 3" "$tmp/a.err" || { echo "no banner for the bad preset: $(cat "$tmp/a.err")"; exit 1; }

@@ -16,17 +16,15 @@ export POSLAB_WIDGET_RECTS="$tmp/rects.json" APP="$app" OUT="$tmp/out"
 mkdir -p "$OUT" "$XDG_CONFIG_HOME/poslab"
 # The folder the popup proposes (the last one exported to).
 printf '{"export_dir": "%s"}\n' "$OUT" > "$XDG_CONFIG_HOME/poslab/settings.json"
-xvfb=(xvfb-run -a -s "-screen 0 1600x1000x24")
+. "$(dirname "$0")/x_window.sh"   # app_start, on_fresh_server
 
 cat > "$tmp/lib.sh" <<'EOS'
 rects="$POSLAB_WIDGET_RECTS"
-# start PRESET SHOT: the app on a preset in a 1600x1000 window; exit 3 if no window appears.
+. "$X_WINDOW_SH"
+# start PRESET SHOT: the app on a preset in a 1600x1000 window, its first frames drawn.
 start() {
   rm -f "$rects"
-  "$APP" --preset "$1" --width 1600 --height 1000 --screenshot-at-quit "$2" >/dev/null 2>"$2.err" &
-  pid=$!
-  for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
-  [ -n "$wid" ] || { kill $pid 2>/dev/null; exit 3; }
+  app_start "$2.err" --preset "$1" --width 1600 --height 1000 --screenshot-at-quit "$2"
 }
 # q EXPR: a Python expression over the hook's JSON (j = all of it, r = the rectangles).
 q() {
@@ -139,17 +137,7 @@ bad=$(layout_problems)
 quit
 EOS
 
-# Exit 3 = the window never appeared (two parallel `xvfb-run -a` can race for one display
-# number and the app then exits at once): start again on a fresh server, up to 3 times.
-run() {
-  for attempt in 1 2 3; do
-    "${xvfb[@]}" bash "$@"; rc=$?
-    [ "$rc" -ne 3 ] && return $rc
-    echo "attempt $attempt: no window, retrying on a new X server"
-  done
-  return 1
-}
-run "$tmp/session.sh" || { echo "session failed: $(cat "$OUT/session.png.err" 2>/dev/null)"; exit 1; }
+on_fresh_server "$tmp/session.sh" || { echo "session failed: $(cat "$OUT/session.png.err" 2>/dev/null)"; exit 1; }
 
 # The 2x picture is the main view at twice its size (plus the caption strip below).
 python3 - "$OUT/poslab-rope.png" "$OUT/after-picture.json" <<'EOP' || exit 1
@@ -169,7 +157,7 @@ leftover=$(ls "$OUT" | grep -v -e '^poslab-rope\.\(png\|csv\)$' -e '^typed\.json
 [ -z "$leftover" ] || { echo "left behind in the folder: $leftover"; exit 1; }
 
 for lab in lessons rope attention kv arena dreams; do
-  run "$tmp/lab.sh" "$lab" || { echo "lab $lab failed: $(cat "$OUT/popup-$lab.png.err" 2>/dev/null)"; exit 1; }
+  on_fresh_server "$tmp/lab.sh" "$lab" || { echo "lab $lab failed: $(cat "$OUT/popup-$lab.png.err" 2>/dev/null)"; exit 1; }
 done
 if [ -n "${POSLAB_KEEP_SHOT:-}" ]; then mkdir -p "$POSLAB_KEEP_SHOT" && cp "$OUT"/*.png "$POSLAB_KEEP_SHOT"/; fi
 echo ok

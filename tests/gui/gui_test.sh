@@ -19,6 +19,8 @@ app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data"   # never touch the user's files
 xvfb=(xvfb-run -a -s "-screen 0 1600x1000x24")
+export APP="$app"
+. "$(dirname "$0")/x_window.sh"   # app_start, app_click, app_quit, on_fresh_server
 
 case "$case_" in
   check)
@@ -150,12 +152,9 @@ case "$case_" in
   quit-during-computation)
     command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
     cat > "$tmp/quit.sh" <<'EOS'
-app="$1"
-"$app" --preset 'kv?steps=500&C=512&layers=4&width=256&heads=16' >/dev/null 2>&1 &
-pid=$!
-for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
-[ -n "$wid" ] || { echo "no window"; kill $pid 2>/dev/null; exit 3; }
-sleep 3
+. "$X_WINDOW_SH"
+app_start "$1" --preset 'kv?steps=500&C=512&layers=4&width=256&heads=16'
+sleep 2
 kill -0 $pid 2>/dev/null || { echo "app ended before Quit"; exit 1; }
 t0=$(date +%s%N)
 xdotool key --window "$wid" ctrl+q
@@ -166,14 +165,7 @@ wait $pid; rc=$?
 echo "quit took $(( (t1 - t0) / 1000000 )) ms, exit $rc"
 [ "$rc" -eq 0 ]
 EOS
-    # Exit 3 = the window never appeared (two parallel `xvfb-run -a` can race for one display
-    # number and the app then exits at once): start again on a fresh server, up to 3 times.
-    for attempt in 1 2 3; do
-      "${xvfb[@]}" bash "$tmp/quit.sh" "$app"; rc=$?
-      [ "$rc" -ne 3 ] && break
-      echo "attempt $attempt: no window, retrying on a new X server"
-    done
-    [ "$rc" -eq 0 ] || exit 1
+    on_fresh_server "$tmp/quit.sh" "$tmp/quit.err" || { echo "quit failed: $(cat "$tmp/quit.err")"; exit 1; }
     grep -q '"active_lab": "kv"' "$XDG_CONFIG_HOME/poslab/settings.json" || { echo "settings not saved at Quit"; exit 1; }
     ;;
   banner)
@@ -181,54 +173,40 @@ EOS
     # state (Reset to defaults) clears it. Clicks with xdotool at 1600x1000, scale 1.
     command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
     cat > "$tmp/click.sh" <<'EOS'
-app="$1"; out="$2"; shift 2
-"$app" --preset 'rope?dim=3' --width 1600 --height 1000 --screenshot-at-quit "$out" >/dev/null 2>"$out.err" &
-pid=$!
-for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
-[ -n "$wid" ] || { kill $pid 2>/dev/null; exit 3; }
-sleep 3   # the first frames (font atlas, software GL) before the layout can be clicked
-for p in "$@"; do xdotool mousemove --window "$wid" $p; sleep 0.4; xdotool click --window "$wid" 1; sleep 1.5; done
-xdotool key --window "$wid" ctrl+q
-wait $pid
+. "$X_WINDOW_SH"
+out="$1"; shift
+app_start "$out.err" --preset 'rope?dim=3' --width 1600 --height 1000 --screenshot-at-quit "$out"
+for p in "$@"; do app_click "$p"; done
+app_quit
 EOS
-    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/none.png" || { echo "app failed"; exit 1; }
+    on_fresh_server "$tmp/click.sh" "$tmp/none.png" || { echo "app failed: $(cat "$tmp/none.png.err")"; exit 1; }
     grep -q "banner: opening rope: head_dim = 3" "$tmp/none.png.err" || { echo "no banner on the rope tab: $(cat "$tmp/none.png.err")"; exit 1; }
     grep -q "active: rope" "$tmp/none.png.err" || { echo "the lab asked for is not shown: $(cat "$tmp/none.png.err")"; exit 1; }
-    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/dismiss.png" "43 115" || { echo "app failed"; exit 1; }
+    on_fresh_server "$tmp/click.sh" "$tmp/dismiss.png" "43 115" || { echo "app failed: $(cat "$tmp/dismiss.png.err")"; exit 1; }
     ! grep -q "banner:" "$tmp/dismiss.png.err" || { echo "Dismiss did not hide the message: $(cat "$tmp/dismiss.png.err")"; exit 1; }
-    "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/reset.png" "1422 67" || { echo "app failed"; exit 1; }
+    on_fresh_server "$tmp/click.sh" "$tmp/reset.png" "1422 67" || { echo "app failed: $(cat "$tmp/reset.png.err")"; exit 1; }
     ! grep -q "banner:" "$tmp/reset.png.err" || { echo "message stayed after the state changed: $(cat "$tmp/reset.png.err")"; exit 1; }
     ;;
   lab-link)
     # A link that opens a lab (here the welcome page's "Watch RoPE turn"; lesson and quiz
     # links call the same AppContext::open_lab) opens the lab's tab, selects it with the
-    # state, and "< Back to ..." returns. Clicks with xdotool at the welcome page's layout.
+    # state, and "< Back to ..." returns. Clicks with xdotool at the welcome page's layout,
+    # each scenario from a first start (the welcome page).
     command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
     cat > "$tmp/click.sh" <<'EOS'
-app="$1"; out="$2"; shift 2
-"$app" --width 1600 --height 1000 --screenshot-at-quit "$out" >/dev/null 2>"$out.err" &
-pid=$!
-for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
-sleep 2
-for p in "$@"; do xdotool mousemove --window "$wid" $p; sleep 0.4; xdotool click --window "$wid" 1; sleep 1.5; done
-xdotool key --window "$wid" ctrl+q
-wait $pid
+. "$X_WINDOW_SH"
+out="$1"; shift
+rm -rf "$XDG_CONFIG_HOME/poslab"
+app_start "$out.err" --width 1600 --height 1000 --screenshot-at-quit "$out"
+for p in "$@"; do app_click "$p"; done
+app_quit
 EOS
-    # Each scenario from a first start, up to 3 times: under a loaded parallel suite a click
-    # can land before the first frame, or `xvfb-run -a` can race another test for a display
-    # (exit 3: no window). A real defect fails all three attempts.
-    scenario() {  # scenario NAME EXPECTED CLICKS...
-      local name="$1" want="$2"; shift 2
-      for attempt in 1 2 3; do
-        rm -rf "$XDG_CONFIG_HOME/poslab"   # first start: the welcome page
-        "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$tmp/$name.png" "$@"; rc=$?
-        [ "$rc" -eq 0 ] && grep -q "$want" "$tmp/$name.png.err" && return 0
-        echo "$name, attempt $attempt: exit $rc, $(tr '\n' ' ' < "$tmp/$name.png.err" 2>/dev/null)"
-      done
-      return 1
-    }
-    scenario a "active: rope?dim=16&.*play=1" "117 203" || { echo "link did not open and select the lab"; exit 1; }
-    scenario b "active: welcome" "117 203" "75 67" || { echo "Back did not return to the page with the link"; exit 1; }
+    on_fresh_server "$tmp/click.sh" "$tmp/a.png" "117 203" &&
+      grep -q "active: rope?dim=16&.*play=1" "$tmp/a.png.err" ||
+      { echo "link did not open and select the lab: $(cat "$tmp/a.png.err")"; exit 1; }
+    on_fresh_server "$tmp/click.sh" "$tmp/b.png" "117 203" "75 67" &&
+      grep -q "active: welcome" "$tmp/b.png.err" ||
+      { echo "Back did not return to the page with the link: $(cat "$tmp/b.png.err")"; exit 1; }
     ;;
   record)
     info="$1"; out="$tmp/rec"; mkdir -p "$out"
@@ -262,27 +240,17 @@ EOS
     command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
     info="$1"; file="$XDG_DATA_HOME/poslab/recordings/arena.webp"
     cat > "$tmp/click.sh" <<'EOS'
-app="$1"; file="$2"; log="$3"
-"$app" --preset 'arena?seed=7&speed=1&practice=1' --width 1600 --height 1000 --screenshot-at-quit "$log.png" >/dev/null 2>"$log.err" &
-pid=$!
-for i in $(seq 100); do wid=$(xdotool search --name '^PosLab$' 2>/dev/null | head -1); [ -n "$wid" ] && break; sleep 0.2; done
-[ -n "$wid" ] || { kill $pid 2>/dev/null; exit 3; }
-sleep 2
+. "$X_WINDOW_SH"
+file="$1"; log="$2"
+app_start "$log.err" --preset 'arena?seed=7&speed=1&practice=1' --width 1600 --height 1000 --screenshot-at-quit "$log.png"
 xdotool mousemove --window "$wid" 35 765; sleep 0.4; xdotool click --window "$wid" 1   # Record
 sleep 2
 xdotool click --window "$wid" 1                                                        # Stop
 for i in $(seq 120); do [ -f "$file" ] && break; sleep 0.5; done
 sleep 0.5
-xdotool key --window "$wid" ctrl+q
-wait $pid
+app_quit
 EOS
-    # Exit 3 = no window (parallel `xvfb-run -a` raced for a display): a fresh server, up to 3 times.
-    for attempt in 1 2 3; do
-      "${xvfb[@]}" bash "$tmp/click.sh" "$app" "$file" "$tmp/app"; rc=$?
-      [ "$rc" -ne 3 ] && break
-      echo "attempt $attempt: no window, retrying on a new X server"
-    done
-    [ "$rc" -eq 0 ] || { echo "app failed: $(cat "$tmp/app.err")"; exit 1; }
+    on_fresh_server "$tmp/click.sh" "$file" "$tmp/app" || { echo "app failed: $(cat "$tmp/app.err")"; exit 1; }
     [ -f "$file" ] || { echo "Record/Stop wrote no file: $(cat "$tmp/app.err")"; exit 1; }
     # Software GL renders a few frames a second: the lab plays slower while it records (the
     # video keeps 40 ms a frame), so only "some frames, whole file" is checked here.
