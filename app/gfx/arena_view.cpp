@@ -377,9 +377,4 @@ bnb::ShipAction arena_helm_action() {
   return a;
 }
 
-const char* arena_helm_keys_help() {
-  return "W/Up boost, S/Down reverse, A/Left and D/Right turn, Shift for sharp turns, both "
-         "sideways keys = air brake, Space fires.";
-}
-
 }  // namespace poslab::app

@@ -125,8 +125,7 @@ ImU32 arena_team_colour(int team, bool dark, float alpha = 1.0f);
 // The helm ship's action from the keyboard: W/Up boost, S/Down reverse, A/Left and D/Right
 // turn, Shift makes turns sharp, both sideways keys air-brake, Space fires. Coasts while a
 // text field has the keyboard.
-bnb::ShipAction arena_helm_action();
-// One line describing the mapping above, for help text.
-const char* arena_helm_keys_help();
+bnb::ShipAction arena_helm_action();  // The key list for players is the interface text
+                                      // kHelmKeysHelp (app/panels/arena_help.hpp).
 
 }  // namespace poslab::app

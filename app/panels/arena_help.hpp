@@ -1,6 +1,6 @@
 // Tooltip keys of the arena's inspector: what each of a ship's 15 token values and each of
-// the 12 relational features means (core/bnb/bnb_features.hpp, spec sections 5 and 6); the
-// texts are in assets/i18n/<lang>/arena.toml.
+// the 12 relational features means (core/bnb/bnb_features.hpp, spec sections 5 and 6), and
+// the helm's key list; the texts are in assets/i18n/<lang>/arena.toml.
 #pragma once
 #include <array>
 
@@ -22,5 +22,9 @@ inline constexpr std::array<const char*, bnb::kRelDim> kRelHelp{
     "arena.rel_help.v00", "arena.rel_help.v01", "arena.rel_help.v02", "arena.rel_help.v03",
     "arena.rel_help.v04", "arena.rel_help.v05", "arena.rel_help.v06", "arena.rel_help.v07",
     "arena.rel_help.v08", "arena.rel_help.v09", "arena.rel_help.v10", "arena.rel_help.v11"};
+
+// The helm's keys (arena_helm_action() in app/gfx/arena_view.cpp), shown to a player at the
+// helm in the arena and the dream lab: a key of arena.toml.
+inline constexpr const char* kHelmKeysHelp = "arena.helm_keys";
 
 }  // namespace poslab::app

@@ -486,7 +486,7 @@ class ArenaPanel final : public Panel {
           s.playing = true;
         }
       }
-      ImGui::TextWrapped("%s %s %s", T("arena.keys_intro"), arena_helm_keys_help(),
+      ImGui::TextWrapped("%s %s %s", T("arena.keys_intro"), T(kHelmKeysHelp),
                          T("arena.expert_flies"));
       if (s.helm >= 0) {
         const ImVec4 on = dark_ ? ImVec4(0.5f, 1, 0.5f, 1) : ImVec4(0.0f, 0.45f, 0.1f, 1);

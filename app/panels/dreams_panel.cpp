@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "app/app_context.hpp"
+#include "app/panels/arena_help.hpp"
 #include "app/panels/dreams_session_key.hpp"
 #include "app/panels/dreams_views.hpp"
 #include "app/panels/panels.hpp"
@@ -432,8 +433,7 @@ void DreamsPanel::controls(AppContext& ctx) {
   if (ImGui::Button(L("dreams.restart", "Restart dream here").c_str())) restart_here(ctx);
   tooltip(ctx.tr("dreams.tip_restart"));
   ImGui::TextDisabled("%s", ctx.tr("dreams.helm_heading"));
-  slider_int(L("dreams.helm", "helm").c_str(), s.helm, R::helm_range, false,
-             arena_helm_keys_help());
+  slider_int(L("dreams.helm", "helm").c_str(), s.helm, R::helm_range, false, ctx.tr(kHelmKeysHelp));
   ImGui::Checkbox(L("dreams.follow", "reality follows helm").c_str(), &s.follow);
   tooltip(ctx.tr("dreams.tip_follow"));
   if (s.helm >= 0)

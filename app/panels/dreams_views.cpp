@@ -150,7 +150,7 @@ void dreams_strip(AppContext& ctx, DreamsUi& u) {
   style.scale = ctx.ui_scale();
   style.dark = ctx.dark_theme();
   style.max_tokens = static_cast<int>(ImGui::GetContentRegionAvail().x / (59 * ctx.ui_scale()));
-  u.strip_mismatch = token_strip(cached, f.step, style);
+  u.strip_mismatch = token_strip(ctx, cached, f.step, style);
   u.strip_steps = f.step;
 }
 
@@ -165,7 +165,7 @@ void dreams_attention(AppContext& ctx, DreamsUi& u) {
                                               : "dreams.attention_prompt"));
     return;
   }
-  attention_maps(*f.attention, u.lab.layer, u.lab.head, u.lab.selected, u.attention_tex,
+  attention_maps(ctx, *f.attention, u.lab.layer, u.lab.head, u.lab.selected, u.attention_tex,
                  ctx.ui_scale());
 }
 

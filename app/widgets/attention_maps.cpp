@@ -8,22 +8,25 @@
 #include <vector>
 
 #include "app/widgets.hpp"
+#include "app/widgets/tr_label.hpp"
 
 namespace poslab::app {
 
-void attention_maps(const wm::DreamAttention& a, int& layer_io, int& head_io, int slot,
-                    AttentionMapTextures& tex, float scale) {
+void attention_maps(const AppContext& ctx, const wm::DreamAttention& a, int& layer_io, int& head_io,
+                    int slot, AttentionMapTextures& tex, float scale) {
   const float s = scale;
   const int layers = static_cast<int>(a.temporal.size());
   const int layer = std::clamp(layer_io, 0, std::max(layers - 1, 0));
   const int head = std::clamp(head_io, 0, std::max(a.heads - 1, 0));
   ImGui::SetNextItemWidth(120 * s);
-  slider_int("block pair", layer_io, ParamRange{0, double(std::max(layers - 1, 0))}, false,
-             "Which temporal (and the spatial block after it) to show.");
+  slider_int(tr_id(ctx, "dreams.attn_block").c_str(), layer_io,
+             ParamRange{0, double(std::max(layers - 1, 0))}, false,
+             ctx.tr("dreams.attn_tip_block"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(120 * s);
-  slider_int("head (spatial)", head_io, ParamRange{0, double(std::max(a.heads - 1, 0))}, false,
-             "Head of the spatial heatmaps (the temporal one shows every head).");
+  slider_int(tr_id(ctx, "dreams.attn_head").c_str(), head_io,
+             ParamRange{0, double(std::max(a.heads - 1, 0))}, false,
+             ctx.tr("dreams.attn_tip_head"));
   if (layers > 0 && a.heads > 0) {
     // Temporal: rows = heads, columns = cached keys of the selected ship (oldest first).
     const auto& rows = a.temporal[layer];
@@ -36,8 +39,7 @@ void attention_maps(const wm::DreamAttention& a, int& layer_io, int& head_io, in
     }
     if (keys > 0) {
       tex.temporal.update(m.data(), a.heads, keys, 0.0f, 1.0f, gfx::Colormap::viridis);
-      ImGui::Text("temporal, block %d: ship %d's A_t over its cached tokens (rows: heads)",
-                  2 * layer, n);
+      ImGui::TextWrapped(ctx.tr("dreams.attn_temporal"), 2 * layer, n);
       tex.temporal.draw(
           ImVec2(std::min(ImGui::GetContentRegionAvail().x, keys * 14 * s), a.heads * 16 * s));
     }
@@ -50,10 +52,7 @@ void attention_maps(const wm::DreamAttention& a, int& layer_io, int& head_io, in
     for (float v : b)
       if (std::isfinite(v)) lim = std::max(lim, std::abs(v));
     tex.bias.update(b.data(), 8, 8, -lim, lim, gfx::Colormap::diverging);
-    ImGui::Text(
-        "spatial, block %d, head %d: weights (row: ship attending) | relational bias (before "
-        "softmax, +-%.2f)",
-        2 * layer + 1, head, lim);
+    ImGui::TextWrapped(ctx.tr("dreams.attn_spatial"), 2 * layer + 1, head, lim);
     tex.spatial.draw(ImVec2(150 * s, 150 * s));
     ImGui::SameLine();
     tex.bias.draw(ImVec2(150 * s, 150 * s));

@@ -5,10 +5,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace poslab::app {
 
-JobAction job_status(const JobProgress& p, bool pausable, float width) {
+JobAction job_status(const JobProgress& p, bool pausable, float width,
+                     const JobStatusTexts& texts) {
   if (!p.running) return JobAction::none;
   JobAction action = JobAction::none;
   ImGui::PushID("##job_status");
@@ -18,7 +20,7 @@ JobAction job_status(const JobProgress& p, bool pausable, float width) {
     std::snprintf(overlay, sizeof overlay, "%lld / %lld  (%.0f s)", static_cast<long long>(p.done),
                   static_cast<long long>(p.total), p.seconds);
   else
-    std::snprintf(overlay, sizeof overlay, "%s  %.1f s", p.paused ? "paused" : "working...",
+    std::snprintf(overlay, sizeof overlay, "%s  %.1f s", p.paused ? texts.paused : texts.working,
                   p.seconds);
   // Unknown total: a bar sweeping back and forth so the user sees the job is alive.
   const float shown =
@@ -27,11 +29,12 @@ JobAction job_status(const JobProgress& p, bool pausable, float width) {
   ImGui::ProgressBar(shown, ImVec2(width, 0), overlay);
   ImGui::SameLine();
   if (pausable) {
-    if (ImGui::SmallButton(p.paused ? "Resume" : "Pause"))
-      action = p.paused ? JobAction::resume : JobAction::pause;
+    const std::string label = std::string(p.paused ? texts.resume : texts.pause) + "###pause";
+    if (ImGui::SmallButton(label.c_str())) action = p.paused ? JobAction::resume : JobAction::pause;
     ImGui::SameLine();
   }
-  if (ImGui::SmallButton("Cancel")) action = JobAction::cancel;
+  if (ImGui::SmallButton((std::string(texts.cancel) + "###cancel").c_str()))
+    action = JobAction::cancel;
   if (!p.status.empty()) ImGui::TextDisabled("%s", p.status.c_str());
   ImGui::PopID();
   return action;

@@ -13,11 +13,25 @@
 
 #include "app/widgets.hpp"
 #include "app/widgets/job_status.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
 #include "io/video/webp_anim.hpp"
 
 namespace poslab::app {
+
+namespace {
+// The worker's status line while it writes the file: a key of recorder.toml, translated
+// when drawn (the worker has no AppContext).
+constexpr const char* kWritingStatus = "recorder.writing";
+
+// `v` with `digits` decimals ("1.25"), for the placeholders of recorder.toml.
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+}  // namespace
 
 // Shared by the main thread (producer) and the worker (consumer).
 struct Recorder::Session {
@@ -79,7 +93,7 @@ void Recorder::start(const RecordOptions& options) {
       busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       control.set_progress(writer->frames(), captured);
     }
-    control.set_status("writing the file");
+    control.set_status(kWritingStatus);  // a key: draw() shows it in the user's language
     const auto t0 = std::chrono::steady_clock::now();
     out.bytes = writer->finish();  // throws FileError naming the path; nothing is written then
     busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -161,10 +175,9 @@ void Recorder::capture(AppContext& ctx, ImVec2 min, ImVec2 max) {
   });
   if (frames() + 1 >= kMaxFrames) {
     stop();
-    message_ = "Stopped at " + std::to_string(kMaxFrames) + " frames, the cap (" +
-               std::to_string(kMaxFrames / opt_.fps) +
-               " s at this frame rate) that keeps memory and files bounded; the file is "
-               "being written. Start again for more.";
+    message_ = tr_args(ctx.tr("recorder.cap_reached"),
+                       {{"frames", std::to_string(kMaxFrames)},
+                        {"seconds", std::to_string(kMaxFrames / opt_.fps)}});
     message_is_error_ = true;
   }
 }
@@ -184,19 +197,20 @@ std::optional<RecordingOutcome> Recorder::poll(AppContext& ctx) {
   if (!out->error.empty()) {
     message_ = out->error;
     message_is_error_ = true;
-    ctx.report_error("Recording", out->error);
+    ctx.report_error(ctx.tr("recorder.where"), out->error);
     return std::nullopt;
   }
   RecordingOutcome r = *out->value;
   r.path = opt_.path;
   const double pixels = static_cast<double>(r.width) * r.height * std::max(1, r.frames);
   if (pixels > 0) bytes_per_pixel_frame_[opt_.lossless ? 1 : 0] = r.bytes / pixels;
-  char text[1400];
-  std::snprintf(text, sizeof text,
-                "Wrote %s: %.2f MB, %d frames (%.1f s of video, %dx%d), encoded in %.1f s.",
-                r.path.c_str(), r.bytes / 1e6, r.frames, r.video_seconds, r.width, r.height,
-                r.encode_seconds);
-  message_ = text;
+  message_ = tr_args(ctx.tr("recorder.wrote"), {{"path", r.path},
+                                                {"mb", fixed(r.bytes / 1e6, 2)},
+                                                {"frames", std::to_string(r.frames)},
+                                                {"seconds", fixed(r.video_seconds, 1)},
+                                                {"width", std::to_string(r.width)},
+                                                {"height", std::to_string(r.height)},
+                                                {"encode_seconds", fixed(r.encode_seconds, 1)}});
   message_is_error_ = false;
   return r;
 }
@@ -214,7 +228,7 @@ void Recorder::try_start(AppContext& ctx) {
   } catch (const Error& e) {
     message_ = e.what();
     message_is_error_ = true;
-    ctx.report_error("Recording", e.what());
+    ctx.report_error(ctx.tr("recorder.where"), e.what());
   }
 }
 
@@ -255,14 +269,12 @@ void Recorder::draw(AppContext& ctx) {
   ImGui::InputText("##file", path_buf_.data(), path_buf_.size());
   tooltip(ctx.tr("recorder.file_tip"));
   ImGui::SetNextItemWidth(70 * scale);
-  char fps_label[16];
-  std::snprintf(fps_label, sizeof fps_label, "%d fps", opt_.fps);
-  if (ImGui::BeginCombo("##fps", fps_label)) {
-    for (int f : kFpsChoices) {
-      char l[16];
-      std::snprintf(l, sizeof l, "%d fps", f);
-      if (ImGui::Selectable(l, f == opt_.fps)) opt_.fps = f;
-    }
+  const auto fps_label = [&](int f) {
+    return tr_args(ctx.tr("recorder.fps_value"), {{"fps", std::to_string(f)}});
+  };
+  if (ImGui::BeginCombo("##fps", fps_label(opt_.fps).c_str())) {
+    for (int f : kFpsChoices)
+      if (ImGui::Selectable(fps_label(f).c_str(), f == opt_.fps)) opt_.fps = f;
     ImGui::EndCombo();
   }
   tooltip(ctx.tr("recorder.fps_tip"));
@@ -275,7 +287,10 @@ void Recorder::draw(AppContext& ctx) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(80 * scale);
   int width_choice = opt_.max_width <= 480 ? 0 : opt_.max_width <= 640 ? 1 : 2;
-  const char* widths[] = {"480 px", "640 px", "960 px"};
+  const std::string width_texts[] = {tr_args(ctx.tr("recorder.width_value"), {{"px", "480"}}),
+                                     tr_args(ctx.tr("recorder.width_value"), {{"px", "640"}}),
+                                     tr_args(ctx.tr("recorder.width_value"), {{"px", "960"}})};
+  const char* widths[] = {width_texts[0].c_str(), width_texts[1].c_str(), width_texts[2].c_str()};
   if (ImGui::Combo("##width", &width_choice, widths, 3))
     opt_.max_width = width_choice == 0 ? 480 : width_choice == 1 ? 640 : 960;
   tooltip(ctx.tr("recorder.width_tip"));
@@ -297,11 +312,21 @@ void Recorder::draw(AppContext& ctx) {
     if (ImGui::Button(tr_id(ctx, "recorder.discard").c_str())) cancel();
     tooltip(ctx.tr("recorder.discard_tip"));
     const int n = frames();
-    ImGui::Text("%d %s, %.1f s, ~%.1f MB", n, ctx.tr("recorder.frames"),
-                static_cast<double>(n) / opt_.fps, estimate_bytes() / 1e6);
+    ImGui::TextUnformatted(
+        tr_args(ctx.tr("recorder.count"), {{"frames", std::to_string(n)},
+                                           {"seconds", fixed(static_cast<double>(n) / opt_.fps, 1)},
+                                           {"mb", fixed(estimate_bytes() / 1e6, 1)}})
+            .c_str());
     tooltip(ctx.tr("recorder.count_tip"));
   }
-  if (job_.running() && job_status(job_.progress(), false, -1) == JobAction::cancel) cancel();
+  if (job_.running()) {
+    JobProgress p = job_.progress();
+    if (p.status == kWritingStatus) p.status = ctx.tr(kWritingStatus);
+    JobStatusTexts words;
+    words.working = ctx.tr("recorder.job_working");
+    words.cancel = ctx.tr("recorder.job_cancel");
+    if (job_status(p, false, -1, words) == JobAction::cancel) cancel();
+  }
   if (confirm_overwrite_) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1));
     ImGui::TextWrapped("%s: %s", path_buf_.data(), ctx.tr("recorder.exists"));

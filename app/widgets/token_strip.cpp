@@ -9,7 +9,8 @@
 
 namespace poslab::app {
 
-int token_strip(std::span<const wm::StripToken> cached, int steps, const TokenStripStyle& style) {
+int token_strip(const AppContext& ctx, std::span<const wm::StripToken> cached, int steps,
+                const TokenStripStyle& style) {
   const float s = style.scale;
   const float box_w = 56 * s, box_h = 58 * s, gap = 3 * s;
   const int total = 2 * std::max(steps, 0);
@@ -52,20 +53,22 @@ int token_strip(std::span<const wm::StripToken> cached, int steps, const TokenSt
     }
     if (ImGui::IsMouseHoveringRect(a, b)) {
       ImGui::BeginTooltip();
-      ImGui::Text("%s_%d: nominal index %d (%s)", action ? "A" : "S", nominal / 2, nominal,
+      // The formats come from dreams.toml (same conversions in every language, checked by
+      // tests/app/ui_strings_widgets_test.cpp).
+      ImGui::Text(ctx.tr("dreams.strip_tip_token"), action ? "A" : "S", nominal / 2, nominal,
                   action ? "2t+1" : "2t");
       if (c)
-        ImGui::Text("in the KV cache: key stored at index %d, used at index %d%s", c->stored,
-                    c->used, c->stored != c->used ? " (mismatch: approximate reset)" : "");
+        ImGui::Text(ctx.tr("dreams.strip_tip_cached"), c->stored, c->used,
+                    c->stored != c->used ? ctx.tr("dreams.strip_tip_mismatch") : "");
       else
-        ImGui::TextUnformatted("not in the KV cache (left the window)");
+        ImGui::TextUnformatted(ctx.tr("dreams.strip_tip_not_cached"));
       ImGui::EndTooltip();
     }
   }
   ImGui::Dummy(ImVec2(std::max(1, shown) * (box_w + gap), box_h));
-  ImGui::TextDisabled(
-      "filled = in the KV cache. Row 2: index 2t / 2t+1. Row 3: @used index, or stored>used in red "
-      "when the key holds another position row");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", ctx.tr("dreams.strip_legend"));
+  ImGui::PopStyleColor();
   return mismatched;
 }
 

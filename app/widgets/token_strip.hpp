@@ -5,6 +5,7 @@
 #pragma once
 #include <span>
 
+#include "app/app_context.hpp"
 #include "core/wm/dream_lab.hpp"
 
 namespace poslab::app {
@@ -17,7 +18,9 @@ struct TokenStripStyle {
 
 // `cached`: the cache's tokens, oldest first (wm::DreamFrame::strip). `steps`: whole steps
 // in the sequence so far (tokens S_0 .. A_{steps-1}). Returns the number of boxes drawn
-// whose stored index differs from the used one.
-int token_strip(std::span<const wm::StripToken> cached, int steps, const TokenStripStyle& style);
+// whose stored index differs from the used one. Tooltips and the legend are in the user's
+// language (dreams.toml).
+int token_strip(const AppContext& ctx, std::span<const wm::StripToken> cached, int steps,
+                const TokenStripStyle& style);
 
 }  // namespace poslab::app

@@ -3,12 +3,14 @@
 
 #include <imgui.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
 #include "app/widgets.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
+#include "app/widgets/tr_label.hpp"
 #include "io/checkpoint/wm_checkpoint.hpp"
 
 namespace poslab::app {
@@ -23,35 +25,36 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
       use = path_;  // finished: dream with it at once
       rope = path_rope_;
     } else if (!out->error.empty()) {
-      ctx.report_error("Dream lab training", out->error);
+      ctx.report_error(ctx.tr("dreams.train_where"), out->error);
     }
   }
   const bool busy = job_.running();
   ImGui::BeginDisabled(busy);
   ImGui::SetNextItemWidth(90 * s);
-  ImGui::Combo("preset##train", &preset_, "tiny\0paper\0");
-  tooltip(
-      "tiny: E 64, 4 heads, 4 blocks, context 32 steps. paper: E 128, 4 heads, 6 blocks, "
-      "context 96.");
+  const char* presets[] = {ctx.tr("dreams.train_preset_tiny"), ctx.tr("dreams.train_preset_paper")};
+  ImGui::Combo(tr_id(ctx, "dreams.train_preset").c_str(), &preset_, presets, 2);
+  tooltip(ctx.tr("dreams.train_tip_preset"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(110 * s);
-  ImGui::Combo("positions##train", &position_, "RoPE\0learned absolute\0");
+  const char* positions[] = {ctx.tr("dreams.variant_rope"), ctx.tr("dreams.train_absolute")};
+  ImGui::Combo(tr_id(ctx, "dreams.train_positions").c_str(), &position_, positions, 2);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(90 * s);
-  slider_int("episodes", spec_.episodes, ParamRange{4, 1000}, true,
-             "Episodes collected in memory with the noisy expert (random team sizes); 10 % "
-             "are held out for validation.");
+  slider_int(tr_id(ctx, "dreams.train_episodes").c_str(), spec_.episodes, ParamRange{4, 1000}, true,
+             ctx.tr("dreams.train_tip_episodes"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(110 * s);
   int steps = static_cast<int>(spec_.steps);
-  if (slider_int("steps", steps, ParamRange{10, 100000}, true, "Optimiser steps (AdamW)."))
+  if (slider_int(tr_id(ctx, "dreams.train_steps").c_str(), steps, ParamRange{10, 100000}, true,
+                 ctx.tr("dreams.train_tip_steps")))
     spec_.steps = steps;
   ImGui::SameLine();
   ImGui::SetNextItemWidth(70 * s);
-  slider_int("batch", spec_.batch, ParamRange{1, 32}, false, "Windows per batch.");
+  slider_int(tr_id(ctx, "dreams.train_batch").c_str(), spec_.batch, ParamRange{1, 32}, false,
+             ctx.tr("dreams.train_tip_batch"));
   ImGui::EndDisabled();
   ImGui::SameLine();
-  const bool start = !busy && ImGui::Button("Start training");
+  const bool start = !busy && ImGui::Button(tr_id(ctx, "dreams.train_start").c_str());
   if (start || (autostart && !started_)) {
     started_ = true;
     spec_.preset = preset_ == 0 ? "tiny" : "paper";
@@ -66,12 +69,16 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
     curves_ = {};
     const wm::DreamTrainSpec spec = spec_;
     const std::string path = path_;
-    job_.start(path, [spec, path](auto& control) {
+    // The worker has no AppContext: it takes the status format along ("step %lld, loss %.5g").
+    const std::string status_format = ctx.tr("dreams.train_status");
+    job_.start(path, [spec, path, status_format](auto& control) {
       wm::DreamTrainHooks hooks;
-      hooks.on_progress = [&control](const wm::DreamTrainProgress& p) {
+      hooks.on_progress = [&control, &status_format](const wm::DreamTrainProgress& p) {
         control.set_progress(p.done, p.total);
-        control.set_status("step " + std::to_string(p.done) + ", loss " +
-                           std::to_string(p.loss.empty() ? 0.0 : p.loss.back()).substr(0, 7));
+        char status[256];
+        std::snprintf(status, sizeof status, status_format.c_str(), static_cast<long long>(p.done),
+                      p.loss.empty() ? 0.0 : p.loss.back());
+        control.set_status(status);
         control.report(p);
       };
       hooks.on_checkpoint = [path, &spec](const wm::WmConfig& c, const std::vector<float>& w,
@@ -86,32 +93,39 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
       return wm::dream_lab_train(spec, {}, hooks);
     });
   }
-  job_status(job_, true, ImGui::GetContentRegionAvail().x * 0.6f);
+  JobStatusTexts words;
+  words.paused = ctx.tr("dreams.train_job_paused");
+  words.working = ctx.tr("dreams.train_job_working");
+  words.pause = ctx.tr("dreams.train_job_pause");
+  words.resume = ctx.tr("dreams.train_job_resume");
+  words.cancel = ctx.tr("dreams.train_job_cancel");
+  job_status(job_, true, ImGui::GetContentRegionAvail().x * 0.6f, words);
   std::error_code ec;
   if (!path_.empty() && std::filesystem::exists(path_, ec)) {
-    if (ImGui::Button("Dream with this model")) {
+    if (ImGui::Button(tr_id(ctx, "dreams.train_use").c_str())) {
       use = path_;
       rope = path_rope_;
     }
-    tooltip("Loads the last checkpoint of this run into the dream lab (it keeps training).");
+    tooltip(ctx.tr("dreams.train_tip_use"));
     ImGui::SameLine();
-    ImGui::TextDisabled("checkpoint: %s", path_.c_str());
+    ImGui::TextDisabled(ctx.tr("dreams.train_checkpoint"), path_.c_str());
   }
   if (!curves_.step.empty()) {
-    ImGui::Text("step %lld / %lld, %.0f tokens/s, %d train / %d validation episodes",
-                static_cast<long long>(curves_.done), static_cast<long long>(curves_.total),
-                curves_.tokens_per_s, curves_.train_episodes, curves_.val_episodes);
+    ImGui::TextWrapped(ctx.tr("dreams.train_progress"), static_cast<long long>(curves_.done),
+                       static_cast<long long>(curves_.total), curves_.tokens_per_s,
+                       curves_.train_episodes, curves_.val_episodes);
     PlotSpec p;
     p.id = "train_curves";
     p.size = ImVec2(ImGui::GetContentRegionAvail().x, 200 * s);
-    p.x.label = "optimiser step";
-    p.y.label = "loss (state MSE + 0.05 CE + 0.1 relational MSE)";
+    p.x.label = ctx.tr("dreams.train_axis_step");
+    p.y.label = ctx.tr("dreams.train_axis_loss");
     p.y.log = true;
     p.scale = s;
-    p.series.push_back({"training", curves_.loss, curves_.step, 0, 1, IM_COL32(90, 200, 255, 255)});
+    p.series.push_back({ctx.tr("dreams.train_series_train"), curves_.loss, curves_.step, 0, 1,
+                        IM_COL32(90, 200, 255, 255)});
     if (!curves_.val_loss.empty())
-      p.series.push_back({"validation", curves_.val_loss, curves_.val_step, 0, 1,
-                          IM_COL32(255, 170, 60, 255), 2.0f});
+      p.series.push_back({ctx.tr("dreams.train_series_val"), curves_.val_loss, curves_.val_step, 0,
+                          1, IM_COL32(255, 170, 60, 255), 2.0f});
     plot(p);
   }
   return use;

@@ -1,0 +1,99 @@
+// Interface texts with values in them: tr_args fills {name} placeholders, and every
+// translation keeps the values its English text has (the same printf conversions in the same
+// order, which the dream lab hands to ImGui::Text, and the same {name} placeholders), so no
+// language can make a format read the wrong argument. Also: every key the dream lab's
+// widgets, the recorder and the helm help ask for exists in English.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/widgets/tr_args.hpp"
+#include "io/i18n/ui_strings.hpp"
+
+namespace fs = std::filesystem;
+using poslab::app::tr_args;
+using poslab::io::UiStrings;
+
+namespace {
+const std::string kDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> matches(const std::string& text, const std::regex& re) {
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+       ++it)
+    out.push_back((*it)[0]);
+  return out;
+}
+
+// printf conversions in order ("%d", "%.2f", "%lld", "%%"). No space flag and no %a, so
+// "10 % are held out" is plain text.
+const std::regex kConversion(R"re(%[-+#0]*[0-9]*(\.[0-9]+)?(hh|h|ll|l|z)?[diouxXeEfgGcsp%])re");
+// {name} placeholders (tr_args); "sum_{k<j}" in a formula is not one.
+const std::regex kPlaceholder(R"re(\{[a-z_][a-z0-9_]*\})re");
+}  // namespace
+
+TEST_CASE("tr_args fills named placeholders in any order") {
+  CHECK(tr_args("Wrote {path}: {mb} MB", {{"path", "/tmp/a.webp"}, {"mb", "1.25"}}) ==
+        "Wrote /tmp/a.webp: 1.25 MB");
+  // A translation may put the values in another order, or use one twice.
+  CHECK(tr_args("{mb} MB -> {path} ({mb})", {{"path", "p"}, {"mb", "2"}}) == "2 MB -> p (2)");
+  // An unknown name stays visible; a value holding braces is not filled again.
+  CHECK(tr_args("{a} {typo}", {{"a", "{a}"}}) == "{a} {typo}");
+  CHECK(tr_args("no values", {}) == "no values");
+  CHECK(tr_args("open { and {x", {{"x", "1"}}) == "open { and {x");
+  CHECK(tr_args("", {{"x", "1"}}).empty());
+  CHECK(tr_args("日志 {n} 条", {{"n", "3"}}) == "日志 3 条");  // UTF-8 around a placeholder
+}
+
+TEST_CASE("translations keep the printf conversions and the {name} placeholders of English") {
+  const UiStrings en = UiStrings::load(kDir, "en");
+  const UiStrings zh = UiStrings::load(kDir, "zh");
+  int with_values = 0;
+  for (const auto& e : fs::directory_iterator(kDir + "/en")) {
+    for (const std::string& key : UiStrings::file_keys(e.path().string())) {
+      INFO("file " << e.path().filename() << ", key " << key);
+      const std::string a = en.get(key), b = zh.get(key);
+      INFO("en: " << a << "\nzh: " << b);
+      CHECK(matches(a, kConversion) == matches(b, kConversion));
+      auto pa = matches(a, kPlaceholder), pb = matches(b, kPlaceholder);
+      with_values += !pa.empty() || !matches(a, kConversion).empty();
+      CHECK(std::set<std::string>(pa.begin(), pa.end()) ==
+            std::set<std::string>(pb.begin(), pb.end()));
+    }
+  }
+  CHECK(with_values > 20);
+}
+
+TEST_CASE("every key the dream lab's widgets, the recorder and the helm help use exists") {
+  const UiStrings en = UiStrings::load(kDir, "en");
+  const std::regex literal(R"re("((dreams|recorder|arena)\.[a-z_][a-z0-9_.]*)")re");
+  std::set<std::string> used;
+  for (const char* file :
+       {"app/widgets/token_strip.cpp", "app/widgets/attention_maps.cpp",
+        "app/widgets/train_view.cpp", "app/widgets/recorder.cpp", "app/panels/arena_help.hpp"}) {
+    INFO("file " << file);
+    const std::string text = slurp(std::string(POSLAB_TEST_SOURCE_DIR "/") + file);
+    CHECK(!text.empty());
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), literal);
+         it != std::sregex_iterator(); ++it)
+      used.insert((*it)[1]);
+  }
+  CHECK(used.size() > 60);
+  for (const auto& k : used) {
+    INFO("key " << k);
+    CHECK(en.has(k));
+  }
+}
