@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "app/widgets.hpp"
+#include "app/widgets/fit_width.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_label.hpp"
@@ -268,10 +269,10 @@ void Recorder::draw(AppContext& ctx) {
   ImGui::SetNextItemWidth(-1);
   ImGui::InputText("##file", path_buf_.data(), path_buf_.size());
   tooltip(ctx.tr("recorder.file_tip"));
-  ImGui::SetNextItemWidth(70 * scale);
   const auto fps_label = [&](int f) {
     return tr_args(ctx.tr("recorder.fps_value"), {{"fps", std::to_string(f)}});
   };
+  ImGui::SetNextItemWidth(combo_fit_width({fps_label(kFpsChoices.back()).c_str()}, 70 * scale));
   if (ImGui::BeginCombo("##fps", fps_label(opt_.fps).c_str())) {
     for (int f : kFpsChoices)
       if (ImGui::Selectable(fps_label(f).c_str(), f == opt_.fps)) opt_.fps = f;
@@ -280,17 +281,17 @@ void Recorder::draw(AppContext& ctx) {
   tooltip(ctx.tr("recorder.fps_tip"));
   ImGui::SameLine();
   int lossless = opt_.lossless ? 1 : 0;
-  ImGui::SetNextItemWidth(90 * scale);
   const char* qualities[] = {ctx.tr("recorder.lossy"), ctx.tr("recorder.lossless")};
+  ImGui::SetNextItemWidth(combo_fit_width({qualities[0], qualities[1]}, 90 * scale));
   if (ImGui::Combo("##quality", &lossless, qualities, 2)) opt_.lossless = lossless == 1;
   tooltip(ctx.tr("recorder.quality_tip"));
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(80 * scale);
   int width_choice = opt_.max_width <= 480 ? 0 : opt_.max_width <= 640 ? 1 : 2;
   const std::string width_texts[] = {tr_args(ctx.tr("recorder.width_value"), {{"px", "480"}}),
                                      tr_args(ctx.tr("recorder.width_value"), {{"px", "640"}}),
                                      tr_args(ctx.tr("recorder.width_value"), {{"px", "960"}})};
   const char* widths[] = {width_texts[0].c_str(), width_texts[1].c_str(), width_texts[2].c_str()};
+  ImGui::SetNextItemWidth(combo_fit_width({widths[0], widths[1], widths[2]}, 80 * scale));
   if (ImGui::Combo("##width", &width_choice, widths, 3))
     opt_.max_width = width_choice == 0 ? 480 : width_choice == 1 ? 640 : 960;
   tooltip(ctx.tr("recorder.width_tip"));

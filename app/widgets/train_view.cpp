@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/widgets.hpp"
+#include "app/widgets/fit_width.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
 #include "app/widgets/tr_label.hpp"
@@ -30,13 +31,13 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
   }
   const bool busy = job_.running();
   ImGui::BeginDisabled(busy);
-  ImGui::SetNextItemWidth(90 * s);
   const char* presets[] = {ctx.tr("dreams.train_preset_tiny"), ctx.tr("dreams.train_preset_paper")};
+  ImGui::SetNextItemWidth(combo_fit_width({presets[0], presets[1]}, 90 * s));
   ImGui::Combo(tr_id(ctx, "dreams.train_preset").c_str(), &preset_, presets, 2);
   tooltip(ctx.tr("dreams.train_tip_preset"));
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(110 * s);
   const char* positions[] = {ctx.tr("dreams.variant_rope"), ctx.tr("dreams.train_absolute")};
+  ImGui::SetNextItemWidth(combo_fit_width({positions[0], positions[1]}, 110 * s));
   ImGui::Combo(tr_id(ctx, "dreams.train_positions").c_str(), &position_, positions, 2);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(90 * s);
