@@ -24,6 +24,7 @@
 #include "app/widgets.hpp"
 #include "app/widgets/control_column.hpp"
 #include "app/widgets/drawn_numbers.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab_model.hpp"
 #include "io/dataset/bnb_dataset.hpp"
@@ -32,6 +33,19 @@
 
 namespace poslab::app {
 namespace {
+
+// The model line in the user's language: "rope, E 64, 4 blocks, 4 heads, context 32 steps".
+std::string model_words(AppContext& ctx, const wm::DreamModelInfo& i) {
+  std::string s = tr_args(ctx.tr("dreams.model_fields"),
+                          {{"position", i.position},
+                           {"embed", std::to_string(i.embed)},
+                           {"layers", std::to_string(i.layers)},
+                           {"heads", std::to_string(i.heads)},
+                           {"context", std::to_string(i.context)}});
+  if (!i.cache.empty()) s += tr_args(ctx.tr("dreams.model_cache"), {{"cache", i.cache}});
+  if (i.reset_recomputes) s += ctx.tr("dreams.model_reset_recomputes");
+  return s;
+}
 
 using wm::DreamLabSettings;
 using wm::DreamVariant;
@@ -250,7 +264,6 @@ class DreamsPanel final : public Panel {
     }
     try {
       u.model = io::dreams_load_model(path, u.lab.window);
-      u.model_info = u.model->describe();
     } catch (const Error& e) {
       u.model_error = e.what();
       ctx.report_error("Dream lab model",
@@ -414,6 +427,7 @@ void DreamsPanel::controls(AppContext& ctx) {
   if (s.loop == wm::DreamLoop::open)
     slider_double(L("dreams.temperature", "temperature").c_str(), s.temperature,
                   R::temperature_range, "%.2f", false, ctx.tr("dreams.tip_temperature"));
+  if (ui_.model) ui_.model_info = model_words(ctx, ui_.model->info());
   if (ui_.model)
     ImGui::TextWrapped(ctx.tr("dreams.model_info"), ui_.model_info.c_str());
   else

@@ -160,13 +160,29 @@ struct DreamStep {
   FrameTokens next{};          // S_{t+1} as fed back (cleaned by core/wm/eval's rule)
 };
 
+// What a dream model is, as fields (the app words it in the user's language; describe()
+// is the English line the CLI prints).
+struct DreamModelInfo {
+  std::string position;  // wm_position_name: "rope" or "absolute"
+  int embed = 0, layers = 0, heads = 0, context = 0;
+  std::string cache;              // wm_overflow_name of the KV-cache decoder, "" = none
+  bool reset_recomputes = false;  // the reset variant without a KV-cache decoder
+};
+// "rope, E 64, 4 blocks, 4 heads, context 32 steps, KV cache (slide)".
+std::string describe_dream_model(const DreamModelInfo& info);
+
 class DreamModel {
  public:
   virtual ~DreamModel() = default;
   virtual int context() const = 0;  // C, steps
   virtual DreamVariant variant() const = 0;
-  // One line for the UI ("rope, E 64, 4 blocks, ...").
-  virtual std::string describe() const { return {}; }
+  // What the model is (empty fields when the model does not say).
+  virtual DreamModelInfo info() const { return {}; }
+  // One English line ("rope, E 64, 4 blocks, ..."), "" when info() says nothing.
+  std::string describe() const {
+    const DreamModelInfo i = info();
+    return i.position.empty() ? std::string() : describe_dream_model(i);
+  }
   // Starts over: the prompt is the real prefix, tokens (T+1, 8, 15) = S_0 .. S_T and
   // actions (T, 8, 3) = A_0 .. A_{T-1}; the next step() is step T. Sampling draws from
   // the stream (sample_seed, "wm-dream-action", T), as core/wm/eval's dreams do.

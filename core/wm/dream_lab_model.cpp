@@ -14,6 +14,16 @@
 
 namespace poslab::wm {
 
+std::string describe_dream_model(const DreamModelInfo& i) {
+  std::string s = i.position + ", E " + std::to_string(i.embed) + ", " + std::to_string(i.layers) +
+                  " blocks, " + std::to_string(i.heads) + " heads, context " +
+                  std::to_string(i.context) + " steps";
+  if (!i.cache.empty()) s += ", KV cache (" + i.cache + ")";
+  if (i.reset_recomputes)
+    s += "; approximate reset needs the KV-cache decoder, this build recomputes the window";
+  return s;
+}
+
 std::string dream_model_file(DreamVariant w) {
   return w == DreamVariant::rope ? "wm_tiny_rope.safetensors" : "wm_tiny_absolute.safetensors";
 }
@@ -90,14 +100,10 @@ class WindowDreamModel final : public DreamModel {
   }
   int context() const override { return model_.config().context; }
   DreamVariant variant() const override { return window_; }
-  std::string describe() const override {
+  DreamModelInfo info() const override {
     const WmConfig& c = model_.config();
-    std::string s = std::string(wm_position_name(c.position)) + ", E " + std::to_string(c.embed) +
-                    ", " + std::to_string(c.layers) + " blocks, " + std::to_string(c.heads) +
-                    " heads, context " + std::to_string(c.context) + " steps";
-    if (window_ == DreamVariant::reset)
-      s += "; approximate reset needs the KV-cache decoder, this build recomputes the window";
-    return s;
+    return {wm_position_name(c.position), c.embed, c.layers, c.heads, c.context, "",
+            window_ == DreamVariant::reset};
   }
   std::vector<StripToken> strip(int steps) const override {
     // What is computed: the reset shortcut is not available without the cached decoder.
@@ -191,12 +197,10 @@ class CachedDreamModel final : public DreamModel {
                  variant == DreamVariant::recompute ? WmOverflow::recompute : WmOverflow::slide) {}
   int context() const override { return model_->config().context; }
   DreamVariant variant() const override { return variant_; }
-  std::string describe() const override {
+  DreamModelInfo info() const override {
     const WmConfig& c = model_->config();
-    return std::string(wm_position_name(c.position)) + ", E " + std::to_string(c.embed) + ", " +
-           std::to_string(c.layers) + " blocks, " + std::to_string(c.heads) + " heads, context " +
-           std::to_string(c.context) + " steps, KV cache (" +
-           wm_overflow_name(dreamer_.overflow()) + ")";
+    return {wm_position_name(c.position), c.embed, c.layers, c.heads, c.context,
+            wm_overflow_name(dreamer_.overflow()), false};
   }
 
   void begin(std::span<const float> tokens, std::span<const uint8_t> actions,
