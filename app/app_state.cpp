@@ -59,7 +59,6 @@ AppState::AppState(AppStateOptions opt) : opt_(std::move(opt)) {
   config_dir_ = poslab::app::config_dir();
   data_dir_ = poslab::app::data_dir();
   panels_ = make_panels();
-  for (auto& p : panels_) default_preset_[p->id()] = p->preset();
   if (opt_.use_settings) {
     // Leftovers of atomic writes killed between write and rename.
     remove_stale_temp_files(config_dir_);
@@ -70,6 +69,8 @@ AppState::AppState(AppStateOptions opt) : opt_(std::move(opt)) {
     safe_start_ = start_marker_begin(config_dir_, marker_path_);
   }
   set_language(settings_.language);
+  // Defaults in the interface language (the lessons lab's preset names its language).
+  for (auto& p : panels_) default_preset_[p->id()] = p->preset();
   if (safe_start_) {
     // The last start did not finish: its saved state may be what brought it down. Keep the
     // presets (saved again unchanged) and let the user restore them from the banner.
@@ -83,6 +84,9 @@ AppState::AppState(AppStateOptions opt) : opt_(std::move(opt)) {
   } else {
     restore_presets();
   }
+  // Labs with their own text language (lessons) start in the interface language, whatever
+  // their restored state said.
+  for (auto& p : panels_) p->set_interface_language(settings_.language);
   std::erase_if(settings_.open_labs, [&](const std::string& id) { return !find_panel(id); });
   if (settings_.open_labs.empty() && !panels_.empty())
     settings_.open_labs.push_back(panels_.front()->id());
@@ -312,6 +316,7 @@ void AppState::set_language(const std::string& lang) {
   std::vector<std::string> problems;
   strings_ = io::UiStrings::load_lenient(io::default_i18n_dir(), chosen, problems);
   settings_.language = chosen;
+  for (auto& p : panels_) p->set_interface_language(chosen);
   const std::string saved = drawing_lab_;
   drawing_lab_.clear();
   for (const std::string& p : problems)
@@ -428,7 +433,7 @@ void AppState::draw_banner(const std::string& lab) {
     ImGui::SameLine();
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x +
                            std::max(100.0f, width - ImGui::GetCursorPos().x - st.FramePadding.x));
-    ImGui::TextUnformatted(banner_[i].text.c_str());
+    wrapped_text(banner_[i].text);
     ImGui::PopTextWrapPos();
     ImGui::Unindent(st.FramePadding.x);
     ImGui::PopID();
@@ -629,7 +634,7 @@ void AppState::draw_frame() {
   }
   if (settings_.open_labs.empty()) {
     draw_banner("");
-    ImGui::TextWrapped("%s", tr("lab.none_open"));
+    text_wrapped("%s", tr("lab.none_open"));
   }
   ImGui::End();
 }

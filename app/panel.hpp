@@ -54,6 +54,9 @@ class Panel {
   // settings): files it names may be opened without asking. Presets from elsewhere (pasted,
   // lesson links) name files the panel must show and let the user approve first.
   virtual void trust_named_files() {}
+  // The interface language is now `lang` ("en" or "zh"): from the settings at start, from
+  // --language, or from View > Language. A lab with its own text language follows it.
+  virtual void set_interface_language(const std::string& lang) { (void)lang; }
   // True while the panel animates (the shell then keeps rendering instead of sleeping).
   virtual bool animating() const { return false; }
   // Presets the headless check runs (defaults are always run): extremes of every range.

@@ -2,6 +2,7 @@
 // the ParamRange declared next to each parameter in core (so UI and validation agree).
 #pragma once
 #include "app/panel.hpp"
+#include "app/widgets/wrapped_text.hpp"  // text_wrapped: TextWrapped that wraps Chinese too
 #include "core/common/param_range.hpp"
 
 namespace poslab::app {

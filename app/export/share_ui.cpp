@@ -264,7 +264,7 @@ void AppState::draw_share(Panel& p) {
   row(ShareTarget::json, tr("share.json"), true);
   if (s.confirm != ShareTarget::none) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
-    ImGui::TextWrapped("%s", fill(tr("share.exists"), s.confirm_path).c_str());  // long paths
+    text_wrapped("%s", fill(tr("share.exists"), s.confirm_path).c_str());  // long paths
     ImGui::PopStyleColor();
     if (ImGui::Button(tr("share.replace"))) share_save(p, s.confirm, s.confirm_path, true);
     s.note_item("replace");
@@ -281,7 +281,7 @@ void AppState::draw_share(Panel& p) {
   };
   if (args.empty()) {  // the reason can be long (the dream lab's): wrapped, never cut off
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", p.cli_note().c_str());
+    text_wrapped("%s", p.cli_note().c_str());
     ImGui::PopStyleColor();
   } else {
     if (copy_field("cmd", io::cli_command_line(args), tr("share.copy"), scale_))
@@ -296,10 +296,9 @@ void AppState::draw_share(Panel& p) {
   if (!s.status.empty()) {
     ImGui::Separator();
     ImGui::PushTextWrapPos(0);
-    if (s.status_error)
-      ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.4f, 1.0f), "%s", s.status.c_str());
-    else
-      ImGui::TextUnformatted(s.status.c_str());
+    if (s.status_error) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.4f, 0.4f, 1.0f));
+    wrapped_text(s.status);
+    if (s.status_error) ImGui::PopStyleColor();
     ImGui::PopTextWrapPos();
   }
   ImGui::Separator();

@@ -300,9 +300,9 @@ class ArenaPanel final : public Panel {
     ArenaUi& u = ui_;
     ImGui::PushStyleColor(ImGuiCol_Text,
                           dark_ ? ImVec4(1.0f, 0.8f, 0.3f, 1) : ImVec4(0.6f, 0.35f, 0, 1));
-    ImGui::TextWrapped("%s", T("arena.approve_text"));
+    text_wrapped("%s", T("arena.approve_text"));
     ImGui::PopStyleColor();
-    ImGui::TextWrapped("%s", u.lab.file.c_str());
+    text_wrapped("%s", u.lab.file.c_str());
     std::error_code ec;
     const auto size = std::filesystem::file_size(u.lab.file, ec);
     if (!ec)
@@ -486,8 +486,7 @@ class ArenaPanel final : public Panel {
           s.playing = true;
         }
       }
-      ImGui::TextWrapped("%s %s %s", T("arena.keys_intro"), T(kHelmKeysHelp),
-                         T("arena.expert_flies"));
+      text_wrapped("%s %s %s", T("arena.keys_intro"), T(kHelmKeysHelp), T("arena.expert_flies"));
       if (s.helm >= 0) {
         const ImVec4 on = dark_ ? ImVec4(0.5f, 1, 0.5f, 1) : ImVec4(0.0f, 0.45f, 0.1f, 1);
         const ImVec4 off = dark_ ? ImVec4(0.7f, 0.7f, 0.7f, 1) : ImVec4(0.35f, 0.35f, 0.35f, 1);
@@ -530,7 +529,7 @@ class ArenaPanel final : public Panel {
       return;
     }
     if (!u.reader) {
-      ImGui::TextWrapped("%s", T(s.file.empty() ? "arena.no_file" : "arena.file_failed"));
+      text_wrapped("%s", T(s.file.empty() ? "arena.no_file" : "arena.file_failed"));
       ImGui::Separator();
       return;
     }

@@ -489,8 +489,8 @@ class AttentionPanel final : public Panel {
       }
     }
     if (!c) {
-      ImGui::TextWrapped(
-          "%s", ui_.last_error.empty() ? T("attention.nothing_yet") : ui_.last_error.c_str());
+      text_wrapped("%s",
+                   ui_.last_error.empty() ? T("attention.nothing_yet") : ui_.last_error.c_str());
       return;
     }
     upload_if_needed(*c);
@@ -539,7 +539,7 @@ class AttentionPanel final : public Panel {
 
   void draw_pair(const AttentionComputed& c, float scale, float avail) {
     const AttentionComparison& pc = c.pair;
-    ImGui::TextWrapped("%s", pc.note.c_str());
+    text_wrapped("%s", pc.note.c_str());
     if (pc.max_abs_score_diff < 1e-4)
       ImGui::TextColored(ImColor(theme_colour(ImVec4(0.5f, 0.9f, 0.5f, 1.0f))), "%s",
                          T("attention.diff_zero"));
@@ -585,8 +585,8 @@ class AttentionPanel final : public Panel {
   void draw_grid_mode(AppContext& ctx, const AttentionComputed& c, float scale, float avail) {
     AttentionLabSettings& s = ui_.lab;
     const AttentionParams& p = c.lab.params;
-    ImGui::TextWrapped("%s %d x %d. %s", T("attention.patch_grid"), c.lab.grid_rows,
-                       c.lab.grid_cols, T("attention.patch_grid_help"));
+    text_wrapped("%s %d x %d. %s", T("attention.patch_grid"), c.lab.grid_rows, c.lab.grid_cols,
+                 T("attention.patch_grid_help"));
     const bool elevation = p.encoding == AttentionEncoding::elevation,
                swin = p.encoding == AttentionEncoding::swin;
     if (elevation || swin) {
@@ -644,7 +644,7 @@ class AttentionPanel final : public Panel {
       grid_pane("terrain", ui_.tex.terrain, T("attention.terrain_height"), false);
     }
     ImGui::Spacing();
-    if (c.has_pair) ImGui::TextWrapped("%s", c.pair.note.c_str());
+    if (c.has_pair) text_wrapped("%s", c.pair.note.c_str());
     ImGui::TextDisabled("%s", T("attention.full_matrix"));
     const float mside =
         std::clamp(std::min(avail * 0.45f, ImGui::GetContentRegionAvail().y - 70.0f * scale),

@@ -164,9 +164,9 @@ void attention_encoding_controls(const AppContext& ctx, AttentionParams& p, floa
 void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed& c,
                                   gfx::HeatmapTexture& demo, float scale, float avail) {
   const ExtrapolationDemo& d = c.extrapolation;
-  ImGui::TextWrapped("%s", d.note.c_str());
+  text_wrapped("%s", d.note.c_str());
   if (!d.result.note.empty() && d.note.find(d.result.note) == std::string::npos)
-    ImGui::TextWrapped("%s", d.result.note.c_str());
+    text_wrapped("%s", d.result.note.c_str());
   const float side =
       std::clamp(std::min(avail * 0.5f, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                  120.0f * scale, 700.0f * scale);
@@ -202,8 +202,8 @@ void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed
 void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c,
                           gfx::HeatmapTexture& /*demo*/, float scale, float avail) {
   const RopeDecay& d = c.decay;
-  ImGui::TextWrapped("base = %g, head dim = %d, head = %d. %s", c.lab.params.rope.base,
-                     c.lab.params.head_dim, c.lab.head, ctx.tr("attention.decay_text"));
+  text_wrapped("base = %g, head dim = %d, head = %d. %s", c.lab.params.rope.base,
+               c.lab.params.head_dim, c.lab.head, ctx.tr("attention.decay_text"));
   PlotSpec spec;
   spec.id = "decay";
   spec.scale = scale;
@@ -225,7 +225,7 @@ void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c,
 
 void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
                            gfx::HeatmapTexture& demo, float scale, float avail) {
-  ImGui::TextWrapped("%s", ctx.tr("attention.slopes_text"));
+  text_wrapped("%s", ctx.tr("attention.slopes_text"));
   ImGui::BeginGroup();
   if (ImGui::BeginTable(
           "slopes", 3,
@@ -263,11 +263,10 @@ void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
 void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c,
                             gfx::HeatmapTexture& demo, float scale, float avail) {
   const AttentionParams& p = c.lab.params;
-  ImGui::TextWrapped("%s (%s, %d %s, %s %d). %s", ctx.tr("attention.buckets_title"),
-                     ctx.tr(p.t5_bidirectional ? "attention.bidirectional" : "attention.decoder"),
-                     p.t5_buckets, ctx.tr("attention.buckets_word"),
-                     ctx.tr("attention.t5_max_distance"), p.t5_max_distance,
-                     ctx.tr("attention.buckets_text"));
+  text_wrapped("%s (%s, %d %s, %s %d). %s", ctx.tr("attention.buckets_title"),
+               ctx.tr(p.t5_bidirectional ? "attention.bidirectional" : "attention.decoder"),
+               p.t5_buckets, ctx.tr("attention.buckets_word"), ctx.tr("attention.t5_max_distance"),
+               p.t5_max_distance, ctx.tr("attention.buckets_text"));
   const float side =
       std::clamp(std::min(avail - 350.0f * scale, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                  120.0f * scale, 700.0f * scale);

@@ -429,7 +429,7 @@ void DreamsPanel::controls(AppContext& ctx) {
                   R::temperature_range, "%.2f", false, ctx.tr("dreams.tip_temperature"));
   if (ui_.model) ui_.model_info = model_words(ctx, ui_.model->info());
   if (ui_.model)
-    ImGui::TextWrapped(ctx.tr("dreams.model_info"), ui_.model_info.c_str());
+    text_wrapped(ctx.tr("dreams.model_info"), ui_.model_info.c_str());
   else
     ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", ctx.tr("dreams.no_model"));
   if (!ui_.model) {
@@ -492,12 +492,12 @@ void DreamsPanel::file_controls(AppContext& ctx) {
   if (ImGui::Button(dreams_label(ctx, "dreams.browse", "Browse...").c_str()))
     file_picker_open(u.picker, u.path_edit);
   if (s.file.empty()) {
-    ImGui::TextWrapped("%s", ctx.tr("dreams.no_file"));
+    text_wrapped("%s", ctx.tr("dreams.no_file"));
     return;
   }
   if (awaiting_approval()) {
-    ImGui::TextWrapped("%s", ctx.tr("dreams.approve_text"));
-    ImGui::TextWrapped("%s", s.file.c_str());
+    text_wrapped("%s", ctx.tr("dreams.approve_text"));
+    text_wrapped("%s", s.file.c_str());
     if (ImGui::Button(dreams_label(ctx, "dreams.approve", "Open this file").c_str()))
       u.confirmed_file = s.file;
     return;
@@ -505,7 +505,7 @@ void DreamsPanel::file_controls(AppContext& ctx) {
   ensure_file_info(ctx);
   if (u.file_episodes < 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.4f, 0.4f, 1));
-    ImGui::TextWrapped("%s", ctx.tr("dreams.file_bad"));
+    text_wrapped("%s", ctx.tr("dreams.file_bad"));
     ImGui::PopStyleColor();
     return;
   }

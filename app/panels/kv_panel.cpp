@@ -267,7 +267,7 @@ class KvPanel final : public Panel {
       ImGui::EndCombo();
     }
     tooltip(T("kv.method_shown_tip"));
-    ImGui::TextWrapped("%s", method_help(*ctx_, s.method));
+    text_wrapped("%s", method_help(*ctx_, s.method));
 
     ImGui::Separator();
     ImGui::TextUnformatted(T("kv.steps_heading"));
@@ -433,15 +433,15 @@ class KvPanel final : public Panel {
     else
       ImGui::TextDisabled("| %s", T("kv.truth_stitch"));
     if (view.scenario == KvScenario::sliding && view.model.layers > 1 && ses.step > 0)
-      ImGui::TextWrapped("%s", T("kv.why_layer0"));
+      text_wrapped("%s", T("kv.why_layer0"));
 
     draw_strip(ses, view, scale);
     ImGui::Separator();
     if (ses.step == 0) {
       ui_.meter_rows = 0;
-      ImGui::TextWrapped("%s", T(view.scenario == KvScenario::sliding ? "kv.press_slide"
-                                 : ses.stitched                       ? "kv.press_append"
-                                                                      : "kv.press_stitch"));
+      text_wrapped("%s", T(view.scenario == KvScenario::sliding ? "kv.press_slide"
+                           : ses.stitched                       ? "kv.press_append"
+                                                                : "kv.press_stitch"));
       if (view.scenario != KvScenario::sliding && ses.stitched)
         kv_draw_stitch_numbers(*ctx_, ses, view);
       return;
@@ -489,13 +489,11 @@ class KvPanel final : public Panel {
         cell_err.push_back(kv_slot_key_errors(ses, *st, l, view.view_head));
 
     if (unstitched)
-      ImGui::TextWrapped("%s 0..%d, %s 0..%d. %s", T("kv.cache_b_at"),
-                         kv_cache_size(ses.cache_b) - 1, T("kv.cache_a_at"),
-                         kv_cache_size(ses.cache_a) - 1, T("kv.stitch_reads"));
+      text_wrapped("%s 0..%d, %s 0..%d. %s", T("kv.cache_b_at"), kv_cache_size(ses.cache_b) - 1,
+                   T("kv.cache_a_at"), kv_cache_size(ses.cache_a) - 1, T("kv.stitch_reads"));
     else
-      ImGui::TextWrapped("%s '%s' (%s %d): %s", T("kv.cache_of"),
-                         kv_method_name(view.method).c_str(), T("kv.head"), view.view_head,
-                         T("kv.strip_legend"));
+      text_wrapped("%s '%s' (%s %d): %s", T("kv.cache_of"), kv_method_name(view.method).c_str(),
+                   T("kv.head"), view.view_head, T("kv.strip_legend"));
     const bool rope = p.positions == KvPositions::rope;
     const float line = ImGui::GetTextLineHeight();
     const float cw = 44.0f * scale, dial = rope ? 30.0f * scale : 0.0f, cell = 12.0f * scale;

@@ -199,13 +199,13 @@ void kv_draw_stitch_numbers(const AppContext& ctx, const KvSession& ses,
       ImGui::TextDisabled("%s", ctx.tr("kv.append_a_token"));
   }
   ImGui::EndTable();
-  ImGui::TextWrapped("%s (%s %d): %s %s", ctx.tr("kv.key_position_error"), ctx.tr("kv.layer"), l,
-                     ctx.tr("kv.key_position_text"),
-                     ctx.tr(ms != 1.0 ? "kv.scaled_off" : "kv.scaled_equal"));
+  text_wrapped("%s (%s %d): %s %s", ctx.tr("kv.key_position_error"), ctx.tr("kv.layer"), l,
+               ctx.tr("kv.key_position_text"),
+               ctx.tr(ms != 1.0 ? "kv.scaled_off" : "kv.scaled_equal"));
   if (ms != 1.0)
-    ImGui::TextWrapped("YaRN: mscale = %.4f, %s %.4f x", ms, ctx.tr("kv.keys_too_long"), ms * ms);
-  ImGui::TextWrapped("%s (%s %d): %s", ctx.tr("kv.output_vs_scratch"), ctx.tr("kv.layer"), l,
-                     ctx.tr("kv.output_vs_scratch_text"));
+    text_wrapped("YaRN: mscale = %.4f, %s %.4f x", ms, ctx.tr("kv.keys_too_long"), ms * ms);
+  text_wrapped("%s (%s %d): %s", ctx.tr("kv.output_vs_scratch"), ctx.tr("kv.layer"), l,
+               ctx.tr("kv.output_vs_scratch_text"));
 }
 
 // What the strip, the meters, the plot and the stitching table show, per method, with

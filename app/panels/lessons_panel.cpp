@@ -83,10 +83,21 @@ class LessonsPanel final : public Panel {
 
   const char* id() const override { return kLessonsLabName; }
   const char* title() const override { return "Lessons"; }
-  std::string preset() const override { return lessons_to_preset(ui_.lab); }
+  // Always names the language (English too): the lab's language follows the interface, so
+  // a preset without `lang=` would mean a different state under the other interface language.
+  std::string preset() const override {
+    LessonsLabSettings other;
+    other.language = ui_.lab.language == Language::en ? Language::zh : Language::en;
+    PresetWriter w(kLessonsLabName);
+    preset_write(w, lessons_preset_fields(), ui_.lab, other);
+    return w.str();
+  }
 
+  // A preset without `lang=` (a link between lessons) keeps the language being read.
   void load_preset(const std::string& text) override {
-    LessonsLabSettings s = lessons_from_preset(text);
+    LessonsLabSettings base;
+    base.language = ui_.lab.language;
+    LessonsLabSettings s = lessons_from_preset(text, base);
     if (!s.lesson.empty() && ui_.lib.find(s.lesson) == nullptr) {
       std::string ids;
       for (const auto& l : ui_.lib.lessons) ids += (ids.empty() ? "" : ", ") + l.entry.id;
@@ -95,6 +106,12 @@ class LessonsPanel final : public Panel {
     }
     ui_.lab = s;
     ui_.select_view = true;
+  }
+
+  // The lessons follow the interface language; the radios in the lab override it until the
+  // interface language changes again.
+  void set_interface_language(const std::string& lang) override {
+    ui_.lab.language = lang == "zh" ? Language::zh : Language::en;
   }
 
   std::vector<std::string> check_presets() const override {
@@ -160,7 +177,7 @@ class LessonsPanel final : public Panel {
     ImGui::Separator();
     if (ui_.lib.catalog_problem) {
       ImGui::PushStyleColor(ImGuiCol_Text, pal.bad);
-      ImGui::TextWrapped("%s", ui_.lib.catalog_problem->text().c_str());
+      text_wrapped("%s", ui_.lib.catalog_problem->text().c_str());
       ImGui::PopStyleColor();
       ui_.catalog_rows_drawn = 0;
       return;
@@ -285,9 +302,7 @@ class LessonsPanel final : public Panel {
           ui_.select_view = true;
         }
         ImGui::PushStyleColor(ImGuiCol_Text, pal.muted);
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(l.entry.summary.in(language()).c_str());
-        ImGui::PopTextWrapPos();
+        wrapped_text(l.entry.summary.in(language()));
         ImGui::PopStyleColor();
         ImGui::TableSetColumnIndex(2);
         if (l.broken()) {
@@ -314,8 +329,8 @@ class LessonsPanel final : public Panel {
           ImGui::TableNextRow();
           ImGui::TableSetColumnIndex(1);
           ImGui::PushStyleColor(ImGuiCol_Text, pal.bad);
-          ImGui::TextWrapped("%s", w("broken_help").c_str());
-          for (const auto& p : l.problems) ImGui::TextWrapped("%s", p.text().c_str());
+          text_wrapped("%s", w("broken_help").c_str());
+          for (const auto& p : l.problems) text_wrapped("%s", p.text().c_str());
           ImGui::PopStyleColor();
         }
         ++rows;
@@ -342,8 +357,8 @@ class LessonsPanel final : public Panel {
     ImGui::PopFont();
     if (lesson.broken()) {
       ImGui::PushStyleColor(ImGuiCol_Text, pal.bad);
-      ImGui::TextWrapped("%s", w("broken_help").c_str());
-      for (const auto& p : lesson.problems) ImGui::TextWrapped("%s", p.text().c_str());
+      text_wrapped("%s", w("broken_help").c_str());
+      for (const auto& p : lesson.problems) text_wrapped("%s", p.text().c_str());
       ImGui::PopStyleColor();
       ui_.blocks_drawn = ui_.questions_drawn = 0;
       return;
@@ -680,7 +695,7 @@ class LessonsPanel final : public Panel {
                  quiz_value_text(nq.steps[k].value);
       ImGui::PushStyleColor(ImGuiCol_Text, pal.muted);
       ImGui::PushTextWrapPos(view.right_edge());
-      ImGui::TextWrapped("%s", steps.c_str());
+      text_wrapped("%s", steps.c_str());
       ImGui::PopTextWrapPos();
       ImGui::PopStyleColor();
     }

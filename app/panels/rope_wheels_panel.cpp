@@ -287,9 +287,9 @@ class RopeWheelsPanel final : public Panel {
     const WheelsDerived& d = ui_.derived;
     const RopeParams& r = s.rope;
     const int P = rope_num_pairs(r);
-    ImGui::TextWrapped("m = %.10g   |   %d %s, R = %d / D = %d %s   |   %s", s.position, P,
-                       T("wheels.pairs"), rope_rotary_dim(r), r.head_dim, T("wheels.dims_rotate"),
-                       T("wheels.orientation"));
+    text_wrapped("m = %.10g   |   %d %s, R = %d / D = %d %s   |   %s", s.position, P,
+                 T("wheels.pairs"), rope_rotary_dim(r), r.head_dim, T("wheels.dims_rotate"),
+                 T("wheels.orientation"));
     if (r.scaling != RopeScaling::none) {
       for (PairBand b : {PairBand::kept, PairBand::blended, PairBand::interpolated}) {
         ImGui::TextColored(ImColor(band_colour(b)), "%s", T(band_key(b)));
@@ -442,8 +442,8 @@ class RopeWheelsPanel final : public Panel {
     ImGui::Text("angle m*theta = %.10g rad", angle);
     ImGui::Text("mod 2pi       = %.6f rad (%.3f deg)", wrapped, wrapped * 180.0 / std::numbers::pi);
     ImGui::Text("%s = %.0f", T("wheels.full_turns"), std::floor(angle / kTwoPi));
-    ImGui::TextWrapped("poslab-cli rope --preset '%s' --positions %.10g",
-                       wheels_to_preset(WheelsLabSettings{.rope = r}).c_str(), s.position);
+    text_wrapped("poslab-cli rope --preset '%s' --positions %.10g",
+                 wheels_to_preset(WheelsLabSettings{.rope = r}).c_str(), s.position);
   }
 
   void draw_decay(const WheelsLabSettings& s, const WheelsDerived& d, float scale) {

@@ -136,12 +136,6 @@ class InlineFlow {
 
 }  // namespace
 
-void wrapped_text(const std::string& text, float right) {
-  if (right <= 0) right = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;
-  InlineFlow flow(right);
-  flow.text(text, ImGui::GetFont(), ImGui::GetStyleColorVec4(ImGuiCol_Text), false, ImVec4());
-}
-
 TextPalette text_palette(bool dark) {
   if (dark)
     return {ImVec4(0.55f, 0.78f, 1.0f, 1),

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/app_context.hpp"
+#include "app/widgets/wrapped_text.hpp"  // wrapped_text: plain text wrapped the same way
 #include "io/lessons/markdown.hpp"
 
 namespace poslab::app {
@@ -19,11 +20,6 @@ struct TextPalette {
   ImVec4 heading, emphasis, strong, code_bg, link, good, bad, muted, quote_bar, card_bg;
 };
 TextPalette text_palette(bool dark);
-
-// Plain text wrapped at window-local x `right` (0 = the available width), from the cursor (after
-// SameLine too: later lines start at the same x). Unlike ImGui::TextWrapped, Chinese wraps between
-// characters, not only at spaces.
-void wrapped_text(const std::string& text, float right = 0);
 
 // Comfortable reading width: about 46 em (at most the available width).
 float markdown_reading_width();

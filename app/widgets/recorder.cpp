@@ -330,7 +330,7 @@ void Recorder::draw(AppContext& ctx) {
   }
   if (confirm_overwrite_) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1));
-    ImGui::TextWrapped("%s: %s", path_buf_.data(), ctx.tr("recorder.exists"));
+    text_wrapped("%s: %s", path_buf_.data(), ctx.tr("recorder.exists"));
     ImGui::PopStyleColor();
     if (ImGui::Button(tr_id(ctx, "recorder.replace").c_str())) {
       confirm_overwrite_ = false;
@@ -341,7 +341,7 @@ void Recorder::draw(AppContext& ctx) {
   }
   if (!message_.empty()) {
     if (message_is_error_) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.45f, 1));
-    ImGui::TextWrapped("%s", message_.c_str());
+    text_wrapped("%s", message_.c_str());
     if (message_is_error_) ImGui::PopStyleColor();
   }
   ImGui::PopID();
