@@ -306,6 +306,11 @@ class KvPanel final : public Panel {
     if (ImGui::Button(L("kv.rerun").c_str())) op = KvOp::run;
     tooltip(T("kv.rerun_tip"));
     if (busy) ImGui::EndDisabled();
+    if (!refusal.empty()) {  // why "Append" is disabled, without hovering
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("%s", refusal.c_str());
+      ImGui::PopTextWrapPos();
+    }
     slider_int(L("kv.steps").c_str(), s.steps, KvLabSettings::steps_range, true, T("kv.steps_tip"));
     if (sliding) {
       slider_int(L("kv.drop_steps").c_str(), s.drop_steps,
