@@ -14,6 +14,7 @@
 #include "app/imgui_unwind.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/tr_format.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 
@@ -202,13 +203,13 @@ void AppState::open_lab(const std::string& preset) {
     // banner, where it clears once the state is changed. No such lab: say so where we are.
     if (find_panel(lab)) {
       drawing_lab_ = lab;
-      report_error("opening " + lab, e.what());
+      report_error("opening " + lab, tr_error(*this, e));
       drawing_lab_ = from;
       select_lab(lab);
       if (!from.empty() && from != lab) came_from_[lab] = from;
     } else {
       drawing_lab_ = from;
-      report_error("opening " + (lab.empty() ? std::string("a lab") : lab), e.what());
+      report_error("opening " + (lab.empty() ? std::string("a lab") : lab), tr_error(*this, e));
     }
   }
 }
@@ -505,7 +506,7 @@ void AppState::draw_preset_bar(Panel& p) {
       // A state the user just chose and that loads: earlier messages of the lab are stale.
       std::erase_if(banner_, [&](const BannerMessage& m) { return m.lab == p.id(); });
     } catch (const std::exception& e) {
-      report_error(std::string(p.title()) + " preset", e.what());
+      report_error(std::string(p.title()) + " preset", tr_error(*this, e));
     }
   };
   ImGui::SameLine();

@@ -33,6 +33,7 @@
 #include "app/widgets/rope_controls.hpp"
 #include "app/widgets/theme_colour.hpp"
 #include "app/widgets/token_heatmap.hpp"
+#include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "core/attention/attention_lab.hpp"
 #include "core/common/errors.hpp"
@@ -209,7 +210,7 @@ class AttentionPanel final : public Panel {
       try {
         attention_lab_validate(ui_.lab);
       } catch (const Error& e) {
-        ctx.report_error(title(), e.what());
+        ctx.report_error(title(), tr_error(ctx, e));
         ui_.lab = before;
       }
     }
@@ -501,8 +502,9 @@ class AttentionPanel final : public Panel {
                 attention_encoding_text(ctx, p.encoding), T, this->T("attention.n_tokens"),
                 this->T("attention.head"), s.head, p.heads, this->T("attention.scale"),
                 c->result.scale, c->seconds * 1e3);
-    if (!c->result.note.empty())
-      ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.4f, 1.0f), "%s", c->result.note.c_str());
+    if (!c->result.note_message.empty())
+      ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.4f, 1.0f), "%s",
+                         tr_format(ctx, c->result.note_message).c_str());
     const float avail = ImGui::GetContentRegionAvail().x;
 
     if (s.source == AttentionSource::grid && s.demo == AttentionDemo::none) {
@@ -539,7 +541,7 @@ class AttentionPanel final : public Panel {
 
   void draw_pair(const AttentionComputed& c, float scale, float avail) {
     const AttentionComparison& pc = c.pair;
-    text_wrapped("%s", pc.note.c_str());
+    text_wrapped("%s", tr_format(*ctx_, pc.note_message).c_str());
     if (pc.max_abs_score_diff < 1e-4)
       ImGui::TextColored(ImColor(theme_colour(ImVec4(0.5f, 0.9f, 0.5f, 1.0f))), "%s",
                          T("attention.diff_zero"));
@@ -644,7 +646,7 @@ class AttentionPanel final : public Panel {
       grid_pane("terrain", ui_.tex.terrain, T("attention.terrain_height"), false);
     }
     ImGui::Spacing();
-    if (c.has_pair) text_wrapped("%s", c.pair.note.c_str());
+    if (c.has_pair) text_wrapped("%s", tr_format(ctx, c.pair.note_message).c_str());
     ImGui::TextDisabled("%s", T("attention.full_matrix"));
     const float mside =
         std::clamp(std::min(avail * 0.45f, ImGui::GetContentRegionAvail().y - 70.0f * scale),

@@ -14,6 +14,7 @@
 #include "app/widgets/rope_controls.hpp"
 #include "app/widgets/theme_colour.hpp"
 #include "app/widgets/token_heatmap.hpp"
+#include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
 
 namespace poslab::app {
@@ -164,9 +165,9 @@ void attention_encoding_controls(const AppContext& ctx, AttentionParams& p, floa
 void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed& c,
                                   gfx::HeatmapTexture& demo, float scale, float avail) {
   const ExtrapolationDemo& d = c.extrapolation;
-  text_wrapped("%s", d.note.c_str());
+  text_wrapped("%s", tr_format(ctx, d.note_message).c_str());
   if (!d.result.note.empty() && d.note.find(d.result.note) == std::string::npos)
-    text_wrapped("%s", d.result.note.c_str());
+    text_wrapped("%s", tr_format(ctx, d.result.note_message).c_str());
   const float side =
       std::clamp(std::min(avail * 0.5f, ImGui::GetContentRegionAvail().y - 90.0f * scale),
                  120.0f * scale, 700.0f * scale);

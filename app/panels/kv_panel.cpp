@@ -30,6 +30,7 @@
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
 #include "app/widgets/rope_controls.hpp"
+#include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
 #include "core/kv/kv_session.hpp"
@@ -149,7 +150,7 @@ class KvPanel final : public Panel {
       try {
         kv_lab_validate(ui_.lab);
       } catch (const Error& e) {
-        ctx.report_error(title(), e.what());
+        ctx.report_error(title(), tr_error(ctx, e));
         ui_.lab = before;
       }
     }
@@ -279,7 +280,7 @@ class KvPanel final : public Panel {
     ImGui::SameLine();
     // Disabled where core would refuse (learned positions, full window), saying why.
     const std::string refusal =
-        ui_.session && !busy ? kv_session_append_refusal(*ui_.session) : std::string();
+        ui_.session && !busy ? tr_format(*ctx_, kv_session_append_refusal(*ui_.session)) : "";
     if (!refusal.empty()) ImGui::BeginDisabled();
     if (ImGui::Button(L(sliding ? "kv.append_step" : "kv.append_token").c_str())) op = KvOp::append;
     if (!refusal.empty()) ImGui::EndDisabled();
@@ -305,6 +306,11 @@ class KvPanel final : public Panel {
     if (ImGui::Button(L("kv.rerun").c_str())) op = KvOp::run;
     tooltip(T("kv.rerun_tip"));
     if (busy) ImGui::EndDisabled();
+    if (!refusal.empty()) {  // why "Append" is disabled, without hovering
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("%s", refusal.c_str());
+      ImGui::PopTextWrapPos();
+    }
     slider_int(L("kv.steps").c_str(), s.steps, KvLabSettings::steps_range, true, T("kv.steps_tip"));
     if (sliding) {
       slider_int(L("kv.drop_steps").c_str(), s.drop_steps,

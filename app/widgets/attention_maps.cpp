@@ -39,7 +39,7 @@ void attention_maps(const AppContext& ctx, const wm::DreamAttention& a, int& lay
     }
     if (keys > 0) {
       tex.temporal.update(m.data(), a.heads, keys, 0.0f, 1.0f, gfx::Colormap::viridis);
-      ImGui::TextWrapped(ctx.tr("dreams.attn_temporal"), 2 * layer, n);
+      text_wrapped(ctx.tr("dreams.attn_temporal"), 2 * layer, n);
       tex.temporal.draw(
           ImVec2(std::min(ImGui::GetContentRegionAvail().x, keys * 14 * s), a.heads * 16 * s));
     }
@@ -52,7 +52,7 @@ void attention_maps(const AppContext& ctx, const wm::DreamAttention& a, int& lay
     for (float v : b)
       if (std::isfinite(v)) lim = std::max(lim, std::abs(v));
     tex.bias.update(b.data(), 8, 8, -lim, lim, gfx::Colormap::diverging);
-    ImGui::TextWrapped(ctx.tr("dreams.attn_spatial"), 2 * layer + 1, head, lim);
+    text_wrapped(ctx.tr("dreams.attn_spatial"), 2 * layer + 1, head, lim);
     tex.spatial.draw(ImVec2(150 * s, 150 * s));
     ImGui::SameLine();
     tex.bias.draw(ImVec2(150 * s, 150 * s));

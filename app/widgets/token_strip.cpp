@@ -1,4 +1,5 @@
 // Draws the dream lab's token strip (token_strip.hpp) with ImGui's draw list.
+#include "app/widgets/wrapped_text.hpp"
 #include "app/widgets/token_strip.hpp"
 
 #include <imgui.h>
@@ -67,7 +68,7 @@ int token_strip(const AppContext& ctx, std::span<const wm::StripToken> cached, i
   }
   ImGui::Dummy(ImVec2(std::max(1, shown) * (box_w + gap), box_h));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", ctx.tr("dreams.strip_legend"));
+  text_wrapped("%s", ctx.tr("dreams.strip_legend"));
   ImGui::PopStyleColor();
   return mismatched;
 }

@@ -112,7 +112,7 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
     ImGui::TextDisabled(ctx.tr("dreams.train_checkpoint"), path_.c_str());
   }
   if (!curves_.step.empty()) {
-    ImGui::TextWrapped(ctx.tr("dreams.train_progress"), static_cast<long long>(curves_.done),
+    text_wrapped(ctx.tr("dreams.train_progress"), static_cast<long long>(curves_.done),
                        static_cast<long long>(curves_.total), curves_.tokens_per_s,
                        curves_.train_episodes, curves_.val_episodes);
     PlotSpec p;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/attention/attention_kernel.hpp"
+#include "core/attention/attention_messages.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/random.hpp"
@@ -121,17 +122,20 @@ int whole(double v, const char* what) {
   return static_cast<int>(std::lround(v));
 }
 
-std::string missing_note(const AttentionModel& m) {
+Message missing_note(const AttentionModel& m) {
   if (m.missing.empty()) return {};
-  std::ostringstream s;
   const auto& pos = m.input.positions;
   double lo = pos[m.missing.front()], hi = lo;
   for (int t : m.missing) lo = std::min(lo, pos[t]), hi = std::max(hi, pos[t]);
-  s << m.missing.size() << " token(s) at positions " << lo << ".." << hi
-    << " have no row in the learned table (rows 0.." << m.params.table_length - 1
-    << "): their scores and weights are undefined (NaN), not invented; the other queries "
-       "attend over the defined keys only";
-  return s.str();
+  auto text = [](auto v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  };
+  return message_make(
+      kAttentionMessages, "attention.note.missing_rows",
+      {message_arg("count", text(m.missing.size())), message_arg("lo", text(lo)),
+       message_arg("hi", text(hi)), message_arg("last", text(m.params.table_length - 1))});
 }
 
 }  // namespace
@@ -152,6 +156,10 @@ AttentionEncoding attention_encoding_from_name(const std::string& name) {
 const char* attention_encoding_name(AttentionEncoding e) {
   return info(e).name;
 }
+Message attention_encoding_message(AttentionEncoding e) {
+  return Message{std::string("attention.enc.") + info(e).name, {}, info(e).label};
+}
+
 const char* attention_encoding_label(AttentionEncoding e) {
   return info(e).label;
 }
@@ -541,7 +549,8 @@ AttentionResult attention_compute(const AttentionModel& m, const std::atomic<boo
   AttentionResult r;
   r.scale = attention_scale(p);
   r.missing = m.missing;
-  r.note = missing_note(m);
+  r.note_message = missing_note(m);
+  r.note = r.note_message.text;
   const bool has_bias = attention_encoding_kind(p.encoding) == EncodingKind::bias;
   if (only_head >= p.heads)
     throw InputError("head = " + std::to_string(only_head) +

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/attention/encodings.hpp"
+#include "core/common/message.hpp"
 #include "core/common/param_range.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/rope_table.hpp"
@@ -156,6 +157,7 @@ struct AttentionResult {
   double scale = 1;                        // the 1/sqrt(Dh) (or 1) used
   std::vector<int> missing;                // tokens without a learned position row
   std::string note;                        // what a reader must know (missing rows), else empty
+  Message note_message;                    // the same, translatable (note == its text)
 };
 // All heads, or with only_head >= 0 just that one (heads still has H entries; the others
 // are left empty, 0 x 0): the app shows one head, and 64 heads of 1024^2 cells would be

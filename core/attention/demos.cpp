@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/attention/attention_messages.hpp"
 #include "core/common/errors.hpp"
 
 namespace poslab {
@@ -18,6 +19,16 @@ std::string format_number(double v) {
   s.precision(3);
   s << v;
   return s.str();
+}
+
+Message note(std::string_view id, std::vector<MessageArg> args = {}) {
+  return message_make(kAttentionMessages, id, std::move(args));
+}
+
+// Sets a comparison's note: the demo's prefix message around the comparison ({diff}).
+void set_note(AttentionComparison& c, Message m) {
+  c.note = m.text;
+  c.note_message = std::move(m);
 }
 
 }  // namespace
@@ -64,10 +75,13 @@ AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::v
   c.model_a = std::move(a);
   c.model_b = std::move(b);
   c.align = std::move(align);
-  c.note = "max |score difference| = " + format_number(c.max_abs_score_diff) +
-           ", max |weight difference| = " + format_number(c.max_abs_weight_diff);
+  std::vector<MessageArg> args{message_arg("score", format_number(c.max_abs_score_diff)),
+                               message_arg("weight", format_number(c.max_abs_weight_diff))};
   if (c.incomparable_cells)
-    c.note += " (" + std::to_string(c.incomparable_cells) + " masked or undefined cells skipped)";
+    args.push_back(message_arg("cells", std::to_string(c.incomparable_cells)));
+  set_note(c,
+           note(c.incomparable_cells ? "attention.note.compare_skipped" : "attention.note.compare",
+                std::move(args)));
   return c;
 }
 
@@ -97,8 +111,10 @@ AttentionComparison attention_compare_encodings(const AttentionParams& p, Attent
   q.encoding = other;
   AttentionComparison c =
       attention_compare(attention_build(p, in), attention_build(q, in), {}, only_head);
-  c.note = std::string(attention_encoding_label(other)) + " minus " +
-           attention_encoding_label(p.encoding) + ": " + c.note;
+  set_note(c, note("attention.note.encodings",
+                   {message_arg("other", attention_encoding_message(other)),
+                    message_arg("encoding", attention_encoding_message(p.encoding)),
+                    message_arg("diff", c.note_message)}));
   return c;
 }
 
@@ -107,7 +123,7 @@ AttentionComparison attention_compare_orderings(const AttentionParams& p, const 
   std::vector<int> align = attention_ordering_alignment(a.tokens, b.tokens);
   AttentionComparison c =
       attention_compare(attention_build(p, a), attention_build(p, b), std::move(align), only_head);
-  c.note = "second ordering, rows/columns matched by token, minus first: " + c.note;
+  set_note(c, note("attention.note.orderings", {message_arg("diff", c.note_message)}));
   return c;
 }
 
@@ -126,12 +142,9 @@ AttentionComparison attention_permutation_demo(const AttentionParams& p, const A
       attention_compare(attention_build(p, in), attention_build(p, b), std::move(align), only_head);
   const bool invariant =
       (attention_encoding_kind(p.encoding) == EncodingKind::none || !p.use_position) && !p.causal;
-  c.note =
-      std::string(
-          invariant
-              ? "no position information: permuting the tokens only permutes the matrix. "
-              : "with positions (or a causal mask) the permuted sentence scores differently. ") +
-      c.note;
+  set_note(c, note(invariant ? "attention.note.permutation_invariant"
+                             : "attention.note.permutation_positions",
+                   {message_arg("diff", c.note_message)}));
   return c;
 }
 
@@ -140,20 +153,18 @@ AttentionComparison attention_shift_demo(const AttentionParams& p, const Attenti
   AttentionComparison c = attention_compare(
       attention_build(p, in), attention_build(p, attention_shift_input(in, k)), {}, only_head);
   const EncodingKind kind = attention_encoding_kind(p.encoding);
-  std::string why;
+  const char* why = "attention.note.shift_absolute";
   if (!p.use_position || kind == EncodingKind::none)
-    why = "positions are not used, so a shift cannot change anything. ";
+    why = "attention.note.shift_unused";
   else if (kind == EncodingKind::rotary && p.rope_mixed)
-    why =
-        "the mixed-layout bug: the pairs turn by unequal angles, which is no rotation, so the "
-        "logits depend on absolute positions and the shift changes them. ";
+    why = "attention.note.shift_mixed";
   else if (attention_encoding_is_relative(p.encoding))
-    why = "relative: logits depend only on position differences, so the shift cancels. ";
+    why = "attention.note.shift_relative";
   else if (p.encoding == AttentionEncoding::elevation)
-    why = "the elevation bias reads the terrain, not positions: the shift moves no mountain. ";
-  else
-    why = "absolute: every token gets a different vector after the shift, so the logits change. ";
-  c.note = "shift every position by " + format_number(k) + ": " + why + c.note;
+    why = "attention.note.shift_elevation";
+  set_note(c, note("attention.note.shift",
+                   {message_arg("k", format_number(k)), message_arg("why", note(why)),
+                    message_arg("diff", c.note_message)}));
   return c;
 }
 
@@ -194,37 +205,33 @@ ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tok
     }
     d.row_max.push_back(std::move(mx));
   }
-  const std::string L = std::to_string(p.table_length);
+  const MessageArg L = message_arg("L", std::to_string(p.table_length));
   switch (p.encoding) {
     case AttentionEncoding::learned:
-      d.note = "learned table: positions " + L +
-               " and beyond have no row, so the model has no input there. " + d.result.note;
+      d.note_message = note("attention.note.extrapolation_learned",
+                            {L, message_arg("missing", d.result.note_message)});
       break;
     case AttentionEncoding::sinusoidal:
     case AttentionEncoding::sinusoidal_concat:
     case AttentionEncoding::sincos_2d:
-      d.note = "sinusoids continue past " + L +
-               ", but those vectors were never seen in training: the formula "
-               "extends, the learned weights need not.";
+      d.note_message = note("attention.note.extrapolation_sinusoidal", {L});
       break;
     case AttentionEncoding::rope:
-      d.note = "RoPE angles continue past " + L +
-               "; slow pairs reach angles never seen in training, which is "
-               "why PI / NTK / YaRN exist (plain RoPE does not extrapolate well).";
+      d.note_message = note("attention.note.extrapolation_rope", {L});
       break;
     case AttentionEncoding::alibi:
-      d.note = "ALiBi's penalty keeps growing linearly with distance past " + L +
-               ": far keys fade smoothly.";
+      d.note_message = note("attention.note.extrapolation_alibi", {L});
       break;
     case AttentionEncoding::t5:
-      d.note = "T5: every distance beyond max_distance = " + std::to_string(p.t5_max_distance) +
-               " shares the last bucket, so far keys look alike.";
+      d.note_message = note("attention.note.extrapolation_t5",
+                            {message_arg("max_distance", std::to_string(p.t5_max_distance))});
       break;
     default:
-      d.note = std::string(attention_encoding_label(p.encoding)) + ": nothing special happens at " +
-               L + ".";
+      d.note_message = note("attention.note.extrapolation_other",
+                            {message_arg("encoding", attention_encoding_message(p.encoding)), L});
       break;
   }
+  d.note = d.note_message.text;
   return d;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/attention/attention.hpp"
+#include "core/common/message.hpp"
 
 namespace poslab {
 
@@ -23,7 +24,8 @@ struct AttentionComparison {
   double max_abs_score_diff = 0;        // over all heads and comparable cells
   double max_abs_weight_diff = 0;
   long long incomparable_cells = 0;  // cells skipped (masked / undefined on a side)
-  std::string note;                  // one line for the reader
+  std::string note;                  // one line for the reader (English)
+  Message note_message;              // the same note, translatable (note == note_message.text)
 };
 
 // Both models must have the same heads and tokens count; throws InputError otherwise.
@@ -63,7 +65,8 @@ struct ExtrapolationDemo {
   std::vector<std::vector<double>>
       row_entropy;                           // H x T, NaN for undefined rows (empty: head skipped)
   std::vector<std::vector<double>> row_max;  // H x T (empty: head skipped)
-  std::string note;                          // what this encoding does past L
+  std::string note;                          // what this encoding does past L (English)
+  Message note_message;                      // the same, translatable (note == its text)
 };
 ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens,
                                                int only_head = -1);

@@ -2,8 +2,11 @@
 // it names the bad value or file and says what to do. The app shows them as a banner,
 // the command line prints them on one line and exits with code 2.
 #pragma once
+#include <memory>
 #include <stdexcept>
 #include <string>
+
+#include "core/common/message.hpp"
 
 namespace poslab {
 
@@ -14,9 +17,17 @@ class Error : public std::runtime_error {
 };
 
 // A parameter value out of range or malformed ("head_dim = 3: must be even, 2..512").
+// Thrown with a Message, what() is its English text and the app can show it translated.
 class InputError : public Error {
  public:
   using Error::Error;
+  explicit InputError(Message m)
+      : Error(m.text), message_(std::make_shared<const Message>(std::move(m))) {}
+  // The structured message, or plain text (no id) when thrown with a string.
+  Message message() const { return message_ ? *message_ : message_plain(what()); }
+
+ private:
+  std::shared_ptr<const Message> message_;  // shared: copying an exception must not throw
 };
 
 // A file that is missing, unreadable, truncated or of the wrong format or version.

@@ -7,6 +7,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/preset.hpp"
+#include "core/kv/kv_messages.hpp"
 #include "core/rope/rope_preset.hpp"
 
 namespace poslab {
@@ -87,39 +88,36 @@ void kv_lab_validate(const KvLabSettings& s) {
   const KvModelParams& p = s.model;
   kv_model_validate(p);
   preset_validate(kv_preset_fields(), s);  // every range, then the rules across fields
+  auto fail = [](std::string_view id, std::vector<MessageArg> args) {
+    throw InputError(message_make(kKvMessages, id, std::move(args)));
+  };
+  auto arg = [](const char* name, long v) { return message_arg(name, std::to_string(v)); };
   if (s.view_layer >= p.layers)
-    throw InputError("view_layer = " + std::to_string(s.view_layer) + " but the model has " +
-                     std::to_string(p.layers) + " layers (0.." + std::to_string(p.layers - 1) +
-                     ")");
+    fail("kv.message.view_layer",
+         {arg("layer", s.view_layer), arg("layers", p.layers), arg("last", p.layers - 1)});
   if (s.view_head >= p.heads)
-    throw InputError("view_head = " + std::to_string(s.view_head) + " but the model has " +
-                     std::to_string(p.heads) + " heads");
+    fail("kv.message.view_head", {arg("head", s.view_head), arg("heads", p.heads)});
   if (s.view_pair >= kv_head_dim(p) / 2)
-    throw InputError("view_pair = " + std::to_string(s.view_pair) + " but a head has " +
-                     std::to_string(kv_head_dim(p) / 2) + " RoPE pairs");
+    fail("kv.message.view_pair", {arg("pair", s.view_pair), arg("pairs", kv_head_dim(p) / 2)});
   if (s.scenario != KvScenario::sliding && p.positions != KvPositions::rope)
-    throw InputError("scenario " + kv_scenario_name(s.scenario) +
-                     " needs positions = rope: stitching re-rotates keys, learned positions have "
-                     "no rotation to undo");
+    fail("kv.message.scenario_needs_rope", {message_arg("scenario", kv_scenario_name(s.scenario))});
   const auto ok = kv_methods_for(s.scenario, p.positions);
   bool found = false;
   for (auto m : ok) found = found || m == s.method;
   if (!found)
-    throw InputError("method " + kv_method_name(s.method) + " does not apply to scenario " +
-                     kv_scenario_name(s.scenario) + " with " +
-                     kv_positions_names()[static_cast<int>(p.positions)] +
-                     " positions; choose one of " + join(ok));
+    fail("kv.message.method_not_for_scenario",
+         {message_arg("method", kv_method_name(s.method)),
+          message_arg("scenario", kv_scenario_name(s.scenario)),
+          message_arg("positions", kv_positions_names()[static_cast<int>(p.positions)]),
+          message_arg("methods", join(ok))});
   if (s.scenario == KvScenario::sliding && 2 * s.drop_steps >= p.context)
-    throw InputError("drop_steps = " + std::to_string(s.drop_steps) +
-                     " would empty the window of " + std::to_string(p.context / 2) +
-                     " steps (context = " + std::to_string(p.context) +
-                     " tokens); drop fewer steps");
+    fail("kv.message.drop_empties_window",
+         {arg("drop", s.drop_steps), arg("window", p.context / 2), arg("context", p.context)});
   if (s.scenario == KvScenario::rag) {
     const long last = s.retrieve_from + static_cast<long>(s.retrieved - 1) * s.retrieve_stride;
     if (last >= s.first_length)
-      throw InputError("rag retrieves B indices " + std::to_string(s.retrieve_from) + ".." +
-                       std::to_string(last) + " but B has only " + std::to_string(s.first_length) +
-                       " tokens; lower retrieved, retrieve_from or retrieve_stride");
+      fail("kv.message.rag_outside_b",
+           {arg("from", s.retrieve_from), arg("last", last), arg("length", s.first_length)});
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/common/errors.hpp"
+#include "core/kv/kv_messages.hpp"
 
 namespace poslab {
 namespace {
@@ -260,21 +261,22 @@ void kv_session_stitch(KvSession& ses) {
   ses.stitched = true;
 }
 
-std::string kv_session_append_refusal(const KvSession& ses) {
+Message kv_session_append_refusal(const KvSession& ses) {
   const KvLabSettings& s = ses.settings;
   const int n = ses.window_end - ses.window_begin;
   if (s.scenario == KvScenario::sliding && s.model.positions == KvPositions::learned &&
       n + 2 > s.model.context)
-    return "append: the window already holds " + std::to_string(n) +
-           " of C = " + std::to_string(s.model.context) +
-           " tokens and learned positions have no row past C - 1; slide the window instead";
+    return message_make(kKvMessages, "kv.message.append_window_full",
+                        {message_arg("n", std::to_string(n)),
+                         message_arg("context", std::to_string(s.model.context))});
   return {};
 }
 
 void kv_session_append(KvSession& ses) {
   const KvLabSettings& s = ses.settings;
   if (s.scenario == KvScenario::sliding) {
-    if (const std::string why = kv_session_append_refusal(ses); !why.empty()) throw InputError(why);
+    if (Message why = kv_session_append_refusal(ses); !why.empty())
+      throw InputError(std::move(why));
     sliding_append(ses, 2);
     return;
   }

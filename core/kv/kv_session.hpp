@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/message.hpp"
 #include "core/kv/kv_cache.hpp"
 #include "core/kv/kv_lab.hpp"
 
@@ -75,7 +76,7 @@ void kv_session_slide(KvSession& ses);
 // window has room, else InputError). stitch/rag: append one new token (stitching first).
 void kv_session_append(KvSession& ses);
 // Why kv_session_append would refuse now (learned positions, full window), or empty.
-std::string kv_session_append_refusal(const KvSession& ses);
+Message kv_session_append_refusal(const KvSession& ses);
 // stitch/rag: build [first; A] for every method and apply its correction. Once.
 void kv_session_stitch(KvSession& ses);
 // The state of one method (throws InputError if the scenario does not run it).

@@ -1,0 +1,43 @@
+// Every refusal and validation message the KV lab's core writes for a reader, as message
+// ids with English templates (core/common/message.hpp). kv_lab.cpp and kv_session.cpp
+// throw or return them; the app shows them through assets/i18n/<lang>/kv.toml,
+// [kv.message], whose English equals these templates (tests/app/messages_test.cpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/common/message.hpp"
+
+namespace poslab {
+
+inline constexpr MessageTemplate kKvMessages[] = {
+    // kv_lab_validate: rules across fields.
+    {"kv.message.view_layer", "view_layer = {layer} but the model has {layers} layers (0..{last})"},
+    {"kv.message.view_head", "view_head = {head} but the model has {heads} heads"},
+    {"kv.message.view_pair", "view_pair = {pair} but a head has {pairs} RoPE pairs"},
+    {"kv.message.scenario_needs_rope",
+     "scenario {scenario} needs positions = rope: stitching re-rotates keys, learned positions "
+     "have no rotation to undo"},
+    {"kv.message.method_not_for_scenario",
+     "method {method} does not apply to scenario {scenario} with {positions} positions; choose "
+     "one of {methods}"},
+    {"kv.message.drop_empties_window",
+     "drop_steps = {drop} would empty the window of {window} steps (context = {context} tokens); "
+     "drop fewer steps"},
+    {"kv.message.rag_outside_b",
+     "rag retrieves B indices {from}..{last} but B has only {length} tokens; lower retrieved, "
+     "retrieve_from or retrieve_stride"},
+    // kv_session_append_refusal: why "Append step" is disabled.
+    {"kv.message.append_window_full",
+     "append: the window already holds {n} of C = {context} tokens and learned positions have no "
+     "row past C - 1; slide the window instead"},
+};
+
+// Every id the KV core can emit.
+inline std::vector<std::string> kv_message_ids() {
+  std::vector<std::string> ids;
+  for (const auto& t : kKvMessages) ids.emplace_back(t.id);
+  return ids;
+}
+
+}  // namespace poslab
