@@ -587,8 +587,10 @@ class ArenaPanel final : public Panel {
         ImGui::SetTooltip("x = %.0f, y = %.0f", in.mouse_world.x, in.mouse_world.y);
       if (in.clicked) u.lab.selected = in.hovered_slot;
     }
-    ImGui::TextDisabled("%s %gx%g", T("arena.screen_convention"), bnb::kWorldW, bnb::kWorldH);
-    ImGui::TextDisabled("%s %.2f", T("arena.angle_convention"), scale);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_wrapped("%s %gx%g", T("arena.screen_convention"), bnb::kWorldW, bnb::kWorldH);
+    text_wrapped("%s %.2f", T("arena.angle_convention"), scale);
+    ImGui::PopStyleColor();
   }
 
   // ---------------- ship list and inspector ----------------

@@ -1,5 +1,4 @@
 // Draws the dream lab's token strip (token_strip.hpp) with ImGui's draw list.
-#include "app/widgets/wrapped_text.hpp"
 #include "app/widgets/token_strip.hpp"
 
 #include <imgui.h>
@@ -7,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <vector>
+
+#include "app/widgets/wrapped_text.hpp"
 
 namespace poslab::app {
 
