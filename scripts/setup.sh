@@ -51,9 +51,16 @@ if [[ "$mode" == "run" ]]; then
   fi
   exec build/release/app/poslab
 fi
-start=$SECONDS
-ctest --preset release -j "$jobs"
-echo "== release suite: $((SECONDS - start)) s"
+# Each timed phase prints its wall time and its CPU-seconds (user + sys of everything it
+# ran): the CPU-seconds do not depend on what else the machine is doing.
+TIMEFORMAT="%0R s (%0U + %0S CPU-s)"
+phase() {  # phase NAME COMMAND...: runs COMMAND, then "== NAME: W s (U + S CPU-s)"
+  local name="$1" t
+  shift
+  { t=$({ time "$@" 1>&3 2>&4; } 2>&1); } 3>&1 4>&2
+  echo "== $name: $t"
+}
+phase "release suite" ctest --preset release -j "$jobs"
 
 # 4. Sanitizers and fuzzing (POSLAB_SANITIZE_RUN=1; .ci/run sets it). One clang-14 tree
 #    (the 'sanitize' preset: ASan + UBSan, coverage for libFuzzer) builds only the tests
@@ -61,17 +68,12 @@ echo "== release suite: $((SECONDS - start)) s"
 #    is several times slower under ASan, nor the world model's training tests) and every fuzz
 #    harness; then each harness runs POSLAB_FUZZ_SECONDS (default 5) from its seed corpus.
 #    It runs after the release suite, not beside it: on 2 cores both are CPU-bound.
+#    The harnesses run $jobs at a time (each is one process, bounded by time).
 if [[ "${POSLAB_SANITIZE_RUN:-0}" == 1 ]]; then
-  start=$SECONDS
   cmake --preset sanitize >/dev/null
-  cmake --build --preset sanitize -j "$jobs" --target poslab_sanitize_run
-  echo "== sanitizer build: $((SECONDS - start)) s"
-  start=$SECONDS
-  ctest --preset sanitize -L sanitize -j "$jobs"
-  echo "== sanitizer suite: $((SECONDS - start)) s"
-  start=$SECONDS
-  for name in $(scripts/fuzz.sh list); do
-    POSLAB_FUZZ_PRESET=sanitize POSLAB_FUZZ_NO_BUILD=1 scripts/fuzz.sh "$name" "${POSLAB_FUZZ_SECONDS:-5}"
-  done
-  echo "== fuzzing: $((SECONDS - start)) s"
+  phase "sanitizer build" cmake --build --preset sanitize -j "$jobs" --target poslab_sanitize_run
+  phase "sanitizer suite" ctest --preset sanitize -L sanitize -j "$jobs"
+  export POSLAB_FUZZ_PRESET=sanitize POSLAB_FUZZ_NO_BUILD=1
+  phase "fuzzing" xargs -P "$jobs" -I NAME scripts/fuzz.sh NAME "${POSLAB_FUZZ_SECONDS:-5}" \
+    < <(scripts/fuzz.sh list)
 fi

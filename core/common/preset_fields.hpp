@@ -55,6 +55,20 @@ template <class S>
 using PresetTable = std::vector<PresetField<S>>;
 
 namespace preset_detail {
+// Converting a double that an integer type cannot hold (NaN, infinity, 1e300, 2^63 into an
+// int) is undefined behaviour, so an integer or choice field's set() refuses it first:
+// InputError "key = value: must be a whole number in [lo, hi]" (lo, hi: the type's limits;
+// the field's own, narrower range is checked by the readers and preset_validate).
+template <class I>
+void require_representable(const std::string& key, double v) {
+  static_assert(std::is_signed_v<I>, "-min is the exact bound past max");
+  constexpr double lo = static_cast<double>(std::numeric_limits<I>::min());  // -2^(bits-1)
+  if (v >= lo && v < -lo) return;  // false for NaN; truncation toward zero then fits
+  throw InputError(key + " = " + format_double(v) + ": must be a whole number in [" +
+                   std::to_string(std::numeric_limits<I>::min()) + ", " +
+                   std::to_string(std::numeric_limits<I>::max()) + "]");
+}
+
 template <class S, class Ref>
 using FieldType = std::remove_cvref_t<decltype(std::declval<Ref&>()(std::declval<S&>()))>;
 
@@ -68,11 +82,14 @@ void bind_number(PresetField<S>& f, Ref ref) {
     else
       return static_cast<double>(ref(s));
   };
-  f.set = [ref](S& s, double v) {
-    if constexpr (std::is_same_v<T, bool>)
+  f.set = [ref, key = f.key](S& s, double v) {
+    if constexpr (std::is_same_v<T, bool>) {
       ref(s) = v != 0;
-    else
-      ref(s) = static_cast<T>(static_cast<std::conditional_t<std::is_enum_v<T>, int, T>>(v));
+    } else {
+      using Stored = std::conditional_t<std::is_enum_v<T>, int, T>;
+      if constexpr (std::is_integral_v<Stored>) require_representable<Stored>(key, v);
+      ref(s) = static_cast<T>(static_cast<Stored>(v));
+    }
   };
 }
 }  // namespace preset_detail

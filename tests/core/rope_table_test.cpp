@@ -163,7 +163,10 @@ TEST_CASE("RopeTable rejects what rope_apply rejects, with the same message",
   auto same_error = [](const RopeParams& p) {
     std::string direct, table;
     try {
-      rope_apply(p, RowMatrix::Zero(1, std::max(2, p.head_dim)), {0.0});
+      // A RowMatrix and a std::vector: a bare Zero(...) and {0.0} pick the VectorXd overload,
+      // whose 1 x n assignment Eigen's assertions refuse (the sanitize tree keeps them on).
+      const RowMatrix x = RowMatrix::Zero(1, std::max(2, p.head_dim));
+      rope_apply(p, x, std::vector<double>{0.0});
     } catch (const InputError& e) {
       direct = e.what();
     }
