@@ -36,12 +36,11 @@ namespace {
 
 // The model line in the user's language: "rope, E 64, 4 blocks, 4 heads, context 32 steps".
 std::string model_words(AppContext& ctx, const wm::DreamModelInfo& i) {
-  std::string s = tr_args(ctx.tr("dreams.model_fields"),
-                          {{"position", i.position},
-                           {"embed", std::to_string(i.embed)},
-                           {"layers", std::to_string(i.layers)},
-                           {"heads", std::to_string(i.heads)},
-                           {"context", std::to_string(i.context)}});
+  std::string s = tr_args(ctx.tr("dreams.model_fields"), {{"position", i.position},
+                                                          {"embed", std::to_string(i.embed)},
+                                                          {"layers", std::to_string(i.layers)},
+                                                          {"heads", std::to_string(i.heads)},
+                                                          {"context", std::to_string(i.context)}});
   if (!i.cache.empty()) s += tr_args(ctx.tr("dreams.model_cache"), {{"cache", i.cache}});
   if (i.reset_recomputes) s += ctx.tr("dreams.model_reset_recomputes");
   return s;

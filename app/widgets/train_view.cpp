@@ -113,8 +113,8 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
   }
   if (!curves_.step.empty()) {
     text_wrapped(ctx.tr("dreams.train_progress"), static_cast<long long>(curves_.done),
-                       static_cast<long long>(curves_.total), curves_.tokens_per_s,
-                       curves_.train_episodes, curves_.val_episodes);
+                 static_cast<long long>(curves_.total), curves_.tokens_per_s,
+                 curves_.train_episodes, curves_.val_episodes);
     PlotSpec p;
     p.id = "train_curves";
     p.size = ImVec2(ImGui::GetContentRegionAvail().x, 200 * s);

@@ -102,7 +102,7 @@ class WindowDreamModel final : public DreamModel {
   DreamVariant variant() const override { return window_; }
   DreamModelInfo info() const override {
     const WmConfig& c = model_.config();
-    return {wm_position_name(c.position), c.embed, c.layers, c.heads, c.context, "",
+    return {wm_position_name(c.position),  c.embed, c.layers, c.heads, c.context, "",
             window_ == DreamVariant::reset};
   }
   std::vector<StripToken> strip(int steps) const override {
@@ -199,7 +199,7 @@ class CachedDreamModel final : public DreamModel {
   DreamVariant variant() const override { return variant_; }
   DreamModelInfo info() const override {
     const WmConfig& c = model_->config();
-    return {wm_position_name(c.position), c.embed, c.layers, c.heads, c.context,
+    return {wm_position_name(c.position),          c.embed, c.layers, c.heads, c.context,
             wm_overflow_name(dreamer_.overflow()), false};
   }
 
