@@ -29,6 +29,7 @@
 #include "app/app_state.hpp"
 #include "app/capture.hpp"
 #include "app/export/link_handoff.hpp"
+#include "app/gfx/fill_count.hpp"
 #include "app/gfx/gl.hpp"
 #include "app/widgets/recorder.hpp"
 #include "core/common/errors.hpp"
@@ -134,6 +135,7 @@ class Frontend {
     ImGui::NewFrame();
     state_.draw_frame();
     ImGui::Render();
+    if (count_fill_) last_fill_ = poslab::app::count_fill(*ImGui::GetDrawData(), list_fill_);
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
     w *= k;
@@ -152,6 +154,13 @@ class Frontend {
     if (ImGui::GetIO().WantSaveIniSettings) ImGui::GetIO().WantSaveIniSettings = false;
     return ms;
   }
+  // --frame-times: count the pixels each frame's triangles cover (fill_count.hpp); with
+  // POSLAB_FILL_LISTS set, per draw list too (printed for the last frame).
+  void count_fill(bool on) {
+    count_fill_ = on;
+    list_fill_ = on && std::getenv("POSLAB_FILL_LISTS");
+  }
+  const poslab::app::FillCount& last_fill() const { return last_fill_; }
   void present() {
     glfwSwapBuffers(window_);
     // Test hook: with POSLAB_READY_FILE=<path>, that file is created once the first frames
@@ -227,6 +236,8 @@ class Frontend {
   AppState& state_;
   bool headless_;
   bool park_mouse_;
+  bool count_fill_ = false, list_fill_ = false;
+  poslab::app::FillCount last_fill_;
   long frames_presented_ = 0;
 };
 
@@ -586,9 +597,11 @@ int main(int argc, char** argv) {
     } else if (exit_code == 0 && opt.check) {
       exit_code = run_checks(fe, state, opt.presets_file) == 0 ? 0 : 1;
     } else if (exit_code == 0 && opt.frames > 0) {
-      std::vector<double> times;
+      std::vector<double> times, fills;
+      fe.count_fill(opt.frame_times);
       for (int i = 0; i < opt.frames; ++i) {
         times.push_back(fe.frame());
+        fills.push_back(fe.last_fill().pixels);
         if (i + 1 == opt.frames && !opt.screenshot.empty()) {
           try {
             fe.screenshot(opt.screenshot);
@@ -602,11 +615,20 @@ int main(int argc, char** argv) {
       if (opt.frame_times && times.size() > 2) {
         std::vector<double> warm(times.begin() + 2, times.end());  // skip start-up frames
         std::sort(warm.begin(), warm.end());
+        std::vector<double> fill(fills.begin() + 2, fills.end());
+        std::sort(fill.begin(), fill.end());
+        int fw = 0, fh = 0;
+        glfwGetFramebufferSize(window, &fw, &fh);
+        // fill: median pixels the frame's triangles cover; overdraw: that plus the clear,
+        // per window pixel (1.0 = every pixel written once). Independent of the load.
         std::printf(
             "{\"frames\": %zu, \"median_ms\": %.3f, \"p90_ms\": %.3f, \"p95_ms\": %.3f, "
-            "\"max_ms\": %.3f}\n",
+            "\"max_ms\": %.3f, \"fill_px\": %.0f, \"overdraw\": %.2f}\n",
             warm.size(), warm[warm.size() / 2], warm[warm.size() * 9 / 10],
-            warm[warm.size() * 95 / 100], warm.back());
+            warm[warm.size() * 95 / 100], warm.back(), fill[fill.size() / 2],
+            1.0 + fill[fill.size() / 2] / std::max(1.0, static_cast<double>(fw) * fh));
+        for (const auto& [name, px] : fe.last_fill().per_list)
+          std::fprintf(stderr, "poslab: fill %10.0f px  %s\n", px, name.c_str());
       }
       if (int bad = run_exports(fe, state, opt); bad) exit_code = bad;
       for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());

@@ -280,10 +280,14 @@ void ArenaView::render(int side, const ArenaViewOptions& opt) {
     glUniform3f(program_.uniform("background"), 0.93f, 0.95f, 0.98f);
     glUniform3f(program_.uniform("grid_colour"), 0.72f, 0.77f, 0.85f);
   }
-  // Background (first 6 vertices) once, then everything else as 9 wrapped copies.
+  // Background (first 6 vertices) once, then everything else as 9 wrapped copies. The
+  // background is opaque: drawn without blending, the software renderer need not read the
+  // old pixels (docs/performance.md).
   glUniform1i(program_.uniform("mode"), 0);
   glUniform1i(program_.uniform("ghosts"), 0);
+  glDisable(GL_BLEND);
   glDrawArrays(GL_TRIANGLES, 0, 6);
+  glEnable(GL_BLEND);
   glUniform1i(program_.uniform("mode"), 1);
   glUniform1i(program_.uniform("ghosts"), 1);
   if (mesh_.size() > 6)
@@ -302,8 +306,12 @@ ArenaViewInput ArenaView::draw(std::span<const ArenaLayer> layers, const ArenaVi
   build_mesh(layers, opt, side);
   render(static_cast<int>(side), opt);
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  // The framebuffer's row 0 is the bottom: flip v so world y = 0 is at the top.
+  // The framebuffer's row 0 is the bottom: flip v so world y = 0 is at the top. The map is
+  // opaque, so it is copied without blending (cheaper for a software renderer).
+  ImGui::GetWindowDrawList()->AddCallback(
+      [](const ImDrawList*, const ImDrawCmd*) { glDisable(GL_BLEND); }, nullptr);
   ImGui::Image(target_.texture(), ImVec2(side, side), ImVec2(0, 1), ImVec2(1, 0));
+  ImGui::GetWindowDrawList()->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   ArenaViewInput in;
   in.hovered = ImGui::IsItemHovered();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
