@@ -78,9 +78,12 @@ for f in "$art"/crash-* "$art"/leak-* "$art"/oom-* "$art"/timeout-*; do
   crashes=$((crashes + 1))
   out=$("$bin" -runs=1 "$f" 2>&1 || true)
   # The first stack frame of the report that is not the sanitizer's own (its memcpy
-  # interceptor is frame #0 of an overflow inside libhdf5): inside libhdf5, or in PosLab?
+  # interceptor is frame #0 of an overflow inside libhdf5, its malloc of an allocation too
+  # big): inside libhdf5, or in PosLab?
   top=$({ grep -E '^ *#[0-9]+ ' <<<"$out" || true; } |
-        { grep -v -E '__interceptor_|__asan_|__sanitizer|__ubsan|__libc_' || true; } | head -1)
+        { grep -v -E '__interceptor_|__asan_|__sanitizer|__ubsan|__libc_' || true; } |
+        { grep -v -E ' in (malloc|calloc|realloc|free|mem(cpy|move|set)|operator (new|delete)) ' || true; } |
+        head -1)
   if [[ "$name" == dataset && "$top" == *libhdf5* ]]; then
     library=$((library + 1)); echo "library" > "$f.sorted"
   elif [[ "$name" == dataset && "$f" == */timeout-* ]] && ! grep -q "$root/io\|$root/core" <<<"$out"; then
