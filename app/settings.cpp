@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
@@ -50,6 +51,14 @@ const char* file_type_name(fs::file_type t) {
   }
 }
 
+// A window size in pixels, clamped to [lo, hi] while still a double: nlohmann's get<int>()
+// of 1e10 is a double-to-int conversion that overflows (undefined behaviour, found by
+// fuzz_settings), and of 4294967616 it wraps to 320.
+int read_pixels(const nlohmann::json& j, const char* key, int fallback, int lo, int hi) {
+  const double v = j.value(key, static_cast<double>(fallback));
+  return static_cast<int>(std::clamp(v, static_cast<double>(lo), static_cast<double>(hi)));
+}
+
 }  // namespace
 
 std::string config_dir() {
@@ -57,6 +66,39 @@ std::string config_dir() {
 }
 std::string data_dir() {
   return xdg_dir("XDG_DATA_HOME", ".local/share");
+}
+
+Settings settings_from_json(const std::string& text) {
+  Settings s;
+  const auto j = nlohmann::json::parse(text);
+  s.dark_theme = j.value("dark_theme", s.dark_theme);
+  // Range-checked as a double: a float cannot hold 1e300.
+  const double scale = j.value("ui_scale", static_cast<double>(s.ui_scale));
+  s.ui_scale = scale == 0.0 || (scale >= 0.5 && scale <= 3.0) ? static_cast<float>(scale) : 0.0f;
+  s.open_labs = j.value("open_labs", s.open_labs);
+  s.active_lab = j.value("active_lab", s.active_lab);
+  s.last_preset = j.value("last_preset", s.last_preset);
+  s.window_width = read_pixels(j, "window_width", s.window_width, 320, 16384);
+  s.window_height = read_pixels(j, "window_height", s.window_height, 240, 16384);
+  s.language = j.value("language", s.language);
+  s.export_dir = j.value("export_dir", s.export_dir);
+  return s;
+}
+
+std::string settings_to_json(const Settings& s) {
+  nlohmann::json j;
+  j["dark_theme"] = s.dark_theme;
+  j["ui_scale"] = s.ui_scale;
+  j["open_labs"] = s.open_labs;
+  j["active_lab"] = s.active_lab;
+  j["last_preset"] = s.last_preset;
+  j["window_width"] = s.window_width;
+  j["window_height"] = s.window_height;
+  j["language"] = s.language;
+  j["export_dir"] = s.export_dir;
+  // A path or preset may hold bytes that are not UTF-8 (Linux file names are any bytes): they
+  // are written as U+FFFD instead of throwing, so the other settings are never lost.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 Settings load_settings(const std::string& dir, std::string& warning) {
@@ -77,17 +119,7 @@ Settings load_settings(const std::string& dir, std::string& warning) {
     return s;
   }
   try {
-    const auto j = nlohmann::json::parse(read_file(path, 1 << 20));
-    s.dark_theme = j.value("dark_theme", s.dark_theme);
-    s.ui_scale = j.value("ui_scale", s.ui_scale);
-    if (!(s.ui_scale == 0.0f || (s.ui_scale >= 0.5f && s.ui_scale <= 3.0f))) s.ui_scale = 0.0f;
-    s.open_labs = j.value("open_labs", s.open_labs);
-    s.active_lab = j.value("active_lab", s.active_lab);
-    s.last_preset = j.value("last_preset", s.last_preset);
-    s.window_width = std::clamp(j.value("window_width", s.window_width), 320, 16384);
-    s.window_height = std::clamp(j.value("window_height", s.window_height), 240, 16384);
-    s.language = j.value("language", s.language);
-    s.export_dir = j.value("export_dir", s.export_dir);
+    s = settings_from_json(read_file(path, 1 << 20));
   } catch (const std::exception& e) {
     const std::string backup = path + ".corrupt-" + std::to_string(std::time(nullptr));
     fs::rename(path, backup, ec);
@@ -99,20 +131,7 @@ Settings load_settings(const std::string& dir, std::string& warning) {
 }
 
 void save_settings(const std::string& dir, const Settings& s) {
-  nlohmann::json j;
-  j["dark_theme"] = s.dark_theme;
-  j["ui_scale"] = s.ui_scale;
-  j["open_labs"] = s.open_labs;
-  j["active_lab"] = s.active_lab;
-  j["last_preset"] = s.last_preset;
-  j["window_width"] = s.window_width;
-  j["window_height"] = s.window_height;
-  j["language"] = s.language;
-  j["export_dir"] = s.export_dir;
-  // A path or preset may hold bytes that are not UTF-8 (Linux file names are any bytes): they
-  // are written as U+FFFD instead of throwing, so the other settings are never lost.
-  write_file_atomically(dir + "/settings.json",
-                        j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_file_atomically(dir + "/settings.json", settings_to_json(s));
 }
 
 namespace {

@@ -29,6 +29,11 @@ std::string data_dir();
 // be examined (symlink loop, name too long, permission denied) or is not a regular file
 // (a FIFO, a directory) is never opened: defaults, and `warning` says why. Never throws.
 Settings load_settings(const std::string& dir, std::string& warning);
+// The parser and writer behind load_settings / save_settings, in memory (the fuzz harness
+// uses them). settings_from_json throws nlohmann::json::exception on text that is not
+// settings JSON; settings_to_json never throws (bytes that are not UTF-8 become U+FFFD).
+Settings settings_from_json(const std::string& text);
+std::string settings_to_json(const Settings& s);
 // Writes settings.json atomically; throws poslab::FileError on failure.
 void save_settings(const std::string& dir, const Settings& s);
 

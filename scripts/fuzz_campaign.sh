@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # A resumable fuzzing campaign over every harness in fuzz/, and its accumulated totals.
 #   scripts/fuzz_campaign.sh totals                 executions, runs, crashes per harness so far
-#   scripts/fuzz_campaign.sh run SECONDS [TARGET]   rounds of SECONDS per harness, always the
-#                                                   harness with the fewest executions first,
-#                                                   until each has TARGET (default 10000000)
+#   scripts/fuzz_campaign.sh run SECONDS [TARGET]   rounds of SECONDS per harness until each
+#                                                   has TARGET executions (default 10000000):
+#                                                   a harness never run first, then the one
+#                                                   with the least time left to its target
+#                                                   at its measured rate
+# Least time left first: fast harnesses reach the target one after another and the slow
+# ones (dataset, ~100 executions per CPU-second) come last. Fewest executions first, as
+# before, gave nearly every round to the slowest harness once each had run, so no harness
+# ever finished.
 # Each run is scripts/fuzz.sh NAME SECONDS: the corpus grows in build/fuzz/corpus/NAME and each
 # finished run appends a line to build/fuzz/stats/NAME.txt, so stopping the campaign (Ctrl+C,
 # a reboot) loses at most the run in progress, and starting it again goes on from the totals.
@@ -15,6 +21,14 @@ stats=build/fuzz/stats
 
 # total_execs NAME -> the sum of the first field of NAME's stats lines (0 if none).
 total_execs() { awk '{s += $1} END {print s + 0}' "$stats/$1.txt" 2>/dev/null || echo 0; }
+
+# time_left NAME TARGET -> seconds NAME needs to reach TARGET at its measured executions/s
+# (0 if it never ran a timed round: it runs first, which measures it).
+time_left() {
+  awk -v target="$2" '{e += $1; if (NF >= 4) {s += $4; es += $1}}
+    END {printf "%d\n", (es > 0 && s > 0) ? (target - e) / (es / s) : 0}' "$stats/$1.txt" \
+    2>/dev/null || echo 0
+}
 
 totals() {
   printf '%-13s %14s %5s %8s %8s %10s %8s\n' harness executions runs seconds crashes in_libhdf5 execs/s
@@ -42,11 +56,13 @@ case "${1:-}" in
       exit 2
     fi
     while true; do
-      # The harness furthest from the target goes next.
-      next="" least=""
+      # The harness with the least time left to the target goes next.
+      next="" least="" best=""
       for name in $(scripts/fuzz.sh list); do
         t=$(total_execs "$name")
-        if ((t < target)) && [[ -z "$least" || $t -lt $least ]]; then next=$name least=$t; fi
+        ((t < target)) || continue
+        left=$(time_left "$name" "$target")
+        if [[ -z "$best" || $left -lt $best ]]; then next=$name least=$t best=$left; fi
       done
       [[ -z "$next" ]] && break
       echo "== $next: $least of $target executions so far"

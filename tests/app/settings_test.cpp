@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "app/settings.hpp"
 
 namespace fs = std::filesystem;
@@ -52,6 +54,23 @@ TEST_CASE("settings round-trip through the file") {
   CHECK(r.last_preset.at("rope") == "rope?dim=64&base=500000");
   CHECK_FALSE(fs::exists(d / "settings.json.tmp"));
   fs::remove_all(d);
+}
+
+TEST_CASE("window sizes and scales outside any int or float are clamped, not undefined") {
+  // fuzz_settings found get<int>() of 1e10 (UBSan: outside the range of int); 4294967616
+  // used to wrap to 320. Seeds: fuzz/corpus/settings/huge_sizes.
+  const Settings s =
+      settings_from_json(R"({"window_width": 1e10, "window_height": -1e300, "ui_scale": 1e300})");
+  CHECK(s.window_width == 16384);
+  CHECK(s.window_height == 240);
+  CHECK(s.ui_scale == 0.0f);
+  const Settings w = settings_from_json(R"({"window_width": 4294967616, "window_height": 800.9})");
+  CHECK(w.window_width == 16384);
+  CHECK(w.window_height == 800);
+  // The in-memory writer and parser are load_settings' and save_settings': a fixpoint.
+  const std::string saved = settings_to_json(w);
+  CHECK(settings_to_json(settings_from_json(saved)) == saved);
+  CHECK_THROWS_AS(settings_from_json(R"({"window_width": "wide"})"), nlohmann::json::exception);
 }
 
 TEST_CASE("a corrupt settings file is kept aside and defaults are used") {
