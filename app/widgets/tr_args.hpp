@@ -3,37 +3,25 @@
 // them in another order than English), which printf's positional %s/%d cannot do safely.
 #pragma once
 #include <initializer_list>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+
+#include "core/common/message.hpp"
 
 namespace poslab::app {
 
 // Replaces every `{name}` of `pattern` by its value. A `{...}` whose name is not given stays
 // as it is (a typo shows up on screen instead of vanishing); values are not scanned again.
-inline std::string tr_args(std::string pattern,
+// The substitution is core's message_substitute, the one core/common/message uses too.
+inline std::string tr_args(std::string_view pattern,
                            std::initializer_list<std::pair<const char*, std::string>> args) {
-  std::string out;
-  out.reserve(pattern.size() + 32);
-  size_t i = 0;
-  while (i < pattern.size()) {
-    const size_t open = pattern.find('{', i);
-    if (open == std::string::npos) break;
-    const size_t close = pattern.find('}', open + 1);
-    if (close == std::string::npos) break;
-    out.append(pattern, i, open - i);
-    const std::string name = pattern.substr(open + 1, close - open - 1);
-    const std::string* value = nullptr;
+  return message_substitute(pattern, [&](std::string_view name) -> std::optional<std::string> {
     for (const auto& [n, v] : args)
-      if (name == n) value = &v;
-    if (value) {
-      out += *value;
-    } else {
-      out.append(pattern, open, close - open + 1);
-    }
-    i = close + 1;
-  }
-  out.append(pattern, i, std::string::npos);
-  return out;
+      if (name == n) return v;
+    return std::nullopt;
+  });
 }
 
 }  // namespace poslab::app
