@@ -12,6 +12,7 @@
 
 #include "core/common/errors.hpp"
 #include "io/i18n/ui_strings.hpp"
+#include "tests/app/keys_used.hpp"
 
 namespace fs = std::filesystem;
 using poslab::io::UiStrings;
@@ -19,12 +20,6 @@ using poslab::io::UiStrings;
 namespace {
 const std::string kDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 }  // namespace
 
 TEST_CASE("English and Chinese interface files have the same keys") {
@@ -55,18 +50,12 @@ TEST_CASE("English and Chinese interface files have the same keys") {
 
 TEST_CASE("every key the shell and the welcome page use exists in English") {
   const UiStrings en = UiStrings::load(kDir, "en");
-  std::set<std::string> used;
   const std::regex call(R"re(tr\("([a-z_]+\.[a-z_.]+)"\))re");
   const std::regex literal(R"re("(welcome\.[a-z_]+)")re");
-  for (const char* file :
-       {"app/app_state.cpp", "app/panels/welcome_panel.cpp", "app/export/share_ui.cpp",
-        "app/widgets/control_column.cpp", "app/widgets/recorder.cpp"}) {
-    const std::string text = slurp(std::string(POSLAB_TEST_SOURCE_DIR "/") + file);
-    for (const std::regex* re : {&call, &literal})
-      for (auto it = std::sregex_iterator(text.begin(), text.end(), *re);
-           it != std::sregex_iterator(); ++it)
-        used.insert((*it)[1]);
-  }
+  const std::set<std::string> used = poslab::test::keys_used(
+      {"app/app_state.cpp", "app/panels/welcome_panel.cpp", "app/export/share_ui.cpp",
+       "app/widgets/control_column.cpp", "app/widgets/recorder.cpp"},
+      {&call, &literal});
   CHECK(used.size() > 25);
   for (const auto& k : used) {
     INFO("key " << k);
@@ -78,19 +67,12 @@ TEST_CASE("every key the labs use exists in English (a typo'd key fails here)") 
   const UiStrings en = UiStrings::load(kDir, "en");
   // Keys of the labs' own files, passed to tr(), tr_id() or held in tables.
   const std::regex literal(R"re("((wheels|attention|kv|arena|lessons)\.[a-z_][a-z0-9_.]*)")re");
-  std::set<std::string> used;
-  for (const char* file : {"app/panels/rope_wheels_panel.cpp", "app/widgets/rope_controls.cpp",
-                           "app/panels/attention_panel.cpp", "app/panels/attention_views.cpp",
-                           "app/panels/kv_panel.cpp", "app/panels/kv_views.cpp",
-                           "app/panels/arena_panel.cpp", "app/panels/arena_help.hpp",
-                           "app/panels/arena_export.cpp", "app/panels/lessons_panel.cpp"}) {
-    INFO("file " << file);
-    const std::string text = slurp(std::string(POSLAB_TEST_SOURCE_DIR "/") + file);
-    CHECK(!text.empty());
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), literal);
-         it != std::sregex_iterator(); ++it)
-      used.insert((*it)[1]);
-  }
+  const std::set<std::string> used = poslab::test::keys_used(
+      {"app/panels/rope_wheels_panel.cpp", "app/widgets/rope_controls.cpp",
+       "app/panels/attention_panel.cpp", "app/panels/attention_views.cpp",
+       "app/panels/kv_panel.cpp", "app/panels/kv_views.cpp", "app/panels/arena_panel.cpp",
+       "app/panels/arena_help.hpp", "app/panels/arena_export.cpp", "app/panels/lessons_panel.cpp"},
+      {&literal});
   CHECK(used.size() > 200);
   for (const auto& k : used) {
     INFO("key " << k);

@@ -15,6 +15,7 @@
 
 #include "app/widgets/tr_args.hpp"
 #include "io/i18n/ui_strings.hpp"
+#include "tests/app/keys_used.hpp"
 
 namespace fs = std::filesystem;
 using poslab::app::tr_args;
@@ -22,13 +23,6 @@ using poslab::io::UiStrings;
 
 namespace {
 const std::string kDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> matches(const std::string& text, const std::regex& re) {
   std::vector<std::string> out;
@@ -80,17 +74,10 @@ TEST_CASE("translations keep the printf conversions and the {name} placeholders 
 TEST_CASE("every key the dream lab's widgets, the recorder and the helm help use exists") {
   const UiStrings en = UiStrings::load(kDir, "en");
   const std::regex literal(R"re("((dreams|recorder|arena)\.[a-z_][a-z0-9_.]*)")re");
-  std::set<std::string> used;
-  for (const char* file :
-       {"app/widgets/token_strip.cpp", "app/widgets/attention_maps.cpp",
-        "app/widgets/train_view.cpp", "app/widgets/recorder.cpp", "app/panels/arena_help.hpp"}) {
-    INFO("file " << file);
-    const std::string text = slurp(std::string(POSLAB_TEST_SOURCE_DIR "/") + file);
-    CHECK(!text.empty());
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), literal);
-         it != std::sregex_iterator(); ++it)
-      used.insert((*it)[1]);
-  }
+  const std::set<std::string> used = poslab::test::keys_used(
+      {"app/widgets/token_strip.cpp", "app/widgets/attention_maps.cpp",
+       "app/widgets/train_view.cpp", "app/widgets/recorder.cpp", "app/panels/arena_help.hpp"},
+      {&literal});
   CHECK(used.size() > 60);
   for (const auto& k : used) {
     INFO("key " << k);
