@@ -426,9 +426,8 @@ void DreamsPanel::controls(AppContext& ctx) {
   if (s.loop == wm::DreamLoop::open)
     slider_double(L("dreams.temperature", "temperature").c_str(), s.temperature,
                   R::temperature_range, "%.2f", false, ctx.tr("dreams.tip_temperature"));
-  if (ui_.model) ui_.model_info = model_words(ctx, ui_.model->info());
   if (ui_.model)
-    text_wrapped(ctx.tr("dreams.model_info"), ui_.model_info.c_str());
+    text_wrapped(ctx.tr("dreams.model_info"), model_words(ctx, ui_.model->info()).c_str());
   else
     ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", ctx.tr("dreams.no_model"));
   if (!ui_.model) {

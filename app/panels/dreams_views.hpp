@@ -33,7 +33,7 @@ struct DreamsUi {
   double step_accum = 0;
   // Model: the loaded prototype (cloned into each session) and where it came from.
   std::unique_ptr<wm::DreamModel> model;
-  std::string model_path, model_error, model_info;
+  std::string model_path, model_error;
   // Dataset start: the path field, the picker, and the file the user chose or approved
   // (a preset naming another file waits for approval before it is opened).
   std::string path_edit;
