@@ -1,6 +1,6 @@
 // Draws the Boost and Broadside map (app/gfx/arena_view.hpp): geometry is built in world
-// pixels as coloured triangles, rendered offscreen with shaders/arena.{vert,frag} as 9
-// wrapped copies, and shown as one ImGui image with slot labels drawn on top.
+// pixels as coloured triangles and rendered with shaders/arena.{vert,frag} as 9 wrapped
+// copies straight into the window from a draw-list callback, with slot labels drawn on top.
 #include "app/gfx/arena_view.hpp"
 
 #include <algorithm>
@@ -140,12 +140,11 @@ ArenaFrame arena_frame_from_tokens(std::span<const float> rows, int row, int tra
 // ---------------- drawing ----------------
 
 ArenaView::~ArenaView() {
-  // GL objects must be freed while the context lives (release_gl); RenderTarget and
-  // ShaderProgram free theirs in their own destructors if release_gl was never called.
+  // GL objects must be freed while the context lives (release_gl); ShaderProgram frees its
+  // own in its destructor if release_gl was never called.
 }
 
 void ArenaView::release_gl() {
-  target_.release();
   program_ = gfx::ShaderProgram();
   if (vbo_) glDeleteBuffers(1, &vbo_);
   if (vao_) glDeleteVertexArrays(1, &vao_);
@@ -241,29 +240,26 @@ void ArenaView::build_mesh(std::span<const ArenaLayer> layers, const ArenaViewOp
   }
 }
 
-void ArenaView::render(int side, const ArenaViewOptions& opt) {
-  if (!program_.id()) program_ = gfx::ShaderProgram("arena.vert", "arena.frag");
-  if (!vao_) {
-    glGenVertexArrays(1, &vao_);
-    glGenBuffers(1, &vbo_);
-    glBindVertexArray(vao_);
-    glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(Vertex), reinterpret_cast<void*>(0));
-    glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(Vertex),
-                          reinterpret_cast<void*>(2 * sizeof(float)));
-    glBindVertexArray(0);
-  }
-  GLint saved_program = 0, saved_vao = 0, saved_buffer = 0;
-  glGetIntegerv(GL_CURRENT_PROGRAM, &saved_program);
-  glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &saved_vao);
-  glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &saved_buffer);
-  const GLboolean blend = glIsEnabled(GL_BLEND), scissor = glIsEnabled(GL_SCISSOR_TEST);
-  target_.bind(side, side);
-  glDisable(GL_SCISSOR_TEST);
-  glEnable(GL_BLEND);
-  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+void ArenaView::render(const ImDrawCmd& cmd) {
+  // Where the map lands in the framebuffer being drawn (the window's, or a 2x picture's).
+  const ImDrawData* dd = ImGui::GetDrawData();
+  if (!dd || side_ <= 0) return;
+  const ImVec2 pos = dd->DisplayPos, fs = dd->FramebufferScale;
+  const float fb_h = dd->DisplaySize.y * fs.y;
+  const ImVec4 c = cmd.ClipRect;
+  const float cx0 = std::max(c.x, origin_.x), cy0 = std::max(c.y, origin_.y);
+  const float cx1 = std::min(c.z, origin_.x + side_), cy1 = std::min(c.w, origin_.y + side_);
+  if (cx1 <= cx0 || cy1 <= cy0) return;  // scrolled out of sight
+  // GL's y goes up from the bottom of the framebuffer; the viewport is the whole map (the
+  // shader maps the world onto it), the scissor what of it is visible.
+  glViewport(static_cast<GLint>(std::lround((origin_.x - pos.x) * fs.x)),
+             static_cast<GLint>(std::lround(fb_h - (origin_.y + side_ - pos.y) * fs.y)),
+             static_cast<GLsizei>(std::lround(side_ * fs.x)),
+             static_cast<GLsizei>(std::lround(side_ * fs.y)));
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(static_cast<GLint>((cx0 - pos.x) * fs.x),
+            static_cast<GLint>(fb_h - (cy1 - pos.y) * fs.y),
+            static_cast<GLsizei>((cx1 - cx0) * fs.x), static_cast<GLsizei>((cy1 - cy0) * fs.y));
   program_.use();
   glBindVertexArray(vao_);
   glBindBuffer(GL_ARRAY_BUFFER, vbo_);
@@ -271,9 +267,10 @@ void ArenaView::render(int side, const ArenaViewOptions& opt) {
                mesh_.data(), GL_STREAM_DRAW);
   glUniform2f(program_.uniform("world_size"), float(bnb::kWorldW), float(bnb::kWorldH));
   glUniform1f(program_.uniform("grid_step"), 128.0f);
-  glUniform1f(program_.uniform("screen_per_world"), static_cast<float>(side / bnb::kWorldW));
-  glUniform1i(program_.uniform("grid_on"), opt.grid ? 1 : 0);
-  if (opt.dark) {
+  glUniform1f(program_.uniform("screen_per_world"),
+              static_cast<float>(side_ * fs.x / bnb::kWorldW));
+  glUniform1i(program_.uniform("grid_on"), grid_ ? 1 : 0);
+  if (dark_) {
     glUniform3f(program_.uniform("background"), 0.055f, 0.07f, 0.11f);
     glUniform3f(program_.uniform("grid_colour"), 0.20f, 0.25f, 0.33f);
   } else {
@@ -288,30 +285,51 @@ void ArenaView::render(int side, const ArenaViewOptions& opt) {
   glDisable(GL_BLEND);
   glDrawArrays(GL_TRIANGLES, 0, 6);
   glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   glUniform1i(program_.uniform("mode"), 1);
   glUniform1i(program_.uniform("ghosts"), 1);
   if (mesh_.size() > 6)
     glDrawArraysInstanced(GL_TRIANGLES, 6, static_cast<GLsizei>(mesh_.size() - 6), 9);
-  target_.unbind();
-  glBindVertexArray(static_cast<GLuint>(saved_vao));
-  glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(saved_buffer));
-  glUseProgram(static_cast<GLuint>(saved_program));
-  if (!blend) glDisable(GL_BLEND);
-  if (scissor) glEnable(GL_SCISSOR_TEST);
+  // The draw list's next command, ImDrawCallback_ResetRenderState, gives ImGui back its
+  // program, buffers, viewport, blending and scissor.
 }
 
 ArenaViewInput ArenaView::draw(std::span<const ArenaLayer> layers, const ArenaViewOptions& opt,
                                float side) {
   side = std::max(16.0f, std::floor(side));
+  if (!program_.id()) program_ = gfx::ShaderProgram("arena.vert", "arena.frag");  // may throw
+  if (!vao_) {
+    glGenVertexArrays(1, &vao_);
+    glGenBuffers(1, &vbo_);
+    GLint saved_vao = 0, saved_buffer = 0;
+    glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &saved_vao);
+    glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &saved_buffer);
+    glBindVertexArray(vao_);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(Vertex), reinterpret_cast<void*>(0));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(Vertex),
+                          reinterpret_cast<void*>(2 * sizeof(float)));
+    glBindVertexArray(static_cast<GLuint>(saved_vao));
+    glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(saved_buffer));
+  }
   build_mesh(layers, opt, side);
-  render(static_cast<int>(side), opt);
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  // The framebuffer's row 0 is the bottom: flip v so world y = 0 is at the top. The map is
-  // opaque, so it is copied without blending (cheaper for a software renderer).
-  ImGui::GetWindowDrawList()->AddCallback(
-      [](const ImDrawList*, const ImDrawCmd*) { glDisable(GL_BLEND); }, nullptr);
-  ImGui::Image(target_.texture(), ImVec2(side, side), ImVec2(0, 1), ImVec2(1, 0));
-  ImGui::GetWindowDrawList()->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+  origin_ = o;
+  side_ = side;
+  grid_ = opt.grid;
+  dark_ = opt.dark;
+  // The map is drawn when ImGui renders this frame: after the window's own background, before
+  // the labels added below. mesh_ and the fields above stay as they are until then.
+  ImGui::Dummy(ImVec2(side, side));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddCallback(
+      [](const ImDrawList*, const ImDrawCmd* cmd) {
+        static_cast<ArenaView*>(cmd->UserCallbackData)->render(*cmd);
+      },
+      this);
+  dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   ArenaViewInput in;
   in.hovered = ImGui::IsItemHovered();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -323,7 +341,6 @@ ArenaViewInput ArenaView::draw(std::span<const ArenaLayer> layers, const ArenaVi
       break;
     }
   if (!first && !layers.empty()) first = layers.front().frame;
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   if (first && opt.labels) {
     // Slot numbers next to the ships (and their copies near the edges).
     for (int k = 0; k < kSlots; ++k) {

@@ -11,7 +11,6 @@
 #include <span>
 #include <vector>
 
-#include "app/gfx/render_target.hpp"
 #include "app/gfx/shader.hpp"
 #include "core/bnb/bnb_features.hpp"
 #include "core/bnb/bnb_sim.hpp"
@@ -95,8 +94,10 @@ class ArenaView {
   ArenaView& operator=(const ArenaView&) = delete;
   ~ArenaView();
 
-  // Draws the layers in order (first at the bottom) as a square ImGui image of `side` screen
-  // px at the cursor. Throws std::runtime_error if the shaders do not build.
+  // Draws the layers in order (first at the bottom) as a square of `side` screen px at the
+  // cursor: the geometry is built now and rendered straight into the window's framebuffer
+  // when ImGui renders this frame (a draw-list callback), one pass with no offscreen copy.
+  // Throws std::runtime_error if the shaders do not build.
   ArenaViewInput draw(std::span<const ArenaLayer> layers, const ArenaViewOptions& opt, float side);
   // Alive ships of solid layers drawn by the last draw (the panels' check_state uses it).
   int ships_drawn() const { return ships_drawn_; }
@@ -110,12 +111,17 @@ class ArenaView {
 
  private:
   void build_mesh(std::span<const ArenaLayer> layers, const ArenaViewOptions& opt, float side);
-  void render(int side, const ArenaViewOptions& opt);
+  // Draws mesh_ into the current framebuffer over the map's rectangle (called from the
+  // draw list while ImGui renders, so it lands between the window and the labels).
+  void render(const ImDrawCmd& cmd);
 
-  gfx::RenderTarget target_;
   gfx::ShaderProgram program_;
   unsigned vao_ = 0, vbo_ = 0;
   std::vector<Vertex> mesh_;
+  ImVec2 origin_;     // the map's top-left corner, screen px (set by draw, used by render)
+  float side_ = 0;    // the map's side, screen px
+  bool grid_ = true;  // options of the last draw, for render
+  bool dark_ = true;
   int ships_drawn_ = 0;
 };
 
