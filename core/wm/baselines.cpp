@@ -13,7 +13,6 @@
 namespace poslab::wm {
 namespace {
 
-constexpr int F = kTokenDim;
 constexpr double kTwoPi = 2.0 * std::numbers::pi;
 
 double decode_coord(float s, float c, double size) {
@@ -32,14 +31,14 @@ bool token_alive(const float* t) {
 }
 
 void baseline_copy_last(const float* state, int /*k*/, float* out) {
-  std::copy_n(state, kShips * F, out);
+  std::copy_n(state, kShips * kTokenDim, out);
 }
 
 void baseline_constant_velocity(const float* state, int k, float* out) {
-  std::copy_n(state, kShips * F, out);
+  std::copy_n(state, kShips * kTokenDim, out);
   const double dt = bnb::kAgentDt * k;
   for (int n = 0; n < kShips; ++n) {
-    float* t = out + n * F;
+    float* t = out + n * kTokenDim;
     if (!token_alive(t)) continue;  // dead ships are frozen, absent ones are zeros
     const double x = decode_coord(t[4], t[5], bnb::kWorldW) + bnb::kVelocityScale * t[8] * dt;
     const double y = decode_coord(t[6], t[7], bnb::kWorldH) + bnb::kVelocityScale * t[9] * dt;
@@ -76,8 +75,8 @@ void ErrorAccumulator::add(int k, const float* pred, const float* real) {
   if (k < 1 || k > horizons()) return;
   Sums& s = sums_[static_cast<size_t>(k - 1)];
   for (int n = 0; n < kShips; ++n) {
-    const float* p = pred + n * F;
-    const float* r = real + n * F;
+    const float* p = pred + n * kTokenDim;
+    const float* r = real + n * kTokenDim;
     if (!token_present(r)) continue;
     const ShipErrors e = ship_errors(p, r);
     s.agree += e.alive_agree;

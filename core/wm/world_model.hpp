@@ -15,13 +15,14 @@
 #include <string_view>
 #include <vector>
 
+#include "core/bnb/bnb_features.hpp"
 #include "core/common/param_range.hpp"
 
 namespace poslab::wm {
 
 inline constexpr int kShips = 8;        // N
-inline constexpr int kTokenDim = 15;    // state values per ship (spec section 5)
-inline constexpr int kRelDim = 12;      // relational features per ordered pair (section 6)
+using bnb::kRelDim;                     // relational features per ordered pair (section 6)
+using bnb::kTokenDim;                   // state values per ship (spec section 5)
 inline constexpr int kContinuous = 12;  // continuous state values fed to the Fourier encoder
 inline constexpr int kFourierK = 4;     // dyadic frequencies k = 0..3
 inline constexpr int kStateFeatures = kContinuous * (1 + 2 * kFourierK);  // F = 108

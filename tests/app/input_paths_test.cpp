@@ -14,18 +14,12 @@
 
 #include "app/settings.hpp"
 #include "io/i18n/ui_strings.hpp"
+#include "tests/app/fresh_dir.hpp"
 
 namespace fs = std::filesystem;
 using poslab::io::UiStrings;
 
 namespace {
-fs::path fresh_dir(const char* name) {
-  const fs::path d = fs::temp_directory_path() /
-                     ("poslab_input_paths_" + std::string(name) + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 bool any_names(const std::vector<std::string>& problems, const std::string& what) {
   for (const auto& p : problems)
@@ -35,7 +29,7 @@ bool any_names(const std::vector<std::string>& problems, const std::string& what
 }  // namespace
 
 TEST_CASE("corrupt or missing interface texts fall back to English and name the file") {
-  const fs::path d = fresh_dir("i18n");
+  const fs::path d = poslab::test::fresh_dir("input_paths", "i18n");
   fs::create_directories(d / "en");
   fs::create_directories(d / "zh");
   std::ofstream(d / "en" / "a.toml") << "[menu]\nfile = \"File\"\n";
@@ -82,7 +76,7 @@ TEST_CASE("corrupt or missing interface texts fall back to English and name the 
 }
 
 TEST_CASE("settings holding bytes that are not UTF-8 are saved, the other settings kept") {
-  const fs::path d = fresh_dir("utf8");
+  const fs::path d = poslab::test::fresh_dir("input_paths", "utf8");
   poslab::app::Settings s;
   s.dark_theme = false;
   s.window_width = 1234;

@@ -22,7 +22,7 @@ using poslab::io::UiStrings;
 
 namespace {
 
-const std::string kDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
+const std::string kI18nDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
 
 std::vector<std::string> all_ids() {
   std::vector<std::string> ids = attention_message_ids();
@@ -110,10 +110,10 @@ TEST_CASE("every message id core can emit has an English and a Chinese text") {
   const std::vector<std::string> ids = all_ids();
   CHECK(ids.size() > 25);
   CHECK(std::set<std::string>(ids.begin(), ids.end()).size() == ids.size());  // no id twice
-  const UiStrings en = UiStrings::load(kDir, "en");
-  std::vector<std::string> zh_keys = UiStrings::file_keys(kDir + "/zh/attention.toml");
-  for (const auto& k : UiStrings::file_keys(kDir + "/zh/kv.toml")) zh_keys.push_back(k);
-  const UiStrings zh = UiStrings::load(kDir, "zh");
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
+  std::vector<std::string> zh_keys = UiStrings::file_keys(kI18nDir + "/zh/attention.toml");
+  for (const auto& k : UiStrings::file_keys(kI18nDir + "/zh/kv.toml")) zh_keys.push_back(k);
+  const UiStrings zh = UiStrings::load(kI18nDir, "zh");
   for (const auto& id : ids) {
     INFO("id " << id);
     CHECK(en.has(id));
@@ -125,7 +125,7 @@ TEST_CASE("every message id core can emit has an English and a Chinese text") {
 }
 
 TEST_CASE("the English interface text of every core message equals core's template") {
-  const UiStrings en = UiStrings::load(kDir, "en");
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
   auto check = [&en](std::span<const MessageTemplate> catalog) {
     for (const auto& t : catalog) {
       INFO("id " << t.id);
@@ -143,8 +143,8 @@ TEST_CASE("the English interface text of every core message equals core's templa
 }
 
 TEST_CASE("real notes render through tr_format as core's English and as Chinese") {
-  const UiStrings en = UiStrings::load(kDir, "en");
-  const UiStrings zh = UiStrings::load(kDir, "zh");
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
+  const UiStrings zh = UiStrings::load(kI18nDir, "zh");
   const std::vector<Message> ms = real_messages();
   CHECK(ms.size() == 11);
   for (const auto& m : ms) {
@@ -168,7 +168,7 @@ TEST_CASE("real notes render through tr_format as core's English and as Chinese"
 }
 
 TEST_CASE("an unknown message id shows core's English, nested or not, and never throws") {
-  const UiStrings zh = UiStrings::load(kDir, "zh");
+  const UiStrings zh = UiStrings::load(kI18nDir, "zh");
   const Message unknown{"attention.note.not_a_key", {message_arg("k", "3")}, "core's English 3"};
   CHECK(render(zh, unknown) == "core's English 3");
   CHECK(app::tr_format([](const char* key) { return key; }, unknown) == "core's English 3");

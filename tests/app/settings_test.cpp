@@ -12,22 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "app/settings.hpp"
+#include "tests/app/fresh_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace poslab::app;
 
-namespace {
-fs::path fresh_dir(const char* name) {
-  const fs::path d = fs::temp_directory_path() / ("poslab_settings_test_" + std::string(name) +
-                                                  "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-}  // namespace
-
 TEST_CASE("config and data dirs follow XDG variables, never the working directory") {
-  const fs::path d = fresh_dir("xdg");
+  const fs::path d = poslab::test::fresh_dir("settings_test", "xdg");
   ::setenv("XDG_CONFIG_HOME", (d / "cfg").c_str(), 1);
   ::setenv("XDG_DATA_HOME", (d / "data").c_str(), 1);
   CHECK(config_dir() == (d / "cfg" / "poslab").string());
@@ -37,7 +28,7 @@ TEST_CASE("config and data dirs follow XDG variables, never the working director
 }
 
 TEST_CASE("settings round-trip through the file") {
-  const fs::path d = fresh_dir("roundtrip");
+  const fs::path d = poslab::test::fresh_dir("settings_test", "roundtrip");
   Settings s;
   s.dark_theme = false;
   s.ui_scale = 1.5f;
@@ -74,7 +65,7 @@ TEST_CASE("window sizes and scales outside any int or float are clamped, not und
 }
 
 TEST_CASE("a corrupt settings file is kept aside and defaults are used") {
-  const fs::path d = fresh_dir("corrupt");
+  const fs::path d = poslab::test::fresh_dir("settings_test", "corrupt");
   std::ofstream(d / "settings.json") << "{ \"dark_theme\": tru";
   std::string warning;
   const Settings r = load_settings(d.string(), warning);
@@ -89,7 +80,7 @@ TEST_CASE("a corrupt settings file is kept aside and defaults are used") {
 }
 
 TEST_CASE("a settings path that is not a regular file is never opened") {
-  const fs::path d = fresh_dir("special");
+  const fs::path d = poslab::test::fresh_dir("settings_test", "special");
   std::string warning;
   SECTION("a FIFO (opening it would block)") {
     REQUIRE(::mkfifo((d / "settings.json").c_str(), 0600) == 0);
@@ -118,7 +109,7 @@ TEST_CASE("a settings path that is not a regular file is never opened") {
 }
 
 TEST_CASE("the start marker tells a crashed start from a clean one and from a running one") {
-  const fs::path d = fresh_dir("marker");
+  const fs::path d = poslab::test::fresh_dir("settings_test", "marker");
   std::string marker;
   CHECK_FALSE(start_marker_begin(d.string(), marker));  // first start ever
   CHECK(fs::exists(marker));
@@ -139,7 +130,7 @@ TEST_CASE("the start marker tells a crashed start from a clean one and from a ru
 }
 
 TEST_CASE("temporary files of killed atomic writes are removed, live ones kept") {
-  const fs::path d = fresh_dir("tmpfiles");
+  const fs::path d = poslab::test::fresh_dir("settings_test", "tmpfiles");
   std::ofstream(d / "settings.json.tmp.999999999") << "{";
   std::ofstream(d / ("settings.json.tmp." + std::to_string(::getpid()))) << "{";
   std::ofstream(d / "notes.tmp.txt") << "x";  // not an atomic-write temporary

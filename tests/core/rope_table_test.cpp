@@ -37,8 +37,8 @@ std::string describe(const RopeParams& p, bool temp) {
          " factor=" + std::to_string(p.factor) + " temperature_in_tables=" + std::to_string(temp);
 }
 
-const std::vector<double> kPositions{0.0,    1.0,      3.0, 37.0,    -1.0, -4097.0,
-                                     4095.5, 123457.0, 1e7, 1e9 + 1, -1e9};
+const std::vector<double> kTablePositions{0.0,    1.0,      3.0, 37.0,    -1.0, -4097.0,
+                                          4095.5, 123457.0, 1e7, 1e9 + 1, -1e9};
 
 std::vector<RopeParams> all_params() {
   std::vector<RopeParams> out;
@@ -75,13 +75,13 @@ TEST_CASE("RopeTable equals rope_apply and rope_apply_inverse", "[rope][rope_tab
   for (const RopeParams& p : all_params()) {
     for (bool temp : {false, true}) {
       INFO(describe(p, temp));
-      const RowMatrix x = random_rows(static_cast<int>(kPositions.size()), p.head_dim, seed++);
-      const RopeTable table(p, kPositions, temp);
-      REQUIRE(table.rows() == static_cast<int>(kPositions.size()));
+      const RowMatrix x = random_rows(static_cast<int>(kTablePositions.size()), p.head_dim, seed++);
+      const RopeTable table(p, kTablePositions, temp);
+      REQUIRE(table.rows() == static_cast<int>(kTablePositions.size()));
       REQUIRE(table.pairs() == rope_num_pairs(p));
       CHECK((table.inv_freq() - rope_inv_freq(p)).cwiseAbs().maxCoeff() == 0.0);
-      const RowMatrix direct = rope_apply(p, x, kPositions, temp);
-      const RowMatrix direct_inv = rope_apply_inverse(p, x, kPositions, temp);
+      const RowMatrix direct = rope_apply(p, x, kTablePositions, temp);
+      const RowMatrix direct_inv = rope_apply_inverse(p, x, kTablePositions, temp);
       CHECK((table.applied(x) - direct).cwiseAbs().maxCoeff() <= kTol);
       CHECK((table.applied_inverse(x) - direct_inv).cwiseAbs().maxCoeff() <= kTol);
       RowMatrix in_place = x;
@@ -102,18 +102,18 @@ TEST_CASE("RopeTable: inverse after forward is the identity, norms are kept",
   unsigned seed = 100;
   for (const RopeParams& p : all_params()) {
     INFO(describe(p, false));
-    const RowMatrix x = random_rows(static_cast<int>(kPositions.size()), p.head_dim, seed++);
-    const RopeTable table(p, kPositions);
+    const RowMatrix x = random_rows(static_cast<int>(kTablePositions.size()), p.head_dim, seed++);
+    const RopeTable table(p, kTablePositions);
     RowMatrix y = x;
     table.apply(y);
     for (Eigen::Index r = 0; r < x.rows(); ++r) {
-      INFO("position " << kPositions[r]);
+      INFO("position " << kTablePositions[r]);
       CHECK(std::abs(y.row(r).norm() - x.row(r).norm()) <= 1e-13);
     }
     table.apply_inverse(y);
     CHECK((y - x).cwiseAbs().maxCoeff() <= 1e-14);
     // With YaRN's scaled tables inverse(apply(x)) = mscale^2 x (the pitfall rope.hpp names).
-    const RopeTable scaled(p, kPositions, true);
+    const RopeTable scaled(p, kTablePositions, true);
     RowMatrix z = x;
     scaled.apply(z);
     scaled.apply_inverse(z);
@@ -152,8 +152,8 @@ TEST_CASE("RopeTable::set_positions equals a table built for the new positions",
   p.scaling = RopeScaling::llama3;
   p.base = 500000;
   RopeTable t(p, {1.0, 2.0});
-  t.set_positions(kPositions);
-  const RopeTable fresh(p, kPositions);
+  t.set_positions(kTablePositions);
+  const RopeTable fresh(p, kTablePositions);
   CHECK((t.cos() - fresh.cos()).cwiseAbs().maxCoeff() == 0.0);
   CHECK((t.sin() - fresh.sin()).cwiseAbs().maxCoeff() == 0.0);
 }
