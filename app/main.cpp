@@ -135,7 +135,6 @@ class Frontend {
     ImGui::NewFrame();
     state_.draw_frame();
     ImGui::Render();
-    if (count_fill_) last_fill_ = poslab::app::count_fill(*ImGui::GetDrawData(), list_fill_);
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
     w *= k;
@@ -151,6 +150,8 @@ class Frontend {
     glFinish();                     // so the measured time includes the GPU (software) rendering
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    // Counted after the clock stops: the measurement is not part of the frame it measures.
+    if (count_fill_) last_fill_ = poslab::app::count_fill(*ImGui::GetDrawData(), list_fill_);
     if (ImGui::GetIO().WantSaveIniSettings) ImGui::GetIO().WantSaveIniSettings = false;
     return ms;
   }
