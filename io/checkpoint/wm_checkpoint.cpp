@@ -1,6 +1,9 @@
 // World-model checkpoints and training data files (see wm_checkpoint.hpp).
 #include "io/checkpoint/wm_checkpoint.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "core/common/errors.hpp"
@@ -55,7 +58,12 @@ wm::WmConfig wm_config_from_json(const std::string& text) {
                        std::to_string(wm::kTokenDim) + " numbers");
     for (const auto& v : a) {
       if (!v.is_number()) throw InputError("config field 'state_scale' holds a non-number");
-      c.state_scale.push_back(v.get<float>());
+      // A double beyond float's range has no float value (converting it is undefined): it
+      // becomes an infinity of its sign, which wm_validate rejects naming the value.
+      const double d = v.get<double>();
+      c.state_scale.push_back(std::abs(d) <= std::numeric_limits<float>::max()
+                                  ? static_cast<float>(d)
+                                  : std::copysign(std::numeric_limits<float>::infinity(), d));
     }
   }
   if (j.contains("state_base")) {  // optional: absent means "last"

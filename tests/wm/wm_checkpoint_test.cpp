@@ -258,6 +258,14 @@ TEST_CASE("world-model config survives the JSON metadata and bad configs are nam
   CHECK_THROWS_WITH(wm_config_from_json(base + R"("state_loss":"l1"})"), Catch::Contains("l1"));
   CHECK_THROWS_WITH(wm_config_from_json(base + R"("state_scale":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,0]})"),
                     Catch::Contains("state_scale[14]"));
+  // Beyond float's range (converting would be undefined; UBSan checks it in the sanitizer
+  // run): refused naming the entry, whatever the sign.
+  CHECK_THROWS_WITH(
+      wm_config_from_json(base + R"("state_scale":[1,1,1,1,1,1,1,1,1,1,1,1,1,1e300,1]})"),
+      Catch::Contains("state_scale[13] = inf"));
+  CHECK_THROWS_WITH(
+      wm_config_from_json(base + R"("state_scale":[-1e300,1,1,1,1,1,1,1,1,1,1,1,1,1,1]})"),
+      Catch::Contains("state_scale[0] = -inf"));
 }
 
 TEST_CASE("world-model checkpoint round trip with and without optimiser state", "[checkpoint]") {
