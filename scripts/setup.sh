@@ -60,18 +60,41 @@ phase() {  # phase NAME COMMAND...: runs COMMAND, then "== NAME: W s (U + S CPU-
   { t=$({ time "$@" 1>&3 2>&4; } 2>&1); } 3>&1 4>&2
   echo "== $name: $t"
 }
-phase "release suite" ctest --preset release -j "$jobs"
-
-# 4. Sanitizers and fuzzing (POSLAB_SANITIZE_RUN=1; .ci/run sets it). One clang-14 tree
-#    (the 'sanitize' preset: ASan + UBSan, coverage for libFuzzer) builds only the tests
-#    labelled 'sanitize' (input parsing, files, the core; not the GUI, whose software OpenGL
-#    is several times slower under ASan, nor the world model's training tests) and every fuzz
-#    harness; then each harness runs POSLAB_FUZZ_SECONDS (default 5) from its seed corpus.
-#    It runs after the release suite, not beside it: on 2 cores both are CPU-bound.
-#    The harnesses run $jobs at a time (each is one process, bounded by time).
+# 4. With POSLAB_SANITIZE_RUN=1 (.ci/run sets it) the sanitizer tree starts building now, at
+#    nice 19 beside the release suite: it takes only the CPU the suite leaves idle (its GUI
+#    tests spend much of their time waiting for frames and windows), so the suite runs as
+#    fast as alone and the build is partly done when the suite ends. Its output goes to
+#    build/sanitize-build.log, printed if it fails.
+san_pid=""
 if [[ "${POSLAB_SANITIZE_RUN:-0}" == 1 ]]; then
   cmake --preset sanitize >/dev/null
-  phase "sanitizer build" cmake --build --preset sanitize -j "$jobs" --target poslab_sanitize_run
+  set -m  # its own process group (same session, so nice still ranks it below the suite)
+  (time nice -n 19 cmake --build --preset sanitize -j "$jobs" --target poslab_sanitize_run) \
+    >build/sanitize-build.log 2>&1 &
+  san_pid=$!
+  set +m
+  trap '[[ -n "$san_pid" ]] && kill -- -"$san_pid" 2>/dev/null; true' EXIT
+fi
+phase "release suite" ctest --preset release -j "$jobs"
+
+# 5. Sanitizers and fuzzing (POSLAB_SANITIZE_RUN=1). One clang-14 tree (the 'sanitize'
+#    preset: ASan + UBSan, coverage for libFuzzer) builds only the tests labelled 'sanitize'
+#    (input parsing, files, the core; not the GUI, whose software OpenGL is several times
+#    slower under ASan, nor the world model's training tests) and every fuzz harness; what
+#    is left of its build finishes alone now, then its suite runs, then each harness runs
+#    POSLAB_FUZZ_SECONDS (default 5) from its seed corpus, $jobs at a time (each is one
+#    process, bounded by time).
+if [[ -n "$san_pid" ]]; then
+  t0=$SECONDS
+  if ! wait "$san_pid"; then
+    san_pid=""
+    cat build/sanitize-build.log
+    echo "the sanitizer build failed (log above: build/sanitize-build.log)" >&2
+    exit 1
+  fi
+  san_pid=""
+  echo "== sanitizer build: $(tail -n 1 build/sanitize-build.log) in all, of which" \
+    "$((SECONDS - t0)) s after the release suite"
   phase "sanitizer suite" ctest --preset sanitize -L sanitize -j "$jobs"
   export POSLAB_FUZZ_PRESET=sanitize POSLAB_FUZZ_NO_BUILD=1
   phase "fuzzing" xargs -P "$jobs" -I NAME scripts/fuzz.sh NAME "${POSLAB_FUZZ_SECONDS:-5}" \
