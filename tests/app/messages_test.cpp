@@ -10,11 +10,14 @@
 #include <set>
 
 #include "app/widgets/tr_format.hpp"
+#include "core/attention/attention_lab.hpp"
 #include "core/attention/attention_messages.hpp"
 #include "core/attention/demos.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/preset_messages.hpp"
 #include "core/kv/kv_messages.hpp"
 #include "core/kv/kv_session.hpp"
+#include "core/labs.hpp"
 #include "io/i18n/ui_strings.hpp"
 
 using namespace poslab;
@@ -27,6 +30,7 @@ const std::string kDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
 std::vector<std::string> all_ids() {
   std::vector<std::string> ids = attention_message_ids();
   for (const auto& id : kv_message_ids()) ids.push_back(id);
+  for (const auto& id : preset_message_ids()) ids.push_back(id);
   return ids;
 }
 
@@ -113,6 +117,7 @@ TEST_CASE("every message id core can emit has an English and a Chinese text") {
   const UiStrings en = UiStrings::load(kDir, "en");
   std::vector<std::string> zh_keys = UiStrings::file_keys(kDir + "/zh/attention.toml");
   for (const auto& k : UiStrings::file_keys(kDir + "/zh/kv.toml")) zh_keys.push_back(k);
+  for (const auto& k : UiStrings::file_keys(kDir + "/zh/errors.toml")) zh_keys.push_back(k);
   const UiStrings zh = UiStrings::load(kDir, "zh");
   for (const auto& id : ids) {
     INFO("id " << id);
@@ -134,6 +139,7 @@ TEST_CASE("the English interface text of every core message equals core's templa
   };
   check(kAttentionMessages);
   check(kKvMessages);
+  check(kPresetMessages);
   for (const auto& name : attention_encoding_names()) {
     INFO("encoding " << name);
     const Message m = attention_encoding_message(attention_encoding_from_name(name));
@@ -193,4 +199,53 @@ TEST_CASE("placeholders: named arguments are replaced, other braces are kept") {
   CHECK(message_substitute("{a}+{b} = {c} {} {{a}} {a", args) == "1+{a} = {c} {} {1} {a");
   CHECK(message_substitute("", args).empty());
   CHECK(message_substitute("no braces", args) == "no braces");
+}
+
+TEST_CASE("preset errors a user can type carry their message: English as before, and Chinese") {
+  const UiStrings en = UiStrings::load(kDir, "en");
+  const UiStrings zh = UiStrings::load(kDir, "zh");
+  // Each bad preset and a piece of the English that CLI and GUI tests have always matched.
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"attention?tokens=99999", "tokens = 99999: must be a number in ["},
+      {"attention?tokens=1.5", "tokens = 1.5: must be a whole number"},
+      {"attention?tokens=abc", "tokens = \"abc\": not a finite number"},
+      {"attention?causal=maybe", "causal = \"maybe\": expected 0 or 1"},
+      {"attention?enc=fourier", "enc = \"fourier\": expected one of"},
+      {"attention?T=4", "preset for lab \"attention\": unknown key \"T\""},
+      {"attention?tokens=4&tokens=5", "preset key \"tokens\" appears twice"},
+      {"attention?tokens", "preset field \"tokens\": expected key=value"},
+      {"attention?text=a%2", "bad percent escape near \"%2\""},
+      {"?tokens=4", "missing lab name before '?'"},
+      {"Attention?tokens=4", "lab name \"Attention\" has characters other than a-z, 0-9, _"},
+      {"nolab?tokens=4", "unknown lab \"nolab\" (known: "},
+  };
+  std::set<std::string> ids;
+  for (const auto& [preset, english] : cases) {
+    INFO("preset " << preset);
+    try {
+      lab_preset_canonical(preset);
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      const Message m = e.message();
+      INFO("id " << m.id << ": " << m.text);
+      CHECK_THAT(std::string(e.what()), Catch::Contains(english));
+      CHECK(m.text == e.what());
+      REQUIRE(!m.id.empty());
+      ids.insert(m.id);
+      CHECK(render(en, m) == m.text);
+      const std::string z = render(zh, m);
+      CHECK(has_cjk(z));
+      CHECK(placeholders(z).empty());
+      for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
+    }
+  }
+  CHECK(ids.size() >= 10);
+  // The reader's own check: a preset for another lab.
+  try {
+    attention_from_preset("kv?steps=1");
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    CHECK(e.message().id == "errors.preset.wrong_lab");
+    CHECK(std::string(e.what()) == "preset is for lab \"kv\", not \"attention\"");
+  }
 }
