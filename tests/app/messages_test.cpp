@@ -249,3 +249,43 @@ TEST_CASE("preset errors a user can type carry their message: English as before,
     CHECK(std::string(e.what()) == "preset is for lab \"kv\", not \"attention\"");
   }
 }
+
+TEST_CASE("attention errors a user can reach carry their message, in English and Chinese") {
+  const UiStrings en = UiStrings::load(kDir, "en");
+  const UiStrings zh = UiStrings::load(kDir, "zh");
+  std::vector<std::pair<AttentionLabSettings, std::string>> cases;
+  AttentionLabSettings s;
+  s.compare = AttentionCompare::orderings;
+  s.sentence_b = "你 喜欢";
+  cases.push_back({s, "orderings: the two sentences have 3 and 2 tokens"});
+  s.sentence_b = "你 喜欢 他";
+  cases.push_back({s, "orderings: token \"我\" of the first sentence is missing from the second"});
+  s = AttentionLabSettings{};
+  s.sentence = "   ";
+  cases.push_back({s, "sentence is empty"});
+  s.sentence = "a \x80 b";
+  cases.push_back({s, "sentence: invalid UTF-8 at byte 2 (stray continuation byte;"});
+  s = AttentionLabSettings{};
+  s.head = 7;
+  cases.push_back({s, "head = 7: must be in [0, heads - 1 = 3]"});
+  s = AttentionLabSettings{};
+  s.params.head_dim = 15;
+  cases.push_back({s, "head_dim = 15: must be even (RoPE rotates pairs)"});
+  for (const auto& [settings, english] : cases) {
+    INFO("expected " << english);
+    try {
+      attention_lab_compute(settings, nullptr, {});
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      const Message m = e.message();
+      INFO("id " << m.id << ": " << m.text);
+      CHECK_THAT(std::string(e.what()), Catch::Contains(english));
+      REQUIRE(m.id.rfind("attention.error.", 0) == 0);
+      CHECK(render(en, m) == m.text);
+      const std::string z = render(zh, m);
+      CHECK(has_cjk(z));
+      CHECK(placeholders(z).empty());
+      CHECK(z.find("stray") == std::string::npos);  // the nested reason is translated too
+    }
+  }
+}
