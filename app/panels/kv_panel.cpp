@@ -150,7 +150,7 @@ class KvPanel final : public Panel {
       try {
         kv_lab_validate(ui_.lab);
       } catch (const Error& e) {
-        ctx.report_error(title(), tr_error(ctx, e));
+        ctx.report_error(ctx.tr("title.kv"), tr_error(ctx, e));
         ui_.lab = before;
       }
     }
@@ -227,7 +227,7 @@ class KvPanel final : public Panel {
       ui_.failed.reset();
     } else if (!out->cancelled) {
       ui_.failed = ui_.job_for;
-      ctx.report_error(title(), out->error);
+      ctx.report_error(ctx.tr("title.kv"), tr_format(ctx, out->error_message));
     }
     ui_.heat_key.clear();
   }

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <regex>
 #include <set>
 
@@ -286,6 +287,43 @@ TEST_CASE("attention errors a user can reach carry their message, in English and
       CHECK(has_cjk(z));
       CHECK(placeholders(z).empty());
       CHECK(z.find("stray") == std::string::npos);  // the nested reason is translated too
+    }
+  }
+}
+
+TEST_CASE("KV session errors (the panel's background job) carry their message in both languages") {
+  const UiStrings en = UiStrings::load(kDir, "en");
+  const UiStrings zh = UiStrings::load(kDir, "zh");
+  KvLabSettings s;
+  s.model.positions = KvPositions::rope;
+  s.scenario = KvScenario::stitch;
+  s.method = KvMethod::kshift;
+  s.steps = 1;
+  KvSession ses = kv_session_start(s);
+  kv_session_stitch(ses);
+  std::vector<std::pair<std::function<void()>, std::string>> cases{
+      {[&] { kv_session_stitch(ses); },
+       "stitch: the caches are already stitched; restart to stitch again"},
+      {[&] { kv_session_slide(ses); }, "slide: only the sliding scenario has a window (this is "},
+      {[&] { kv_session_method(ses, KvMethod::legacy); }, "method legacy is not run in scenario "},
+      {[&] { lab_preset_canonical("kv?width=20&heads=4"); },
+       "width = 20, heads = 4: width must split into heads of even size"},
+  };
+  for (const auto& [run, english] : cases) {
+    INFO("expected " << english);
+    try {
+      run();
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      const Message m = e.message();
+      INFO("id " << m.id << ": " << m.text);
+      CHECK_THAT(std::string(e.what()), Catch::Contains(english));
+      REQUIRE(m.id.rfind("kv.message.", 0) == 0);
+      CHECK(render(en, m) == m.text);
+      const std::string z = render(zh, m);
+      CHECK(has_cjk(z));
+      CHECK(placeholders(z).empty());
+      for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
     }
   }
 }
