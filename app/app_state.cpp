@@ -438,7 +438,7 @@ void AppState::draw_banner(const std::string& lab) {
     ImGui::PushID(static_cast<int>(i));
     ImGui::Indent(st.FramePadding.x);
     if (ImGui::SmallButton(tr("banner.dismiss"))) remove = i;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("banner.dismiss_tip"));
+    tooltip(tr("banner.dismiss_tip"));
     ImGui::SameLine();
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x +
                            std::max(100.0f, width - ImGui::GetCursorPos().x - st.FramePadding.x));
@@ -490,7 +490,7 @@ void AppState::draw_preset_bar(Panel& p) {
         select_lab(back->id());
         came_from_.erase(it);
       } else if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip("%s", tr("preset.back_tip"));
+        tooltip_show(tr("preset.back_tip"));
       }
       ImGui::SameLine();
     }
@@ -502,7 +502,7 @@ void AppState::draw_preset_bar(Panel& p) {
   const bool entered =
       ImGui::InputText("##preset", &preset_edit_, ImGuiInputTextFlags_EnterReturnsTrue);
   const bool editing = ImGui::IsItemActive();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.tip"));
+  tooltip(tr("preset.tip"));
   // Show the current state unless the user is typing in the field.
   if ((!editing && !entered) || preset_edit_for_ != p.id()) {
     preset_edit_ = current;
@@ -527,11 +527,11 @@ void AppState::draw_preset_bar(Panel& p) {
     if (const char* clip = ImGui::GetClipboardText()) load(clip);
   ImGui::SameLine();
   if (ImGui::Button(tr("preset.reset"))) load(p.id());
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.reset_tip"));
+  tooltip(tr("preset.reset_tip"));
   ImGui::SameLine();
   if (ImGui::Button(tr("preset.share"))) share_.open_requested = true;
   share_.note_item("open");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.share_tip"));
+  tooltip(tr("preset.share_tip"));
   draw_share(p);
 }
 
@@ -545,7 +545,7 @@ void AppState::draw_lab(Panel& p) {
     // What am I looking at, and where it is explained.
     if (g->lesson) {
       if (ImGui::SmallButton(tr("lab.lesson"))) open_lab(g->lesson);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.lesson_tip"));
+      tooltip(tr("lab.lesson_tip"));
       ImGui::SameLine();
     }
     ImGui::PushTextWrapPos(0.0f);

@@ -582,9 +582,9 @@ class ArenaPanel final : public Panel {
         (in.hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
     if (in.hovered) {
       if (in.hovered_slot >= 0)
-        ImGui::SetTooltip("%s %d: %s", T("arena.slot"), in.hovered_slot, T("arena.click_inspect"));
+        tooltip_showf("%s %d: %s", T("arena.slot"), in.hovered_slot, T("arena.click_inspect"));
       else
-        ImGui::SetTooltip("x = %.0f, y = %.0f", in.mouse_world.x, in.mouse_world.y);
+        tooltip_showf("x = %.0f, y = %.0f", in.mouse_world.x, in.mouse_world.y);
       if (in.clicked) u.lab.selected = in.hovered_slot;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
