@@ -594,16 +594,6 @@ class ArenaPanel final : public Panel {
   }
 
   // ---------------- ship list and inspector ----------------
-  // Interface keys of the actions, in the simulator's order (bnb::kPowerTable, kTurnTable).
-  static constexpr const char* kPowerKeys[] = {"arena.act.coast", "arena.act.boost",
-                                               "arena.act.reverse"};
-  static constexpr const char* kTurnKeys[] = {"arena.act.straight",       "arena.act.left",
-                                              "arena.act.right",          "arena.act.sharp_left",
-                                              "arena.act.sharp_right",    "arena.act.air_brake",
-                                              "arena.act.sharp_air_brake"};
-  static_assert(std::size(kPowerKeys) == bnb::kPowerCount);
-  static_assert(std::size(kTurnKeys) == bnb::kTurnCount);
-
   void draw_ship_list(float scale) {
     ArenaUi& u = ui_;
     ImGui::TextDisabled("%s", T("arena.ships"));
