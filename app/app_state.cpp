@@ -14,6 +14,7 @@
 #include "app/imgui_unwind.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_format.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
@@ -60,16 +61,17 @@ AppState::AppState(AppStateOptions opt) : opt_(std::move(opt)) {
   config_dir_ = poslab::app::config_dir();
   data_dir_ = poslab::app::data_dir();
   panels_ = make_panels();
+  std::string warning;  // a settings file that could not be used as it was
   if (opt_.use_settings) {
     // Leftovers of atomic writes killed between write and rename.
     remove_stale_temp_files(config_dir_);
     remove_stale_temp_files(data_dir_);
-    std::string warning;
     settings_ = load_settings(config_dir_, warning);
-    if (!warning.empty()) report_error("settings", warning);
     safe_start_ = start_marker_begin(config_dir_, marker_path_);
   }
   set_language(settings_.language);
+  // Reported once the interface texts are loaded, so the banner is in the user's language.
+  if (!warning.empty()) report_error(tr("errors.where.settings"), warning);
   // Defaults in the interface language (the lessons lab's preset names its language).
   for (auto& p : panels_) default_preset_[p->id()] = p->preset();
   if (safe_start_) {
@@ -77,11 +79,8 @@ AppState::AppState(AppStateOptions opt) : opt_(std::move(opt)) {
     // presets (saved again unchanged) and let the user restore them from the banner.
     unrestored_ = settings_.last_preset;
     std::erase_if(unrestored_, [&](const auto& kv) { return !find_panel(kv.first); });
-    report_error("start",
-                 "the last start of PosLab did not finish (it crashed or was killed), so the "
-                 "labs opened in their default state. The saved state of each lab is kept; "
-                 "Restore it with the button below (if the crash happens again, Reset to "
-                 "defaults that lab).");
+    report_error(tr("errors.where.start"), tr("errors.app.start_unfinished"));
+    start_notice_ = banner_.empty() ? std::string() : banner_.back().text;
   } else {
     restore_presets();
   }
@@ -104,7 +103,8 @@ void AppState::restore_presets() {
       p->load_preset(it->second);
       p->trust_named_files();  // the user's own saved state
     } catch (const std::exception& e) {
-      report_error(std::string("restoring ") + p->title(), e.what());
+      report_error(tr_args(tr("errors.where.restoring"), {{"lab", lab_title(*p)}}),
+                   tr_error(*this, e));
     }
     drawing_lab_.clear();
   }
@@ -189,7 +189,10 @@ void AppState::open_lab(const std::string& preset) {
   try {
     lab = preset_lab(preset);
     Panel* p = find_panel(lab);
-    if (!p) throw InputError("no lab called \"" + lab + "\" in this version of PosLab");
+    if (!p)
+      throw InputError(Message{"errors.app.no_lab",
+                               {message_arg("lab", lab)},
+                               "no lab called \"" + lab + "\" in this version of PosLab"});
     drawing_lab_ = lab;  // errors while loading belong to the opened lab
     p->load_preset(preset);
     last_open_failed_ = false;
@@ -203,13 +206,16 @@ void AppState::open_lab(const std::string& preset) {
     // banner, where it clears once the state is changed. No such lab: say so where we are.
     if (find_panel(lab)) {
       drawing_lab_ = lab;
-      report_error("opening " + lab, tr_error(*this, e));
+      report_error(tr_args(tr("errors.where.opening"), {{"lab", lab_title(*find_panel(lab))}}),
+                   tr_error(*this, e));
       drawing_lab_ = from;
       select_lab(lab);
       if (!from.empty() && from != lab) came_from_[lab] = from;
     } else {
       drawing_lab_ = from;
-      report_error("opening " + (lab.empty() ? std::string("a lab") : lab), tr_error(*this, e));
+      report_error(lab.empty() ? std::string(tr("errors.where.opening_unknown"))
+                               : tr_args(tr("errors.where.opening"), {{"lab", lab}}),
+                   tr_error(*this, e));
     }
   }
 }
@@ -241,7 +247,7 @@ void AppState::setup_style(float content_scale) {
   scale_ = settings_.ui_scale > 0 ? settings_.ui_scale : std::clamp(content_scale_, 1.0f, 3.0f);
   scale_ *= static_cast<float>(export_scale_);  // a 2x picture is drawn at twice the scale
   fonts_ = load_fonts(scale_, opt_.lessons_dir, extra_glyphs_ + strings_.all_text() + "中文");
-  if (!fonts_.note.empty()) report_error("fonts", fonts_.note);
+  if (!fonts_.note.empty()) report_error(tr("errors.where.fonts"), fonts_.note);
   apply_theme();
 }
 
@@ -284,7 +290,7 @@ void AppState::save() {
   } catch (const std::exception& e) {
     const std::string saved_lab = drawing_lab_;
     drawing_lab_.clear();
-    report_error("saving settings", e.what());
+    report_error(tr("errors.where.saving_settings"), e.what());
     drawing_lab_ = saved_lab;
   }
 }
@@ -321,6 +327,8 @@ void AppState::set_language(const std::string& lang) {
   const std::string saved = drawing_lab_;
   drawing_lab_.clear();
   for (const std::string& p : problems)
+    // In English on purpose: it is about the interface files themselves (a broken or missing
+    // translation), for whoever fixes them.
     report_error("interface texts", p + " (its texts fall back to English, or to their key names)");
   drawing_lab_ = saved;
   ensure_glyphs(strings_.all_text() + "中文");
@@ -430,7 +438,7 @@ void AppState::draw_banner(const std::string& lab) {
     ImGui::PushID(static_cast<int>(i));
     ImGui::Indent(st.FramePadding.x);
     if (ImGui::SmallButton(tr("banner.dismiss"))) remove = i;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("banner.dismiss_tip"));
+    tooltip(tr("banner.dismiss_tip"));
     ImGui::SameLine();
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x +
                            std::max(100.0f, width - ImGui::GetCursorPos().x - st.FramePadding.x));
@@ -440,7 +448,7 @@ void AppState::draw_banner(const std::string& lab) {
     ImGui::PopID();
   }
   if (!unrestored_.empty() && std::any_of(shown.begin(), shown.end(), [&](size_t i) {
-        return banner_[i].lab.empty() && banner_[i].text.rfind("start:", 0) == 0;
+        return banner_[i].lab.empty() && banner_[i].text == start_notice_;
       })) {
     ImGui::Indent(st.FramePadding.x);
     if (ImGui::SmallButton(tr("banner.restore"))) {
@@ -452,13 +460,14 @@ void AppState::draw_banner(const std::string& lab) {
           p->load_preset(preset);
           p->trust_named_files();
         } catch (const std::exception& e) {
-          report_error(std::string("restoring ") + p->title(), e.what());
+          report_error(tr_args(tr("errors.where.restoring"), {{"lab", lab_title(*p)}}),
+                       tr_error(*this, e));
         }
         drawing_lab_.clear();
       }
       unrestored_.clear();
-      std::erase_if(banner_, [](const BannerMessage& m) {
-        return m.lab.empty() && m.text.rfind("start:", 0) == 0;
+      std::erase_if(banner_, [this](const BannerMessage& m) {
+        return m.lab.empty() && m.text == start_notice_;
       });
     }
     ImGui::Unindent(st.FramePadding.x);
@@ -481,7 +490,7 @@ void AppState::draw_preset_bar(Panel& p) {
         select_lab(back->id());
         came_from_.erase(it);
       } else if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip("%s", tr("preset.back_tip"));
+        tooltip_show(tr("preset.back_tip"));
       }
       ImGui::SameLine();
     }
@@ -493,7 +502,7 @@ void AppState::draw_preset_bar(Panel& p) {
   const bool entered =
       ImGui::InputText("##preset", &preset_edit_, ImGuiInputTextFlags_EnterReturnsTrue);
   const bool editing = ImGui::IsItemActive();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.tip"));
+  tooltip(tr("preset.tip"));
   // Show the current state unless the user is typing in the field.
   if ((!editing && !entered) || preset_edit_for_ != p.id()) {
     preset_edit_ = current;
@@ -506,7 +515,7 @@ void AppState::draw_preset_bar(Panel& p) {
       // A state the user just chose and that loads: earlier messages of the lab are stale.
       std::erase_if(banner_, [&](const BannerMessage& m) { return m.lab == p.id(); });
     } catch (const std::exception& e) {
-      report_error(std::string(p.title()) + " preset", tr_error(*this, e));
+      report_error(tr_args(tr("errors.where.preset"), {{"lab", lab_title(p)}}), tr_error(*this, e));
     }
   };
   ImGui::SameLine();
@@ -518,11 +527,11 @@ void AppState::draw_preset_bar(Panel& p) {
     if (const char* clip = ImGui::GetClipboardText()) load(clip);
   ImGui::SameLine();
   if (ImGui::Button(tr("preset.reset"))) load(p.id());
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.reset_tip"));
+  tooltip(tr("preset.reset_tip"));
   ImGui::SameLine();
   if (ImGui::Button(tr("preset.share"))) share_.open_requested = true;
   share_.note_item("open");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("preset.share_tip"));
+  tooltip(tr("preset.share_tip"));
   draw_share(p);
 }
 
@@ -536,7 +545,7 @@ void AppState::draw_lab(Panel& p) {
     // What am I looking at, and where it is explained.
     if (g->lesson) {
       if (ImGui::SmallButton(tr("lab.lesson"))) open_lab(g->lesson);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.lesson_tip"));
+      tooltip(tr("lab.lesson_tip"));
       ImGui::SameLine();
     }
     ImGui::PushTextWrapPos(0.0f);
@@ -566,14 +575,14 @@ void AppState::draw_lab(Panel& p) {
     if (fault_ != TestFault::none && fault_lab_ == p.id()) inject_fault(fault_);
   } catch (const Error& e) {
     failed = true;
-    report_error(p.title(), e.what());
+    report_error(lab_title(p), tr_error(*this, e));
   } catch (const std::exception& e) {
     failed = true;
-    report_error(p.title(), std::string("internal error: ") + e.what());
+    report_error(lab_title(p), tr_args(tr("errors.app.internal"), {{"what", e.what()}}));
   }
   if (failed && !imgui_unwind_to(mark)) {
     // The panel ended more than it began: the stacks cannot be trusted for this frame.
-    report_error(p.title(), "internal error: unbalanced drawing; the lab was reset");
+    report_error(lab_title(p), tr("errors.app.unbalanced"));
     try {
       p.load_preset(p.id());
     } catch (const std::exception&) {

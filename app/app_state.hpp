@@ -149,6 +149,7 @@ class AppState final : public AppContext {
   std::vector<std::unique_ptr<Panel>> panels_;
   std::map<std::string, std::string> default_preset_;  // panel id -> preset at construction
   std::map<std::string, std::string> unrestored_;      // safe start: presets not yet loaded
+  std::string start_notice_;  // the banner text saying so (its Restore button goes with it)
   std::vector<BannerMessage> banner_;
   std::string drawing_lab_;                       // panel being drawn or loaded ("" = shell)
   std::map<std::string, std::string> came_from_;  // lab -> lab whose link opened it

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "app/widgets/tooltip.hpp"
+
 namespace poslab::app {
 namespace fs = std::filesystem;
 namespace {
@@ -87,12 +89,12 @@ bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::
     fp.dir = parent.empty() ? std::string("/") : parent.string();
     fp.dir_edit = fp.dir;
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Parent folder");
+  tooltip("Parent folder");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);
   if (ImGui::InputText("##dir", &fp.dir_edit, ImGuiInputTextFlags_EnterReturnsTrue))
     fp.dir = fp.dir_edit;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Type a folder and press Enter");
+  tooltip("Type a folder and press Enter");
   if (ImGui::Checkbox("show all files", &fp.all_files)) fp.listed.clear();
   if (!fp.error.empty()) ImGui::TextDisabled("%s", fp.error.c_str());
   const float footer =

@@ -5,10 +5,6 @@
 
 namespace poslab::app {
 
-void tooltip(const char* text) {
-  if (text && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
-}
-
 bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log,
                    const char* help) {
   double lo = r.lo, hi = r.hi;

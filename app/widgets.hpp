@@ -2,13 +2,12 @@
 // the ParamRange declared next to each parameter in core (so UI and validation agree).
 #pragma once
 #include "app/panel.hpp"
+#include "app/widgets/tooltip.hpp"       // tooltip: wrapped tooltips
 #include "app/widgets/wrapped_text.hpp"  // text_wrapped: TextWrapped that wraps Chinese too
 #include "core/common/param_range.hpp"
 
 namespace poslab::app {
 
-// Shows `text` as a tooltip while the previous item is hovered (nullptr: nothing).
-void tooltip(const char* text);
 // Slider over [r.lo, r.hi] (log scale if asked), clamped; `help` becomes its tooltip.
 bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log,
                    const char* help = nullptr);

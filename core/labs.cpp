@@ -9,6 +9,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/preset.hpp"
+#include "core/common/preset_messages.hpp"
 #include "core/kv/kv_lab.hpp"
 #include "core/quiz/lessons_lab.hpp"
 #include "core/rope/wheels_lab.hpp"
@@ -48,8 +49,9 @@ std::string lab_preset_canonical(const std::string& preset) {
   const std::string lab = preset_lab(preset);
   for (const auto& [name, codec] : codecs())
     if (name == lab) return codec(preset);
-  throw InputError("preset \"" + preset + "\": unknown lab \"" + lab +
-                   "\" (known: " + join(lab_names()) + ")");
+  throw InputError(preset_message("errors.preset.unknown_lab",
+                                  {message_arg("preset", preset), message_arg("lab", lab),
+                                   message_arg("labs", join(lab_names()))}));
 }
 
 }  // namespace poslab

@@ -164,7 +164,7 @@ void AppState::share_menu_items() {
   if (ImGui::MenuItem(tr("menu.copy_command"), nullptr, false, lab && !cmd.empty()))
     ImGui::SetClipboardText(cmd.c_str());
   if (lab && cmd.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("%s", p->cli_note().c_str());
+    tooltip_show(p->cli_note());
   if (ImGui::MenuItem(tr("menu.copy_link"), nullptr, false, lab))
     ImGui::SetClipboardText(active_preset_link().c_str());
 }

@@ -1,10 +1,11 @@
 // Tooltip keys of the arena's inspector: what each of a ship's 15 token values and each of
-// the 12 relational features means (core/bnb/bnb_features.hpp, spec sections 5 and 6), and
-// the helm's key list; the texts are in assets/i18n/<lang>/arena.toml.
+// the 12 relational features means (core/bnb/bnb_features.hpp, spec sections 5 and 6), the
+// helm's key list and the actions' names; the texts are in assets/i18n/<lang>/arena.toml.
 #pragma once
 #include <array>
 
 #include "core/bnb/bnb_features.hpp"
+#include "core/bnb/bnb_sim.hpp"
 
 namespace poslab::app {
 
@@ -26,5 +27,14 @@ inline constexpr std::array<const char*, bnb::kRelDim> kRelHelp{
 // The helm's keys (arena_helm_action() in app/gfx/arena_view.cpp), shown to a player at the
 // helm in the arena and the dream lab: a key of arena.toml.
 inline constexpr const char* kHelmKeysHelp = "arena.helm_keys";
+
+// The ship table's action column: power and turn names in the simulator's order
+// (bnb::kPowerTable, kTurnTable), keys of arena.toml [arena.act].
+inline constexpr std::array<const char*, bnb::kPowerCount> kPowerKeys{
+    "arena.act.coast", "arena.act.boost", "arena.act.reverse"};
+inline constexpr std::array<const char*, bnb::kTurnCount> kTurnKeys{
+    "arena.act.straight",       "arena.act.left",        "arena.act.right",
+    "arena.act.sharp_left",     "arena.act.sharp_right", "arena.act.air_brake",
+    "arena.act.sharp_air_brake"};
 
 }  // namespace poslab::app

@@ -582,9 +582,9 @@ class ArenaPanel final : public Panel {
         (in.hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
     if (in.hovered) {
       if (in.hovered_slot >= 0)
-        ImGui::SetTooltip("%s %d: %s", T("arena.slot"), in.hovered_slot, T("arena.click_inspect"));
+        tooltip_showf("%s %d: %s", T("arena.slot"), in.hovered_slot, T("arena.click_inspect"));
       else
-        ImGui::SetTooltip("x = %.0f, y = %.0f", in.mouse_world.x, in.mouse_world.y);
+        tooltip_showf("x = %.0f, y = %.0f", in.mouse_world.x, in.mouse_world.y);
       if (in.clicked) u.lab.selected = in.hovered_slot;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -603,13 +603,21 @@ class ArenaPanel final : public Panel {
     const ImGuiStyle& st = ImGui::GetStyle();
     const float row_h = ImGui::GetFrameHeight() + 2 * st.CellPadding.y;
     const float table_h = row_h * (kSlots + 1) + st.ScrollbarSize + 2 * st.CellPadding.y;
+    // The action column fits the longest action in the interface language (a fixed-fit column
+    // sizes itself to the texts of its first frames, which may be shorter).
+    float power_w = 0, turn_w = 0;
+    for (const char* k : kPowerKeys) power_w = std::max(power_w, ImGui::CalcTextSize(T(k)).x);
+    for (const char* k : kTurnKeys) turn_w = std::max(turn_w, ImGui::CalcTextSize(T(k)).x);
+    const float space = ImGui::CalcTextSize(" ").x;
+    const float action_w =
+        power_w + turn_w + 2 * space + ImGui::CalcTextSize(T("arena.act.fire")).x;
     if (!ImGui::BeginTable("##ships", 5, flags, ImVec2(0, table_h))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
     ImGui::TableSetupColumn(T("arena.slot"));
     ImGui::TableSetupColumn(T("arena.status"));
     ImGui::TableSetupColumn(T("arena.health"), ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
     ImGui::TableSetupColumn(T("arena.power"), ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
-    ImGui::TableSetupColumn(T("arena.action"));
+    ImGui::TableSetupColumn(T("arena.action"), ImGuiTableColumnFlags_WidthFixed, action_w);
     ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
     const char* header_help[] = {"arena.slot_tip", "arena.status_tip", "arena.health_tip",
                                  "arena.power_tip", "arena.action_tip"};
@@ -652,8 +660,8 @@ class ArenaPanel final : public Panel {
       ImGui::TableNextColumn();
       if (s.alive) {
         const bnb::ShipAction a = current_action(k);
-        ImGui::Text("%s %s%s", bnb::kPowerTable[a.power].name, bnb::kTurnTable[a.turn].name,
-                    a.shoot ? " FIRE" : "");
+        ImGui::Text("%s %s%s%s", T(kPowerKeys[a.power]), T(kTurnKeys[a.turn]), a.shoot ? " " : "",
+                    a.shoot ? T("arena.act.fire") : "");
       }
     }
     ImGui::EndTable();

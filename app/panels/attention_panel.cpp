@@ -210,7 +210,7 @@ class AttentionPanel final : public Panel {
       try {
         attention_lab_validate(ui_.lab);
       } catch (const Error& e) {
-        ctx.report_error(title(), tr_error(ctx, e));
+        ctx.report_error(ctx.tr("title.attention"), tr_error(ctx, e));
         ui_.lab = before;
       }
     }
@@ -261,8 +261,8 @@ class AttentionPanel final : public Panel {
       ui_.last_error.clear();
     } else {
       ui_.failed = ui_.job_inputs;
-      ui_.last_error = out->error;
-      ctx.report_error(title(), out->error);
+      ui_.last_error = tr_format(ctx, out->error_message);  // core's message, translated
+      ctx.report_error(ctx.tr("title.attention"), ui_.last_error);
     }
   }
 

@@ -150,7 +150,7 @@ class KvPanel final : public Panel {
       try {
         kv_lab_validate(ui_.lab);
       } catch (const Error& e) {
-        ctx.report_error(title(), tr_error(ctx, e));
+        ctx.report_error(ctx.tr("title.kv"), tr_error(ctx, e));
         ui_.lab = before;
       }
     }
@@ -227,7 +227,7 @@ class KvPanel final : public Panel {
       ui_.failed.reset();
     } else if (!out->cancelled) {
       ui_.failed = ui_.job_for;
-      ctx.report_error(title(), out->error);
+      ctx.report_error(ctx.tr("title.kv"), tr_format(ctx, out->error_message));
     }
     ui_.heat_key.clear();
   }
@@ -285,9 +285,8 @@ class KvPanel final : public Panel {
     if (ImGui::Button(L(sliding ? "kv.append_step" : "kv.append_token").c_str())) op = KvOp::append;
     if (!refusal.empty()) ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip("%s", !refusal.empty()
-                                  ? refusal.c_str()
-                                  : T(sliding ? "kv.append_step_tip" : "kv.append_token_tip"));
+      tooltip_show(!refusal.empty() ? refusal.c_str()
+                                    : T(sliding ? "kv.append_step_tip" : "kv.append_token_tip"));
     if (sliding) {
       ImGui::SameLine();
       if (ImGui::Button(L("kv.slide").c_str())) op = KvOp::slide;
@@ -574,7 +573,7 @@ class KvPanel final : public Panel {
           if (i < static_cast<int>(cell_err[l].size()))
             tip += nl + T("kv.layer") + " " + std::to_string(l) + " " + T("kv.key_error_vs") +
                    ": " + sci(cell_err[l][i]);
-        ImGui::SetTooltip("%s", tip.c_str());
+        tooltip_show(tip);
       }
     }
     ImGui::EndChild();
@@ -657,10 +656,10 @@ class KvPanel final : public Panel {
       const auto& slots = truth ? ses.truth_cache.slots : st.cache.slots;
       if (r != H && c < static_cast<int>(slots.size())) {
         const double p = truth ? b(hd, c) : a(hd, c);
-        ImGui::SetTooltip("%s %s %d -> %s %d (%s, %s %s): %.4f",
-                          truth ? "recompute" : kv_method_name(view.method).c_str(), T("kv.head"),
-                          hd, T("kv.slot"), c, slots[c].label.c_str(), T("kv.used_at"),
-                          index_text(slots[c].used_at).c_str(), p);
+        tooltip_showf("%s %s %d -> %s %d (%s, %s %s): %.4f",
+                      truth ? "recompute" : kv_method_name(view.method).c_str(), T("kv.head"), hd,
+                      T("kv.slot"), c, slots[c].label.c_str(), T("kv.used_at"),
+                      index_text(slots[c].used_at).c_str(), p);
       }
     }
     ui_.heat.draw_colorbar(ImVec2(std::min(w, 240.0f * scale), 8.0f * scale));

@@ -164,7 +164,7 @@ void kv_draw_plot(const AppContext& ctx, const KvSession& ses, const KvLabSettin
                sci(e.output_error[l]) + ", " + ctx.tr("kv.keys") + " " + sci(e.key_error[l]) +
                ", logits " + sci(e.logits_error);
       }
-    ImGui::SetTooltip("%s", tip.c_str());
+    tooltip_show(tip);
   }
   ImGui::TextDisabled("%s 1..%d; %s", ctx.tr("kv.steps"), steps, ctx.tr("kv.blue_line"));
 }

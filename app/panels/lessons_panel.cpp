@@ -503,7 +503,7 @@ class LessonsPanel final : public Panel {
     if (q.kind == QuestionKind::predict) {
       ImGui::TextColored(pal.muted, "%s", w("predict_hint").c_str());
       if (ImGui::SmallButton(w("open_lab_start").c_str())) ctx.open_lab(q.preset);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", q.preset.c_str());
+      tooltip(q.preset.c_str());
     }
     const bool multiple = q.kind == QuestionKind::multiple;
     if (!rec.answered)
@@ -597,7 +597,7 @@ class LessonsPanel final : public Panel {
       view.document(md(q.reveal.in(language())));
       const std::string& target = q.reveal_preset.empty() ? q.preset : q.reveal_preset;
       if (ImGui::Button(w("show_in_lab").c_str())) ctx.open_lab(target);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", target.c_str());
+      tooltip(target.c_str());
       ImGui::SameLine();
     }
     if (ImGui::Button(w("retry").c_str())) {

@@ -402,17 +402,17 @@ class RopeWheelsPanel final : public Panel {
                       dim_text, lam.c_str());
           if (hovered) {
             if (scaled)
-              ImGui::SetTooltip(
+              tooltip_showf(
                   "%s %d: θ = %.6g -> θ' = %.6g rad/token\n%s λ = %.6g -> λ' = %.6g tokens\n"
                   "r = L/λ = %.4g %s\n%s",
                   T("wheels.pair"), i, d.inv0[i], d.inv[i], T("wheels.wavelength"),
                   kTwoPi / d.inv0[i], kTwoPi / d.inv[i], d.turns[i], T("wheels.turns_in_l_orig"),
                   T("wheels.click_details"));
             else
-              ImGui::SetTooltip(
-                  "%s %d: θ = %.6g rad/token\n%s λ = %.6g tokens\nr = L/λ = %.4g %s\n%s",
-                  T("wheels.pair"), i, d.inv[i], T("wheels.wavelength"), kTwoPi / d.inv[i],
-                  d.turns[i], T("wheels.turns_in_l"), T("wheels.click_details"));
+              tooltip_showf("%s %d: θ = %.6g rad/token\n%s λ = %.6g tokens\nr = L/λ = %.4g %s\n%s",
+                            T("wheels.pair"), i, d.inv[i], T("wheels.wavelength"),
+                            kTwoPi / d.inv[i], d.turns[i], T("wheels.turns_in_l"),
+                            T("wheels.click_details"));
           }
         }
       }
@@ -448,7 +448,7 @@ class RopeWheelsPanel final : public Panel {
 
   void draw_decay(const WheelsLabSettings& s, const WheelsDerived& d, float scale) {
     ImGui::TextUnformatted(T("wheels.decay_title"));
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", T("wheels.decay_tip"));
+    tooltip(T("wheels.decay_tip"));
     const bool scaled = s.rope.scaling != RopeScaling::none;
     PlotSpec spec;
     spec.id = "decay";

@@ -19,6 +19,7 @@
 #include <variant>
 
 #include "app/app_context.hpp"
+#include "core/common/errors.hpp"
 
 namespace poslab::app {
 
@@ -93,6 +94,8 @@ struct JobOutcome {
   std::string key;              // the key the job was started with
   std::optional<Result> value;  // set when the work returned normally and was not cancelled
   std::string error;            // what() of an exception the work threw (not when cancelled)
+  Message error_message;        // the same as a message: core's (translatable, tr_format)
+                                // when it threw an InputError with one, else plain text
   bool cancelled = false;       // cancel() or a newer start() asked it to stop
   double seconds = 0;           // wall time of the work
 };
@@ -171,10 +174,15 @@ class BackgroundJob {
       if (s.error) {
         try {
           std::rethrow_exception(s.error);
+        } catch (const InputError& e) {
+          out.error = e.what();
+          out.error_message = e.message();
         } catch (const std::exception& e) {
           out.error = e.what();
+          out.error_message = message_plain(out.error);
         } catch (...) {
           out.error = "unknown error";
+          out.error_message = message_plain(out.error);
         }
       } else {
         out.value = std::move(s.value);

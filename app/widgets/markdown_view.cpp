@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <string>
 
+#include "app/widgets/tooltip.hpp"
+
 namespace poslab::app {
 namespace {
 
@@ -210,7 +212,7 @@ void MarkdownView::spans(const std::vector<MdSpan>& spans) {
       std::string label = s.text;
       while (k + 1 < spans.size() && spans[k + 1].link == s.link) label += spans[++k].text;
       if (flow.button(label, id_counter_++)) ctx_.open_lab(s.link.substr(prefix.size()));
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.link.c_str() + prefix.size());
+      tooltip(s.link.c_str() + prefix.size());
       continue;
     }
     ImFont* font = s.code && is_ascii(s.text) ? ctx_.mono_font() : body;
@@ -220,7 +222,7 @@ void MarkdownView::spans(const std::vector<MdSpan>& spans) {
     if (!s.link.empty()) colour = pal_.link;
     if (s.strike) colour = pal_.muted;
     flow.text(s.text, font, colour, s.code, pal_.code_bg);
-    if (!s.link.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.link.c_str());
+    if (!s.link.empty() && ImGui::IsItemHovered()) tooltip_show(s.link);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "core/attention/attention_messages.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
+#include "core/common/preset_messages.hpp"
 #include "core/common/random.hpp"
 
 namespace poslab {
@@ -118,7 +119,9 @@ RowMatrix project(const AttentionModel& m, const RowMatrix& w) {
 
 int whole(double v, const char* what) {
   if (v != std::round(v))
-    throw InputError(std::string(what) + " = " + std::to_string(v) + ": must be a whole number");
+    throw InputError(
+        preset_message("errors.value.not_whole",
+                       {message_arg("name", what), message_arg("value", std::to_string(v))}));
   return static_cast<int>(std::lround(v));
 }
 
@@ -185,14 +188,14 @@ void attention_validate(const AttentionParams& p) {
   require_in_range("elevation_alpha", p.elevation_alpha, AttentionParams::elevation_alpha_range);
   require_in_range("terrain_max_m", p.terrain_max_m, AttentionParams::terrain_max_range);
   if (p.model_dim % 2)
-    throw InputError("model_dim = " + std::to_string(p.model_dim) +
-                     ": must be even (sin/cos pairs)");
+    throw InputError(attention_message("attention.error.model_dim_even",
+                                       {message_arg("dim", std::to_string(p.model_dim))}));
   if (p.encoding == AttentionEncoding::sincos_2d && p.model_dim % 4)
-    throw InputError("model_dim = " + std::to_string(p.model_dim) +
-                     ": 2-D sin-cos needs a multiple of 4 (half per axis, sin and cos)");
+    throw InputError(attention_message("attention.error.model_dim_sincos_2d",
+                                       {message_arg("dim", std::to_string(p.model_dim))}));
   if (p.head_dim % 2)
-    throw InputError("head_dim = " + std::to_string(p.head_dim) +
-                     ": must be even (RoPE rotates pairs)");
+    throw InputError(attention_message("attention.error.head_dim_even",
+                                       {message_arg("dim", std::to_string(p.head_dim))}));
   if (p.encoding == AttentionEncoding::t5)
     t5_validate(p.t5_bidirectional, p.t5_buckets, p.t5_max_distance);
 }
@@ -225,8 +228,9 @@ AttentionInput attention_sequence_input(std::vector<std::string> tokens, double 
 
 AttentionInput attention_count_input(int count, double shift) {
   if (count < 1 || count > kAttentionMaxTokens)
-    throw InputError("tokens = " + std::to_string(count) + ": must be in [1, " +
-                     std::to_string(kAttentionMaxTokens) + "]");
+    throw InputError(attention_message("attention.error.tokens_range",
+                                       {message_arg("count", std::to_string(count)),
+                                        message_arg("max", std::to_string(kAttentionMaxTokens))}));
   std::vector<std::string> tokens;
   for (int t = 0; t < count; ++t) tokens.push_back(std::string(1, 't').append(std::to_string(t)));
   return attention_sequence_input(std::move(tokens), shift);
@@ -234,8 +238,10 @@ AttentionInput attention_count_input(int count, double shift) {
 
 AttentionInput attention_grid_input(int rows, int cols, double shift) {
   if (rows < 1 || cols < 1 || static_cast<long long>(rows) * cols > kAttentionMaxTokens)
-    throw InputError("grid " + std::to_string(rows) + " x " + std::to_string(cols) +
-                     ": needs 1 to " + std::to_string(kAttentionMaxTokens) + " patches");
+    throw InputError(attention_message(
+        "attention.error.grid_range",
+        {message_arg("rows", std::to_string(rows)), message_arg("cols", std::to_string(cols)),
+         message_arg("max", std::to_string(kAttentionMaxTokens))}));
   AttentionInput in;
   in.grid_rows = rows;
   in.grid_cols = cols;
@@ -261,15 +267,17 @@ AttentionInput attention_shift_input(const AttentionInput& in, double k) {
 
 AttentionInput attention_reorder_tokens(const AttentionInput& in, const std::vector<int>& order) {
   if (order.size() != in.tokens.size())
-    throw InputError("reorder: " + std::to_string(order.size()) + " indices for " +
-                     std::to_string(in.tokens.size()) + " tokens");
+    throw InputError(attention_message("attention.error.reorder_count",
+                                       {message_arg("indices", std::to_string(order.size())),
+                                        message_arg("tokens", std::to_string(in.tokens.size()))}));
   std::vector<bool> seen(order.size(), false);
   AttentionInput out = in;
   for (size_t t = 0; t < order.size(); ++t) {
     const int o = order[t];
     if (o < 0 || o >= static_cast<int>(order.size()) || seen[o])
-      throw InputError("reorder: index list is not a permutation (entry " + std::to_string(t) +
-                       " = " + std::to_string(o) + ")");
+      throw InputError(attention_message(
+          "attention.error.reorder_not_permutation",
+          {message_arg("entry", std::to_string(t)), message_arg("value", std::to_string(o))}));
     seen[o] = true;
     out.tokens[t] = in.tokens[o];
   }
@@ -278,23 +286,23 @@ AttentionInput attention_reorder_tokens(const AttentionInput& in, const std::vec
 
 void attention_input_validate(const AttentionInput& in) {
   const size_t T = in.tokens.size();
-  if (T == 0) throw InputError("no tokens: give a sentence or a token count of at least 1");
+  if (T == 0) throw InputError(attention_message("attention.error.no_tokens"));
   if (T > static_cast<size_t>(kAttentionMaxTokens))
-    throw InputError("tokens = " + std::to_string(T) + ": at most " +
-                     std::to_string(kAttentionMaxTokens) +
-                     " (the score matrix has tokens^2 cells per head)");
+    throw InputError(attention_message("attention.error.too_many_tokens",
+                                       {message_arg("count", std::to_string(T)),
+                                        message_arg("max", std::to_string(kAttentionMaxTokens))}));
   if (in.positions.size() != T || in.rows.size() != T || in.cols.size() != T ||
       in.cells.size() != T)
-    throw InputError(
-        "attention input: positions, coordinates and cells must have one entry per token");
+    throw InputError(attention_message("attention.error.input_shape"));
   for (size_t t = 0; t < T; ++t) {
     if (!std::isfinite(in.positions[t]) || !std::isfinite(in.rows[t]) || !std::isfinite(in.cols[t]))
-      throw InputError("attention input: token " + std::to_string(t) +
-                       " has a non-finite position");
+      throw InputError(attention_message("attention.error.input_not_finite",
+                                         {message_arg("token", std::to_string(t))}));
     if (in.cells[t] < 0 || in.cells[t] >= in.grid_rows * in.grid_cols)
-      throw InputError("attention input: token " + std::to_string(t) + " sits outside the " +
-                       std::to_string(in.grid_rows) + " x " + std::to_string(in.grid_cols) +
-                       " grid");
+      throw InputError(attention_message("attention.error.input_outside_grid",
+                                         {message_arg("token", std::to_string(t)),
+                                          message_arg("rows", std::to_string(in.grid_rows)),
+                                          message_arg("cols", std::to_string(in.grid_cols))}));
   }
 }
 
@@ -553,8 +561,9 @@ AttentionResult attention_compute(const AttentionModel& m, const std::atomic<boo
   r.note = r.note_message.text;
   const bool has_bias = attention_encoding_kind(p.encoding) == EncodingKind::bias;
   if (only_head >= p.heads)
-    throw InputError("head = " + std::to_string(only_head) +
-                     ": must be below heads = " + std::to_string(p.heads));
+    throw InputError(attention_message("attention.error.head_below",
+                                       {message_arg("head", std::to_string(only_head)),
+                                        message_arg("heads", std::to_string(p.heads))}));
   r.heads.resize(p.heads);
   const SharedInputs shared = shared_inputs(m);
   for (int h = 0; h < p.heads; ++h) {
@@ -579,10 +588,11 @@ ScoreTerms attention_score_terms(const AttentionModel& m, int head, int query, i
   const AttentionParams& p = m.params;
   const int T = static_cast<int>(m.input.tokens.size());
   if (head < 0 || head >= p.heads || query < 0 || query >= T || key < 0 || key >= T)
-    throw InputError("cell (head " + std::to_string(head) + ", query " + std::to_string(query) +
-                     ", key " + std::to_string(key) + ") is outside the " +
-                     std::to_string(p.heads) + " heads x " + std::to_string(T) + " x " +
-                     std::to_string(T) + " scores");
+    throw InputError(attention_message(
+        "attention.error.cell_outside",
+        {message_arg("head", std::to_string(head)), message_arg("query", std::to_string(query)),
+         message_arg("key", std::to_string(key)), message_arg("heads", std::to_string(p.heads)),
+         message_arg("T", std::to_string(T))}));
   const double scale = attention_scale(p);
   const RowMatrix& wq = m.w_q[head];
   const RowMatrix& wk = m.w_k[head];

@@ -2,6 +2,7 @@
 // defaults are written, which keeps lesson presets short.
 #include "core/attention/attention_lab.hpp"
 
+#include "core/attention/attention_messages.hpp"
 #include "core/attention/tokenizer.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
@@ -29,21 +30,27 @@ void attention_lab_validate(const AttentionLabSettings& s) {
   require_in_range("grid_rows", s.grid_rows, AttentionLabSettings::grid_side_range);
   require_in_range("grid_cols", s.grid_cols, AttentionLabSettings::grid_side_range);
   if (s.grid_rows * s.grid_cols > kAttentionMaxTokens)
-    throw InputError("grid " + std::to_string(s.grid_rows) + " x " + std::to_string(s.grid_cols) +
-                     " = " + std::to_string(s.grid_rows * s.grid_cols) + " patches: at most " +
-                     std::to_string(kAttentionMaxTokens));
+    throw InputError(
+        attention_message("attention.error.grid_too_many",
+                          {message_arg("rows", std::to_string(s.grid_rows)),
+                           message_arg("cols", std::to_string(s.grid_cols)),
+                           message_arg("count", std::to_string(s.grid_rows * s.grid_cols)),
+                           message_arg("max", std::to_string(kAttentionMaxTokens))}));
   require_in_range("shift", s.shift, AttentionLabSettings::shift_range);
   require_in_range("extrapolate", s.extrapolate_tokens,
                    AttentionLabSettings::extrapolate_tokens_range);
   require_in_range("decay_max", s.decay_max, AttentionLabSettings::decay_max_range);
   if (s.head < 0 || s.head >= s.params.heads)
-    throw InputError("head = " + std::to_string(s.head) +
-                     ": must be in [0, heads - 1 = " + std::to_string(s.params.heads - 1) + "]");
+    throw InputError(attention_message("attention.error.head_range",
+                                       {message_arg("head", std::to_string(s.head)),
+                                        message_arg("last", std::to_string(s.params.heads - 1))}));
   if (s.query_row < 0 || s.query_row >= s.grid_rows || s.query_col < 0 ||
       s.query_col >= s.grid_cols)
-    throw InputError("query patch (" + std::to_string(s.query_row) + ", " +
-                     std::to_string(s.query_col) + ") is outside the " +
-                     std::to_string(s.grid_rows) + " x " + std::to_string(s.grid_cols) + " grid");
+    throw InputError(attention_message("attention.error.query_outside",
+                                       {message_arg("row", std::to_string(s.query_row)),
+                                        message_arg("col", std::to_string(s.query_col)),
+                                        message_arg("rows", std::to_string(s.grid_rows)),
+                                        message_arg("cols", std::to_string(s.grid_cols))}));
 }
 
 AttentionInput attention_lab_input(const AttentionLabSettings& s) {

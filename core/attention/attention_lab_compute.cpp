@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/attention/attention_lab.hpp"
+#include "core/attention/attention_messages.hpp"
 #include "core/common/errors.hpp"
 
 namespace poslab {
@@ -15,8 +16,9 @@ AttentionLabResult attention_lab_compute(const AttentionLabSettings& s,
   attention_lab_validate(s);
   const int only_head = options.only_head;
   if (only_head >= s.params.heads)
-    throw InputError("head = " + std::to_string(only_head) +
-                     ": must be below heads = " + std::to_string(s.params.heads));
+    throw InputError(attention_message("attention.error.head_below",
+                                       {message_arg("head", std::to_string(only_head)),
+                                        message_arg("heads", std::to_string(s.params.heads))}));
   AttentionLabResult c;
   c.lab = s;
   const AttentionParams& p = s.params;

@@ -1,7 +1,8 @@
-// Every note the attention lab's core writes for a reader, as message ids with English
-// templates (core/common/message.hpp). demos.cpp and attention.cpp build their notes from
-// this catalog; the app shows them through assets/i18n/<lang>/attention.toml, [attention.note],
-// whose English equals these templates (tests/app/messages_test.cpp).
+// Every note and input error the attention lab's core writes for a reader, as message ids
+// with English templates (core/common/message.hpp). demos.cpp, attention.cpp,
+// attention_lab.cpp, encodings.cpp and tokenizer.cpp build their notes and errors from this
+// catalog; the app shows them through assets/i18n/<lang>/attention.toml, [attention.note] and
+// [attention.error], whose English equals these templates (tests/app/messages_test.cpp).
 #pragma once
 #include <string>
 #include <vector>
@@ -58,7 +59,75 @@ inline constexpr MessageTemplate kAttentionMessages[] = {
      "{count} token(s) at positions {lo}..{hi} have no row in the learned table (rows 0..{last}): "
      "their scores and weights are undefined (NaN), not invented; the other queries attend over "
      "the defined keys only"},
+
+    // Errors on bad input (InputError): what the lab's settings, a preset, a typed sentence or
+    // a second sentence for the orderings comparison can get wrong.
+    {"attention.error.model_dim_even", "model_dim = {dim}: must be even (sin/cos pairs)"},
+    {"attention.error.model_dim_sincos_2d",
+     "model_dim = {dim}: 2-D sin-cos needs a multiple of 4 (half per axis, sin and cos)"},
+    {"attention.error.head_dim_even", "head_dim = {dim}: must be even (RoPE rotates pairs)"},
+    {"attention.error.tokens_range", "tokens = {count}: must be in [1, {max}]"},
+    {"attention.error.grid_range", "grid {rows} x {cols}: needs 1 to {max} patches"},
+    {"attention.error.grid_too_many", "grid {rows} x {cols} = {count} patches: at most {max}"},
+    {"attention.error.head_range", "head = {head}: must be in [0, heads - 1 = {last}]"},
+    {"attention.error.head_below", "head = {head}: must be below heads = {heads}"},
+    {"attention.error.query_outside",
+     "query patch ({row}, {col}) is outside the {rows} x {cols} grid"},
+    {"attention.error.cell_outside",
+     "cell (head {head}, query {query}, key {key}) is outside the {heads} heads x {T} x {T} "
+     "scores"},
+    {"attention.error.reorder_count", "reorder: {indices} indices for {tokens} tokens"},
+    {"attention.error.reorder_not_permutation",
+     "reorder: index list is not a permutation (entry {entry} = {value})"},
+    {"attention.error.no_tokens", "no tokens: give a sentence or a token count of at least 1"},
+    {"attention.error.too_many_tokens",
+     "tokens = {count}: at most {max} (the score matrix has tokens^2 cells per head)"},
+    {"attention.error.input_shape",
+     "attention input: positions, coordinates and cells must have one entry per token"},
+    {"attention.error.input_not_finite",
+     "attention input: token {token} has a non-finite position"},
+    {"attention.error.input_outside_grid",
+     "attention input: token {token} sits outside the {rows} x {cols} grid"},
+    {"attention.error.compare_shapes",
+     "compare: both sides need the same token count and heads ({tokens_a} vs {tokens_b} tokens, "
+     "{heads_a} vs {heads_b} heads)"},
+    {"attention.error.orderings_count",
+     "orderings: the two sentences have {a} and {b} tokens; give the same tokens in another "
+     "order"},
+    {"attention.error.orderings_missing",
+     "orderings: token \"{token}\" of the first sentence is missing from the second (use the same "
+     "tokens reordered)"},
+    {"attention.error.decay_args",
+     "RoPE decay: need max_distance >= 1 and points >= 2 (got {max_distance}, {points})"},
+    {"attention.error.sinusoidal_dim", "sinusoidal: model dim = {dim}: must be even and >= 2"},
+    {"attention.error.sincos_2d_dim", "2-D sin-cos: model dim = {dim}: must be a multiple of 4"},
+    {"attention.error.alibi_heads", "ALiBi: heads = {heads}: must be >= 1"},
+    {"attention.error.t5_buckets", "T5: num_buckets = {buckets}: must be even and >= 2"},
+    {"attention.error.t5_buckets_bidirectional",
+     "T5: num_buckets = {buckets}: must be even and >= 4 when bidirectional"},
+    {"attention.error.t5_max_distance",
+     "T5: max_distance = {max_distance}: must exceed max_exact = {max_exact} (half the buckets of "
+     "one side)"},
+    {"attention.error.swin_offset",
+     "Swin bias: offset ({dh}, {dw}) does not fit a {h} x {w} window"},
+    // A typed or loaded sentence ({why}: one of the utf8_* reasons below).
+    {"attention.error.sentence_utf8",
+     "sentence: invalid UTF-8 at byte {byte} ({why}; save or paste the text as UTF-8)"},
+    {"attention.error.utf8_overlong", "overlong form"},
+    {"attention.error.utf8_past_max", "past U+10FFFF"},
+    {"attention.error.utf8_stray", "stray continuation byte"},
+    {"attention.error.utf8_truncated", "truncated character"},
+    {"attention.error.utf8_continuation", "missing continuation byte"},
+    {"attention.error.utf8_surrogate", "surrogate"},
+    {"attention.error.sentence_too_long",
+     "sentence has more than {max} tokens: shorten it (at most {max})"},
+    {"attention.error.sentence_empty", "sentence is empty: type some words, e.g. \"我 喜欢 你\""},
 };
+
+// Catalog entry `id` with its arguments: what the attention core throws in an InputError.
+inline Message attention_message(std::string_view id, std::vector<MessageArg> args = {}) {
+  return message_make(kAttentionMessages, id, std::move(args));
+}
 
 // An encoding's label as a message ("attention.enc.<name>", English: attention_encoding_label).
 Message attention_encoding_message(AttentionEncoding e);

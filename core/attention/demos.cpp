@@ -37,10 +37,12 @@ AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::v
                                       int only_head) {
   const int T = static_cast<int>(a.input.tokens.size());
   if (static_cast<int>(b.input.tokens.size()) != T || a.params.heads != b.params.heads)
-    throw InputError("compare: both sides need the same token count and heads (" +
-                     std::to_string(T) + " vs " + std::to_string(b.input.tokens.size()) +
-                     " tokens, " + std::to_string(a.params.heads) + " vs " +
-                     std::to_string(b.params.heads) + " heads)");
+    throw InputError(
+        attention_message("attention.error.compare_shapes",
+                          {message_arg("tokens_a", std::to_string(T)),
+                           message_arg("tokens_b", std::to_string(b.input.tokens.size())),
+                           message_arg("heads_a", std::to_string(a.params.heads)),
+                           message_arg("heads_b", std::to_string(b.params.heads))}));
   if (align.empty())
     for (int t = 0; t < T; ++t) align.push_back(t);
   AttentionComparison c;
@@ -88,8 +90,9 @@ AttentionComparison attention_compare(AttentionModel a, AttentionModel b, std::v
 std::vector<int> attention_ordering_alignment(const std::vector<std::string>& a,
                                               const std::vector<std::string>& b) {
   if (a.size() != b.size())
-    throw InputError("orderings: the two sentences have " + std::to_string(a.size()) + " and " +
-                     std::to_string(b.size()) + " tokens; give the same tokens in another order");
+    throw InputError(attention_message(
+        "attention.error.orderings_count",
+        {message_arg("a", std::to_string(a.size())), message_arg("b", std::to_string(b.size()))}));
   std::map<std::string, std::vector<int>> slots;  // token -> its slots in b, in order
   for (int t = static_cast<int>(b.size()) - 1; t >= 0; --t) slots[b[t]].push_back(t);
   std::vector<int> align;
@@ -97,8 +100,7 @@ std::vector<int> attention_ordering_alignment(const std::vector<std::string>& a,
     auto it = slots.find(tok);
     if (it == slots.end() || it->second.empty())
       throw InputError(
-          "orderings: token \"" + tok +
-          "\" of the first sentence is missing from the second (use the same tokens reordered)");
+          attention_message("attention.error.orderings_missing", {message_arg("token", tok)}));
     align.push_back(it->second.back());
     it->second.pop_back();
   }
@@ -237,8 +239,9 @@ ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tok
 
 RopeDecay attention_rope_decay(const AttentionModel& m, int head, int max_distance, int points) {
   if (points < 2 || max_distance < 1)
-    throw InputError("RoPE decay: need max_distance >= 1 and points >= 2 (got " +
-                     std::to_string(max_distance) + ", " + std::to_string(points) + ")");
+    throw InputError(attention_message("attention.error.decay_args",
+                                       {message_arg("max_distance", std::to_string(max_distance)),
+                                        message_arg("points", std::to_string(points))}));
   const AttentionParams& p = m.params;
   const RopeParams rp = attention_rope_params(p);
   RopeDecay d;

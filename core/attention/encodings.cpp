@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include "core/attention/attention_messages.hpp"
 
 #include "core/common/errors.hpp"
 #include "core/common/random.hpp"
@@ -12,7 +13,8 @@ namespace poslab {
 RowMatrix sinusoidal_encoding(const std::vector<double>& positions, int dim, double base,
                               SinusoidLayout layout) {
   if (dim < 2 || dim % 2)
-    throw InputError("sinusoidal: model dim = " + std::to_string(dim) + ": must be even and >= 2");
+    throw InputError(attention_message("attention.error.sinusoidal_dim",
+                                       {message_arg("dim", std::to_string(dim))}));
   const int half = dim / 2;
   RowMatrix pe(static_cast<Eigen::Index>(positions.size()), dim);
   for (int i = 0; i < half; ++i) {
@@ -43,8 +45,8 @@ bool learned_has_row(double position, int length) {
 RowMatrix sincos_2d_encoding(const std::vector<double>& rows, const std::vector<double>& cols,
                              int dim, double base) {
   if (dim < 4 || dim % 4)
-    throw InputError("2-D sin-cos: model dim = " + std::to_string(dim) +
-                     ": must be a multiple of 4");
+    throw InputError(attention_message("attention.error.sincos_2d_dim",
+                                       {message_arg("dim", std::to_string(dim))}));
   const int half = dim / 2, quarter = dim / 4;
   RowMatrix pe(static_cast<Eigen::Index>(rows.size()), dim);
   for (int i = 0; i < quarter; ++i) {
@@ -60,7 +62,9 @@ RowMatrix sincos_2d_encoding(const std::vector<double>& rows, const std::vector<
 }
 
 std::vector<double> alibi_slopes(int heads) {
-  if (heads < 1) throw InputError("ALiBi: heads = " + std::to_string(heads) + ": must be >= 1");
+  if (heads < 1)
+    throw InputError(attention_message("attention.error.alibi_heads",
+                                       {message_arg("heads", std::to_string(heads))}));
   auto power_of_two_slopes = [](int n) {
     std::vector<double> s(n);
     for (int h = 1; h <= n; ++h) s[h - 1] = std::exp2(-8.0 * h / n);
@@ -78,13 +82,14 @@ std::vector<double> alibi_slopes(int heads) {
 void t5_validate(bool bidirectional, int num_buckets, int max_distance) {
   const int side = bidirectional ? num_buckets / 2 : num_buckets;
   if (num_buckets % 2 || side < 2)
-    throw InputError("T5: num_buckets = " + std::to_string(num_buckets) +
-                     ": must be even and >= " + (bidirectional ? "4 when bidirectional" : "2"));
+    throw InputError(attention_message(
+        bidirectional ? "attention.error.t5_buckets_bidirectional" : "attention.error.t5_buckets",
+        {message_arg("buckets", std::to_string(num_buckets))}));
   const int max_exact = side / 2;
   if (max_distance <= max_exact)
-    throw InputError("T5: max_distance = " + std::to_string(max_distance) +
-                     ": must exceed max_exact = " + std::to_string(max_exact) +
-                     " (half the buckets of one side)");
+    throw InputError(attention_message("attention.error.t5_max_distance",
+                                       {message_arg("max_distance", std::to_string(max_distance)),
+                                        message_arg("max_exact", std::to_string(max_exact))}));
 }
 
 int t5_bucket(int relative_position, bool bidirectional, int num_buckets, int max_distance) {
@@ -129,9 +134,10 @@ int swin_table_size(int window_h, int window_w) {
 
 int swin_relative_index(int dh, int dw, int window_h, int window_w) {
   if (std::abs(dh) >= window_h || std::abs(dw) >= window_w)
-    throw InputError("Swin bias: offset (" + std::to_string(dh) + ", " + std::to_string(dw) +
-                     ") does not fit a " + std::to_string(window_h) + " x " +
-                     std::to_string(window_w) + " window");
+    throw InputError(attention_message(
+        "attention.error.swin_offset",
+        {message_arg("dh", std::to_string(dh)), message_arg("dw", std::to_string(dw)),
+         message_arg("h", std::to_string(window_h)), message_arg("w", std::to_string(window_w))}));
   return (dh + window_h - 1) * (2 * window_w - 1) + (dw + window_w - 1);
 }
 

@@ -1,6 +1,7 @@
 // UTF-8 decoding and the whitespace / per-CJK-character split (see tokenizer.hpp).
 #include "core/attention/tokenizer.hpp"
 
+#include "core/attention/attention_messages.hpp"
 #include "core/common/errors.hpp"
 
 namespace poslab {
@@ -18,9 +19,10 @@ struct CodePoint {
 std::vector<CodePoint> decode_utf8(const std::string& text) {
   std::vector<CodePoint> out;
   size_t i = 0;
-  const auto bad = [](size_t at, const char* why) {
-    return InputError("sentence: invalid UTF-8 at byte " + std::to_string(at) + " (" + why +
-                      "; save or paste the text as UTF-8)");
+  const auto bad = [](size_t at, const char* why) {  // why: the catalog id of the reason
+    return InputError(attention_message(
+        "attention.error.sentence_utf8",
+        {message_arg("byte", std::to_string(at)), message_arg("why", attention_message(why))}));
   };
   while (i < text.size()) {
     const auto b0 = static_cast<unsigned char>(text[i]);
@@ -39,18 +41,20 @@ std::vector<CodePoint> decode_utf8(const std::string& text) {
       if (b0 == 0xF0) lo = 0x90;
       if (b0 == 0xF4) hi = 0x8F;
     } else {
-      throw bad(i, b0 == 0xC0 || b0 == 0xC1 ? "overlong form"
-                   : b0 >= 0xF5             ? "past U+10FFFF"
-                                            : "stray continuation byte");
+      throw bad(i, b0 == 0xC0 || b0 == 0xC1 ? "attention.error.utf8_overlong"
+                   : b0 >= 0xF5             ? "attention.error.utf8_past_max"
+                                            : "attention.error.utf8_stray");
     }
-    if (len > static_cast<int>(text.size() - i)) throw bad(i, "truncated character");
+    if (len > static_cast<int>(text.size() - i)) throw bad(i, "attention.error.utf8_truncated");
     char32_t cp = len == 1 ? b0 : b0 & (0x7F >> len);
     for (int k = 1; k < len; ++k) {
       const auto b = static_cast<unsigned char>(text[i + k]);
       const unsigned char l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xBF;
       if (b < l || b > h) {
-        if ((b >> 6) != 0x2) throw bad(i + k, "missing continuation byte");
-        throw bad(i, b0 == 0xED ? "surrogate" : b0 == 0xF4 ? "past U+10FFFF" : "overlong form");
+        if ((b >> 6) != 0x2) throw bad(i + k, "attention.error.utf8_continuation");
+        throw bad(i, b0 == 0xED   ? "attention.error.utf8_surrogate"
+                     : b0 == 0xF4 ? "attention.error.utf8_past_max"
+                                  : "attention.error.utf8_overlong");
       }
       cp = (cp << 6) | (b & 0x3F);
     }
@@ -93,8 +97,8 @@ std::vector<std::string> tokenize_sentence(const std::string& text, int max_toke
     tokens.push_back(std::move(current));
     current.clear();
     if (static_cast<int>(tokens.size()) > max_tokens)
-      throw InputError("sentence has more than " + std::to_string(max_tokens) +
-                       " tokens: shorten it (at most " + std::to_string(max_tokens) + ")");
+      throw InputError(attention_message("attention.error.sentence_too_long",
+                                         {message_arg("max", std::to_string(max_tokens))}));
   };
   for (const auto& c : cps) {
     if (is_space(c.value)) {
@@ -108,7 +112,7 @@ std::vector<std::string> tokenize_sentence(const std::string& text, int max_toke
     }
   }
   flush();
-  if (tokens.empty()) throw InputError("sentence is empty: type some words, e.g. \"我 喜欢 你\"");
+  if (tokens.empty()) throw InputError(attention_message("attention.error.sentence_empty"));
   return tokens;
 }
 

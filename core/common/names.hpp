@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/common/errors.hpp"
+#include "core/common/preset_messages.hpp"
 
 namespace poslab {
 
@@ -25,8 +26,10 @@ inline int enum_index_from_name(std::string_view what, std::string_view name,
                                 const std::vector<std::string>& names) {
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return static_cast<int>(i);
-  throw InputError(std::string(what) + " = \"" + std::string(name) + "\": expected one of " +
-                   join(names));
+  throw InputError(preset_message(
+      "errors.value.not_in_choices",
+      {message_arg("name", std::string(what)), message_arg("value", std::string(name)),
+       message_arg("choices", join(names))}));
 }
 
 // The enum value named `name`, for enums whose names are listed in enum order.

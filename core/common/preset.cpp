@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/common/names.hpp"
+#include "core/common/preset_messages.hpp"
 
 namespace poslab {
 namespace {
@@ -49,8 +50,8 @@ std::string percent_decode(std::string_view s) {
       continue;
     }
     if (i + 2 >= s.size() || hex_value(s[i + 1]) < 0 || hex_value(s[i + 2]) < 0)
-      throw InputError("preset: bad percent escape near \"" + std::string(s.substr(i, 3)) +
-                       "\" (use %XX with two hex digits)");
+      throw InputError(preset_message("errors.preset.bad_escape",
+                                      {message_arg("near", std::string(s.substr(i, 3)))}));
     out += static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
     i += 2;
   }
@@ -72,7 +73,9 @@ double parse_double(std::string_view text, const std::string& what) {
   if (!text.empty() && *first == '+') ++first;
   auto res = std::from_chars(first, last, v);
   if (text.empty() || res.ec != std::errc() || res.ptr != last || !std::isfinite(v))
-    throw InputError(what + " = \"" + std::string(text) + "\": not a finite number");
+    throw InputError(
+        preset_message("errors.value.not_finite",
+                       {message_arg("name", what), message_arg("value", std::string(text))}));
   return v;
 }
 
@@ -117,10 +120,11 @@ std::string preset_lab(std::string_view text) {
   std::string lab(text.substr(0, q));
   while (!lab.empty() && (lab.back() == ' ' || lab.back() == '\n')) lab.pop_back();
   if (lab.empty())
-    throw InputError("preset \"" + std::string(text) + "\": missing lab name before '?'");
+    throw InputError(
+        preset_message("errors.preset.missing_lab", {message_arg("preset", std::string(text))}));
   for (char c : lab)
     if (!((c >= 'a' && c <= 'z') || c == '_' || (c >= '0' && c <= '9')))
-      throw InputError("preset: lab name \"" + lab + "\" has characters other than a-z, 0-9, _");
+      throw InputError(preset_message("errors.preset.lab_chars", {message_arg("lab", lab)}));
   return lab;
 }
 
@@ -133,8 +137,9 @@ PresetReader::PresetReader(std::string_view text, std::string_view expected_lab)
     text.remove_suffix(1);
   lab_ = preset_lab(text);
   if (lab_ != expected_lab)
-    throw InputError("preset is for lab \"" + lab_ + "\", not \"" + std::string(expected_lab) +
-                     "\"");
+    throw InputError(preset_message(
+        "errors.preset.wrong_lab",
+        {message_arg("lab", lab_), message_arg("expected", std::string(expected_lab))}));
   auto q = text.find('?');
   if (q == std::string_view::npos) return;
   std::string_view rest = text.substr(q + 1);
@@ -145,9 +150,11 @@ PresetReader::PresetReader(std::string_view text, std::string_view expected_lab)
     if (field.empty()) continue;
     auto eq = field.find('=');
     if (eq == std::string_view::npos || eq == 0)
-      throw InputError("preset field \"" + std::string(field) + "\": expected key=value");
+      throw InputError(preset_message("errors.preset.not_key_value",
+                                      {message_arg("field", std::string(field))}));
     std::string key(field.substr(0, eq));
-    if (fields_.count(key)) throw InputError("preset key \"" + key + "\" appears twice");
+    if (fields_.count(key))
+      throw InputError(preset_message("errors.preset.key_twice", {message_arg("key", key)}));
     fields_[key] = percent_decode(field.substr(eq + 1));
     used_[key] = false;
   }
@@ -172,7 +179,9 @@ void PresetReader::read(const std::string& key, int& out, ParamRange range) {
   if (const auto* v = find(key)) {
     double d = parse_double(*v, lab_ + "." + key);
     if (d != std::floor(d))
-      throw InputError(lab_ + "." + key + " = " + *v + ": must be a whole number");
+      throw InputError(
+          preset_message("errors.value.not_whole",
+                         {message_arg("name", lab_ + "." + key), message_arg("value", *v)}));
     require_in_range((lab_ + "." + key).c_str(), d, range);
     out = static_cast<int>(d);
   }
@@ -185,7 +194,9 @@ void PresetReader::read(const std::string& key, bool& out) {
     else if (*v == "0" || *v == "false")
       out = false;
     else
-      throw InputError(lab_ + "." + key + " = \"" + *v + "\": expected 0 or 1");
+      throw InputError(
+          preset_message("errors.value.not_bool",
+                         {message_arg("name", lab_ + "." + key), message_arg("value", *v)}));
   }
 }
 
@@ -208,7 +219,9 @@ std::vector<std::string> PresetReader::keys() const {
 
 void PresetReader::finish() const {
   for (const auto& [key, used] : used_)
-    if (!used) throw InputError("preset for lab \"" + lab_ + "\": unknown key \"" + key + "\"");
+    if (!used)
+      throw InputError(preset_message("errors.preset.unknown_key",
+                                      {message_arg("lab", lab_), message_arg("key", key)}));
 }
 
 }  // namespace poslab

@@ -30,6 +30,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/param_range.hpp"
 #include "core/common/preset.hpp"
+#include "core/common/preset_messages.hpp"
 
 namespace poslab {
 
@@ -64,9 +65,11 @@ void require_representable(const std::string& key, double v) {
   static_assert(std::is_signed_v<I>, "-min is the exact bound past max");
   constexpr double lo = static_cast<double>(std::numeric_limits<I>::min());  // -2^(bits-1)
   if (v >= lo && v < -lo) return;  // false for NaN; truncation toward zero then fits
-  throw InputError(key + " = " + format_double(v) + ": must be a whole number in [" +
-                   std::to_string(std::numeric_limits<I>::min()) + ", " +
-                   std::to_string(std::numeric_limits<I>::max()) + "]");
+  throw InputError(
+      preset_message("errors.value.not_representable",
+                     {message_arg("name", key), message_arg("value", format_double(v)),
+                      message_arg("lo", std::to_string(std::numeric_limits<I>::min())),
+                      message_arg("hi", std::to_string(std::numeric_limits<I>::max()))}));
 }
 
 template <class S, class Ref>

@@ -1,6 +1,6 @@
 // Every refusal and validation message the KV lab's core writes for a reader, as message
-// ids with English templates (core/common/message.hpp). kv_lab.cpp and kv_session.cpp
-// throw or return them; the app shows them through assets/i18n/<lang>/kv.toml,
+// ids with English templates (core/common/message.hpp). kv_lab.cpp, kv_model.cpp and
+// kv_session.cpp throw or return them; the app shows them through assets/i18n/<lang>/kv.toml,
 // [kv.message], whose English equals these templates (tests/app/messages_test.cpp).
 #pragma once
 #include <string>
@@ -31,7 +31,29 @@ inline constexpr MessageTemplate kKvMessages[] = {
     {"kv.message.append_window_full",
      "append: the window already holds {n} of C = {context} tokens and learned positions have no "
      "row past C - 1; slide the window instead"},
+    // kv_model_validate: rules a preset can break.
+    {"kv.message.width_heads",
+     "width = {width}, heads = {heads}: width must split into heads of even size (RoPE rotates "
+     "pairs)"},
+    {"kv.message.context_even",
+     "context = {context}: must be even (each episode step is a state and an action token)"},
+    // kv_session_slide / kv_session_stitch / kv_session_method: a step the session cannot take
+    // (they run in the panel's background job, which hands the message to the panel).
+    {"kv.message.slide_not_sliding",
+     "slide: only the sliding scenario has a window (this is {scenario})"},
+    {"kv.message.slide_too_few", "slide: the window holds {n} tokens, too few to drop {drop}"},
+    {"kv.message.method_not_sliding", "method {method} does not apply to a sliding window"},
+    {"kv.message.stitch_not_sliding", "stitch: choose scenario stitch or rag first"},
+    {"kv.message.stitch_done", "stitch: the caches are already stitched; restart to stitch again"},
+    {"kv.message.method_not_stitching", "method {method} does not apply to stitching"},
+    {"kv.message.method_not_run", "method {method} is not run in scenario {scenario}"},
+    {"kv.message.pair_range", "pair {pair}: a head has {pairs} RoPE pairs"},
 };
+
+// Catalog entry `id` with its arguments: what the KV core throws in an InputError.
+inline Message kv_message(std::string_view id, std::vector<MessageArg> args = {}) {
+  return message_make(kKvMessages, id, std::move(args));
+}
 
 // Every id the KV core can emit.
 inline std::vector<std::string> kv_message_ids() {

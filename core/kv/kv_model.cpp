@@ -13,6 +13,7 @@
 #include "core/common/preset.hpp"
 #include "core/common/random.hpp"
 #include "core/kv/kv_cache.hpp"
+#include "core/kv/kv_messages.hpp"
 #include "core/rope/rope_table.hpp"
 
 namespace poslab {
@@ -129,13 +130,14 @@ void kv_model_validate(const KvModelParams& p) {
   require_in_range("width", p.width, KvModelParams::width_range);
   require_in_range("heads", p.heads, KvModelParams::heads_range);
   if (p.width % p.heads != 0 || (p.width / p.heads) % 2 != 0)
-    throw InputError("width = " + std::to_string(p.width) + ", heads = " + std::to_string(p.heads) +
-                     ": width must split into heads of even size (RoPE rotates pairs)");
+    throw InputError(
+        kv_message("kv.message.width_heads", {message_arg("width", std::to_string(p.width)),
+                                              message_arg("heads", std::to_string(p.heads))}));
   require_in_range("vocab", p.vocab, KvModelParams::vocab_range);
   require_in_range("context", p.context, KvModelParams::context_range);
   if (p.context % 2 != 0)
-    throw InputError("context = " + std::to_string(p.context) +
-                     ": must be even (each episode step is a state and an action token)");
+    throw InputError(
+        kv_message("kv.message.context_even", {message_arg("context", std::to_string(p.context))}));
   require_in_range("position_std", p.position_std, KvModelParams::position_std_range);
   require_in_range("attention_gain", p.attention_gain, KvModelParams::attention_gain_range);
   require_in_range("seed", p.seed, KvModelParams::seed_range);

@@ -169,13 +169,15 @@ KvSession kv_session_start(const KvLabSettings& s) {
 
 void kv_session_slide(KvSession& ses) {
   if (ses.settings.scenario != KvScenario::sliding)
-    throw InputError("slide: only the sliding scenario has a window (this is " +
-                     kv_scenario_name(ses.settings.scenario) + ")");
+    throw InputError(
+        kv_message("kv.message.slide_not_sliding",
+                   {message_arg("scenario", kv_scenario_name(ses.settings.scenario))}));
   const int drop = 2 * ses.settings.drop_steps;
   if (ses.window_end - ses.window_begin <= drop)
-    throw InputError("slide: the window holds " +
-                     std::to_string(ses.window_end - ses.window_begin) +
-                     " tokens, too few to drop " + std::to_string(drop));
+    throw InputError(
+        kv_message("kv.message.slide_too_few",
+                   {message_arg("n", std::to_string(ses.window_end - ses.window_begin)),
+                    message_arg("drop", std::to_string(drop))}));
   ses.window_begin += drop;
   const std::vector<int> kept = window_tokens(ses, ses.window_begin, ses.window_end);
   for (auto& st : ses.methods) {
@@ -198,8 +200,8 @@ void kv_session_slide(KvSession& ses) {
         st.cache = recompute_cache(ses, kept, window_labels(ses.window_begin, ses.window_end));
         break;
       default:
-        throw InputError("method " + kv_method_name(st.method) +
-                         " does not apply to a sliding window");
+        throw InputError(kv_message("kv.message.method_not_sliding",
+                                    {message_arg("method", kv_method_name(st.method))}));
     }
   }
   sliding_append(ses, drop);
@@ -208,9 +210,8 @@ void kv_session_slide(KvSession& ses) {
 void kv_session_stitch(KvSession& ses) {
   const KvLabSettings& s = ses.settings;
   if (s.scenario == KvScenario::sliding)
-    throw InputError("stitch: choose scenario stitch or rag first");
-  if (ses.stitched)
-    throw InputError("stitch: the caches are already stitched; restart to stitch again");
+    throw InputError(kv_message("kv.message.stitch_not_sliding"));
+  if (ses.stitched) throw InputError(kv_message("kv.message.stitch_done"));
   const std::vector<int> idx = kv_retrieved_indices(s);
   const KvCache first = kv_cache_select(ses.cache_b, idx);
   const KvCache stitched = kv_cache_stitch(first, ses.cache_a);
@@ -246,7 +247,8 @@ void kv_session_stitch(KvSession& ses) {
         st.cache = recompute_cache(ses, ses.text, ses.text_labels);
         break;
       default:
-        throw InputError("method " + kv_method_name(st.method) + " does not apply to stitching");
+        throw InputError(kv_message("kv.message.method_not_stitching",
+                                    {message_arg("method", kv_method_name(st.method))}));
     }
     // Reference: the source runs' raw keys, rotated to their global index 0..L-1.
     st.key_position_error.clear();
@@ -301,8 +303,9 @@ void kv_session_append(KvSession& ses) {
 const KvMethodState& kv_session_method(const KvSession& ses, KvMethod m) {
   for (const auto& st : ses.methods)
     if (st.method == m) return st;
-  throw InputError("method " + kv_method_name(m) + " is not run in scenario " +
-                   kv_scenario_name(ses.settings.scenario));
+  throw InputError(kv_message("kv.message.method_not_run",
+                              {message_arg("method", kv_method_name(m)),
+                               message_arg("scenario", kv_scenario_name(ses.settings.scenario))}));
 }
 
 std::vector<double> kv_slot_key_errors(const KvSession& ses, const KvMethodState& st, int layer,
@@ -325,8 +328,9 @@ std::vector<double> kv_slot_key_errors(const KvSession& ses, const KvMethodState
 KvSlotAngles kv_slot_angles(const KvModelParams& p, const KvSlot& slot, int pair) {
   const Eigen::VectorXd inv = rope_inv_freq(kv_rope_params(p));
   if (pair < 0 || pair >= inv.size())
-    throw InputError("pair " + std::to_string(pair) + ": a head has " + std::to_string(inv.size()) +
-                     " RoPE pairs");
+    throw InputError(
+        kv_message("kv.message.pair_range", {message_arg("pair", std::to_string(pair)),
+                                             message_arg("pairs", std::to_string(inv.size()))}));
   return {slot.encoded_at * inv[pair], slot.used_at * inv[pair]};
 }
 

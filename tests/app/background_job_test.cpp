@@ -79,6 +79,25 @@ TEST_CASE("background job: an exception becomes the outcome's error") {
   CHECK_FALSE(out.cancelled);
 }
 
+TEST_CASE("background job: core's message travels with the error, so the panel can translate it") {
+  BackgroundJob<int> job;
+  job.start("bad", [](JobControl&) -> int {
+    throw poslab::InputError(poslab::Message{
+        "kv.message.some_id", {poslab::message_arg("n", "3")}, "three is too many"});
+  });
+  const JobOutcome<int> out = poll_until_done(job);
+  CHECK(out.error == "three is too many");
+  CHECK(out.error_message.id == "kv.message.some_id");
+  CHECK(out.error_message.text == out.error);
+  REQUIRE(out.error_message.args.size() == 1);
+  CHECK(out.error_message.args[0].value == "3");
+  // Any other exception: its what() as plain text.
+  job.start("plain", [](JobControl&) -> int { throw std::runtime_error("disk full"); });
+  const JobOutcome<int> plain = poll_until_done(job);
+  CHECK(plain.error_message.id.empty());
+  CHECK(plain.error_message.text == "disk full");
+}
+
 TEST_CASE("background job: cancel stops a worker that would run forever") {
   BackgroundJob<int> job;
   std::atomic<int> iterations{0};

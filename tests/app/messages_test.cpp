@@ -6,15 +6,19 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <regex>
 #include <set>
 
 #include "app/widgets/tr_format.hpp"
+#include "core/attention/attention_lab.hpp"
 #include "core/attention/attention_messages.hpp"
 #include "core/attention/demos.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/preset_messages.hpp"
 #include "core/kv/kv_messages.hpp"
 #include "core/kv/kv_session.hpp"
+#include "core/labs.hpp"
 #include "io/i18n/ui_strings.hpp"
 
 using namespace poslab;
@@ -27,6 +31,7 @@ const std::string kI18nDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
 std::vector<std::string> all_ids() {
   std::vector<std::string> ids = attention_message_ids();
   for (const auto& id : kv_message_ids()) ids.push_back(id);
+  for (const auto& id : preset_message_ids()) ids.push_back(id);
   return ids;
 }
 
@@ -113,6 +118,7 @@ TEST_CASE("every message id core can emit has an English and a Chinese text") {
   const UiStrings en = UiStrings::load(kI18nDir, "en");
   std::vector<std::string> zh_keys = UiStrings::file_keys(kI18nDir + "/zh/attention.toml");
   for (const auto& k : UiStrings::file_keys(kI18nDir + "/zh/kv.toml")) zh_keys.push_back(k);
+  for (const auto& k : UiStrings::file_keys(kI18nDir + "/zh/errors.toml")) zh_keys.push_back(k);
   const UiStrings zh = UiStrings::load(kI18nDir, "zh");
   for (const auto& id : ids) {
     INFO("id " << id);
@@ -134,6 +140,7 @@ TEST_CASE("the English interface text of every core message equals core's templa
   };
   check(kAttentionMessages);
   check(kKvMessages);
+  check(kPresetMessages);
   for (const auto& name : attention_encoding_names()) {
     INFO("encoding " << name);
     const Message m = attention_encoding_message(attention_encoding_from_name(name));
@@ -193,4 +200,130 @@ TEST_CASE("placeholders: named arguments are replaced, other braces are kept") {
   CHECK(message_substitute("{a}+{b} = {c} {} {{a}} {a", args) == "1+{a} = {c} {} {1} {a");
   CHECK(message_substitute("", args).empty());
   CHECK(message_substitute("no braces", args) == "no braces");
+}
+
+TEST_CASE("preset errors a user can type carry their message: English as before, and Chinese") {
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
+  const UiStrings zh = UiStrings::load(kI18nDir, "zh");
+  // Each bad preset and a piece of the English that CLI and GUI tests have always matched.
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"attention?tokens=99999", "tokens = 99999: must be a number in ["},
+      {"attention?tokens=1.5", "tokens = 1.5: must be a whole number"},
+      {"attention?tokens=abc", "tokens = \"abc\": not a finite number"},
+      {"attention?causal=maybe", "causal = \"maybe\": expected 0 or 1"},
+      {"attention?enc=fourier", "enc = \"fourier\": expected one of"},
+      {"attention?T=4", "preset for lab \"attention\": unknown key \"T\""},
+      {"attention?tokens=4&tokens=5", "preset key \"tokens\" appears twice"},
+      {"attention?tokens", "preset field \"tokens\": expected key=value"},
+      {"attention?text=a%2", "bad percent escape near \"%2\""},
+      {"?tokens=4", "missing lab name before '?'"},
+      {"Attention?tokens=4", "lab name \"Attention\" has characters other than a-z, 0-9, _"},
+      {"nolab?tokens=4", "unknown lab \"nolab\" (known: "},
+  };
+  std::set<std::string> ids;
+  for (const auto& [preset, english] : cases) {
+    INFO("preset " << preset);
+    try {
+      lab_preset_canonical(preset);
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      const Message m = e.message();
+      INFO("id " << m.id << ": " << m.text);
+      CHECK_THAT(std::string(e.what()), Catch::Contains(english));
+      CHECK(m.text == e.what());
+      REQUIRE(!m.id.empty());
+      ids.insert(m.id);
+      CHECK(render(en, m) == m.text);
+      const std::string z = render(zh, m);
+      CHECK(has_cjk(z));
+      CHECK(placeholders(z).empty());
+      for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
+    }
+  }
+  CHECK(ids.size() >= 10);
+  // The reader's own check: a preset for another lab.
+  try {
+    attention_from_preset("kv?steps=1");
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    CHECK(e.message().id == "errors.preset.wrong_lab");
+    CHECK(std::string(e.what()) == "preset is for lab \"kv\", not \"attention\"");
+  }
+}
+
+TEST_CASE("attention errors a user can reach carry their message, in English and Chinese") {
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
+  const UiStrings zh = UiStrings::load(kI18nDir, "zh");
+  std::vector<std::pair<AttentionLabSettings, std::string>> cases;
+  AttentionLabSettings s;
+  s.compare = AttentionCompare::orderings;
+  s.sentence_b = "你 喜欢";
+  cases.push_back({s, "orderings: the two sentences have 3 and 2 tokens"});
+  s.sentence_b = "你 喜欢 他";
+  cases.push_back({s, "orderings: token \"我\" of the first sentence is missing from the second"});
+  s = AttentionLabSettings{};
+  s.sentence = "   ";
+  cases.push_back({s, "sentence is empty"});
+  s.sentence = "a \x80 b";
+  cases.push_back({s, "sentence: invalid UTF-8 at byte 2 (stray continuation byte;"});
+  s = AttentionLabSettings{};
+  s.head = 7;
+  cases.push_back({s, "head = 7: must be in [0, heads - 1 = 3]"});
+  s = AttentionLabSettings{};
+  s.params.head_dim = 15;
+  cases.push_back({s, "head_dim = 15: must be even (RoPE rotates pairs)"});
+  for (const auto& [settings, english] : cases) {
+    INFO("expected " << english);
+    try {
+      attention_lab_compute(settings, nullptr, {});
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      const Message m = e.message();
+      INFO("id " << m.id << ": " << m.text);
+      CHECK_THAT(std::string(e.what()), Catch::Contains(english));
+      REQUIRE(m.id.rfind("attention.error.", 0) == 0);
+      CHECK(render(en, m) == m.text);
+      const std::string z = render(zh, m);
+      CHECK(has_cjk(z));
+      CHECK(placeholders(z).empty());
+      CHECK(z.find("stray") == std::string::npos);  // the nested reason is translated too
+    }
+  }
+}
+
+TEST_CASE("KV session errors (the panel's background job) carry their message in both languages") {
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
+  const UiStrings zh = UiStrings::load(kI18nDir, "zh");
+  KvLabSettings s;
+  s.model.positions = KvPositions::rope;
+  s.scenario = KvScenario::stitch;
+  s.method = KvMethod::kshift;
+  s.steps = 1;
+  KvSession ses = kv_session_start(s);
+  kv_session_stitch(ses);
+  std::vector<std::pair<std::function<void()>, std::string>> cases{
+      {[&] { kv_session_stitch(ses); },
+       "stitch: the caches are already stitched; restart to stitch again"},
+      {[&] { kv_session_slide(ses); }, "slide: only the sliding scenario has a window (this is "},
+      {[&] { kv_session_method(ses, KvMethod::legacy); }, "method legacy is not run in scenario "},
+      {[&] { lab_preset_canonical("kv?width=20&heads=4"); },
+       "width = 20, heads = 4: width must split into heads of even size"},
+  };
+  for (const auto& [run, english] : cases) {
+    INFO("expected " << english);
+    try {
+      run();
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      const Message m = e.message();
+      INFO("id " << m.id << ": " << m.text);
+      CHECK_THAT(std::string(e.what()), Catch::Contains(english));
+      REQUIRE(m.id.rfind("kv.message.", 0) == 0);
+      CHECK(render(en, m) == m.text);
+      const std::string z = render(zh, m);
+      CHECK(has_cjk(z));
+      CHECK(placeholders(z).empty());
+      for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
+    }
+  }
 }

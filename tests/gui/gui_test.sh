@@ -180,7 +180,7 @@ for p in "$@"; do app_click "$p"; done
 app_quit
 EOS
     on_fresh_server "$tmp/click.sh" "$tmp/none.png" || { echo "app failed: $(cat "$tmp/none.png.err")"; exit 1; }
-    grep -q "banner: opening rope: head_dim = 3" "$tmp/none.png.err" || { echo "no banner on the rope tab: $(cat "$tmp/none.png.err")"; exit 1; }
+    grep -q "banner: opening Rotary wheels: head_dim = 3" "$tmp/none.png.err" || { echo "no banner on the rope tab: $(cat "$tmp/none.png.err")"; exit 1; }
     grep -q "active: rope" "$tmp/none.png.err" || { echo "the lab asked for is not shown: $(cat "$tmp/none.png.err")"; exit 1; }
     on_fresh_server "$tmp/click.sh" "$tmp/dismiss.png" "43 115" || { echo "app failed: $(cat "$tmp/dismiss.png.err")"; exit 1; }
     ! grep -q "banner:" "$tmp/dismiss.png.err" || { echo "Dismiss did not hide the message: $(cat "$tmp/dismiss.png.err")"; exit 1; }
