@@ -12,6 +12,9 @@
 
 namespace poslab::test {
 
+// The interface texts of every language (assets/i18n/<lang>/*.toml) in the source tree.
+inline const std::string kI18nDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
+
 // Group 1 of every match of `patterns` in `files` (paths relative to the source tree).
 inline std::set<std::string> keys_used(std::initializer_list<const char*> files,
                                        std::initializer_list<const std::regex*> patterns) {

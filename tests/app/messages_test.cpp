@@ -20,13 +20,14 @@
 #include "core/kv/kv_session.hpp"
 #include "core/labs.hpp"
 #include "io/i18n/ui_strings.hpp"
+#include "tests/app/keys_used.hpp"
 
 using namespace poslab;
 using poslab::io::UiStrings;
 
-namespace {
+using poslab::test::kI18nDir;
 
-const std::string kI18nDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
+namespace {
 
 std::vector<std::string> all_ids() {
   std::vector<std::string> ids = attention_message_ids();

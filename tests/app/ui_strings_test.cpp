@@ -17,22 +17,21 @@
 namespace fs = std::filesystem;
 using poslab::io::UiStrings;
 
-namespace {
-const std::string kDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
-
-}  // namespace
+using poslab::test::kI18nDir;
 
 TEST_CASE("English and Chinese interface files have the same keys") {
   std::set<std::string> en_files, zh_files;
-  for (const auto& e : fs::directory_iterator(kDir + "/en")) en_files.insert(e.path().filename());
-  for (const auto& e : fs::directory_iterator(kDir + "/zh")) zh_files.insert(e.path().filename());
+  for (const auto& e : fs::directory_iterator(kI18nDir + "/en"))
+    en_files.insert(e.path().filename());
+  for (const auto& e : fs::directory_iterator(kI18nDir + "/zh"))
+    zh_files.insert(e.path().filename());
   CHECK(en_files == zh_files);
   CHECK(en_files.count("shell.toml") == 1);
   std::size_t total = 0;
   for (const auto& name : en_files) {
     INFO("file " << name);
-    auto en = UiStrings::file_keys(kDir + "/en/" + name);
-    auto zh = UiStrings::file_keys(kDir + "/zh/" + name);
+    auto en = UiStrings::file_keys(kI18nDir + "/en/" + name);
+    auto zh = UiStrings::file_keys(kI18nDir + "/zh/" + name);
     total += en.size();
     std::sort(en.begin(), en.end());
     std::sort(zh.begin(), zh.end());
@@ -49,7 +48,7 @@ TEST_CASE("English and Chinese interface files have the same keys") {
 }
 
 TEST_CASE("every key the shell and the welcome page use exists in English") {
-  const UiStrings en = UiStrings::load(kDir, "en");
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
   const std::regex call(R"re(tr\("([a-z_]+\.[a-z_.]+)"\))re");
   const std::regex literal(R"re("(welcome\.[a-z_]+)")re");
   const std::set<std::string> used = poslab::test::keys_used(
@@ -64,7 +63,7 @@ TEST_CASE("every key the shell and the welcome page use exists in English") {
 }
 
 TEST_CASE("every key the labs use exists in English (a typo'd key fails here)") {
-  const UiStrings en = UiStrings::load(kDir, "en");
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
   // Keys of the labs' own files, passed to tr(), tr_id() or held in tables.
   const std::regex literal(R"re("((wheels|attention|kv|arena|lessons)\.[a-z_][a-z0-9_.]*)")re");
   const std::set<std::string> used = poslab::test::keys_used(

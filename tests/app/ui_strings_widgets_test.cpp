@@ -21,8 +21,9 @@ namespace fs = std::filesystem;
 using poslab::app::tr_args;
 using poslab::io::UiStrings;
 
+using poslab::test::kI18nDir;
+
 namespace {
-const std::string kDir = POSLAB_TEST_SOURCE_DIR "/assets/i18n";
 
 std::vector<std::string> matches(const std::string& text, const std::regex& re) {
   std::vector<std::string> out;
@@ -53,10 +54,10 @@ TEST_CASE("tr_args fills named placeholders in any order") {
 }
 
 TEST_CASE("translations keep the printf conversions and the {name} placeholders of English") {
-  const UiStrings en = UiStrings::load(kDir, "en");
-  const UiStrings zh = UiStrings::load(kDir, "zh");
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
+  const UiStrings zh = UiStrings::load(kI18nDir, "zh");
   int with_values = 0;
-  for (const auto& e : fs::directory_iterator(kDir + "/en")) {
+  for (const auto& e : fs::directory_iterator(kI18nDir + "/en")) {
     for (const std::string& key : UiStrings::file_keys(e.path().string())) {
       INFO("file " << e.path().filename() << ", key " << key);
       const std::string a = en.get(key), b = zh.get(key);
@@ -72,7 +73,7 @@ TEST_CASE("translations keep the printf conversions and the {name} placeholders 
 }
 
 TEST_CASE("every key the dream lab's widgets, the recorder and the helm help use exists") {
-  const UiStrings en = UiStrings::load(kDir, "en");
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
   const std::regex literal(R"re("((dreams|recorder|arena)\.[a-z_][a-z0-9_.]*)")re");
   const std::set<std::string> used = poslab::test::keys_used(
       {"app/widgets/token_strip.cpp", "app/widgets/attention_maps.cpp",
