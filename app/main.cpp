@@ -621,13 +621,15 @@ int main(int argc, char** argv) {
         int fw = 0, fh = 0;
         glfwGetFramebufferSize(window, &fw, &fh);
         // fill: median pixels the frame's triangles cover; overdraw: that plus the clear,
-        // per window pixel (1.0 = every pixel written once). Independent of the load.
+        // per window pixel (1.0 = every pixel written once); triangles: ImGui's, last frame
+        // (a software renderer pays a setup cost per triangle). Independent of the load.
         std::printf(
             "{\"frames\": %zu, \"median_ms\": %.3f, \"p90_ms\": %.3f, \"p95_ms\": %.3f, "
-            "\"max_ms\": %.3f, \"fill_px\": %.0f, \"overdraw\": %.2f}\n",
+            "\"max_ms\": %.3f, \"fill_px\": %.0f, \"overdraw\": %.2f, \"triangles\": %.0f}\n",
             warm.size(), warm[warm.size() / 2], warm[warm.size() * 9 / 10],
             warm[warm.size() * 95 / 100], warm.back(), fill[fill.size() / 2],
-            1.0 + fill[fill.size() / 2] / std::max(1.0, static_cast<double>(fw) * fh));
+            1.0 + fill[fill.size() / 2] / std::max(1.0, static_cast<double>(fw) * fh),
+            fe.last_fill().triangles);
         for (const auto& [name, px] : fe.last_fill().per_list)
           std::fprintf(stderr, "poslab: fill %10.0f px  %s\n", px, name.c_str());
       }
