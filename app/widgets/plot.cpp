@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/gfx/opaque_rect.hpp"
+
 namespace poslab::app {
 namespace {
 
@@ -144,7 +146,7 @@ PlotHover plot(const PlotSpec& spec) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text),
               dim = ImGui::GetColorU32(ImGuiCol_TextDisabled), grid = IM_COL32(128, 128, 128, 45);
-  dl->AddRectFilled(a, b, ImGui::GetColorU32(ImGuiCol_FrameBg));
+  gfx::add_opaque_rect(dl, a, b, ImGui::GetStyle().Colors[ImGuiCol_FrameBg]);
 
   for (double t : yt) {
     const float y = py(t);
