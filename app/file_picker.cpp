@@ -7,13 +7,29 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "app/app_context.hpp"
 #include "app/widgets/tooltip.hpp"
+#include "app/widgets/tr_args.hpp"
 
 namespace poslab::app {
 namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kMaxEntries = 5000;  // a huge folder is listed in part, with a note
+
+// Why a folder could not be listed, in the user's language (common causes by name; others
+// by the system's own text).
+std::string file_picker_list_error(const AppContext& ctx, const std::string& dir,
+                                   const std::error_code& ec) {
+  std::string reason = ec.message();
+  if (ec == std::errc::no_such_file_or_directory)
+    reason = ctx.tr("files.reason_missing");
+  else if (ec == std::errc::permission_denied)
+    reason = ctx.tr("files.reason_denied");
+  else if (ec == std::errc::not_a_directory)
+    reason = ctx.tr("files.reason_not_dir");
+  return tr_args(ctx.tr("files.list_failed"), {{"dir", dir}, {"reason", reason}});
+}
 
 bool has_extension(const std::string& name, const std::vector<std::string>& exts) {
   for (const auto& e : exts)
@@ -22,14 +38,14 @@ bool has_extension(const std::string& name, const std::vector<std::string>& exts
   return false;
 }
 
-void list(FilePicker& fp, const std::vector<std::string>& exts) {
+void file_picker_list(FilePicker& fp, const std::vector<std::string>& exts, const AppContext& ctx) {
   fp.entries.clear();
   fp.error.clear();
   fp.listed = fp.dir;
   std::error_code ec;
   fs::directory_iterator it(fp.dir, fs::directory_options::skip_permission_denied, ec), end;
   if (ec) {
-    fp.error = ec.message();
+    fp.error = file_picker_list_error(ctx, fp.dir, ec);
     return;
   }
   for (; it != end && fp.entries.size() < kMaxEntries; it.increment(ec)) {
@@ -45,7 +61,7 @@ void list(FilePicker& fp, const std::vector<std::string>& exts) {
     if (e.regular) e.size = it->file_size(sec);
     fp.entries.push_back(std::move(e));
   }
-  if (fp.entries.size() >= kMaxEntries) fp.error = "only the first 5000 entries are listed";
+  if (fp.entries.size() >= kMaxEntries) fp.error = ctx.tr("files.too_many");
   std::sort(fp.entries.begin(), fp.entries.end(), [](const auto& a, const auto& b) {
     return a.is_dir != b.is_dir ? a.is_dir : a.name < b.name;
   });
@@ -75,7 +91,8 @@ void file_picker_open_save(FilePicker& fp, const std::string& start_path) {
 }
 
 bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::string>& extensions,
-                      std::string& chosen, float scale) {
+                      std::string& chosen, const AppContext& ctx) {
+  const float scale = ctx.ui_scale();
   if (fp.open_requested) {
     ImGui::OpenPopup(title);
     fp.open_requested = false;
@@ -83,28 +100,33 @@ bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::
   ImGui::SetNextWindowSize(ImVec2(620 * scale, 440 * scale), ImGuiCond_Appearing);
   if (!ImGui::BeginPopupModal(title, nullptr)) return false;
   bool done = false;
-  if (fp.listed != fp.dir) list(fp, extensions);
+  if (fp.listed != fp.dir) file_picker_list(fp, extensions, ctx);
   if (ImGui::ArrowButton("##up", ImGuiDir_Up)) {
     const fs::path parent = fs::path(fp.dir).parent_path();
     fp.dir = parent.empty() ? std::string("/") : parent.string();
     fp.dir_edit = fp.dir;
   }
-  tooltip("Parent folder");
+  tooltip(ctx.tr("files.parent"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);
   if (ImGui::InputText("##dir", &fp.dir_edit, ImGuiInputTextFlags_EnterReturnsTrue))
     fp.dir = fp.dir_edit;
-  tooltip("Type a folder and press Enter");
-  if (ImGui::Checkbox("show all files", &fp.all_files)) fp.listed.clear();
+  tooltip(ctx.tr("files.dir_tip"));
+  const std::string show_all = std::string(ctx.tr("files.show_all")) + "###all_files";
+  if (ImGui::Checkbox(show_all.c_str(), &fp.all_files)) fp.listed.clear();
   if (!fp.error.empty()) ImGui::TextDisabled("%s", fp.error.c_str());
   const float footer =
       ImGui::GetFrameHeightWithSpacing() * (fp.save_mode ? 2 : 1) + ImGui::GetStyle().ItemSpacing.y;
   ImGui::BeginChild("##entries", ImVec2(0, -footer), true);
   std::string enter_dir;
+  // Folders carry a tag; files are indented by its width so names line up.
+  const std::string dir_tag = std::string(ctx.tr("files.dir_tag")) + " ";
+  const float tag_width = ImGui::CalcTextSize(dir_tag.c_str()).x;
   for (const FilePickerEntry& e : fp.entries) {
     char size[32] = "";
     if (e.regular) std::snprintf(size, sizeof size, "%.1f MB", static_cast<double>(e.size) / 1e6);
-    const std::string label = (e.is_dir ? "[dir] " : "      ") + e.name;
+    const std::string label = (e.is_dir ? dir_tag : std::string()) + e.name;
+    if (!e.is_dir) ImGui::SetCursorPosX(ImGui::GetCursorPosX() + tag_width);
     if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_DontClosePopups)) {
       if (e.is_dir)
         enter_dir = (fs::path(fp.dir) / e.name).string();
@@ -120,26 +142,27 @@ bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::
       ImGui::TextDisabled("%s", size);
     }
   }
-  if (fp.entries.empty() && fp.error.empty())
-    ImGui::TextDisabled("No folders or matching files here.");
+  if (fp.entries.empty() && fp.error.empty()) ImGui::TextDisabled("%s", ctx.tr("files.empty"));
   ImGui::EndChild();
   if (!enter_dir.empty()) {
     fp.dir = fs::path(enter_dir).lexically_normal().string();
     fp.dir_edit = fp.dir;
   }
   if (fp.save_mode) {
-    ImGui::TextUnformatted("File name");
+    ImGui::TextUnformatted(ctx.tr("files.file_name"));
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-100 * scale);
     const bool entered =
         ImGui::InputText("##save_name", &fp.save_name, ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
-    if ((ImGui::Button("Save here") || entered) && !fp.save_name.empty()) {
+    const std::string save_here = std::string(ctx.tr("files.save_here")) + "###save_here";
+    if ((ImGui::Button(save_here.c_str()) || entered) && !fp.save_name.empty()) {
       chosen = (fs::path(fp.dir) / fp.save_name).string();
       done = true;
     }
   }
-  if (ImGui::Button("Cancel") || done) ImGui::CloseCurrentPopup();
+  const std::string cancel = std::string(ctx.tr("files.cancel")) + "###cancel";
+  if (ImGui::Button(cancel.c_str()) || done) ImGui::CloseCurrentPopup();
   ImGui::EndPopup();
   return done;
 }

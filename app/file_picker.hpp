@@ -9,6 +9,8 @@
 
 namespace poslab::app {
 
+class AppContext;
+
 struct FilePickerEntry {
   std::string name;      // file name in the folder
   bool is_dir = false;   // a folder (or a link to one)
@@ -36,8 +38,9 @@ void file_picker_open(FilePicker& fp, const std::string& start_path);
 // asks before replacing an existing file (the picker only returns the path).
 void file_picker_open_save(FilePicker& fp, const std::string& start_path);
 // Draws the popup while it is open; returns true in the frame the user chose a file, with
-// its path in `chosen`. `extensions`: e.g. {".h5", ".hdf5"}.
+// its path in `chosen`. `extensions`: e.g. {".h5", ".hdf5"}. Its texts are in the user's
+// language (assets/i18n/<lang>/files.toml, through ctx.tr) and sized by ctx.ui_scale().
 bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::string>& extensions,
-                      std::string& chosen, float scale);
+                      std::string& chosen, const AppContext& ctx);
 
 }  // namespace poslab::app

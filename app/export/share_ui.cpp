@@ -308,7 +308,7 @@ void AppState::draw_share(Panel& p) {
   std::string chosen;
   if (s.picking != ShareTarget::none &&
       file_picker_draw(s.picker, (std::string(tr("share.save_as")) + kPickerId).c_str(),
-                       {extension(s.picking)}, chosen, scale_)) {
+                       {extension(s.picking)}, chosen, *this)) {
     *path_of(s, s.picking) = chosen;
     share_save(p, s.picking, chosen, false);
     s.picking = ShareTarget::none;

@@ -25,6 +25,8 @@
 #include "app/widgets/control_column.hpp"
 #include "app/widgets/recorder.hpp"
 #include "app/widgets/theme_colour.hpp"
+#include "app/widgets/tr_args.hpp"
+#include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "core/bnb/arena_lab.hpp"
 #include "core/bnb/bnb_episode.hpp"
@@ -282,16 +284,16 @@ class ArenaPanel final : public Panel {
     std::error_code ec;
     const auto st = std::filesystem::status(u.lab.file, ec);
     if (ec || st.type() != std::filesystem::file_type::regular) {
-      ctx.report_error(title(), u.lab.file + ": " +
-                                    (ec ? "cannot be examined (" + ec.message() + ")"
-                                        : std::string("not a regular file")) +
-                                    "; choose an HDF5 dataset written by poslab-cli collect");
+      ctx.report_error(ctx.tr("title.arena"),
+                       ec ? tr_args(ctx.tr("arena.file_unexaminable"),
+                                    {{"file", u.lab.file}, {"reason", ec.message()}})
+                          : tr_args(ctx.tr("arena.file_not_regular"), {{"file", u.lab.file}}));
       return;
     }
     try {
       u.reader = std::make_unique<io::BnbDatasetReader>(u.lab.file);
     } catch (const std::exception& e) {
-      ctx.report_error(title(), e.what());
+      ctx.report_error(ctx.tr("title.arena"), tr_error(ctx, e));
     }
   }
 
@@ -510,7 +512,7 @@ class ArenaPanel final : public Panel {
     tooltip(T("arena.path_tip"));
     std::string picked;
     const bool chose =
-        file_picker_draw(u.picker, T("arena.choose_dataset"), {".h5", ".hdf5"}, picked, scale);
+        file_picker_draw(u.picker, T("arena.choose_dataset"), {".h5", ".hdf5"}, picked, ctx);
     if (chose) std::snprintf(u.path_buf.data(), u.path_buf.size(), "%s", picked.c_str());
     if (ImGui::Button(L("arena.open").c_str()) || enter || chose) {
       s.file = u.path_buf.data();

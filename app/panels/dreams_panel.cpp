@@ -265,8 +265,8 @@ class DreamsPanel final : public Panel {
       u.model = io::dreams_load_model(path, u.lab.window);
     } catch (const Error& e) {
       u.model_error = e.what();
-      ctx.report_error("Dream lab model",
-                       std::string(e.what()) + " (the real simulator and the baselines still run)");
+      ctx.report_error(ctx.tr("dreams.where_model"),
+                       tr_args(ctx.tr("dreams.model_failed"), {{"error", e.what()}}));
     }
   }
 
@@ -281,7 +281,7 @@ class DreamsPanel final : public Panel {
     try {
       u.file_episodes = io::BnbDatasetReader(u.lab.file).info().num_episodes;
     } catch (const Error& e) {
-      ctx.report_error("Dream lab", e.what());
+      ctx.report_error(ctx.tr("title.dreams"), e.what());
     }
   }
 
@@ -306,7 +306,7 @@ class DreamsPanel final : public Panel {
       wm::dream_session_begin(io::dreams_session_config(s), u.model ? u.model->clone() : nullptr,
                               *u.engine, u.timeline);
     } catch (const Error& e) {
-      ctx.report_error("Dream lab", e.what());
+      ctx.report_error(ctx.tr("title.dreams"), e.what());
       u.replay_note = std::string("the start failed (") + e.what() + "); the default episode runs";
       wm::dream_session_begin(wm::dream_session_config(DreamLabSettings{}),
                               u.model ? u.model->clone() : nullptr, *u.engine, u.timeline);
@@ -354,7 +354,7 @@ class DreamsPanel final : public Panel {
     if (!out->value) {
       u.applied_key.clear();  // the engine is gone: the session starts over
       if (out->cancelled) return;
-      if (!out->error.empty()) ctx.report_error("Dream lab", out->error);
+      if (!out->error.empty()) ctx.report_error(ctx.tr("title.dreams"), out->error);
       u.lab.playing = false;
       return;
     }
@@ -468,7 +468,6 @@ void DreamsPanel::controls(AppContext& ctx) {
 void DreamsPanel::file_controls(AppContext& ctx) {
   DreamsUi& u = ui_;
   DreamLabSettings& s = u.lab;
-  const float scale = ctx.ui_scale();
   char buf[1024];
   std::snprintf(buf, sizeof buf, "%s", u.path_edit.c_str());
   ImGui::SetNextItemWidth(-1);
@@ -478,7 +477,7 @@ void DreamsPanel::file_controls(AppContext& ctx) {
   tooltip(ctx.tr("dreams.tip_file"));
   std::string picked;
   const bool chose =
-      file_picker_draw(u.picker, ctx.tr("dreams.choose_dataset"), {".h5", ".hdf5"}, picked, scale);
+      file_picker_draw(u.picker, ctx.tr("dreams.choose_dataset"), {".h5", ".hdf5"}, picked, ctx);
   if (chose) u.path_edit = picked;
   if (ImGui::Button(dreams_label(ctx, "dreams.open", "Open").c_str()) || enter || chose) {
     s.file = u.path_edit;
@@ -535,7 +534,7 @@ void DreamsPanel::restart_here(AppContext& ctx) {
           "helm, or past step 511)";
     }
   } catch (const Error& e) {
-    ctx.report_error("Dream lab", e.what());
+    ctx.report_error(ctx.tr("title.dreams"), e.what());
   }
 }
 

@@ -193,7 +193,7 @@ void dreams_compare(AppContext& ctx, DreamsUi& u, const std::string& key) {
       models->emplace_back(ctx.tr("dreams.variant_reset"),
                            io::dreams_load_model(abs, wm::DreamVariant::reset));
     } catch (const Error& e) {
-      ctx.report_error("Dream lab comparison", e.what());
+      ctx.report_error(ctx.tr("dreams.where_comparison"), e.what());
     }
     wm::DreamSessionConfig config = wm::dream_session_config(u.lab);
     const int horizon = 3 * (models->empty() ? 32 : models->front().second->context());
@@ -211,7 +211,7 @@ void dreams_compare(AppContext& ctx, DreamsUi& u, const std::string& key) {
     if (out->value)
       u.comparison = std::move(*out->value);
     else if (!out->error.empty())
-      ctx.report_error("Dream lab comparison", out->error);
+      ctx.report_error(ctx.tr("dreams.where_comparison"), out->error);
   }
   if (u.compare_job.running()) {
     ImGui::TextDisabled("%s", ctx.tr("dreams.compare_running"));

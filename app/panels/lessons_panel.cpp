@@ -17,6 +17,7 @@
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/markdown_view.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 #include "core/quiz/lessons_lab.hpp"
@@ -224,9 +225,14 @@ class LessonsPanel final : public Panel {
     try {
       ProgressLoad loaded = load_progress(ui_.progress_file);
       ui_.progress = std::move(loaded.progress);
-      if (!loaded.notice.empty()) ctx.report_error("lesson progress", loaded.notice);
+      if (!loaded.backup_path.empty())  // the notice, in the lessons' language
+        ctx.report_error(w("progress_where"),
+                         tr_args(w("progress_corrupt"),
+                                 {{"reason", loaded.reason}, {"kept", loaded.backup_path}}));
+      else if (!loaded.notice.empty())
+        ctx.report_error(w("progress_where"), loaded.notice);
     } catch (const Error& e) {
-      ctx.report_error("lesson progress", e.what());
+      ctx.report_error(w("progress_where"), e.what());
     }
   }
 

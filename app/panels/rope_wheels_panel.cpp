@@ -20,6 +20,7 @@
 #include "app/widgets/plot.hpp"
 #include "app/widgets/rope_controls.hpp"
 #include "app/widgets/theme_colour.hpp"
+#include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
 #include "core/rope/rope.hpp"
@@ -154,7 +155,7 @@ class RopeWheelsPanel final : public Panel {
       try {
         rope_validate(s.rope);
       } catch (const Error& e) {
-        ctx.report_error(title(), e.what());
+        ctx.report_error(ctx.tr("title.rope"), tr_error(ctx, e));
         s.rope = before.rope;
       }
     }

@@ -8,6 +8,7 @@
 
 #include "core/common/names.hpp"
 #include "core/common/preset.hpp"
+#include "core/rope/rope_messages.hpp"
 
 namespace poslab {
 namespace {
@@ -61,8 +62,8 @@ RopeScaling rope_scaling_from_name(const std::string& name) {
 void rope_validate(const RopeParams& p) {
   require_in_range("head_dim", p.head_dim, RopeParams::head_dim_range);
   if (p.head_dim % 2 != 0)
-    throw InputError("head_dim = " + std::to_string(p.head_dim) +
-                     ": must be even (dims rotate in pairs)");
+    throw InputError(rope_message("wheels.message.head_dim_odd",
+                                  {message_arg("dim", std::to_string(p.head_dim))}));
   require_in_range("rotary_fraction", p.rotary_fraction, RopeParams::rotary_fraction_range);
   require_in_range("base", p.base, RopeParams::base_range, "base must be greater than 1");
   require_in_range("factor", p.factor, RopeParams::factor_range, "s = 1 means no extension");
@@ -71,8 +72,9 @@ void rope_validate(const RopeParams& p) {
   require_in_range("yarn_beta_fast", p.yarn_beta_fast, RopeParams::beta_range);
   require_in_range("yarn_beta_slow", p.yarn_beta_slow, RopeParams::beta_range);
   if (p.yarn_beta_fast <= p.yarn_beta_slow)
-    throw InputError("yarn_beta_fast = " + format_double(p.yarn_beta_fast) +
-                     " must be greater than yarn_beta_slow = " + format_double(p.yarn_beta_slow));
+    throw InputError(rope_message("wheels.message.yarn_beta_order",
+                                  {message_arg("fast", format_double(p.yarn_beta_fast)),
+                                   message_arg("slow", format_double(p.yarn_beta_slow))}));
   require_in_range("yarn_attention_factor", p.yarn_attention_factor,
                    RopeParams::attention_factor_range);
   require_in_range("llama3_low_freq_factor", p.llama3_low_freq_factor,
@@ -80,7 +82,7 @@ void rope_validate(const RopeParams& p) {
   require_in_range("llama3_high_freq_factor", p.llama3_high_freq_factor,
                    RopeParams::llama3_factor_range);
   if (p.llama3_high_freq_factor <= p.llama3_low_freq_factor)
-    throw InputError("llama3_high_freq_factor must be greater than llama3_low_freq_factor");
+    throw InputError(rope_message("wheels.message.llama3_factor_order"));
 }
 
 int rope_rotary_dim(const RopeParams& p) {

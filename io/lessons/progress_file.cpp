@@ -189,6 +189,7 @@ ProgressLoad load_progress(const std::string& path) {
       throw FileError(path, std::string("is corrupt and could not be moved aside: ") +
                                 std::strerror(errno) + " (move or delete it by hand)");
     out.backup_path = backup;
+    out.reason = e.what();
     out.notice = "Your lesson progress could not be read (" + std::string(e.what()) +
                  "). It was kept as " + backup + "; progress starts fresh.";
     return out;

@@ -16,6 +16,7 @@ struct ProgressLoad {
   Progress progress;        // what was read, or fresh progress
   std::string notice;       // for the user when the file was corrupt, else empty
   std::string backup_path;  // where the corrupt file was moved, else empty
+  std::string reason;       // why the corrupt file could not be read, else empty
 };
 
 // "<data_dir>/progress.json".

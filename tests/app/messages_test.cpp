@@ -19,6 +19,8 @@
 #include "core/kv/kv_messages.hpp"
 #include "core/kv/kv_session.hpp"
 #include "core/labs.hpp"
+#include "core/rope/rope.hpp"
+#include "core/rope/rope_messages.hpp"
 #include "io/i18n/ui_strings.hpp"
 #include "tests/app/keys_used.hpp"
 
@@ -33,6 +35,7 @@ std::vector<std::string> all_ids() {
   std::vector<std::string> ids = attention_message_ids();
   for (const auto& id : kv_message_ids()) ids.push_back(id);
   for (const auto& id : preset_message_ids()) ids.push_back(id);
+  for (const auto& id : rope_message_ids()) ids.push_back(id);
   return ids;
 }
 
@@ -120,6 +123,7 @@ TEST_CASE("every message id core can emit has an English and a Chinese text") {
   std::vector<std::string> zh_keys = UiStrings::file_keys(kI18nDir + "/zh/attention.toml");
   for (const auto& k : UiStrings::file_keys(kI18nDir + "/zh/kv.toml")) zh_keys.push_back(k);
   for (const auto& k : UiStrings::file_keys(kI18nDir + "/zh/errors.toml")) zh_keys.push_back(k);
+  for (const auto& k : UiStrings::file_keys(kI18nDir + "/zh/wheels.toml")) zh_keys.push_back(k);
   const UiStrings zh = UiStrings::load(kI18nDir, "zh");
   for (const auto& id : ids) {
     INFO("id " << id);
@@ -142,6 +146,7 @@ TEST_CASE("the English interface text of every core message equals core's templa
   check(kAttentionMessages);
   check(kKvMessages);
   check(kPresetMessages);
+  check(kRopeMessages);
   for (const auto& name : attention_encoding_names()) {
     INFO("encoding " << name);
     const Message m = attention_encoding_message(attention_encoding_from_name(name));
@@ -327,4 +332,47 @@ TEST_CASE("KV session errors (the panel's background job) carry their message in
       for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
     }
   }
+}
+
+TEST_CASE(
+    "RoPE validation errors (a rope preset, the wheels) carry their message in both languages") {
+  const UiStrings en = UiStrings::load(kI18nDir, "en");
+  const UiStrings zh = UiStrings::load(kI18nDir, "zh");
+  RopeParams beta;
+  beta.yarn_beta_fast = 1.5;
+  beta.yarn_beta_slow = 32;
+  RopeParams llama;
+  llama.llama3_low_freq_factor = 4;
+  llama.llama3_high_freq_factor = 1;
+  // What poslab-cli rope printed before the catalog, byte for byte.
+  std::vector<std::pair<std::function<void()>, std::string>> cases{
+      {[] { lab_preset_canonical("rope?dim=3"); },
+       "head_dim = 3: must be even (dims rotate in pairs)"},
+      {[&] { rope_validate(beta); },
+       "yarn_beta_fast = 1.5 must be greater than yarn_beta_slow = 32"},
+      {[] { lab_preset_canonical("rope?beta_fast=2&beta_slow=2"); },
+       "yarn_beta_fast = 2 must be greater than yarn_beta_slow = 2"},
+      {[&] { rope_validate(llama); },
+       "llama3_high_freq_factor must be greater than llama3_low_freq_factor"},
+  };
+  std::set<std::string> ids;
+  for (const auto& [run, english] : cases) {
+    INFO("expected " << english);
+    try {
+      run();
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      const Message m = e.message();
+      INFO("id " << m.id << ": " << m.text);
+      CHECK(std::string(e.what()) == english);
+      REQUIRE(m.id.rfind("wheels.message.", 0) == 0);
+      ids.insert(m.id);
+      CHECK(render(en, m) == m.text);
+      const std::string z = render(zh, m);
+      CHECK(has_cjk(z));
+      CHECK(placeholders(z).empty());
+      for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
+    }
+  }
+  CHECK(ids.size() == std::size(kRopeMessages));  // every entry is reachable
 }

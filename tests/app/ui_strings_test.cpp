@@ -53,7 +53,7 @@ TEST_CASE("every key the shell and the welcome page use exists in English") {
   const std::regex literal(R"re("(welcome\.[a-z_]+)")re");
   const std::set<std::string> used = poslab::test::keys_used(
       {"app/app_state.cpp", "app/panels/welcome_panel.cpp", "app/export/share_ui.cpp",
-       "app/widgets/control_column.cpp", "app/widgets/recorder.cpp"},
+       "app/widgets/control_column.cpp", "app/widgets/recorder.cpp", "app/file_picker.cpp"},
       {&call, &literal});
   CHECK(used.size() > 25);
   for (const auto& k : used) {

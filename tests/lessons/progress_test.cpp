@@ -96,6 +96,9 @@ TEST_CASE("a corrupt progress file is kept aside and progress starts fresh") {
     const ProgressLoad l = load_progress(path);
     CHECK(l.progress.lessons.empty());
     CHECK_THAT(l.notice, Catch::Contains("could not be read") && Catch::Contains("starts fresh"));
+    // The reason alone, for the app's translated notice (lessons/ui.toml progress_corrupt).
+    REQUIRE_FALSE(l.reason.empty());
+    CHECK_THAT(l.notice, Catch::Contains("(" + l.reason + ")"));
     REQUIRE_FALSE(l.backup_path.empty());
     CHECK_THAT(l.backup_path, Catch::StartsWith(path + ".corrupt-"));
     CHECK(fs::exists(l.backup_path));
