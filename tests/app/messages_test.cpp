@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -60,6 +61,28 @@ bool has_cjk(const std::string& utf8) {
     const auto b = static_cast<unsigned char>(c);
     return b >= 0xE4 && b <= 0xE9;
   });
+}
+
+// The InputError `run` throws; a failed check (and nothing) when it throws none.
+std::optional<InputError> thrown_input_error(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL_CHECK("accepted");
+  return std::nullopt;
+}
+
+// A catalog message as the app shows it: English exactly core's text, Chinese with every
+// placeholder filled. Returns the Chinese rendering for the caller's own checks.
+std::string check_both_languages(const UiStrings& en, const UiStrings& zh, const Message& m) {
+  INFO("id " << m.id << ": " << m.text);
+  CHECK(render(en, m) == m.text);
+  const std::string z = render(zh, m);
+  CHECK(has_cjk(z));
+  CHECK(placeholders(z).empty());
+  return z;
 }
 
 // Real notes and refusals, built by the core functions that the labs call.
@@ -229,22 +252,15 @@ TEST_CASE("preset errors a user can type carry their message: English as before,
   std::set<std::string> ids;
   for (const auto& [preset, english] : cases) {
     INFO("preset " << preset);
-    try {
-      lab_preset_canonical(preset);
-      FAIL("accepted");
-    } catch (const InputError& e) {
-      const Message m = e.message();
-      INFO("id " << m.id << ": " << m.text);
-      CHECK_THAT(std::string(e.what()), Catch::Contains(english));
-      CHECK(m.text == e.what());
-      REQUIRE(!m.id.empty());
-      ids.insert(m.id);
-      CHECK(render(en, m) == m.text);
-      const std::string z = render(zh, m);
-      CHECK(has_cjk(z));
-      CHECK(placeholders(z).empty());
-      for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
-    }
+    const auto e = thrown_input_error([&] { lab_preset_canonical(preset); });
+    if (!e) continue;
+    const Message m = e->message();
+    CHECK_THAT(std::string(e->what()), Catch::Contains(english));
+    CHECK(m.text == e->what());
+    REQUIRE(!m.id.empty());
+    ids.insert(m.id);
+    const std::string z = check_both_languages(en, zh, m);
+    for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
   }
   CHECK(ids.size() >= 10);
   // The reader's own check: a preset for another lab.
@@ -280,20 +296,13 @@ TEST_CASE("attention errors a user can reach carry their message, in English and
   cases.push_back({s, "head_dim = 15: must be even (RoPE rotates pairs)"});
   for (const auto& [settings, english] : cases) {
     INFO("expected " << english);
-    try {
-      attention_lab_compute(settings, nullptr, {});
-      FAIL("accepted");
-    } catch (const InputError& e) {
-      const Message m = e.message();
-      INFO("id " << m.id << ": " << m.text);
-      CHECK_THAT(std::string(e.what()), Catch::Contains(english));
-      REQUIRE(m.id.rfind("attention.error.", 0) == 0);
-      CHECK(render(en, m) == m.text);
-      const std::string z = render(zh, m);
-      CHECK(has_cjk(z));
-      CHECK(placeholders(z).empty());
-      CHECK(z.find("stray") == std::string::npos);  // the nested reason is translated too
-    }
+    const auto e = thrown_input_error([&] { attention_lab_compute(settings, nullptr, {}); });
+    if (!e) continue;
+    const Message m = e->message();
+    CHECK_THAT(std::string(e->what()), Catch::Contains(english));
+    REQUIRE(m.id.rfind("attention.error.", 0) == 0);
+    const std::string z = check_both_languages(en, zh, m);
+    CHECK(z.find("stray") == std::string::npos);  // the nested reason is translated too
   }
 }
 
@@ -317,20 +326,13 @@ TEST_CASE("KV session errors (the panel's background job) carry their message in
   };
   for (const auto& [run, english] : cases) {
     INFO("expected " << english);
-    try {
-      run();
-      FAIL("accepted");
-    } catch (const InputError& e) {
-      const Message m = e.message();
-      INFO("id " << m.id << ": " << m.text);
-      CHECK_THAT(std::string(e.what()), Catch::Contains(english));
-      REQUIRE(m.id.rfind("kv.message.", 0) == 0);
-      CHECK(render(en, m) == m.text);
-      const std::string z = render(zh, m);
-      CHECK(has_cjk(z));
-      CHECK(placeholders(z).empty());
-      for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
-    }
+    const auto e = thrown_input_error(run);
+    if (!e) continue;
+    const Message m = e->message();
+    CHECK_THAT(std::string(e->what()), Catch::Contains(english));
+    REQUIRE(m.id.rfind("kv.message.", 0) == 0);
+    const std::string z = check_both_languages(en, zh, m);
+    for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
   }
 }
 
@@ -358,21 +360,14 @@ TEST_CASE(
   std::set<std::string> ids;
   for (const auto& [run, english] : cases) {
     INFO("expected " << english);
-    try {
-      run();
-      FAIL("accepted");
-    } catch (const InputError& e) {
-      const Message m = e.message();
-      INFO("id " << m.id << ": " << m.text);
-      CHECK(std::string(e.what()) == english);
-      REQUIRE(m.id.rfind("wheels.message.", 0) == 0);
-      ids.insert(m.id);
-      CHECK(render(en, m) == m.text);
-      const std::string z = render(zh, m);
-      CHECK(has_cjk(z));
-      CHECK(placeholders(z).empty());
-      for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
-    }
+    const auto e = thrown_input_error(run);
+    if (!e) continue;
+    const Message m = e->message();
+    CHECK(std::string(e->what()) == english);
+    REQUIRE(m.id.rfind("wheels.message.", 0) == 0);
+    ids.insert(m.id);
+    const std::string z = check_both_languages(en, zh, m);
+    for (const auto& a : m.args) CHECK(z.find(a.value) != std::string::npos);
   }
   CHECK(ids.size() == std::size(kRopeMessages));  // every entry is reachable
 }
