@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "app/gfx/opaque_rect.hpp"
+
 namespace poslab::app::gfx {
 
 namespace {
@@ -93,10 +95,9 @@ ImVec2 HeatmapTexture::draw(ImVec2 size) const {
   // GL texture row 0 is the bottom; the shader already flipped, so draw with v from 1 to 0.
   // Every colour the shader writes is opaque: drawn without blending, a software renderer
   // need not read the pixels under the image (docs/performance.md).
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddCallback([](const ImDrawList*, const ImDrawCmd*) { glDisable(GL_BLEND); }, nullptr);
+  begin_without_blending(ImGui::GetWindowDrawList());
   ImGui::Image(texture(), size, ImVec2(0, 1), ImVec2(1, 0));
-  dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+  end_without_blending(ImGui::GetWindowDrawList());
   if (!ImGui::IsItemHovered()) return ImVec2(-1, -1);
   const ImVec2 m = ImGui::GetIO().MousePos;
   const int c = std::clamp(static_cast<int>((m.x - origin.x) / size.x * cols_), 0, cols_ - 1);

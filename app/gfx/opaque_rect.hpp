@@ -13,4 +13,9 @@ namespace poslab::app::gfx {
 // is overwritten, not blended.
 void add_opaque_rect(ImDrawList* dl, ImVec2 a, ImVec2 b, ImVec4 colour);
 
+// What `dl` draws between these two calls is drawn without blending (for opaque pixels only,
+// e.g. an image whose texels all have alpha 1); the second gives ImGui its render state back.
+void begin_without_blending(ImDrawList* dl);
+void end_without_blending(ImDrawList* dl);
+
 }  // namespace poslab::app::gfx
