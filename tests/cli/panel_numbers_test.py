@@ -14,6 +14,9 @@ import subprocess
 import sys
 import tempfile
 
+# Runs the app on a virtual X server and returns its own exit code (see the script).
+XVFB_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gui", "xvfb.sh")
+
 LABS = {"rope", "attention", "kv", "dreams"}
 
 
@@ -68,7 +71,7 @@ def main():
         open(record, "w").close()
         env = dict(os.environ, POSLAB_DRAWN_NUMBERS=record, XDG_CONFIG_HOME=tmp + "/config",
                    XDG_DATA_HOME=tmp + "/data")
-        run = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", app, "--check"],
+        run = subprocess.run(["bash", XVFB_SH, app, "--check"],
                              env=env, capture_output=True, text=True)
         if run.returncode != 0:
             print("poslab --check failed:\n" + run.stdout[-3000:] + run.stderr[-2000:])

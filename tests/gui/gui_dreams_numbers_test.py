@@ -8,7 +8,7 @@ Usage: gui_dreams_numbers_test.py POSLAB POSLAB-CLI"""
 import json, os, subprocess, sys, tempfile
 
 APP, CLI = sys.argv[1], sys.argv[2]
-XVFB = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24"]
+XVFB = ["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "xvfb.sh")]  # the app's own exit code
 models = os.environ.get("POSLAB_MODELS_DIR",
                         os.path.join(os.path.dirname(__file__), "..", "..", "assets", "models"))
 if not os.path.exists(os.path.join(models, "wm_tiny_rope.safetensors")):

@@ -8,7 +8,7 @@ set -u
 app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data"   # never touch the user's files
-xvfb=(xvfb-run -a -s "-screen 0 1600x1000x24")
+xvfb=(bash "$(dirname "$0")/xvfb.sh")   # the app's own exit code, xvfb-run's hiccups retried
 export APP="$app"
 . "$(dirname "$0")/x_window.sh"   # app_start, on_fresh_server
 

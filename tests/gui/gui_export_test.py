@@ -6,7 +6,7 @@ folder is a clear error with exit code 2. Usage: gui_export_test.py POSLAB CLI""
 import csv, json, math, os, struct, subprocess, sys, tempfile, zlib
 
 APP, CLI = sys.argv[1], sys.argv[2]
-XVFB = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24"]
+XVFB = ["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "xvfb.sh")]  # the app's own exit code
 LABS = {  # preset -> the CLI call that prints the view's numbers
     "rope?dim=64&pos=1000": ["rope", "--decay", "--preset", "rope?dim=64&pos=1000", "--positions", "1000"],
     "attention?heads=2": ["attention", "--preset", "attention?heads=2", "--head", "0"],

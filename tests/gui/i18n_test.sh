@@ -16,7 +16,7 @@ for lab in rope attention kv arena lessons; do
       printf '{"language":"zh","dark_theme":%s,"active_lab":"%s","open_labs":["%s"]}\n' \
         "$dark" "$lab" "$lab" > "$cfg/settings.json"
       shot=(); [ -n "$shots" ] && shot=(--screenshot "$shots/${lab}_zh_${theme}_${size}.png")
-      err=$(xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --settings --frames 8 \
+      err=$(bash "$(dirname "$0")/xvfb.sh" "$app" --settings --frames 8 \
             --width "$w" --height "$h" "${shot[@]}" 2>&1 >/dev/null); rc=$?
       where="lab $lab, $size, $theme theme"
       [ "$rc" -eq 0 ] || { echo "$where: exit $rc: $err"; exit 1; }

@@ -15,7 +15,7 @@ fails=0
 expect() {
   local want="$1" what="$2"; shift 2
   local err rc active
-  err=$(xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --frames 3 "$@" 2>&1 >/dev/null); rc=$?
+  err=$(bash "$(dirname "$0")/xvfb.sh" "$app" --frames 3 "$@" 2>&1 >/dev/null); rc=$?
   active=$(sed -n 's/^poslab: active: //p' <<<"$err" | tail -1)
   if [ "$rc" -ne 0 ] || [ "$active" != "$want" ]; then
     echo "FAIL $what: want '$want', got '$active' (exit $rc)"; echo "$err" | head -5

@@ -61,7 +61,7 @@ on_fresh_server() {
   mark="$(mktemp -u /tmp/poslab-xwindow.XXXXXX)"
   for attempt in 1 2 3; do
     rm -f "$mark"
-    X_WINDOW_MARK="$mark" xvfb-run -a -s "-screen 0 1600x1000x24" bash "$@"
+    X_WINDOW_MARK="$mark" bash "$(dirname "$X_WINDOW_SH")/xvfb.sh" bash "$@"
     rc=$?
     [ -e "$mark" ] && break     # the window was up: this is the verdict
     [ "$rc" -eq 0 ] && break    # a driver that does not start the app

@@ -8,7 +8,7 @@ set -u
 app="$1"; cli="$2"; case_="$3"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data"   # never touch the user's files
-xvfb=(xvfb-run -a -s "-screen 0 1600x1000x24")
+xvfb=(bash "$(dirname "$0")/../gui/xvfb.sh")   # the app's own exit code, xvfb-run's hiccups retried
 lessons="$(cd "$(dirname "$0")/../../lessons" && pwd)"
 
 case "$case_" in
