@@ -32,8 +32,10 @@ class AppContext {
   virtual const std::string& data_dir() const = 0;
   // Font for Chinese text, or nullptr when no CJK font is installed (then use English).
   virtual ImFont* cjk_font() const = 0;
-  // Larger bold font for headings and a monospace font for code (both always set).
+  // Larger bold fonts for headings and a lesson's title, and a monospace font for code (all
+  // always set).
   virtual ImFont* heading_font() const = 0;
+  virtual ImFont* title_font() const = 0;
   virtual ImFont* mono_font() const = 0;
   // Make sure every character of `utf8` can be drawn (e.g. Chinese the user typed): missing
   // glyphs are added to the font atlas, which is rebuilt before the next frame.

@@ -238,6 +238,9 @@ void AppState::apply_theme() {
   style.WindowRounding = 4.0f;
   style.FrameRounding = 3.0f;
   style.TabRounding = 3.0f;
+  // Thin lines anti-aliased with geometry, not with the font atlas's baked lines: the atlas
+  // is sampled with nearest filtering (app/gfx/font_texture.hpp).
+  style.AntiAliasedLinesUseTex = false;
   style.ScaleAllSizes(scale_);
   ImGui::GetStyle() = style;
 }

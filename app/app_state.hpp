@@ -52,6 +52,7 @@ class AppState final : public AppContext {
   const std::string& data_dir() const override { return data_dir_; }
   ImFont* cjk_font() const override { return fonts_.has_cjk ? fonts_.body : nullptr; }
   ImFont* heading_font() const override { return fonts_.heading; }
+  ImFont* title_font() const override { return fonts_.title; }
   ImFont* mono_font() const override { return fonts_.mono; }
   bool headless() const override { return opt_.headless; }
   void ensure_glyphs(const std::string& utf8) override;

@@ -76,6 +76,9 @@ Fonts load_fonts(float scale, const std::string& lessons_dir, const std::string&
   };
   f.body = add(sans, size, true);
   f.heading = add(bold ? bold : sans, size * 1.35f, true);
+  // Its own size, not the heading scaled: the atlas is sampled with nearest filtering
+  // (app/gfx/font_texture.hpp), so every glyph is drawn at the size it was baked.
+  f.title = add(bold ? bold : sans, size * 1.35f * 1.2f, true);
   f.mono = add(mono ? mono : sans, size, false);
   f.has_cjk = cjk != nullptr;
   if (!sans)

@@ -13,6 +13,7 @@ namespace poslab::app {
 struct Fonts {
   ImFont* body = nullptr;     // default font (DejaVu Sans + CJK glyphs when available)
   ImFont* heading = nullptr;  // larger bold font for headings
+  ImFont* title = nullptr;    // larger still, for a lesson's title (level-1 heading)
   ImFont* mono = nullptr;     // monospace for code and numbers
   bool has_cjk = false;       // a CJK font was found and merged
   std::string note;           // what was missing, for the user ("no CJK font: ...")

@@ -30,6 +30,7 @@
 #include "app/capture.hpp"
 #include "app/export/link_handoff.hpp"
 #include "app/gfx/fill_count.hpp"
+#include "app/gfx/font_texture.hpp"
 #include "app/gfx/gl.hpp"
 #include "app/widgets/recorder.hpp"
 #include "core/common/errors.hpp"
@@ -126,6 +127,7 @@ class Frontend {
       ImGui_ImplOpenGL3_CreateFontsTexture();
     }
     ImGui_ImplOpenGL3_NewFrame();
+    poslab::app::gfx::use_nearest_font_filter();  // after NewFrame, which makes the texture
     ImGui_ImplGlfw_NewFrame();
     // Captures and checks: no pointer over the window, so no hover state or tooltip
     // depends on where the virtual display left its cursor.

@@ -236,12 +236,12 @@ void MarkdownView::block(const MdBlock& b) {
   switch (b.kind) {
     case MdBlockKind::heading: {
       ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * (b.level <= 2 ? 0.6f : 0.3f)));
-      ImGui::PushFont(b.level <= 2 ? ctx_.heading_font() : ImGui::GetFont());
-      if (b.level == 1) ImGui::SetWindowFontScale(1.2f);
+      ImGui::PushFont(b.level == 1   ? ctx_.title_font()
+                      : b.level == 2 ? ctx_.heading_font()
+                                     : ImGui::GetFont());
       ImGui::PushStyleColor(ImGuiCol_Text, pal_.heading);
       spans(b.spans);
       ImGui::PopStyleColor();
-      if (b.level == 1) ImGui::SetWindowFontScale(1.0f);
       ImGui::PopFont();
       if (b.level <= 2) {
         // A rule as wide as the text, not the window.

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
+#include "app/gfx/opaque_rect.hpp"
 #include "app/widgets/wrapped_text.hpp"
 
 namespace poslab::app {
@@ -31,15 +33,27 @@ int token_strip(const AppContext& ctx, std::span<const wm::StripToken> cached, i
   const ImU32 fill_s = style.dark ? IM_COL32(40, 80, 130, 255) : IM_COL32(190, 215, 245, 255);
   const ImU32 fill_a = style.dark ? IM_COL32(110, 70, 40, 255) : IM_COL32(245, 215, 185, 255);
   const ImU32 red = IM_COL32(230, 60, 60, 255);
+  auto box = [&](int i) {
+    const ImVec2 a(o.x + i * (box_w + gap), o.y);
+    return std::pair{a, ImVec2(a.x + box_w, a.y + box_h)};
+  };
+  // The fills of cached tokens are opaque: drawn together without blending, which a software
+  // renderer does at a fraction of the cost (app/gfx/opaque_rect.hpp).
+  gfx::begin_without_blending(dl);
+  for (int i = 0; i < shown; ++i)
+    if (find(first + i)) {
+      const auto [a, b] = box(i);
+      dl->AddRectFilled(a, b, (first + i) % 2 == 1 ? fill_a : fill_s);
+    }
+  gfx::end_without_blending(dl);
   int mismatched = 0;
   char buf[32];
   for (int i = 0; i < shown; ++i) {
     const int nominal = first + i;
     const bool action = nominal % 2 == 1;
     const wm::StripToken* c = find(nominal);
-    const ImVec2 a(o.x + i * (box_w + gap), o.y), b(a.x + box_w, a.y + box_h);
-    if (c) dl->AddRectFilled(a, b, action ? fill_a : fill_s, 4 * s);
-    dl->AddRect(a, b, c ? text : dim, 4 * s);
+    const auto [a, b] = box(i);
+    dl->AddRect(a, b, c ? text : dim);
     std::snprintf(buf, sizeof buf, "%c%d", action ? 'A' : 'S', nominal / 2);
     dl->AddText(ImVec2(a.x + 4 * s, a.y + 2 * s), c ? text : dim, buf);
     std::snprintf(buf, sizeof buf, "%d", nominal);
