@@ -39,10 +39,11 @@ uint8_t byte(float v) {
 }  // namespace
 
 void DialFaces::prepare(float radius, ImU32 face, const std::vector<DialRing>& rings,
-                        float dot_radius, ImU32 dot) {
+                        float dot_radius, ImU32 dot, ImU32 under) {
   if (tex_ && radius == radius_ && face == face_ && rings == rings_ && dot_radius == dot_radius_ &&
-      dot == dot_)
+      dot == dot_ && under == under_)
     return;
+  under_ = under;
   radius_ = radius;
   face_ = face;
   rings_ = rings;
@@ -57,7 +58,7 @@ void DialFaces::prepare(float radius, ImU32 face, const std::vector<DialRing>& r
   const int w = cell_ * n + dot_cell_, h = std::max(cell_, dot_cell_);
   width_ = w;
   std::vector<uint8_t> px(static_cast<size_t>(w) * h * 4);
-  const Rgba fc = unpack(face);
+  const Rgba fc = unpack(face), uc = unpack(under);
   for (int k = 0; k < static_cast<int>(rings.size()); ++k) {
     const Rgba rc = unpack(rings[k].colour);
     const float t = rings[k].thickness;
@@ -71,7 +72,8 @@ void DialFaces::prepare(float radius, ImU32 face, const std::vector<DialRing>& r
         const float face_cov = std::clamp(radius + 0.5f - d, 0.0f, 1.0f);
         const float ring_cov =
             std::clamp(t * 0.5f + 0.5f - std::abs(d - (radius - 0.5f)), 0.0f, 1.0f);
-        const Rgba c = over(rc, ring_cov * rc.a, fc, face_cov * fc.a);
+        const Rgba dial = over(rc, ring_cov * rc.a, fc, face_cov * fc.a);
+        const Rgba c = over(dial, dial.a, uc, 1.0f);  // opaque: the window shows through
         uint8_t* p = &px[(static_cast<size_t>(y) * w + static_cast<size_t>(k) * cell_ + x) * 4];
         p[0] = byte(c.r);
         p[1] = byte(c.g);

@@ -29,9 +29,12 @@ class DialFaces {
   ~DialFaces() { release(); }
 
   // Makes sure the texture holds a face of `radius` pixels in `face` colour under each ring
-  // of `rings` (cell k = rings[k]). Call from the GL thread (inside a panel's draw).
+  // of `rings` (cell k = rings[k]), composited over the opaque colour `under` (what lies
+  // beneath the dials: the window's background), so face cells are opaque and can be drawn
+  // without blending (opaque_rect.hpp). The dot stays translucent. Call from the GL thread
+  // (inside a panel's draw).
   void prepare(float radius, ImU32 face, const std::vector<DialRing>& rings, float dot_radius,
-               ImU32 dot);
+               ImU32 dot, ImU32 under);
   // One quad: the face and ring `style` centred at `centre` (screen pixels).
   void draw(ImDrawList* dl, ImVec2 centre, int style) const;
   void draw_dot(ImDrawList* dl, ImVec2 centre) const;  // the centre dot, over the hands
@@ -44,6 +47,7 @@ class DialFaces {
   std::vector<DialRing> rings_;
   float dot_radius_ = 0;
   ImU32 dot_ = 0;
+  ImU32 under_ = 0;
   int cell_ = 0;      // texels per ring cell side; the disc centre is the cell's centre
   int dot_cell_ = 0;  // texels per side of the dot's cell, after the ring cells
   int width_ = 0;     // texture width: rings x cell_ + dot_cell_

@@ -13,6 +13,7 @@
 
 #include "app/app_context.hpp"
 #include "app/gfx/dial_faces.hpp"
+#include "app/gfx/opaque_rect.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/control_column.hpp"
@@ -344,11 +345,15 @@ class RopeWheelsPanel final : public Panel {
                        {band_colour(PairBand::kept), 3.0f * scale},
                        {band_colour(PairBand::blended), 3.0f * scale},
                        {band_colour(PairBand::interpolated), 3.0f * scale}},
-                      2.5f * scale, text);
+                      2.5f * scale, text,
+                      ImGui::GetColorU32(ImGuiCol_WindowBg, 1.0f) | IM_COL32_A_MASK);
     WheelsHands& hands = ui_.derived.hands;
     hands.set_position(s.position, s.trail);
     const RowMatrix &hand_cos = hands.hands().cos(), &hand_sin = hands.hands().sin();
     dl->ChannelsSplit(3);
+    // The faces are opaque (baked over the window's background): drawn without blending.
+    dl->ChannelsSetCurrent(0);
+    gfx::begin_without_blending(dl);
     ImGuiListClipper clipper;
     clipper.Begin(rows, cell_h);
     while (clipper.Step()) {
@@ -419,6 +424,8 @@ class RopeWheelsPanel final : public Panel {
       }
     }
     clipper.End();
+    dl->ChannelsSetCurrent(0);
+    gfx::end_without_blending(dl);
     dl->ChannelsMerge();
   }
 
