@@ -30,6 +30,7 @@ class FakeContext final : public AppContext {
   const std::string& data_dir() const override { return dir_; }
   ImFont* cjk_font() const override { return nullptr; }
   ImFont* heading_font() const override { return nullptr; }
+  ImFont* title_font() const override { return nullptr; }
   ImFont* mono_font() const override { return nullptr; }
   void ensure_glyphs(const std::string&) override {}
   bool headless() const override { return headless_; }

@@ -4,7 +4,7 @@
 # with COMMAND's own exit code, never with xvfb-run's. The GUI tests check exit codes (2 for
 # bad input), and xvfb-run has failures of its own around the command:
 # - after it: "problem while cleaning up temporary directory" turns the command's code into 5
-#   (seen in CI when the app exits within a second; Xvfb's reset signal races the clean-up);
+#   (seen twice in CI, both times when the app exited with an error within a second);
 # - before it: two parallel `xvfb-run -a` can pick the same display, and "Xvfb failed to start".
 # So the command's code travels through a file written by the shell that ran it. When the file
 # stays empty the command never ran: xvfb-run's failure to start is retried on a new server, up
