@@ -70,7 +70,12 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}"
 log="build/fuzz/last_$name.log"
 rc=0
+started=$SECONDS
 "$bin" "${args[@]}" "$work" "fuzz/corpus/$name" > "$log" 2>&1 || rc=$?
+# The seconds it ran (less than asked when it was stopped with SIGTERM; libFuzzer still
+# prints its final stats then), so executions/s stay true.
+ran=$((SECONDS - started))
+[[ $rc -eq 72 ]] && rc=0  # libFuzzer's exit code when interrupted: a stopped run, not a finding
 
 # Executions: the final stats line (normal mode) or the last status line (fork mode).
 execs=$({ grep -o 'stat::number_of_executed_units: [0-9]*' "$log" || true; } | awk '{s+=$2} END {print s+0}')
@@ -81,7 +86,8 @@ fi
 crashes=0 library=0 ours=0
 shopt -s nullglob
 for f in "$art"/crash-* "$art"/leak-* "$art"/oom-* "$art"/timeout-*; do
-  [[ -e "$f.sorted" ]] && continue
+  # NAME.sorted holds the verdict on NAME: it is not an input, and NAME is sorted once.
+  [[ "$f" == *.sorted || -e "$f.sorted" ]] && continue
   crashes=$((crashes + 1))
   out=$("$bin" -runs=1 "$f" 2>&1 || true)
   # The first stack frame of the report that is not the sanitizer's own (its memcpy
@@ -106,8 +112,8 @@ for f in "$art"/crash-* "$art"/leak-* "$art"/oom-* "$art"/timeout-*; do
     echo "fuzz $name: $f involves PosLab's code:"; grep -E '^(==|SUMMARY| *#[0-9])' <<<"$out" | head -20
   fi
 done
-echo "$execs $crashes $library $seconds $tree $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$stats/$name.txt"
-echo "fuzz $name: $execs executions in $seconds s ($((execs / (seconds > 0 ? seconds : 1))) /s), $crashes new crashes ($library in libhdf5 only); log $log"
+echo "$execs $crashes $library $ran $tree $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$stats/$name.txt"
+echo "fuzz $name: $execs executions in $ran s ($((execs / (ran > 0 ? ran : 1))) /s), $crashes new crashes ($library in libhdf5 only); log $log"
 if [[ $ours -gt 0 || ( $rc -ne 0 && "$name" != dataset ) ]]; then
   tail -30 "$log"
   exit 1
