@@ -3,6 +3,9 @@
 # (docs/performance.md). Usage: scripts/frame_times.sh <poslab> [frames]
 # Prints one line per case: the case, then poslab's --frame-times JSON (CPU time of a
 # frame's UI + render calls; the first 2 frames are skipped). Reports, never gates.
+# Headless, a playing dream lab advances one model step per frame and waits for it (so
+# checks are deterministic), about 4x the 25 steps/s a user sees: the "dreams" rows include
+# that model time; "drawing only" finishes its dream in the first 24 frames.
 set -uf  # -f: presets hold glob characters (?)
 app="$1"; frames="${2:-300}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -17,6 +20,7 @@ cases=(
   "arena|--panel arena"
   "lessons|--panel lessons"
   "dreams|--panel dreams"
+  "dreams, dream done after 24 steps (drawing only)|--preset dreams?horizon=24"
   "dreams, 4v4 dreaming with the attention view|--preset dreams?team0=4&team1=4&attn=1&strip=1&horizon=1536&from=8"
 )
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
