@@ -134,8 +134,7 @@ Message attention_encoding_message(AttentionEncoding e);
 
 // Every id the attention core can emit: the catalog and the encodings' labels.
 inline std::vector<std::string> attention_message_ids() {
-  std::vector<std::string> ids;
-  for (const auto& t : kAttentionMessages) ids.emplace_back(t.id);
+  std::vector<std::string> ids = message_ids(kAttentionMessages);
   for (const auto& n : attention_encoding_names()) ids.push_back("attention.enc." + n);
   return ids;
 }

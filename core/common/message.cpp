@@ -66,6 +66,12 @@ Message message_make(std::span<const MessageTemplate> catalog, std::string_view 
   throw std::logic_error("message id \"" + std::string(id) + "\" is not in its catalog");
 }
 
+std::vector<std::string> message_ids(std::span<const MessageTemplate> catalog) {
+  std::vector<std::string> ids;
+  for (const auto& t : catalog) ids.emplace_back(t.id);
+  return ids;
+}
+
 Message message_plain(std::string text) {
   return Message{{}, {}, std::move(text)};
 }

@@ -49,6 +49,8 @@ MessageArg message_arg(std::string name, Message nested);
 // (std::logic_error naming it).
 Message message_make(std::span<const MessageTemplate> catalog, std::string_view id,
                      std::vector<MessageArg> args = {});
+// Every id of `catalog`, in order (what a core area's *_message_ids() lists for the tests).
+std::vector<std::string> message_ids(std::span<const MessageTemplate> catalog);
 // A message without an id: plain English text (e.g. an error thrown as a string).
 Message message_plain(std::string text);
 

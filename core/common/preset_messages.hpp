@@ -40,9 +40,7 @@ inline Message preset_message(std::string_view id, std::vector<MessageArg> args)
 
 // Every id the preset code can emit.
 inline std::vector<std::string> preset_message_ids() {
-  std::vector<std::string> ids;
-  for (const auto& t : kPresetMessages) ids.emplace_back(t.id);
-  return ids;
+  return message_ids(kPresetMessages);
 }
 
 }  // namespace poslab

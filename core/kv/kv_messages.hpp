@@ -57,9 +57,7 @@ inline Message kv_message(std::string_view id, std::vector<MessageArg> args = {}
 
 // Every id the KV core can emit.
 inline std::vector<std::string> kv_message_ids() {
-  std::vector<std::string> ids;
-  for (const auto& t : kKvMessages) ids.emplace_back(t.id);
-  return ids;
+  return message_ids(kKvMessages);
 }
 
 }  // namespace poslab

@@ -27,9 +27,7 @@ inline Message rope_message(std::string_view id, std::vector<MessageArg> args = 
 
 // Every id the RoPE core can emit.
 inline std::vector<std::string> rope_message_ids() {
-  std::vector<std::string> ids;
-  for (const auto& t : kRopeMessages) ids.emplace_back(t.id);
-  return ids;
+  return message_ids(kRopeMessages);
 }
 
 }  // namespace poslab
