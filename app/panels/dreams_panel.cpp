@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/app_context.hpp"
@@ -164,6 +165,13 @@ class DreamsPanel final : public Panel {
     poll_stepper(ctx, false);
     ensure_model(ctx);
     ensure_session(ctx);
+    if (u.pending_restart >= 0 && u.engine && !u.stepper.running())
+      start_restart(std::exchange(u.pending_restart, -1));
+    if (u.timeline.frames.empty()) {  // the worker is still starting the session
+      text_wrapped("%s", ctx.tr("dreams.starting"));
+      ImGui::EndChild();
+      return;
+    }
     ++u.frames_in_session;
     u.recorder.poll(ctx);
     if (ctx.capturing()) {
@@ -285,6 +293,8 @@ class DreamsPanel final : public Panel {
     }
   }
 
+  // A new session when the settings changed: started on the worker (the prompt can be
+  // 511 model steps), so the UI keeps drawing; headless runs wait for it.
   void ensure_session(AppContext& ctx) {
     DreamsUi& u = ui_;
     // A file the user has not approved is not opened: the seed's episode runs
@@ -298,21 +308,55 @@ class DreamsPanel final : public Panel {
       if (u.stepper.running()) return;
     }
     u.applied_key = key;
-    u.engine = std::make_unique<wm::DreamEngine>();
+    u.engine.reset();
+    u.timeline = wm::DreamTimeline{};  // "starting the dream" until the worker is done
     u.replay_note.clear();
-    try {
-      DreamLabSettings s = u.lab;
-      if (pending) s.start = wm::DreamSource::seed;
-      wm::dream_session_begin(io::dreams_session_config(s), u.model ? u.model->clone() : nullptr,
-                              *u.engine, u.timeline);
-    } catch (const Error& e) {
-      ctx.report_error(ctx.tr("title.dreams"), e.what());
-      u.replay_note = std::string("the start failed (") + e.what() + "); the default episode runs";
-      wm::dream_session_begin(wm::dream_session_config(DreamLabSettings{}),
-                              u.model ? u.model->clone() : nullptr, *u.engine, u.timeline);
-    }
+    u.pending_restart = -1;
     u.step_accum = 0;
     u.frames_in_session = 0;
+    DreamLabSettings s = u.lab;
+    if (pending) s.start = wm::DreamSource::seed;
+    // Two copies of the model: the second starts the default episode if the first start fails.
+    std::shared_ptr<wm::DreamModel> model(u.model ? u.model->clone().release() : nullptr);
+    std::shared_ptr<wm::DreamModel> fallback(u.model ? u.model->clone().release() : nullptr);
+    const auto own = [](const std::shared_ptr<wm::DreamModel>& m) {
+      return m ? m->clone() : std::unique_ptr<wm::DreamModel>();
+    };
+    u.stepper.start(key, [s, model, fallback, own](auto&) {
+      DreamsStepResult r;
+      r.engine = std::make_unique<wm::DreamEngine>();
+      r.timeline.emplace();
+      try {
+        wm::dream_session_begin(io::dreams_session_config(s), own(model), *r.engine, *r.timeline);
+      } catch (const Error& e) {
+        r.start_error = e.what();
+        r.engine = std::make_unique<wm::DreamEngine>();
+        r.timeline.emplace();
+        wm::dream_session_begin(wm::dream_session_config(DreamLabSettings{}), own(fallback),
+                                *r.engine, *r.timeline);
+      }
+      return r;
+    });
+    if (ctx.headless()) poll_stepper(ctx, true);  // checks and captures see the started session
+  }
+
+  // "Restart dream here": the engine and a copy of the timeline go to the worker, which
+  // replays reality to frame `at` and prompts the model there; the UI shows the old
+  // timeline until it is done.
+  void start_restart(int at) {
+    DreamsUi& u = ui_;
+    auto engine = std::shared_ptr<wm::DreamEngine>(u.engine.release());
+    auto timeline = std::make_shared<wm::DreamTimeline>(u.timeline);
+    const bool helm_flew = u.timeline.dream_steps() > 0 && u.helm_at_start >= 0;
+    u.stepper.start(u.applied_key, [engine, timeline, at, helm_flew](auto&) {
+      wm::dream_session_restart(*engine, *timeline, at);
+      DreamsStepResult r;
+      r.engine = std::make_unique<wm::DreamEngine>(std::move(*engine));
+      r.timeline = std::move(*timeline);
+      r.restarted_at = at;
+      r.helm_flew = helm_flew;
+      return r;
+    });
   }
 
   void start_steps(int n) {
@@ -345,7 +389,8 @@ class DreamsPanel final : public Panel {
     });
   }
 
-  // Takes the worker's frames when it is done; `block`: wait for it first.
+  // Takes the worker's result when it is done (new frames, or a started or restarted
+  // session); `block`: wait for it first.
   void poll_stepper(AppContext& ctx, bool block) {
     DreamsUi& u = ui_;
     if (block) u.stepper.wait();
@@ -358,10 +403,38 @@ class DreamsPanel final : public Panel {
       u.lab.playing = false;
       return;
     }
-    const double steps = static_cast<double>(out->value->frames.size());
+    DreamsStepResult& r = *out->value;
+    u.engine = std::move(r.engine);
+    if (r.timeline) {
+      u.timeline = std::move(*r.timeline);
+      if (!r.start_error.empty()) {
+        ctx.report_error(ctx.tr("title.dreams"), r.start_error);
+        u.replay_note = "the start failed (" + r.start_error + "); the default episode runs";
+      }
+      if (r.restarted_at >= 0) restarted(r.restarted_at, r.helm_flew);
+      return;
+    }
+    const double steps = static_cast<double>(r.frames.size());
     if (steps > 0 && out->seconds > 0) u.steps_per_s = steps / out->seconds;
-    u.engine = std::move(out->value->engine);
-    wm::dream_session_append(u.timeline, std::move(out->value->frames));
+    wm::dream_session_append(u.timeline, std::move(r.frames));
+  }
+
+  // After a restart at frame `at`: closed loop without the helm replays reality up to `at`
+  // the way a prompt of `at` steps does, so the preset says it with from = at and the CLI
+  // replays it; otherwise the session cannot be replayed from its preset.
+  void restarted(int at, bool helm_flew) {
+    DreamsUi& u = ui_;
+    u.lab.cursor = -1;
+    if (u.lab.loop == wm::DreamLoop::closed && !helm_flew &&
+        at <= DreamLabSettings::from_range.hi) {
+      u.lab.from = at;
+      u.applied_key = session_key(u.lab) + (awaiting_approval() ? "#unapproved" : "");
+    } else if (u.replay_note.empty()) {
+      u.replay_note =
+          "the dream was restarted from a reality that the preset "
+          "cannot say (open loop, the "
+          "helm, or past step 511)";
+    }
   }
 
   // ---- controls (the foldable column)
@@ -512,29 +585,18 @@ void DreamsPanel::file_controls(AppContext& ctx) {
              ctx.tr("dreams.tip_episode"));
 }
 
+// Queued: the worker runs it as soon as it is free (draw() starts it), so the click never
+// waits for a running step.
 void DreamsPanel::restart_here(AppContext& ctx) {
   DreamsUi& u = ui_;
-  if (u.stepper.running()) poll_stepper(ctx, true);
-  if (!u.engine) return;
-  const int at = dreams_shown_frame(u);
-  try {
-    const bool helm_flew = u.timeline.dream_steps() > 0 && u.helm_at_start >= 0;
-    wm::dream_session_restart(*u.engine, u.timeline, at);
-    u.lab.cursor = -1;
-    // Closed loop without the helm: reality up to `at` is what a prompt of `at`
-    // steps plays, so the preset says it with from = at and the CLI replays it.
-    if (u.lab.loop == wm::DreamLoop::closed && !helm_flew &&
-        at <= DreamLabSettings::from_range.hi) {
-      u.lab.from = at;
-      u.applied_key = session_key(u.lab) + (awaiting_approval() ? "#unapproved" : "");
-    } else if (u.replay_note.empty()) {
-      u.replay_note =
-          "the dream was restarted from a reality that the preset "
-          "cannot say (open loop, the "
-          "helm, or past step 511)";
+  if (u.timeline.frames.empty()) return;  // the session is still starting
+  u.pending_restart = dreams_shown_frame(u);
+  if (ctx.headless()) {
+    if (u.stepper.running()) poll_stepper(ctx, true);
+    if (u.engine) {
+      start_restart(std::exchange(u.pending_restart, -1));
+      poll_stepper(ctx, true);
     }
-  } catch (const Error& e) {
-    ctx.report_error(ctx.tr("title.dreams"), e.what());
   }
 }
 

@@ -3,6 +3,7 @@
 // computed: the maps, the error curves, the token strip, attention, the variants' curves.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,16 @@
 namespace poslab::app {
 
 // What the stepping worker hands back: the engine it borrowed and the frames it made.
+// What the dream lab's worker hands back: the engine it was lent, and either new frames
+// to append (a step job) or a whole new timeline (a session start or a restart, which
+// prompt the model with up to 511 steps: the UI thread never runs them itself).
 struct DreamsStepResult {
   std::unique_ptr<wm::DreamEngine> engine;
   std::vector<wm::DreamFrame> frames;
+  std::optional<wm::DreamTimeline> timeline;  // replaces the UI's timeline when set
+  std::string start_error;                    // the session start failed: default episode runs
+  int restarted_at = -1;                      // a restart job: the frame it re-seeded from
+  bool helm_flew = false;                     // ... and the helm had flown the dream before it
 };
 
 struct DreamsUi {
@@ -31,6 +39,7 @@ struct DreamsUi {
   std::string applied_key;  // session key the timeline was started with
   BackgroundJob<DreamsStepResult> stepper;
   double step_accum = 0;
+  int pending_restart = -1;  // "Restart dream here" asked at this frame, waiting for the worker
   // Model: the loaded prototype (cloned into each session) and where it came from.
   std::unique_ptr<wm::DreamModel> model;
   std::string model_path, model_error;

@@ -3,7 +3,8 @@
 #   gui_dreams_test.sh <poslab> <case>
 # Cases: shipped (the shipped model loads, dreams without NaN in every check preset, the
 # capture writes a PNG), missing-model and corrupt-model (a red banner naming the file,
-# the app keeps running and the real simulator still steps).
+# the app keeps running and the real simulator still steps), bad-file, helm-keys, and
+# quit-during-training (Ctrl+Q while the training panel trains leaves a whole checkpoint).
 set -u
 app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -74,6 +75,38 @@ EOS
     grep -q '1\.1\.0' <<<"$actions" || { echo "the keyed action 1.1.0 never reached the helm ship"; exit 1; }
     leftover=$(tr ',' '\n' <<<"$actions" | sed 's/\*.*//' | grep -v -x '[01]\.[01]\.0')
     [ -z "$leftover" ] || { echo "the helm ship got actions nobody keyed: $leftover"; exit 1; }
+    ;;
+  quit-during-training)
+    # Quit while the training panel trains (preset train=2 starts a run): Ctrl+Q returns
+    # within seconds, and the checkpoint the run keeps writing is whole afterwards (it is
+    # written atomically): poslab-cli wm info loads it, and no temporary file is left.
+    command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+    cli="$(dirname "$app")/../cli/poslab-cli"
+    [ -x "$cli" ] || { echo "no poslab-cli next to the app at $cli"; exit 1; }
+    cat > "$tmp/train.sh" <<'EOS'
+. "$X_WINDOW_SH"
+ckpt="$XDG_DATA_HOME/poslab/models/wm_tiny_rope.safetensors"
+app_start "$1" --preset 'dreams?train=2&play=0'
+# The first checkpoint comes after the run's episodes are collected and 50 steps trained.
+for i in $(seq 600); do [ -s "$ckpt" ] && break; sleep 0.2; done
+[ -s "$ckpt" ] || { echo "no checkpoint after 120 s of training"; kill -9 $pid; exit 1; }
+sleep 0.5
+kill -0 $pid 2>/dev/null || { echo "app ended before Quit"; exit 1; }
+t0=$(date +%s%N)
+xdotool key --window "$wid" ctrl+q
+for i in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+t1=$(date +%s%N)
+if kill -0 $pid 2>/dev/null; then echo "still running 10 s after Ctrl+Q"; kill -9 $pid; exit 1; fi
+wait $pid; rc=$?
+echo "quit during training took $(( (t1 - t0) / 1000000 )) ms, exit $rc"
+[ "$rc" -eq 0 ]
+EOS
+    on_fresh_server "$tmp/train.sh" "$tmp/train.err" || { echo "quit failed: $(cat "$tmp/train.err")"; exit 1; }
+    ckpt="$XDG_DATA_HOME/poslab/models/wm_tiny_rope.safetensors"
+    info=$("$cli" wm info "$ckpt" 2>&1) || { echo "the checkpoint does not load after Quit: $info"; exit 1; }
+    grep -q '"step"' <<<"$info" || { echo "wm info printed no step: $info"; exit 1; }
+    leftover=$(find "$XDG_DATA_HOME/poslab/models" -type f ! -name '*.safetensors')
+    [ -z "$leftover" ] || { echo "files left beside the checkpoint: $leftover"; exit 1; }
     ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac
