@@ -96,12 +96,16 @@ Json curves_json(const ErrorAccumulator& a, int K) {
   return j;
 }
 
-Json dream_summary_json(const DreamSummary& s, const DreamParams& p) {
+// `position`: the model's variant. Past the context the approximate mode slides the window,
+// which is exact for RoPE, so a RoPE model's dreams say "slide".
+Json dream_summary_json(const DreamSummary& s, const DreamParams& p, WmPosition position) {
   Json j;
   j["dreams"] = s.dreams;
   j["steps"] = p.steps;
   j["loop"] = dream_loop_name(p.loop);
-  j["window"] = dream_window_name(p.window);
+  j["window"] = position == WmPosition::rope && p.window == DreamWindow::approximate
+                    ? "slide"
+                    : dream_window_name(p.window);
   j["model"] = curves_json(s.model, p.steps);
   j["copy_last"] = curves_json(s.copy_last, p.steps);
   j["constant_velocity"] = curves_json(s.const_velocity, p.steps);
@@ -528,7 +532,7 @@ void run_eval(const EvalArgs& a) {
   for (DreamLoop loop : {DreamLoop::closed, DreamLoop::open}) {
     p.loop = loop;
     dreams[dream_loop_name(loop)] =
-        dream_summary_json(wm_dream_many(model, d.episodes, starts, p), p);
+        dream_summary_json(wm_dream_many(model, d.episodes, starts, p), p, ck.config.position);
   }
   out["dreams"] = dreams;
   // Past the context: 3C steps, closed loop, each window mode the variant has.
@@ -541,14 +545,15 @@ void run_eval(const EvalArgs& a) {
   beyond["context"] = ck.config.context;
   if (ck.config.position == WmPosition::rope) {
     q.window = DreamWindow::approximate;  // slide: exact for RoPE
-    beyond["rope_slide"] = dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
+    beyond["rope_slide"] =
+        dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q, ck.config.position);
   } else {
     q.window = DreamWindow::recompute;
     beyond["absolute_recompute"] =
-        dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
+        dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q, ck.config.position);
     q.window = DreamWindow::approximate;
     beyond["absolute_approximate"] =
-        dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
+        dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q, ck.config.position);
   }
   out["beyond_context"] = beyond;
   out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
