@@ -124,13 +124,21 @@ void AppState::picture_done(const std::string& path, const std::string& error) {
   share_.status = error.empty() ? fill(tr("share.saved_picture"), path) : error;
   if (share_.reopen) share_.open_requested = true;  // shows the result where it was asked for
   share_.reopen = false;
-  if (!error.empty()) {
+  if (error.empty()) {
+    remember_export_dir(path);
+  } else {
     const std::string saved = drawing_lab_;
     drawing_lab_ = settings_.active_lab;
     report_error("export picture", error);
     drawing_lab_ = saved;
   }
   request_frames(3);
+}
+
+void AppState::remember_export_dir(const std::string& written) {
+  std::error_code ec;
+  const fs::path dir = fs::absolute(written, ec).parent_path();
+  if (!ec) settings_.export_dir = dir.string();  // autosave writes it within seconds
 }
 
 std::string AppState::active_cli_command() {
@@ -183,8 +191,7 @@ void AppState::share_save(Panel& p, ShareTarget t, const std::string& path, bool
     s.confirm_path = path;
     return;
   }
-  settings_.export_dir = fs::absolute(path, ec).parent_path().string();
-  if (t == ShareTarget::picture) {
+  if (t == ShareTarget::picture) {  // the folder is remembered once the picture is written
     picture_request_ = PictureRequest{path, s.picture_scale, "PosLab  " + p.preset()};
     s.status = tr("share.rendering");
     s.status_error = false;
@@ -195,6 +202,7 @@ void AppState::share_save(Panel& p, ShareTarget t, const std::string& path, bool
     write_lab_numbers(p, t == ShareTarget::csv ? path : "", t == ShareTarget::json ? path : "");
     s.status = fill(tr("share.saved_file"), path, std::to_string(fs::file_size(path, ec)));
     s.status_error = false;
+    remember_export_dir(path);
   } catch (const std::exception& e) {
     s.status = e.what();
     s.status_error = true;
