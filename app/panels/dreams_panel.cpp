@@ -74,16 +74,14 @@ class DreamsPanel final : public Panel {
     if (!helm.empty()) a.insert(a.end(), {"--helm-actions", helm});
     return a;
   }
-  std::string cli_note() const override {
-    if (!ui_.model)
-      return "no model is loaded: only the real simulator and the baselines "
-             "run";
+  Message cli_note() const override {
+    if (!ui_.model) return share_message("share.why.no_model");
     if (!ui_.replay_note.empty()) return ui_.replay_note;
-    if (awaiting_approval()) return "the preset's dataset file waits for your approval";
-    return "no dream has run yet";
+    if (awaiting_approval()) return share_message("share.why.file_approval");
+    return share_message("share.why.no_dream");
   }
   LabNumbers numbers() const override {
-    if (ui_.timeline.frames.empty()) return LabNumbers::none("no dream has run yet");
+    if (ui_.timeline.frames.empty()) return LabNumbers::none(share_message("share.why.no_dream"));
     const io::Json j = session_json();
     return LabNumbers::of(io::dump_json(j, 2) + "\n", io::dreams_lab_csv(j));
   }
@@ -299,7 +297,7 @@ class DreamsPanel final : public Panel {
     }
     u.applied_key = key;
     u.engine = std::make_unique<wm::DreamEngine>();
-    u.replay_note.clear();
+    u.replay_note = {};
     try {
       DreamLabSettings s = u.lab;
       if (pending) s.start = wm::DreamSource::seed;
@@ -307,7 +305,7 @@ class DreamsPanel final : public Panel {
                               *u.engine, u.timeline);
     } catch (const Error& e) {
       ctx.report_error(ctx.tr("title.dreams"), e.what());
-      u.replay_note = std::string("the start failed (") + e.what() + "); the default episode runs";
+      u.replay_note = share_message("share.why.start_failed", {message_arg("error", e.what())});
       wm::dream_session_begin(wm::dream_session_config(DreamLabSettings{}),
                               u.model ? u.model->clone() : nullptr, *u.engine, u.timeline);
     }
@@ -323,10 +321,7 @@ class DreamsPanel final : public Panel {
       u.follow_at_start = u.lab.follow;
     } else if (u.replay_note.empty() && (u.lab.helm != u.helm_at_start ||
                                          (u.lab.helm >= 0 && u.lab.follow != u.follow_at_start))) {
-      u.replay_note =
-          "the helm changed during this dream, which the preset cannot say: "
-          "restart the dream "
-          "(or change a setting) to get a session poslab-cli can replay";
+      u.replay_note = share_message("share.why.helm_changed");
     }
     wm::HelmInput helm;
     if (u.lab.helm >= 0) {
@@ -528,10 +523,7 @@ void DreamsPanel::restart_here(AppContext& ctx) {
       u.lab.from = at;
       u.applied_key = session_key(u.lab) + (awaiting_approval() ? "#unapproved" : "");
     } else if (u.replay_note.empty()) {
-      u.replay_note =
-          "the dream was restarted from a reality that the preset "
-          "cannot say (open loop, the "
-          "helm, or past step 511)";
+      u.replay_note = share_message("share.why.restarted");
     }
   } catch (const Error& e) {
     ctx.report_error(ctx.tr("title.dreams"), e.what());
