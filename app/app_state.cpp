@@ -300,11 +300,7 @@ void AppState::save() {
 
 void AppState::autosave(double now_s, double min_interval_s) {
   if (!opt_.use_settings || now_s - last_save_time_ < min_interval_s) return;
-  std::string snapshot = settings_.active_lab + (settings_.dark_theme ? "d" : "l") +
-                         format_double(settings_.ui_scale) + settings_.language +
-                         std::to_string(settings_.window_width) + "x" +
-                         std::to_string(settings_.window_height);
-  for (const auto& id : settings_.open_labs) snapshot += "|" + id;
+  std::string snapshot = settings_snapshot(settings_);  // every field, export_dir too
   for (const auto& p : panels_) snapshot += "|" + p->preset();
   last_save_time_ = now_s;
   if (snapshot == last_saved_) return;

@@ -133,6 +133,8 @@ class AppState final : public AppContext {
   void draw_share(Panel& p);  // the Share popup (share_ui.cpp)
   void share_menu_items();    // File menu entries (share_ui.cpp)
   void share_save(Panel& p, ShareTarget t, const std::string& path, bool replace);
+  // After a file was written: its folder is the one the Share popup proposes next time.
+  void remember_export_dir(const std::string& written);
   void apply_theme();
   void restore_presets();
   void clear_resolved_errors(Panel& p);

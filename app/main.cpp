@@ -6,7 +6,8 @@
 //   --record out.webp --frames N [--record-fps F]   record N video frames of the arena or
 //                                the dream lab (the lab --preset opened), then exit
 //   --settings, --test-fault LAB:KIND   test hooks (settings in headless runs, injected faults)
-//   --export-picture/--export-numbers/--export-json   the Share popup's exports, headless
+//   --export-picture/--export-numbers/--export-json/--export-command   the Share popup's
+//                                exports and its copied command, headless (--overwrite to replace)
 //   poslab:LAB?...   a preset link (positional): opens the lab as if the preset were pasted
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
@@ -28,11 +29,13 @@
 
 #include "app/app_state.hpp"
 #include "app/capture.hpp"
+#include "app/export/export_files.hpp"
 #include "app/export/link_handoff.hpp"
 #include "app/gfx/fill_count.hpp"
 #include "app/gfx/font_texture.hpp"
 #include "app/gfx/gl.hpp"
 #include "app/widgets/recorder.hpp"
+#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 #include "io/lessons/lesson_files.hpp"
@@ -60,10 +63,11 @@ struct Options {
   std::string screenshot_at_quit;  // interactive runs: PNG of the last frame (xdotool tests)
   std::string record;              // animated WebP of the active lab's view (with --frames)
   poslab::app::RecordOptions record_options;
-  bool overwrite = false;  // --record may replace an existing file
+  bool overwrite = false;  // --record and --export-* may replace an existing file
   std::string link;        // a poslab: preset link (desktop handler, chat, slides)
   std::string export_picture, export_numbers, export_json;  // after --frames: Share's exports
-  int export_scale = 1;                                     // picture at 1x or 2x
+  std::string export_command;  // after --frames: the text "Copy the command" copies
+  int export_scale = 1;        // picture at 1x or 2x
 };
 
 void glfw_error(int code, const char* text) {
@@ -315,6 +319,27 @@ int run_recording(Frontend& fe, AppState& state, const Options& opt) {
   return 0;
 }
 
+// The headless --export-* outputs follow --record's rule: an existing file is replaced only
+// with --overwrite. Checked before any frame runs, so nothing is written when one is refused.
+// Returns 0, or 2 with the file named on stderr.
+int refuse_existing_exports(const Options& opt) {
+  if (opt.overwrite) return 0;
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--export-picture", &opt.export_picture},
+      {"--export-numbers", &opt.export_numbers},
+      {"--export-json", &opt.export_json},
+      {"--export-command", &opt.export_command}};
+  for (const auto& [flag, path] : outputs) {
+    std::error_code ec;
+    if (!path->empty() && std::filesystem::exists(*path, ec)) {
+      std::fprintf(stderr, "poslab: %s: %s exists; add --overwrite to replace it\n", flag,
+                   path->c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
+
 // The headless --export-* hooks, on the active lab after the frames. Prints what was
 // written and how long it took; returns 0, or 2 if an export failed (the reason on stderr).
 int run_exports(Frontend& fe, AppState& state, const Options& opt) {
@@ -331,7 +356,23 @@ int run_exports(Frontend& fe, AppState& state, const Options& opt) {
       poslab::app::write_lab_numbers(*p, opt.export_numbers, opt.export_json);
       std::fprintf(stderr, "poslab: exported numbers of %s in %.1f ms\n", p->id(), ms(t0));
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "poslab: export numbers: %s\n", e.what());
+      std::fprintf(stderr, "poslab: export numbers of %s: %s\n", p->id(), e.what());
+      code = 2;
+    }
+  }
+  if (!opt.export_command.empty()) {  // exactly what "Copy the command" puts on the clipboard
+    const std::string command = state.active_cli_command();
+    try {
+      if (command.empty())
+        throw poslab::InputError(std::string(p->id()) +
+                                 " has no poslab-cli command: " + p->cli_note().text);
+      if (const poslab::Message why = poslab::app::export_path_problem(opt.export_command);
+          !why.empty())
+        throw poslab::FileError(opt.export_command, why.text);
+      poslab::write_file_atomically(opt.export_command, command);
+      std::fprintf(stderr, "poslab: exported the command of %s\n", p->id());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "poslab: export command: %s\n", e.what());
       code = 2;
     }
   }
@@ -447,7 +488,8 @@ int main(int argc, char** argv) {
                  "largest video width in px (wider views are scaled down)")
       ->check(CLI::Range(16, 4096));
   cli.add_flag("--record-lossless", opt.record_options.lossless, "lossless video (larger)");
-  cli.add_flag("--overwrite", opt.overwrite, "--record may replace an existing file");
+  cli.add_flag("--overwrite", opt.overwrite,
+               "--record and --export-* may replace an existing file");
   cli.add_flag("--check", opt.check, "headless self-check of every panel; exit 1 on failure");
   cli.add_option("--presets-file", opt.presets_file,
                  "with --check: also run these presets (one per line)");
@@ -483,6 +525,8 @@ int main(int argc, char** argv) {
                  "after --frames: the numbers the active lab shows, as CSV tables");
   cli.add_option("--export-json", opt.export_json,
                  "after --frames: the same numbers as the JSON poslab-cli prints");
+  cli.add_option("--export-command", opt.export_command,
+                 "after --frames: the poslab-cli command the Share popup copies, as a text file");
   cli.add_option("--width", opt.width, "window width in pixels")->check(CLI::Range(320, 16384));
   cli.add_option("--height", opt.height, "window height in pixels")->check(CLI::Range(240, 16384));
   try {
@@ -491,10 +535,12 @@ int main(int argc, char** argv) {
     return cli.exit(e);
   }
   if ((!opt.screenshot.empty() || !opt.export_picture.empty() || !opt.export_numbers.empty() ||
-       !opt.export_json.empty()) &&
+       !opt.export_json.empty() || !opt.export_command.empty()) &&
       opt.frames == 0)
     opt.frames = 5;
   if (!opt.record.empty() && opt.frames == 0) opt.frames = 250;
+  if (opt.record.empty() && !opt.check)
+    if (const int refused = refuse_existing_exports(opt); refused) return refused;
   const bool headless = opt.frames > 0 || opt.check;
 
   // A link while PosLab already runs: the running window opens it (app/export/link_handoff).

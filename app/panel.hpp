@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "app/export/share_messages.hpp"
+
 namespace poslab::app {
 
 class AppContext;  // services the shell offers panels (app_context.hpp)
@@ -13,9 +15,9 @@ class Recorder;    // records the lab's view to a video file (widgets/recorder.h
 
 // What "Export numbers" writes for a lab's current state (docs/export.md).
 struct LabNumbers {
-  std::string json;     // the JSON the lab's cli_args() print ("" = none)
-  std::string csv;      // the same numbers as CSV tables (io/labjson/lab_csv.hpp)
-  std::string why_not;  // when json and csv are empty: why (e.g. "still computing")
+  std::string json;  // the JSON the lab's cli_args() print ("" = none)
+  std::string csv;   // the same numbers as CSV tables (io/labjson/lab_csv.hpp)
+  Message why_not;   // when json and csv are empty: why (share_messages.hpp)
 
   static LabNumbers of(std::string json, std::string csv) {
     LabNumbers n;
@@ -23,7 +25,7 @@ struct LabNumbers {
     n.csv = std::move(csv);
     return n;
   }
-  static LabNumbers none(std::string why) {
+  static LabNumbers none(Message why) {
     LabNumbers n;
     n.why_not = std::move(why);
     return n;
@@ -73,12 +75,13 @@ class Panel {
   virtual Recorder* recorder() { return nullptr; }
   // ---- sharing (issue 16; the shell's Share popup and File menu use these) ----
   // The poslab-cli arguments (after "poslab-cli") that print this state's numbers; empty
-  // if no command does, and cli_note() says why.
+  // if no command does, and cli_note() says why (a share_messages.hpp message: the Share
+  // popup shows it in the user's language).
   virtual std::vector<std::string> cli_args() const { return {}; }
-  virtual std::string cli_note() const { return "no poslab-cli command prints this lab's view"; }
+  virtual Message cli_note() const { return share_message("share.why.no_command"); }
   // The numbers the view shows, as the CLI's JSON and as CSV.
   virtual LabNumbers numbers() const {
-    return LabNumbers::none("this lab shows no numbers to export; export a picture instead");
+    return LabNumbers::none(share_message("share.why.no_numbers"));
   }
   // Where the lab's main view was drawn in the last frame; empty = the whole lab area.
   virtual ViewRect main_view_rect() const { return {}; }

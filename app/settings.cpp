@@ -130,6 +130,12 @@ Settings load_settings(const std::string& dir, std::string& warning) {
   return s;
 }
 
+std::string settings_snapshot(const Settings& s) {
+  Settings without_presets = s;
+  without_presets.last_preset.clear();
+  return settings_to_json(without_presets);
+}
+
 void save_settings(const std::string& dir, const Settings& s) {
   write_file_atomically(dir + "/settings.json", settings_to_json(s));
 }

@@ -34,6 +34,10 @@ Settings load_settings(const std::string& dir, std::string& warning);
 // settings JSON; settings_to_json never throws (bytes that are not UTF-8 become U+FFFD).
 Settings settings_from_json(const std::string& text);
 std::string settings_to_json(const Settings& s);
+// What the shell's autosave compares to tell whether to save: every saved field except
+// last_preset (the shell adds each lab's live preset, which save() copies into last_preset).
+// A new field of Settings is part of it without being listed here.
+std::string settings_snapshot(const Settings& s);
 // Writes settings.json atomically; throws poslab::FileError on failure.
 void save_settings(const std::string& dir, const Settings& s);
 

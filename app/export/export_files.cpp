@@ -38,12 +38,11 @@ int hex_value(char c) {
 void write_lab_numbers(const Panel& p, const std::string& csv_path, const std::string& json_path) {
   const LabNumbers n = p.numbers();
   if (n.csv.empty() && n.json.empty())
-    throw InputError(std::string(p.title()) + ": " +
-                     (n.why_not.empty() ? "no numbers to export" : n.why_not));
+    throw InputError(n.why_not.empty() ? share_message("share.why.no_numbers") : n.why_not);
   for (const std::string* path : {&csv_path, &json_path})
     if (!path->empty())
-      if (const std::string why = export_path_problem(*path); !why.empty())
-        throw FileError(*path, why);
+      if (const Message why = export_path_problem(*path); !why.empty())
+        throw FileError(*path, why.text);
   if (!csv_path.empty()) write_file_atomically(csv_path, n.csv);
   if (!json_path.empty()) write_file_atomically(json_path, n.json);
 }
@@ -125,7 +124,7 @@ void add_caption(RgbImage& img, const std::string& caption, const ImFont* font, 
 
 void write_png(const std::string& path, const RgbImage& img) {
   if (img.width <= 0 || img.height <= 0) throw FileError(path, "the view to export is empty");
-  if (const std::string why = export_path_problem(path); !why.empty()) throw FileError(path, why);
+  if (const Message why = export_path_problem(path); !why.empty()) throw FileError(path, why.text);
   std::string bytes;
   const auto sink = [](void* ctx, void* data, int n) {
     static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<size_t>(n));
@@ -167,7 +166,8 @@ bool is_preset_uri(const std::string& text) {
 
 std::string preset_from_uri(const std::string& uri) {
   if (!is_preset_uri(uri))
-    throw InputError("\"" + uri.substr(0, 80) + "\" is not a poslab: link (poslab:LAB?key=value)");
+    throw InputError(
+        share_message("share.problem.not_link", {message_arg("text", uri.substr(0, 80))}));
   std::string rest = uri.substr(kScheme.size());
   while (!rest.empty() && rest.front() == '/') rest.erase(rest.begin());  // poslab://, poslab:/
   std::string out;
@@ -183,20 +183,23 @@ std::string preset_from_uri(const std::string& uri) {
     }
     out += rest[i];
   }
-  if (out.empty()) throw InputError("\"" + uri.substr(0, 80) + "\" names no lab (poslab:LAB?...)");
+  if (out.empty())
+    throw InputError(
+        share_message("share.problem.no_lab", {message_arg("text", uri.substr(0, 80))}));
   return out;
 }
 
-std::string export_path_problem(const std::string& path) {
-  if (path.empty()) return "no file name given";
+Message export_path_problem(const std::string& path) {
+  if (path.empty()) return share_message("share.problem.no_name");
   std::error_code ec;
   const fs::path p(path);
-  if (fs::is_directory(p, ec)) return "is a folder; give a file name";
+  if (fs::is_directory(p, ec)) return share_message("share.problem.is_folder");
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (!fs::exists(dir, ec)) return "the folder " + dir.string() + " does not exist";
-  if (!fs::is_directory(dir, ec)) return dir.string() + " is not a folder";
+  const auto folder = [&] { return std::vector<MessageArg>{message_arg("folder", dir.string())}; };
+  if (!fs::exists(dir, ec)) return share_message("share.problem.no_folder", folder());
+  if (!fs::is_directory(dir, ec)) return share_message("share.problem.not_folder", folder());
   if (::access(dir.c_str(), W_OK) != 0)
-    return "the folder " + dir.string() + " is not writable; choose another folder";
+    return share_message("share.problem.not_writable", folder());
   return {};
 }
 

@@ -26,8 +26,9 @@ struct RgbImage {
   std::vector<unsigned char> rgb;
 };
 
-// Writes the panel's numbers (csv_path / json_path; "" = skip). Throws poslab::Error naming
-// the file (unwritable folder, full disk) or saying why the lab has no numbers now.
+// Writes the panel's numbers (csv_path / json_path; "" = skip). Throws poslab::FileError
+// naming the file (unwritable folder, full disk) or poslab::InputError holding the lab's
+// why_not message (no numbers now).
 void write_lab_numbers(const Panel& p, const std::string& csv_path, const std::string& json_path);
 
 // Reads the rectangle [x0, x1) x [y0, y1) (pixels, y down from the top) of the bound
@@ -48,8 +49,8 @@ bool is_preset_uri(const std::string& text);
 // all work). Throws InputError if it is not one.
 std::string preset_from_uri(const std::string& uri);
 
-// Why a path cannot be written, before trying ("" = looks fine): the folder is missing,
-// not a folder, or not writable; or the path is a folder.
-std::string export_path_problem(const std::string& path);
+// Why a path cannot be written, before trying (empty = looks fine): the folder is missing,
+// not a folder, or not writable; or the path is a folder. A share_messages.hpp message.
+Message export_path_problem(const std::string& path);
 
 }  // namespace poslab::app

@@ -13,6 +13,8 @@
 #include "app/app_state.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/tr_args.hpp"
+#include "app/widgets/tr_format.hpp"
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "io/labjson/lab_json.hpp"
@@ -121,16 +123,25 @@ void AppState::set_capture(bool on, int k) {
 
 void AppState::picture_done(const std::string& path, const std::string& error) {
   share_.status_error = !error.empty();
-  share_.status = error.empty() ? fill(tr("share.saved_picture"), path) : error;
+  share_.status = error.empty() ? fill(tr("share.saved_picture"), path)
+                                : tr_args(tr("share.problem.picture_failed"), {{"error", error}});
   if (share_.reopen) share_.open_requested = true;  // shows the result where it was asked for
   share_.reopen = false;
-  if (!error.empty()) {
+  if (error.empty()) {
+    remember_export_dir(path);
+  } else {
     const std::string saved = drawing_lab_;
     drawing_lab_ = settings_.active_lab;
-    report_error("export picture", error);
+    report_error(tr("share.where.picture"), error);
     drawing_lab_ = saved;
   }
   request_frames(3);
+}
+
+void AppState::remember_export_dir(const std::string& written) {
+  std::error_code ec;
+  const fs::path dir = fs::absolute(written, ec).parent_path();
+  if (!ec) settings_.export_dir = dir.string();  // autosave writes it within seconds
 }
 
 std::string AppState::active_cli_command() {
@@ -150,7 +161,7 @@ bool AppState::open_link(const std::string& uri) {
     open_lab(preset_from_uri(uri));
     return !last_open_failed_;  // a bad preset inside a good link is on the banner already
   } catch (const std::exception& e) {
-    report_error("opening a link", e.what());
+    report_error(tr("share.where.link"), tr_error(*this, e));
     return false;
   }
 }
@@ -164,7 +175,7 @@ void AppState::share_menu_items() {
   if (ImGui::MenuItem(tr("menu.copy_command"), nullptr, false, lab && !cmd.empty()))
     ImGui::SetClipboardText(cmd.c_str());
   if (lab && cmd.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    tooltip_show(p->cli_note());
+    tooltip_show(tr_format(*this, p->cli_note()));
   if (ImGui::MenuItem(tr("menu.copy_link"), nullptr, false, lab))
     ImGui::SetClipboardText(active_preset_link().c_str());
 }
@@ -173,8 +184,8 @@ void AppState::share_save(Panel& p, ShareTarget t, const std::string& path, bool
   ShareUi& s = share_;
   s.confirm = ShareTarget::none;
   std::error_code ec;
-  if (const std::string why = export_path_problem(path); !why.empty()) {
-    s.status = path + ": " + why;
+  if (const Message why = export_path_problem(path); !why.empty()) {
+    s.status = path + ": " + tr_format(*this, why);
     s.status_error = true;
     return;
   }
@@ -183,8 +194,7 @@ void AppState::share_save(Panel& p, ShareTarget t, const std::string& path, bool
     s.confirm_path = path;
     return;
   }
-  settings_.export_dir = fs::absolute(path, ec).parent_path().string();
-  if (t == ShareTarget::picture) {
+  if (t == ShareTarget::picture) {  // the folder is remembered once the picture is written
     picture_request_ = PictureRequest{path, s.picture_scale, "PosLab  " + p.preset()};
     s.status = tr("share.rendering");
     s.status_error = false;
@@ -195,8 +205,12 @@ void AppState::share_save(Panel& p, ShareTarget t, const std::string& path, bool
     write_lab_numbers(p, t == ShareTarget::csv ? path : "", t == ShareTarget::json ? path : "");
     s.status = fill(tr("share.saved_file"), path, std::to_string(fs::file_size(path, ec)));
     s.status_error = false;
-  } catch (const std::exception& e) {
-    s.status = e.what();
+    remember_export_dir(path);
+  } catch (const InputError& e) {  // no numbers now: the lab says why
+    s.status = tr_error(*this, e);
+    s.status_error = true;
+  } catch (const std::exception& e) {  // the write failed (a full disk): core's English reason
+    s.status = tr_args(tr("share.problem.write_failed"), {{"error", e.what()}});
     s.status_error = true;
   }
 }
@@ -281,7 +295,7 @@ void AppState::draw_share(Panel& p) {
   };
   if (args.empty()) {  // the reason can be long (the dream lab's): wrapped, never cut off
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    text_wrapped("%s", p.cli_note().c_str());
+    text_wrapped("%s", tr_format(*this, p.cli_note()).c_str());
     ImGui::PopStyleColor();
   } else {
     if (copy_field("cmd", io::cli_command_line(args), tr("share.copy"), scale_))

@@ -34,11 +34,10 @@ LabNumbers states_only(io::Json j, const float* tok) {
 
 }  // namespace
 
-std::string arena_cli_note(const bnb::ArenaLabSettings& lab) {
-  if (lab.source == bnb::ArenaSource::file)
-    return "a dataset row: the file is the source (poslab-cli inspect summarises it)";
-  if (lab.helm >= 0) return "a ship is at the helm: your steering is not in the preset";
-  if (lab.practice) return "practice mode (ships hold fire) has no poslab-cli sim flag";
+Message arena_cli_note(const bnb::ArenaLabSettings& lab) {
+  if (lab.source == bnb::ArenaSource::file) return share_message("share.why.arena_file");
+  if (lab.helm >= 0) return share_message("share.why.arena_helm");
+  if (lab.practice) return share_message("share.why.arena_practice");
   return {};
 }
 
@@ -51,7 +50,7 @@ std::vector<std::string> arena_cli_args(const bnb::ArenaLabSettings& lab,
 LabNumbers arena_numbers(const bnb::ArenaLabSettings& lab, const bnb::SimState& sim,
                          const bnb::EpisodeRecord& episode) {
   if (lab.source == bnb::ArenaSource::file) {
-    if (episode.rows == 0) return LabNumbers::none("no dataset episode is open");
+    if (episode.rows == 0) return LabNumbers::none(share_message("share.why.no_episode"));
     const int row = std::clamp(lab.row, 0, episode.rows - 1);
     const io::Json j{{"source", "file"}, {"file", lab.file}, {"episode", lab.episode}};
     return states_only(
@@ -76,7 +75,7 @@ LabNumbers arena_numbers(const bnb::ArenaLabSettings& lab, const bnb::SimState& 
   }
   // Steered, practising, or (never expected) a replay that differs: the states alone.
   const io::Json j{{"source", "live"},
-                   {"note", "not reproducible by poslab-cli: " + arena_cli_note(lab)},
+                   {"note", "not reproducible by poslab-cli: " + arena_cli_note(lab).text},
                    {"seed", lab.seed},
                    {"agent_steps", sim.step}};
   return states_only(j, now.data());

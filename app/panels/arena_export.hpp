@@ -12,8 +12,8 @@
 
 namespace poslab::app {
 
-// Why no poslab-cli command reproduces this state ("" = `arena_cli_args` does).
-std::string arena_cli_note(const bnb::ArenaLabSettings& lab);
+// Why no poslab-cli command reproduces this state (empty: `arena_cli_args` does).
+Message arena_cli_note(const bnb::ArenaLabSettings& lab);
 std::vector<std::string> arena_cli_args(const bnb::ArenaLabSettings& lab, const bnb::SimState& sim);
 // live: `sim` the panel's simulation; file: `episode` the loaded dataset episode.
 LabNumbers arena_numbers(const bnb::ArenaLabSettings& lab, const bnb::SimState& sim,

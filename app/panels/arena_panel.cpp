@@ -94,7 +94,7 @@ class ArenaPanel final : public Panel {
   void cancel_jobs() override { ui_.recorder.cancel(); }
   Recorder* recorder() override { return &ui_.recorder; }
   std::vector<std::string> cli_args() const override { return arena_cli_args(ui_.lab, ui_.sim); }
-  std::string cli_note() const override { return arena_cli_note(ui_.lab); }
+  Message cli_note() const override { return arena_cli_note(ui_.lab); }
   LabNumbers numbers() const override { return arena_numbers(ui_.lab, ui_.sim, ui_.episode); }
   ViewRect main_view_rect() const override { return view_rect_; }
 

@@ -229,7 +229,7 @@ class AttentionPanel final : public Panel {
   LabNumbers numbers() const override {
     const ComputedPtr& c = ui_.shown;
     if (!c || !(c->inputs == compute_inputs(ui_.lab)))
-      return LabNumbers::none("the view is still being computed; export again when it is done");
+      return LabNumbers::none(share_message("share.why.computing"));
     const io::Json j = io::attention_lab_json(ui_.lab, *c, ui_.lab.head, false);
     return LabNumbers::of(io::dump_json(j, 2) + "\n", io::attention_lab_csv(j));
   }

@@ -75,16 +75,14 @@ class DreamsPanel final : public Panel {
     if (!helm.empty()) a.insert(a.end(), {"--helm-actions", helm});
     return a;
   }
-  std::string cli_note() const override {
-    if (!ui_.model)
-      return "no model is loaded: only the real simulator and the baselines "
-             "run";
+  Message cli_note() const override {
+    if (!ui_.model) return share_message("share.why.no_model");
     if (!ui_.replay_note.empty()) return ui_.replay_note;
-    if (awaiting_approval()) return "the preset's dataset file waits for your approval";
-    return "no dream has run yet";
+    if (awaiting_approval()) return share_message("share.why.file_approval");
+    return share_message("share.why.no_dream");
   }
   LabNumbers numbers() const override {
-    if (ui_.timeline.frames.empty()) return LabNumbers::none("no dream has run yet");
+    if (ui_.timeline.frames.empty()) return LabNumbers::none(share_message("share.why.no_dream"));
     const io::Json j = session_json();
     return LabNumbers::of(io::dump_json(j, 2) + "\n", io::dreams_lab_csv(j));
   }
@@ -310,7 +308,7 @@ class DreamsPanel final : public Panel {
     u.applied_key = key;
     u.engine.reset();
     u.timeline = wm::DreamTimeline{};  // "starting the dream" until the worker is done
-    u.replay_note.clear();
+    u.replay_note = {};
     u.pending_restart = -1;
     u.step_accum = 0;
     u.frames_in_session = 0;
@@ -367,10 +365,7 @@ class DreamsPanel final : public Panel {
       u.follow_at_start = u.lab.follow;
     } else if (u.replay_note.empty() && (u.lab.helm != u.helm_at_start ||
                                          (u.lab.helm >= 0 && u.lab.follow != u.follow_at_start))) {
-      u.replay_note =
-          "the helm changed during this dream, which the preset cannot say: "
-          "restart the dream "
-          "(or change a setting) to get a session poslab-cli can replay";
+      u.replay_note = share_message("share.why.helm_changed");
     }
     wm::HelmInput helm;
     if (u.lab.helm >= 0) {
@@ -409,7 +404,8 @@ class DreamsPanel final : public Panel {
       u.timeline = std::move(*r.timeline);
       if (!r.start_error.empty()) {
         ctx.report_error(ctx.tr("title.dreams"), r.start_error);
-        u.replay_note = "the start failed (" + r.start_error + "); the default episode runs";
+        u.replay_note =
+            share_message("share.why.start_failed", {message_arg("error", r.start_error)});
       }
       if (r.restarted_at >= 0) restarted(r.restarted_at, r.helm_flew);
       return;
@@ -430,10 +426,7 @@ class DreamsPanel final : public Panel {
       u.lab.from = at;
       u.applied_key = session_key(u.lab) + (awaiting_approval() ? "#unapproved" : "");
     } else if (u.replay_note.empty()) {
-      u.replay_note =
-          "the dream was restarted from a reality that the preset "
-          "cannot say (open loop, the "
-          "helm, or past step 511)";
+      u.replay_note = share_message("share.why.restarted");
     }
   }
 

@@ -14,6 +14,7 @@
 #include "app/widgets/background_job.hpp"
 #include "app/widgets/recorder.hpp"
 #include "app/widgets/train_view.hpp"
+#include "core/common/message.hpp"
 #include "core/wm/dream_lab.hpp"
 
 namespace poslab::app {
@@ -67,7 +68,7 @@ struct DreamsUi {
   int frames_in_session = 0;  // frames drawn since the session started (check_state)
   // Why `poslab-cli wm dream --preset` cannot replay this session ("" = it can): the helm
   // changed during the dream, a restart the preset cannot say, a start file that failed.
-  std::string replay_note;
+  Message replay_note;
   int helm_at_start = -1;  // helm and follow of the session's first dream step
   bool follow_at_start = true;
   Recorder recorder{"dream"};  // the maps to an animated WebP

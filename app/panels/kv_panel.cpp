@@ -178,7 +178,7 @@ class KvPanel final : public Panel {
   LabNumbers numbers() const override {
     if (!ui_.session || ui_.job.running() ||
         !(ui_.session_for && *ui_.session_for == experiment(ui_.lab)))
-      return LabNumbers::none("the view is still being computed; export again when it is done");
+      return LabNumbers::none(share_message("share.why.computing"));
     const io::Json j = io::kv_lab_json(ui_.session->settings, *ui_.session, true);
     return LabNumbers::of(io::dump_json(j, 2) + "\n", io::kv_lab_csv(j));
   }

@@ -1,5 +1,6 @@
 // Core's structured messages (core/common/message.hpp) and the app's tr_format: every id
-// core can emit has an English and a Chinese interface text with the same placeholders,
+// core can emit (and every message of the Share popup, app/export/share_messages.hpp) has an
+// English and a Chinese interface text with the same placeholders,
 // the English interface text equals core's template (so the GUI in English shows exactly
 // what the CLI prints), real notes render identically in English and really in Chinese,
 // and an unknown id falls back to core's English.
@@ -11,6 +12,7 @@
 #include <regex>
 #include <set>
 
+#include "app/export/share_messages.hpp"
 #include "app/widgets/tr_format.hpp"
 #include "core/attention/attention_lab.hpp"
 #include "core/attention/attention_messages.hpp"
@@ -37,6 +39,7 @@ std::vector<std::string> all_ids() {
   for (const auto& id : kv_message_ids()) ids.push_back(id);
   for (const auto& id : preset_message_ids()) ids.push_back(id);
   for (const auto& id : rope_message_ids()) ids.push_back(id);
+  for (const auto& id : app::share_message_ids()) ids.push_back(id);  // the Share popup's
   return ids;
 }
 
@@ -147,6 +150,7 @@ TEST_CASE("every message id core can emit has an English and a Chinese text") {
   for (const auto& k : UiStrings::file_keys(kI18nDir + "/zh/kv.toml")) zh_keys.push_back(k);
   for (const auto& k : UiStrings::file_keys(kI18nDir + "/zh/errors.toml")) zh_keys.push_back(k);
   for (const auto& k : UiStrings::file_keys(kI18nDir + "/zh/wheels.toml")) zh_keys.push_back(k);
+  for (const auto& k : UiStrings::file_keys(kI18nDir + "/zh/share.toml")) zh_keys.push_back(k);
   const UiStrings zh = UiStrings::load(kI18nDir, "zh");
   for (const auto& id : ids) {
     INFO("id " << id);
@@ -170,6 +174,7 @@ TEST_CASE("the English interface text of every core message equals core's templa
   check(kKvMessages);
   check(kPresetMessages);
   check(kRopeMessages);
+  check(app::kShareMessages);
   for (const auto& name : attention_encoding_names()) {
     INFO("encoding " << name);
     const Message m = attention_encoding_message(attention_encoding_from_name(name));

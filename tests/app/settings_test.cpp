@@ -140,3 +140,27 @@ TEST_CASE("temporary files of killed atomic writes are removed, live ones kept")
   CHECK(fs::exists(d / "notes.tmp.txt"));
   fs::remove_all(d);
 }
+
+TEST_CASE("the autosave snapshot changes with every saved setting, the export folder too") {
+  const Settings base;
+  const std::string before = settings_snapshot(base);
+  const std::vector<std::pair<const char*, void (*)(Settings&)>> changes{
+      {"dark_theme", [](Settings& s) { s.dark_theme = !s.dark_theme; }},
+      {"ui_scale", [](Settings& s) { s.ui_scale = 1.5f; }},
+      {"open_labs", [](Settings& s) { s.open_labs.push_back("rope"); }},
+      {"active_lab", [](Settings& s) { s.active_lab = "kv"; }},
+      {"window_width", [](Settings& s) { s.window_width = 1000; }},
+      {"window_height", [](Settings& s) { s.window_height = 700; }},
+      {"language", [](Settings& s) { s.language = "zh"; }},
+      {"export_dir", [](Settings& s) { s.export_dir = "/tmp/slides"; }}};
+  for (const auto& [name, change] : changes) {
+    INFO("field " << name);
+    Settings s = base;
+    change(s);
+    CHECK(settings_snapshot(s) != before);
+  }
+  // The labs' presets are compared live by the shell; the copy saved last is not.
+  Settings s = base;
+  s.last_preset["rope"] = "rope?dim=64";
+  CHECK(settings_snapshot(s) == before);
+}

@@ -5,15 +5,17 @@
 # old file, "Replace" replaces it. Copy says so; Close closes; File > Export and share...
 # opens it again. Then in every lab: the popup opens, fits the window and no two of its
 # controls overlap. Controls are found through the app's test hook POSLAB_WIDGET_RECTS
-# (their rectangles as drawn), not fixed pixels. Usage: gui_share_click_test.sh POSLAB CLI
+# (their rectangles as drawn), not fixed pixels. The folder of the last file written is
+# kept: the settings autosave writes it while the app runs, and a declined save (Keep it)
+# leaves it. Usage: gui_share_click_test.sh POSLAB CLI
 # POSLAB_KEEP_SHOT=<dir> keeps the screenshots (popup open) to look at.
 set -u
 app="$1"; cli="$2"
 command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data"   # never touch the user's files
-export POSLAB_WIDGET_RECTS="$tmp/rects.json" APP="$app" OUT="$tmp/out"
-mkdir -p "$OUT" "$XDG_CONFIG_HOME/poslab"
+export POSLAB_WIDGET_RECTS="$tmp/rects.json" APP="$app" OUT="$tmp/out" OUT2="$tmp/out2"
+mkdir -p "$OUT" "$OUT2" "$XDG_CONFIG_HOME/poslab"
 # The folder the popup proposes (the last one exported to).
 printf '{"export_dir": "%s"}\n' "$OUT" > "$XDG_CONFIG_HOME/poslab/settings.json"
 . "$(dirname "$0")/x_window.sh"   # app_start, on_fresh_server
@@ -44,6 +46,16 @@ until_() {
 until_file() {
   for i in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.2; done
   fail "$1 was not written (hook: $(cat "$rects" 2>/dev/null))"
+}
+# saved_dir DIR WHAT: waits up to 30 s for settings.json (autosaved while the app runs) to
+# hold export_dir = DIR.
+saved_dir() {
+  for i in $(seq 150); do
+    [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("export_dir"))' \
+         "$XDG_CONFIG_HOME/poslab/settings.json" 2>/dev/null)" = "$1" ] && return 0
+    sleep 0.2
+  done
+  fail "$2: settings.json says $(cat "$XDG_CONFIG_HOME/poslab/settings.json")"
 }
 # click NAME: the centre of the control the hook calls NAME.
 click() {
@@ -91,9 +103,10 @@ click path.json
 # ImGui 1.86 reads keys once a frame: hold Ctrl+A over a few frames (xdotool key is too quick).
 xdotool keydown --window "$wid" ctrl; xdotool keydown --window "$wid" a; sleep 0.3
 xdotool keyup --window "$wid" a; xdotool keyup --window "$wid" ctrl; sleep 0.2
-xdotool type --window "$wid" --delay 20 "$OUT/typed.json"; sleep 0.5
+xdotool type --window "$wid" --delay 20 "$OUT2/typed.json"; sleep 0.5
 click save.json
-until_file "$OUT/typed.json"
+until_file "$OUT2/typed.json"
+saved_dir "$OUT2" "the folder of the typed file not autosaved as export_dir"
 # Onto an existing file: asked; "Keep it" keeps the old file.
 echo old > "$OUT/poslab-rope.csv"
 click save.csv
@@ -101,12 +114,15 @@ until_ "j['confirm'] == '$OUT/poslab-rope.csv' and 'replace' in r and 'keep' in 
 click keep
 until_ "j['confirm'] == '' and 'replace' not in r" "the question gone after Keep it"
 [ "$(cat "$OUT/poslab-rope.csv")" = old ] || fail "Keep it changed the file"
+sleep 2.5   # an autosave later: nothing was written, the remembered folder stays
+saved_dir "$OUT2" "Keep it changed the remembered folder"
 # "Replace" replaces it.
 click save.csv
 until_ "j['confirm'] == '$OUT/poslab-rope.csv'" "the question again"
 click replace
 until_ "j['confirm'] == '' and j['status'].startswith('Saved $OUT/poslab-rope.csv')" "the CSV replaced"
 head -c 6 "$OUT/poslab-rope.csv" | grep -q '^table,' || fail "Replace did not write the CSV: $(head -c 80 "$OUT/poslab-rope.csv")"
+saved_dir "$OUT" "the folder of the replaced CSV not autosaved"
 # The picture too (it is rendered after the frame, at 2x again).
 echo old > "$OUT/poslab-rope.png"
 click save.picture
@@ -152,9 +168,9 @@ if abs(w - 2 * vw) > 2 or h < 2 * vh - 2:
 EOP
 # The typed JSON is what the CLI command shown in the popup prints.
 want=$("$cli" rope --decay --preset 'rope?dim=64' --positions 10) || { echo "poslab-cli failed"; exit 1; }
-python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.loads(sys.argv[2]))' "$OUT/typed.json" "$want" ||
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.loads(sys.argv[2]))' "$OUT2/typed.json" "$want" ||
   { echo "typed.json differs from poslab-cli rope --decay --preset 'rope?dim=64' --positions 10"; exit 1; }
-leftover=$(ls "$OUT" | grep -v -e '^poslab-rope\.\(png\|csv\)$' -e '^typed\.json$' -e '^session\.png' -e '^after-picture\.json$')
+leftover=$(ls "$OUT" "$OUT2" | grep -v -e '^poslab-rope\.\(png\|csv\)$' -e '^typed\.json$' -e '^session\.png' -e '^after-picture\.json$' -e '^/' -e '^$')
 [ -z "$leftover" ] || { echo "left behind in the folder: $leftover"; exit 1; }
 
 for lab in lessons rope attention kv arena dreams; do
