@@ -13,6 +13,7 @@
 
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/labs.hpp"
 #include "core/quiz/numeric.hpp"
 
@@ -23,12 +24,6 @@ namespace {
 
 int line_of(const toml::node& n) {
   return static_cast<int>(n.source().begin.line);
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
 }
 
 // Reads typed fields of one TOML table, recording problems instead of throwing.
