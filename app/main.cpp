@@ -8,6 +8,8 @@
 //   --settings, --test-fault LAB:KIND   test hooks (settings in headless runs, injected faults)
 //   --export-picture/--export-numbers/--export-json   the Share popup's exports, headless
 //   poslab:LAB?...   a preset link (positional): opens the lab as if the preset were pasted
+// Sections: options | GLFW callbacks | Frontend (window, ImGui, frames) | headless modes
+// (--record, --export-*, --check) | main (command line, window, frame loop).
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
@@ -41,6 +43,8 @@ namespace {
 
 using poslab::app::AppState;
 
+// ---- options ----------------------------------------------------------------------------
+
 struct Options {
   std::string panel;
   std::string preset;
@@ -65,6 +69,8 @@ struct Options {
   std::string export_picture, export_numbers, export_json;  // after --frames: Share's exports
   int export_scale = 1;                                     // picture at 1x or 2x
 };
+
+// ---- GLFW callbacks ---------------------------------------------------------------------
 
 void glfw_error(int code, const char* text) {
   std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text);
@@ -95,6 +101,8 @@ void install_event_callbacks(GLFWwindow* w) {
   glfwSetWindowCloseCallback(w, note_event);
   glfwSetWindowContentScaleCallback(w, [](GLFWwindow* x, float, float) { note_event(x); });
 }
+
+// ---- Frontend (window, ImGui, frames) ---------------------------------------------------
 
 class Frontend {
  public:
@@ -243,6 +251,8 @@ class Frontend {
   poslab::app::FillCount last_fill_;
   long frames_presented_ = 0;
 };
+
+// ---- headless modes (--record, --export-*, --check) -------------------------------------
 
 // --record: N video frames of the active lab's view into opt.record. Returns the exit code.
 int run_recording(Frontend& fe, AppState& state, const Options& opt) {
@@ -420,6 +430,8 @@ int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
 }
 
 }  // namespace
+
+// ---- main (command line, window, frame loop) --------------------------------------------
 
 int main(int argc, char** argv) {
 #ifdef __GLIBC__

@@ -1,6 +1,8 @@
 // The world model's training forward and backward (docs/world-model.md), top to bottom:
 // masks and relational features, encoders, embeddings, alternating temporal/spatial
 // blocks, final LayerNorm, heads, masked loss; then the same in reverse.
+// Sections: Configuration (validation, names) | Parameter layout | Activations | Model
+// (init and accessors, forward, backward).
 #include "core/wm/world_model.hpp"
 
 #include <algorithm>

@@ -1,6 +1,9 @@
 // HDF5 writer and reader for Boost and Broadside datasets (bnb_dataset.hpp). Uses only the
 // C API. HDF5's own error stack printing is switched off; every failure becomes one
 // FileError sentence naming the file and what to do.
+// Sections: HDF5 helpers (identifiers, dataset specs, attributes, writing rows) | writer
+// (atomic copy, BnbDatasetWriter) | reader (checks of a file's shape, the helper process's
+// answers as bytes, BnbDatasetReader: open, rows, whole episodes).
 #include "io/dataset/bnb_dataset.hpp"
 
 #include <fcntl.h>
@@ -19,6 +22,9 @@
 #include "io/dataset/isolated.hpp"
 
 namespace poslab::io {
+
+// ============================== HDF5 helpers ==============================
+
 namespace {
 
 using bnb::kActionHeads;
@@ -794,6 +800,7 @@ void BnbDatasetReader::read_rows(int64_t first, int64_t count, std::vector<float
   }
 }
 
+// ---- whole episodes ----
 namespace {
 
 void encode_record(Encoder& enc, const bnb::EpisodeRecord& rec) {
