@@ -27,6 +27,7 @@
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/control_column.hpp"
+#include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/recorder.hpp"
 #include "app/widgets/theme_colour.hpp"
 #include "app/widgets/tr_args.hpp"
@@ -112,6 +113,15 @@ class ArenaPanel final : public Panel {
     if (u.lab.source == bnb::ArenaSource::file && u.reader == nullptr && !u.lab.file.empty() &&
         u.opened_path != u.lab.file && u.confirmed_file == u.lab.file)
       return "file was never opened";
+    // The selected ship's state vector as the inspector drew it: row sim.step of the
+    // episode `poslab-cli sim` replays (live, nobody at the helm, not practising).
+    if (drawn_numbers_wanted() && u.lab.source == bnb::ArenaSource::live && sel >= 0 &&
+        u.inspector_rows >= 0 && !cli_args().empty()) {
+      const std::vector<double> token(u.inspector_token.begin(), u.inspector_token.end());
+      record_drawn_numbers(
+          bnb::kArenaLabName, preset(), cli_args(),
+          {{"tokens/" + std::to_string(u.sim.step) + "/" + std::to_string(sel), token}});
+    }
     return {};
   }
 

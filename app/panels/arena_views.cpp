@@ -132,6 +132,7 @@ void arena_inspector(const AppContext& ctx, ArenaUi& u, bool dark) {
       std::copy(all.begin() + (sel * kSlots + j) * bnb::kRelDim,
                 all.begin() + (sel * kSlots + j + 1) * bnb::kRelDim, rel[j].begin());
   }
+  u.inspector_token = token;
   ImGui::Text("%s %d: %s", T("arena.slot"), sel, T("arena.state_vector"));
   if (ImGui::BeginTable("##token", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
     for (int c = 0; c < bnb::kTokenDim; ++c) {

@@ -12,6 +12,7 @@
 #include "app/widgets/recorder.hpp"
 #include "core/bnb/arena_lab.hpp"
 #include "core/bnb/bnb_episode.hpp"
+#include "core/bnb/bnb_features.hpp"
 #include "core/bnb/bnb_sim.hpp"
 #include "io/dataset/bnb_dataset.hpp"
 
@@ -42,6 +43,7 @@ struct ArenaUi {
   ArenaView map;
   ArenaFrame view;
   int inspector_rows = -1;          // relational rows shown for the selected ship (check_state)
+  bnb::Token inspector_token{};     // the selected ship's state vector as last drawn
   int helm_lost_step = -1;          // agent step at which the helm ship died (play paused), -1
   bool controls_collapsed = false;  // control column folded to a strip (small windows)
   FilePicker picker;                // "Browse..." for the dataset path
@@ -51,7 +53,8 @@ struct ArenaUi {
 
 // The ship table: slot, status, health, power and the current action; a click selects a ship.
 void arena_ship_list(const AppContext& ctx, ArenaUi& u, float scale, bool dark);
-// The selected ship's token values and relational features (u.inspector_rows: rows drawn).
+// The selected ship's token values and relational features (u.inspector_token and
+// u.inspector_rows: what was drawn).
 void arena_inspector(const AppContext& ctx, ArenaUi& u, bool dark);
 
 }  // namespace poslab::app
