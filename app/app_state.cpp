@@ -1,6 +1,9 @@
 // The shell: menu, tabs of open labs, preset bar, per-lab error banners, theme, settings,
 // and the guards that keep the GUI alive: a panel that throws is unwound and reported, and
 // a start after one that did not finish opens the labs in their defaults.
+// Sections: limits and the --test-fault hook | start and restored presets | error banners'
+// state | opening labs | frames, theme and fonts | settings (save, autosave, language) |
+// jobs, GL and captures | drawing (menu, banner, preset bar, lab, frame).
 #include "app/app_state.hpp"
 
 #include <imgui.h>
@@ -20,6 +23,9 @@
 #include "core/common/preset.hpp"
 
 namespace poslab::app {
+
+// ---- limits and the --test-fault hook ---------------------------------------------------
+
 namespace {
 
 constexpr size_t kMaxMessagesPerLab = 4;  // newest kept; older ones of the same lab drop
@@ -56,6 +62,8 @@ void inject_fault(TestFault f) {
 }
 
 }  // namespace
+
+// ---- start and restored presets ---------------------------------------------------------
 
 AppState::AppState(AppStateOptions opt) : opt_(std::move(opt)) {
   config_dir_ = poslab::app::config_dir();
@@ -110,6 +118,8 @@ void AppState::restore_presets() {
   }
 }
 
+// ---- error banners' state ---------------------------------------------------------------
+
 void AppState::report_error(const std::string& where, const std::string& message) {
   BannerMessage m;
   m.lab = drawing_lab_;
@@ -154,6 +164,8 @@ const char* AppState::lab_title(const Panel& p) const {
   const std::string key = std::string("title.") + p.id();
   return strings_.has(key) ? strings_.get(key).c_str() : p.title();
 }
+
+// ---- opening labs -----------------------------------------------------------------------
 
 Panel* AppState::find_panel(const std::string& id) {
   if (id.empty()) return nullptr;
@@ -220,6 +232,8 @@ void AppState::open_lab(const std::string& preset) {
   }
 }
 
+// ---- frames, theme and fonts ------------------------------------------------------------
+
 bool AppState::wants_continuous_frames() {
   if (frames_requested_ > 0) {
     --frames_requested_;
@@ -275,6 +289,8 @@ void AppState::ensure_glyphs(const std::string& utf8) {
     }
   }
 }
+
+// ---- settings (save, autosave, language) ------------------------------------------------
 
 void AppState::save() {
   if (!opt_.use_settings) return;
@@ -333,6 +349,8 @@ void AppState::set_language(const std::string& lang) {
   ensure_glyphs(strings_.all_text() + "中文");
 }
 
+// ---- jobs, GL and captures --------------------------------------------------------------
+
 void AppState::cancel_jobs() {
   for (auto& p : panels_) p->cancel_jobs();
 }
@@ -355,6 +373,8 @@ void AppState::deliver_captures(int fb_width, int fb_height) {
     r.sink(x1 - x0, y1 - y0, read_screen_rgba(x0, y0, x1 - x0, y1 - y0, fb_height));
   }
 }
+
+// ---- drawing (menu, banner, preset bar, lab, frame) -------------------------------------
 
 void AppState::draw_menu() {
   if (!ImGui::BeginMenuBar()) return;

@@ -9,6 +9,8 @@
 //   --export-picture/--export-numbers/--export-json/--export-command   the Share popup's
 //                                exports and its copied command, headless (--overwrite to replace)
 //   poslab:LAB?...   a preset link (positional): opens the lab as if the preset were pasted
+// Sections: options | GLFW callbacks | Frontend (window, ImGui, frames) | headless modes
+// (--record, --export-*, --check) | main (command line, window, frame loop).
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
@@ -44,6 +46,8 @@ namespace {
 
 using poslab::app::AppState;
 
+// ---- options ----------------------------------------------------------------------------
+
 struct Options {
   std::string panel;
   std::string preset;
@@ -69,6 +73,8 @@ struct Options {
   std::string export_command;  // after --frames: the text "Copy the command" copies
   int export_scale = 1;        // picture at 1x or 2x
 };
+
+// ---- GLFW callbacks ---------------------------------------------------------------------
 
 void glfw_error(int code, const char* text) {
   std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text);
@@ -99,6 +105,8 @@ void install_event_callbacks(GLFWwindow* w) {
   glfwSetWindowCloseCallback(w, note_event);
   glfwSetWindowContentScaleCallback(w, [](GLFWwindow* x, float, float) { note_event(x); });
 }
+
+// ---- Frontend (window, ImGui, frames) ---------------------------------------------------
 
 class Frontend {
  public:
@@ -247,6 +255,8 @@ class Frontend {
   poslab::app::FillCount last_fill_;
   long frames_presented_ = 0;
 };
+
+// ---- headless modes (--record, --export-*, --check) -------------------------------------
 
 // --record: N video frames of the active lab's view into opt.record. Returns the exit code.
 int run_recording(Frontend& fe, AppState& state, const Options& opt) {
@@ -461,6 +471,8 @@ int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
 }
 
 }  // namespace
+
+// ---- main (command line, window, frame loop) --------------------------------------------
 
 int main(int argc, char** argv) {
 #ifdef __GLIBC__

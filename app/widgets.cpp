@@ -23,6 +23,18 @@ bool slider_int(const char* label, int& v, ParamRange r, bool log, const char* h
   return changed;
 }
 
+bool radio_row(int& v, std::initializer_list<RadioChoice> choices) {
+  bool clicked = false;
+  int value = 0;
+  for (const RadioChoice& c : choices) {
+    if (value > 0) ImGui::SameLine();
+    clicked |= ImGui::RadioButton(c.label.c_str(), &v, value);
+    tooltip(c.tip);
+    ++value;
+  }
+  return clicked;
+}
+
 ViewRect last_item_rect() {
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
   return {a.x, a.y, b.x, b.y};

@@ -7,6 +7,8 @@
 //            and dreams of 3x the context
 //   dream    one dream as JSON: per-step errors, baselines, dreamt and real states
 //   forward  loss, its parts and every output on fixed windows (the PyTorch parity check)
+// Sections: shared helpers (stop signal, JSON of losses and errors, loading models and data)
+// | train | info / export | eval | dream | forward | add_wm_command (the CLI11 options).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -32,6 +34,8 @@ namespace poslab::cli {
 namespace {
 
 using namespace poslab::wm;
+
+// ---------------------------------------------------------------- shared helpers
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) {
@@ -689,6 +693,8 @@ void run_forward(const ForwardArgs& a) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- add_wm_command
 
 void add_wm_command(CLI::App& app) {
   auto* wm = app.add_subcommand(

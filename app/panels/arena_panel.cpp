@@ -3,6 +3,9 @@
 // of one ship from the keyboard; click a ship to see its 15-value state vector and its 12
 // relational features to every other ship; or open an HDF5 dataset and scrub its episodes
 // on a timeline. The simulation, features and file reading live in core/bnb and io/dataset.
+// Sections: ArenaPanel: presets, checks and the frame's layout | live simulation | dataset
+// file | controls | map. The UI state (ArenaUi), the ship table and the inspector:
+// arena_views.cpp.
 #include <imgui.h>
 
 #include <algorithm>
@@ -20,9 +23,11 @@
 #include "app/gfx/arena_view.hpp"
 #include "app/panels/arena_export.hpp"
 #include "app/panels/arena_help.hpp"
+#include "app/panels/arena_views.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/control_column.hpp"
+#include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/recorder.hpp"
 #include "app/widgets/theme_colour.hpp"
 #include "app/widgets/tr_args.hpp"
@@ -43,38 +48,7 @@ using bnb::Vec2;
 
 constexpr int kMaxStepsPerFrame = 40;  // catch-up limit so a slow frame cannot snowball
 
-// The panel's UI state.
-struct ArenaUi {
-  bnb::ArenaLabSettings lab;
-  // Live simulation and what it was started with.
-  bnb::SimState sim;
-  bnb::Behaviour behaviour;
-  bool live_ready = false;
-  int applied_seed = -1, applied_team0 = -1, applied_team1 = -1, applied_policy = -1;
-  ArenaTrailHistory trails;
-  bnb::JointAction last_actions{};
-  std::array<double, 2> returns{0, 0};
-  double step_accum = 0;
-  // Dataset file.
-  std::unique_ptr<io::BnbDatasetReader> reader;
-  std::string opened_path;     // path the reader (or the last failed attempt) belongs to
-  std::string confirmed_file;  // a path the user chose or approved; a preset naming any other
-                               // file waits for the user's approval before it is opened
-  bnb::EpisodeRecord episode;
-  int loaded_episode = -1;
-  std::array<char, 1024> path_buf{};
-  double row_accum = 0;
-  // Drawing.
-  ArenaView map;
-  ArenaFrame view;
-  int inspector_rows = -1;          // relational rows shown for the selected ship (check_state)
-  int helm_lost_step = -1;          // agent step at which the helm ship died (play paused), -1
-  bool controls_collapsed = false;  // control column folded to a strip (small windows)
-  FilePicker picker;                // "Browse..." for the dataset path
-  bool helm_keys_active = false;    // keyboard steers the helm ship (map hovered or window focused)
-  Recorder recorder{"arena"};       // the map to an animated WebP
-};
-
+// ---------------- ArenaPanel: presets, checks and the frame's layout ----------------
 class ArenaPanel final : public Panel {
  public:
   ArenaPanel() { restart(); }
@@ -139,6 +113,15 @@ class ArenaPanel final : public Panel {
     if (u.lab.source == bnb::ArenaSource::file && u.reader == nullptr && !u.lab.file.empty() &&
         u.opened_path != u.lab.file && u.confirmed_file == u.lab.file)
       return "file was never opened";
+    // The selected ship's state vector as the inspector drew it: row sim.step of the
+    // episode `poslab-cli sim` replays (live, nobody at the helm, not practising).
+    if (drawn_numbers_wanted() && u.lab.source == bnb::ArenaSource::live && sel >= 0 &&
+        u.inspector_rows >= 0 && !cli_args().empty()) {
+      const std::vector<double> token(u.inspector_token.begin(), u.inspector_token.end());
+      record_drawn_numbers(
+          bnb::kArenaLabName, preset(), cli_args(),
+          {{"tokens/" + std::to_string(u.sim.step) + "/" + std::to_string(sel), token}});
+    }
     return {};
   }
 
@@ -184,8 +167,8 @@ class ArenaPanel final : public Panel {
     ImGui::SameLine();
     ImGui::BeginChild("##arena_inspector", ImVec2(0, 0), true,
                       ImGuiWindowFlags_HorizontalScrollbar);
-    draw_ship_list(scale);
-    draw_inspector();
+    arena_ship_list(ctx, u, scale, dark_);
+    arena_inspector(ctx, u, dark_);
     ImGui::EndChild();
   }
 
@@ -349,10 +332,6 @@ class ArenaPanel final : public Panel {
       if (u.lab.row >= u.episode.rows - 1) u.lab.playing = false;
     }
     u.lab.row = std::clamp(u.lab.row, 0, u.episode.rows - 1);
-  }
-
-  const float* file_tokens(int row) const {
-    return ui_.episode.tokens.data() + static_cast<size_t>(row) * kSlots * bnb::kTokenDim;
   }
 
   void build_file_view() {
@@ -593,156 +572,6 @@ class ArenaPanel final : public Panel {
     text_wrapped("%s %gx%g", T("arena.screen_convention"), bnb::kWorldW, bnb::kWorldH);
     text_wrapped("%s %.2f", T("arena.angle_convention"), scale);
     ImGui::PopStyleColor();
-  }
-
-  // ---------------- ship list and inspector ----------------
-  void draw_ship_list(float scale) {
-    ArenaUi& u = ui_;
-    ImGui::TextDisabled("%s", T("arena.ships"));
-    // Scrolls sideways instead of cutting the action column when the inspector is narrow.
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                  ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
-    const ImGuiStyle& st = ImGui::GetStyle();
-    const float row_h = ImGui::GetFrameHeight() + 2 * st.CellPadding.y;
-    const float table_h = row_h * (kSlots + 1) + st.ScrollbarSize + 2 * st.CellPadding.y;
-    // The action column fits the longest action in the interface language (a fixed-fit column
-    // sizes itself to the texts of its first frames, which may be shorter).
-    float power_w = 0, turn_w = 0;
-    for (const char* k : kPowerKeys) power_w = std::max(power_w, ImGui::CalcTextSize(T(k)).x);
-    for (const char* k : kTurnKeys) turn_w = std::max(turn_w, ImGui::CalcTextSize(T(k)).x);
-    const float space = ImGui::CalcTextSize(" ").x;
-    const float action_w =
-        power_w + turn_w + 2 * space + ImGui::CalcTextSize(T("arena.act.fire")).x;
-    if (!ImGui::BeginTable("##ships", 5, flags, ImVec2(0, table_h))) return;
-    ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn(T("arena.slot"));
-    ImGui::TableSetupColumn(T("arena.status"));
-    ImGui::TableSetupColumn(T("arena.health"), ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
-    ImGui::TableSetupColumn(T("arena.power"), ImGuiTableColumnFlags_WidthFixed, 80.0f * scale);
-    ImGui::TableSetupColumn(T("arena.action"), ImGuiTableColumnFlags_WidthFixed, action_w);
-    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-    const char* header_help[] = {"arena.slot_tip", "arena.status_tip", "arena.health_tip",
-                                 "arena.power_tip", "arena.action_tip"};
-    for (int c = 0; c < 5; ++c) {
-      ImGui::TableSetColumnIndex(c);
-      ImGui::TableHeader(ImGui::TableGetColumnName(c));
-      tooltip(T(header_help[c]));
-    }
-    for (int k = 0; k < kSlots; ++k) {
-      const ArenaShipView& s = u.view.ships[k];
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      char label[32];
-      std::snprintf(label, sizeof label, "%d (%s %d)", k, T("arena.team"), k / bnb::kSlotsPerTeam);
-      ImGui::PushStyleColor(ImGuiCol_Text, arena_team_colour(k / bnb::kSlotsPerTeam, dark_));
-      if (ImGui::Selectable(label, u.lab.selected == k, ImGuiSelectableFlags_SpanAllColumns))
-        u.lab.selected = k;
-      ImGui::PopStyleColor();
-      ImGui::TableNextColumn();
-      const bool you = k == u.lab.helm && u.lab.source == bnb::ArenaSource::live;
-      ImGui::TextUnformatted(T(!s.present ? "arena.absent"
-                               : s.alive  ? (you ? "arena.alive_you" : "arena.alive")
-                                          : "arena.dead"));
-      ImGui::TableNextColumn();
-      if (s.present) {
-        char t[16];
-        std::snprintf(t, sizeof t, "%.0f", s.health);
-        ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImVec4(0.35f, 0.9f, 0.35f, 1));
-        ImGui::ProgressBar(static_cast<float>(s.health / 100.0), ImVec2(-1, 0), t);
-        ImGui::PopStyleColor();
-      }
-      ImGui::TableNextColumn();
-      if (s.present) {
-        char t[16];
-        std::snprintf(t, sizeof t, "%.0f", s.power);
-        ImGui::PushStyleColor(ImGuiCol_PlotHistogram, theme_colour(IM_COL32(255, 204, 64, 255)));
-        ImGui::ProgressBar(static_cast<float>(s.power / 100.0), ImVec2(-1, 0), t);
-        ImGui::PopStyleColor();
-      }
-      ImGui::TableNextColumn();
-      if (s.alive) {
-        const bnb::ShipAction a = current_action(k);
-        ImGui::Text("%s %s%s%s", T(kPowerKeys[a.power]), T(kTurnKeys[a.turn]), a.shoot ? " " : "",
-                    a.shoot ? T("arena.act.fire") : "");
-      }
-    }
-    ImGui::EndTable();
-  }
-
-  bnb::ShipAction current_action(int k) const {
-    const ArenaUi& u = ui_;
-    if (u.lab.source == bnb::ArenaSource::live) return u.last_actions[k];
-    if (u.episode.rows == 0) return {};
-    return bnb::record_actions(u.episode, u.lab.row)[k];
-  }
-
-  void draw_inspector() {
-    ArenaUi& u = ui_;
-    u.inspector_rows = -1;
-    const int sel = u.lab.selected;
-    ImGui::Separator();
-    if (sel < 0 || !u.view.ships[sel].present) {
-      ImGui::TextDisabled("%s", T("arena.click_ship"));
-      return;
-    }
-    // Token and relational features from core, for the live state or the file row.
-    bnb::Token token{};
-    std::array<bnb::Relational, kSlots> rel{};
-    if (u.lab.source == bnb::ArenaSource::live) {
-      token = bnb::ship_token(u.sim, sel);
-      for (int j = 0; j < kSlots; ++j) rel[j] = bnb::relational_features(u.sim, sel, j);
-    } else {
-      if (u.episode.rows == 0) return;
-      const float* tok = file_tokens(u.lab.row);
-      std::copy(tok + sel * bnb::kTokenDim, tok + (sel + 1) * bnb::kTokenDim, token.begin());
-      std::vector<double> all(kSlots * kSlots * bnb::kRelDim);
-      bnb::relational_from_tokens(tok, all.data());
-      for (int j = 0; j < kSlots; ++j)
-        std::copy(all.begin() + (sel * kSlots + j) * bnb::kRelDim,
-                  all.begin() + (sel * kSlots + j + 1) * bnb::kRelDim, rel[j].begin());
-    }
-    ImGui::Text("%s %d: %s", T("arena.slot"), sel, T("arena.state_vector"));
-    if (ImGui::BeginTable("##token", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
-      for (int c = 0; c < bnb::kTokenDim; ++c) {
-        if (c % 2 == 0) ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextDisabled("%2d %s", c, bnb::kTokenNames[c]);
-        tooltip(T(kTokenHelp[c]));
-        ImGui::TableNextColumn();
-        ImGui::Text("%+.4f", static_cast<double>(token[c]));
-      }
-      ImGui::EndTable();
-    }
-    ImGui::Text("%s: %s %d", T("arena.relational"), T("arena.slot"), sel);
-    ImGui::TextDisabled("%s", T("arena.frame"));
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                  ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
-    if (!ImGui::BeginTable("##relational", 1 + bnb::kRelDim, flags)) return;
-    ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn(T("arena.ship"));
-    for (int c = 0; c < bnb::kRelDim; ++c) ImGui::TableSetupColumn(bnb::kRelNames[c]);
-    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-    for (int c = 0; c <= bnb::kRelDim; ++c) {
-      ImGui::TableSetColumnIndex(c);
-      ImGui::TableHeader(ImGui::TableGetColumnName(c));
-      tooltip(T(c == 0 ? "arena.other_ship" : kRelHelp[c - 1]));
-    }
-    int rows = 0;
-    for (int j = 0; j < kSlots; ++j) {
-      if (j == sel || !u.view.ships[j].present) continue;
-      ++rows;
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextColored(
-          ImGui::ColorConvertU32ToFloat4(arena_team_colour(j / bnb::kSlotsPerTeam, dark_)), "%d%s",
-          j, u.view.ships[j].alive ? "" : (" (" + std::string(T("arena.dead")) + ")").c_str());
-      for (int c = 0; c < bnb::kRelDim; ++c) {
-        ImGui::TableNextColumn();
-        ImGui::Text("%+.3f", rel[j][c]);
-      }
-    }
-    ImGui::EndTable();
-    u.inspector_rows = rows;
   }
 
   ArenaUi ui_;

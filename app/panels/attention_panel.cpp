@@ -269,22 +269,17 @@ class AttentionPanel final : public Panel {
   // ---- controls ----------------------------------------------------------------------
   const char* T(const char* key) const { return ctx_->tr(key); }
   std::string L(const char* key) const { return tr_id(*ctx_, key); }
-  // A radio button with a translated label and its own tooltip.
-  void radio(const char* key, int& v, int value, const char* tip_key) {
-    ImGui::RadioButton(L(key).c_str(), &v, value);
-    tooltip(T(tip_key));
-  }
+  // A radio_row choice: the translated label and its own tooltip.
+  RadioChoice radio(const char* key, const char* tip_key) const { return {L(key), T(tip_key)}; }
 
   void draw_controls(AttentionLabSettings& s, float scale) {
     AttentionParams& p = s.params;
     ImGui::PushItemWidth(190.0f * scale);
     ImGui::TextUnformatted(T("attention.tokens_heading"));
     int source = static_cast<int>(s.source);
-    radio("attention.src_sentence", source, 0, "attention.src_sentence_tip");
-    ImGui::SameLine();
-    radio("attention.src_count", source, 1, "attention.src_count_tip");
-    ImGui::SameLine();
-    radio("attention.src_grid", source, 2, "attention.src_grid_tip");
+    radio_row(source, {radio("attention.src_sentence", "attention.src_sentence_tip"),
+                       radio("attention.src_count", "attention.src_count_tip"),
+                       radio("attention.src_grid", "attention.src_grid_tip")});
     s.source = static_cast<AttentionSource>(source);
     if (s.source == AttentionSource::sentence) {
       ImGui::InputText(L("attention.sentence").c_str(), &s.sentence);
@@ -336,9 +331,8 @@ class AttentionPanel final : public Panel {
     slider_int(L("attention.head").c_str(), s.head, {0, static_cast<double>(p.heads - 1)}, false,
                T("attention.head_tip"));
     int view = s.show_scores ? 1 : 0;
-    radio("attention.weights", view, 0, "attention.weights_tip");
-    ImGui::SameLine();
-    radio("attention.logits", view, 1, "attention.logits_tip");
+    radio_row(view, {radio("attention.weights", "attention.weights_tip"),
+                     radio("attention.logits", "attention.logits_tip")});
     s.show_scores = view == 1;
     int cs = static_cast<int>(s.color_scale);
     const char* scale_keys[] = {"attention.scale_linear", "attention.scale_log",
@@ -358,11 +352,9 @@ class AttentionPanel final : public Panel {
     ImGui::Separator();
     ImGui::TextUnformatted(T("attention.compare_heading"));
     int cmp = static_cast<int>(s.compare);
-    radio("attention.cmp_off", cmp, 0, "attention.cmp_off_tip");
-    ImGui::SameLine();
-    radio("attention.cmp_encodings", cmp, 1, "attention.cmp_encodings_tip");
-    ImGui::SameLine();
-    radio("attention.cmp_orderings", cmp, 2, "attention.cmp_orderings_tip");
+    radio_row(cmp, {radio("attention.cmp_off", "attention.cmp_off_tip"),
+                    radio("attention.cmp_encodings", "attention.cmp_encodings_tip"),
+                    radio("attention.cmp_orderings", "attention.cmp_orderings_tip")});
     s.compare = static_cast<AttentionCompare>(cmp);
     if (s.compare == AttentionCompare::encodings) {
       encoding_combo(*ctx_, L("attention.other").c_str(), s.compare_encoding);

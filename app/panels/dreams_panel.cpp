@@ -7,6 +7,9 @@
 // session to the same numbers (io/labjson/dream_lab_io.hpp lays out both). The
 // drawing pieces live in dreams_views.cpp; the texts in
 // assets/i18n/<lang>/dreams.toml.
+// Sections: the model line | DreamsPanel: presets, sharing, checks and the frame |
+// model and session | controls (the foldable column, the dataset file, restart here,
+// the timeline bar; defined after the class).
 #include <imgui.h>
 
 #include <algorithm>
@@ -104,6 +107,7 @@ class DreamsPanel final : public Panel {
   }
   ViewRect main_view_rect() const override { return view_rect_; }
 
+  // ---- checks and the frame -------------------------------------------------------------
   std::vector<std::string> check_presets() const override {
     return {"dreams?view=ghost&helm=0&follow=0&speed=16&ship=7",
             "dreams?variant=reset&horizon=1536&from=0&loop=open&temp=3&speed=16",

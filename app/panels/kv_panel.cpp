@@ -240,22 +240,13 @@ class KvPanel final : public Panel {
 
     ImGui::TextUnformatted(T("kv.scenario"));
     int scenario = static_cast<int>(s.scenario);
-    ImGui::RadioButton(L("kv.sliding").c_str(), &scenario, 0);
-    tooltip(T("kv.sliding_tip"));
-    ImGui::SameLine();
-    ImGui::RadioButton(L("kv.stitch").c_str(), &scenario, 1);
-    tooltip(T("kv.stitch_tip"));
-    ImGui::SameLine();
-    ImGui::RadioButton("RAG", &scenario, 2);
-    tooltip(T("kv.rag_tip"));
+    radio_row(scenario, {{L("kv.sliding"), T("kv.sliding_tip")},
+                         {L("kv.stitch"), T("kv.stitch_tip")},
+                         {"RAG", T("kv.rag_tip")}});
     s.scenario = static_cast<KvScenario>(scenario);
 
     int pos = static_cast<int>(p.positions);
-    ImGui::RadioButton(L("kv.learned").c_str(), &pos, 0);
-    tooltip(T("kv.learned_tip"));
-    ImGui::SameLine();
-    ImGui::RadioButton("RoPE", &pos, 1);
-    tooltip(T("kv.rope_tip"));
+    radio_row(pos, {{L("kv.learned"), T("kv.learned_tip")}, {"RoPE", T("kv.rope_tip")}});
     p.positions = static_cast<KvPositions>(pos);
 
     const auto methods = kv_methods_for(

@@ -273,11 +273,8 @@ class RopeWheelsPanel final : public Panel {
                   "%.0f px", false);
     tooltip(T("wheels.dial_size_tip"));
     int qk = static_cast<int>(s.decay_vectors);
-    ImGui::RadioButton(L("wheels.qk_ones").c_str(), &qk, 0);
-    tooltip(T("wheels.qk_ones_tip"));
-    ImGui::SameLine();
-    ImGui::RadioButton(L("wheels.qk_random").c_str(), &qk, 1);
-    tooltip(T("wheels.qk_random_tip"));
+    radio_row(qk, {{L("wheels.qk_ones"), T("wheels.qk_ones_tip")},
+                   {L("wheels.qk_random"), T("wheels.qk_random_tip")}});
     s.decay_vectors = static_cast<DecayVectors>(qk);
     slider_double(L("wheels.decay_range").c_str(), s.decay_max_distance,
                   WheelsLabSettings::decay_max_distance_range, "%.6g", true);

@@ -96,11 +96,8 @@ bool rope_controls(const AppContext& ctx, RopeParams& r, const RopeControlsParts
     }
   }
   int layout = static_cast<int>(r.layout);
-  ImGui::RadioButton(L("wheels.rc.interleaved").c_str(), &layout, 0);
-  tooltip(T("wheels.rc.interleaved_tip"));
-  ImGui::SameLine();
-  ImGui::RadioButton(L("wheels.rc.half_split").c_str(), &layout, 1);
-  tooltip(T("wheels.rc.half_split_tip"));
+  radio_row(layout, {{L("wheels.rc.interleaved"), T("wheels.rc.interleaved_tip")},
+                     {L("wheels.rc.half_split"), T("wheels.rc.half_split_tip")}});
   r.layout = static_cast<RopeLayout>(layout);
   if (parts.layout_diagram) layout_diagram(ctx, r, scale);
 

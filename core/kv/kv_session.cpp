@@ -3,6 +3,7 @@
 #include "core/kv/kv_session.hpp"
 
 #include <cstdint>
+#include <stdexcept>
 
 #include "core/common/errors.hpp"
 #include "core/kv/kv_messages.hpp"
@@ -72,9 +73,10 @@ KvStepErrors measure(const KvSession& ses, const KvMethodState& st, int T) {
     e.output_error.push_back(
         kv_relative_error(st.last.layer_out[l], ses.truth.layer_out[l].bottomRows(T)));
     if (kv_cache_size(st.cache) != n)
-      throw InputError("internal: cache of " + kv_method_name(st.method) + " holds " +
-                       std::to_string(kv_cache_size(st.cache)) + " slots, recomputation " +
-                       std::to_string(n));
+      throw std::logic_error("kv measure: the cache of " + kv_method_name(st.method) + " holds " +
+                             std::to_string(kv_cache_size(st.cache)) +
+                             " slots, the recomputation " + std::to_string(n) +
+                             " (a bug in the method's step, not in the input)");
     e.key_error.push_back(
         kv_relative_error(st.cache.layers[l].keys, truth_keys_at_used(ses, st.cache, l)));
     e.value_error.push_back(

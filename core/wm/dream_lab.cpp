@@ -1,5 +1,7 @@
 // The dream lab's core (dream_lab.hpp): preset codec, errors and baselines, the token
 // strip's index bookkeeping, and the real-vs-dream session the panel and the CLI step.
+// Sections: Preset codec | Errors and baselines | Token strip | Session (config, begin,
+// restart, advance, run, helm actions, replay, curves) | Variant comparison.
 #include "core/wm/dream_lab.hpp"
 
 #include <algorithm>
@@ -19,6 +21,8 @@ const std::vector<std::string> kLoops{"closed", "open"};
 const std::vector<std::string> kViews{"side", "ghost"};
 
 }  // namespace
+
+// ---- Preset codec -----------------------------------------------------------------------
 
 const std::vector<std::string>& dream_variant_names() {
   static const std::vector<std::string> names{"rope", "recompute", "reset"};
@@ -464,6 +468,8 @@ DreamCurves dream_curves(const DreamTimeline& timeline) {
 }
 
 }  // namespace poslab::wm
+
+// ---- Variant comparison -----------------------------------------------------------------
 
 namespace poslab::wm {
 

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/bnb/bnb_features.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/wm/train.hpp"
 
 namespace poslab::wm {
@@ -41,6 +43,7 @@ void renormalise(float& a, float& b) {
 const char* dream_loop_name(DreamLoop l) {
   return l == DreamLoop::closed ? "closed" : "open";
 }
+// Written out (not enum_from_name): its error says what each choice means.
 DreamLoop dream_loop_from_name(const std::string& s) {
   if (s == "closed") return DreamLoop::closed;
   if (s == "open") return DreamLoop::open;
@@ -51,9 +54,8 @@ const char* dream_window_name(DreamWindow w) {
   return w == DreamWindow::recompute ? "recompute" : "approximate";
 }
 DreamWindow dream_window_from_name(const std::string& s) {
-  if (s == "recompute") return DreamWindow::recompute;
-  if (s == "approximate") return DreamWindow::approximate;
-  throw InputError("window '" + s + "': use recompute or approximate");
+  static const std::vector<std::string> names{"recompute", "approximate"};  // enum order
+  return enum_from_name<DreamWindow>("window", s, names);
 }
 
 void dream_validate(const DreamParams& p) {

@@ -10,6 +10,7 @@
 
 #include "core/bnb/bnb_features.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/common/random.hpp"
 #include "core/nn/layers.hpp"
 #include "core/wm/wm_layers.hpp"
@@ -28,9 +29,8 @@ const char* wm_overflow_name(WmOverflow o) {
   return o == WmOverflow::slide ? "slide" : "recompute";
 }
 WmOverflow wm_overflow_from_name(std::string_view s) {
-  if (s == "slide") return WmOverflow::slide;
-  if (s == "recompute") return WmOverflow::recompute;
-  throw InputError("overflow '" + std::string(s) + "': use slide or recompute");
+  static const std::vector<std::string> names{"slide", "recompute"};  // enum order
+  return enum_from_name<WmOverflow>("overflow", s, names);
 }
 
 // Buffers for one slot's 8 tokens, allocated once.

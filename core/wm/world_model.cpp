@@ -1,6 +1,8 @@
 // The world model's training forward and backward (docs/world-model.md), top to bottom:
 // masks and relational features, encoders, embeddings, alternating temporal/spatial
 // blocks, final LayerNorm, heads, masked loss; then the same in reverse.
+// Sections: Configuration (validation, names) | Parameter layout | Activations | Model
+// (init and accessors, forward, backward).
 #include "core/wm/world_model.hpp"
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 
 #include "core/bnb/bnb_features.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/common/random.hpp"
 #include "core/nn/layers.hpp"
 #include "core/nn/parallel.hpp"
@@ -64,9 +67,8 @@ const char* wm_state_base_name(WmStateBase b) {
 }
 
 WmStateBase wm_state_base_from_name(std::string_view s) {
-  if (s == "last") return WmStateBase::last;
-  if (s == "cv") return WmStateBase::cv;
-  throw InputError("state base '" + std::string(s) + "': use last or cv");
+  static const std::vector<std::string> names{"last", "cv"};  // enum order
+  return enum_from_name<WmStateBase>("state base", s, names);
 }
 
 const char* wm_state_loss_name(WmStateLoss l) {
@@ -74,9 +76,8 @@ const char* wm_state_loss_name(WmStateLoss l) {
 }
 
 WmStateLoss wm_state_loss_from_name(std::string_view s) {
-  if (s == "raw") return WmStateLoss::raw;
-  if (s == "sigma") return WmStateLoss::sigma;
-  throw InputError("state loss '" + std::string(s) + "': use raw or sigma");
+  static const std::vector<std::string> names{"raw", "sigma"};  // enum order
+  return enum_from_name<WmStateLoss>("state loss", s, names);
 }
 
 void wm_state_base(WmStateBase b, const float* state, float* out) {
@@ -91,9 +92,8 @@ const char* wm_position_name(WmPosition p) {
 }
 
 WmPosition wm_position_from_name(std::string_view s) {
-  if (s == "rope") return WmPosition::rope;
-  if (s == "absolute") return WmPosition::absolute;
-  throw InputError("position '" + std::string(s) + "': use rope or absolute");
+  static const std::vector<std::string> names{"rope", "absolute"};  // enum order
+  return enum_from_name<WmPosition>("position", s, names);
 }
 
 // ---- Parameter layout --------------------------------------------------------------------

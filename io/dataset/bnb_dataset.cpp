@@ -1,6 +1,9 @@
 // HDF5 writer and reader for Boost and Broadside datasets (bnb_dataset.hpp). Uses only the
 // C API. HDF5's own error stack printing is switched off; every failure becomes one
 // FileError sentence naming the file and what to do.
+// Sections: HDF5 helpers (identifiers, dataset specs, attributes, writing rows) | writer
+// (atomic copy, BnbDatasetWriter) | reader (checks of a file's shape, the helper process's
+// answers as bytes, BnbDatasetReader: open, rows, whole episodes).
 #include "io/dataset/bnb_dataset.hpp"
 
 #include <fcntl.h>
@@ -19,6 +22,9 @@
 #include "io/dataset/isolated.hpp"
 
 namespace poslab::io {
+
+// ============================== HDF5 helpers ==============================
+
 namespace {
 
 using bnb::kActionHeads;
@@ -522,6 +528,17 @@ void check_stored_rows(const std::string& path, hid_t ds, const DatasetSpec& d, 
                               "`poslab-cli collect`");
 }
 
+// Reads rows [first, first + count) of the row dataset `ds` (spec `d`) into `out`, in its
+// memory type. False when HDF5 fails (a checksum or decompression error: corrupt data).
+bool read_row_slab(hid_t ds, const DatasetSpec& d, int64_t first, int64_t count, void* out) {
+  Hid fspace(H5Dget_space(ds), H5Sclose);
+  std::array<hsize_t, 3> start{static_cast<hsize_t>(first), 0, 0},
+      cnt{static_cast<hsize_t>(count), d.inner[0], d.inner[1]};
+  H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, cnt.data(), nullptr);
+  Hid mspace(H5Screate_simple(d.rank, cnt.data(), nullptr), H5Sclose);
+  return H5Dread(ds, d.mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, out) >= 0;
+}
+
 // ---- the helper process's answers, as bytes ----
 class Encoder {
  public:
@@ -771,12 +788,7 @@ void BnbDatasetReader::read_rows(int64_t first, int64_t count, std::vector<float
   if (count == 0) return;
   for (int i = 0; i < 3; ++i) {
     const DatasetSpec& d = rs[i];
-    Hid fspace(H5Dget_space(h_->rows[i].get()), H5Sclose);
-    std::array<hsize_t, 3> start{static_cast<hsize_t>(first), 0, 0},
-        cnt{static_cast<hsize_t>(count), d.inner[0], d.inner[1]};
-    H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, cnt.data(), nullptr);
-    Hid mspace(H5Screate_simple(d.rank, cnt.data(), nullptr), H5Sclose);
-    if (H5Dread(h_->rows[i].get(), d.mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, out[i]) < 0)
+    if (!read_row_slab(h_->rows[i].get(), d, first, count, out[i]))
       throw FileError(info_.path,
                       std::string("reading '") + d.name + "' rows " + std::to_string(first) + ".." +
                           std::to_string(first + count - 1) +
@@ -794,6 +806,7 @@ void BnbDatasetReader::read_rows(int64_t first, int64_t count, std::vector<float
   }
 }
 
+// ---- whole episodes ----
 namespace {
 
 void encode_record(Encoder& enc, const bnb::EpisodeRecord& rec) {
@@ -870,13 +883,7 @@ bnb::EpisodeRecord BnbDatasetReader::read_episode(int64_t e) const {
   void* out[2] = {rec.rewards.data(), ids.data()};
   for (int i = 3; i < 5; ++i) {
     const DatasetSpec& d = rs[i];
-    Hid fspace(H5Dget_space(h_->rows[i].get()), H5Sclose);
-    std::array<hsize_t, 3> start{static_cast<hsize_t>(first), 0, 0},
-        cnt{static_cast<hsize_t>(n), d.inner[0], d.inner[1]};
-    H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, cnt.data(), nullptr);
-    Hid mspace(H5Screate_simple(d.rank, cnt.data(), nullptr), H5Sclose);
-    if (H5Dread(h_->rows[i].get(), d.mem_type, mspace.get(), fspace.get(), H5P_DEFAULT,
-                out[i - 3]) < 0)
+    if (!read_row_slab(h_->rows[i].get(), d, first, n, out[i - 3]))
       throw FileError(info_.path,
                       std::string("reading '") + d.name + "' of episode " + std::to_string(e) +
                           " failed: the data is corrupt; regenerate it with `poslab-cli collect`");

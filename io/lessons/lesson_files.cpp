@@ -1,6 +1,8 @@
 // Loading and checking lesson files with toml++ (catalog, quizzes, UI strings) and md4c
 // (lesson text, via markdown.cpp). Every check that the content lint relies on lives here,
 // so the app, the command line and the tests judge a lesson the same way.
+// Sections: TOML reading (TableReader, presets, one question) | pending labs and lookups |
+// folders | catalog | quiz | lesson and library | UI text.
 #include "io/lessons/lesson_files.hpp"
 
 #include <toml++/toml.h>
@@ -13,22 +15,19 @@
 
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/names.hpp"
 #include "core/labs.hpp"
 #include "core/quiz/numeric.hpp"
 
 namespace poslab::io {
 namespace fs = std::filesystem;
 
+// ---- TOML reading -----------------------------------------------------------------------
+
 namespace {
 
 int line_of(const toml::node& n) {
   return static_cast<int>(n.source().begin.line);
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
 }
 
 // Reads typed fields of one TOML table, recording problems instead of throwing.
@@ -308,6 +307,8 @@ std::string exe_dir() {
 
 }  // namespace
 
+// ---- Pending labs and lookups -----------------------------------------------------------
+
 const std::vector<std::string>& lesson_pending_labs() {
   static const std::vector<std::string> labs{};  // every lab lessons link to is registered
   return labs;
@@ -342,6 +343,8 @@ const Lesson* LessonLibrary::find(const std::string& id) const {
   return nullptr;
 }
 
+// ---- Folders ----------------------------------------------------------------------------
+
 std::string default_lessons_dir() {
   if (const char* env = std::getenv("POSLAB_LESSONS_DIR"); env && *env) return env;
   std::vector<std::string> candidates;
@@ -369,6 +372,8 @@ std::string default_data_dir() {
     base = "/tmp";
   return base + "/poslab";
 }
+
+// ---- Catalog ----------------------------------------------------------------------------
 
 std::vector<LessonEntry> load_catalog(const std::string& dir) {
   const std::string file = (fs::path(dir) / "catalog.toml").string();
@@ -425,6 +430,8 @@ std::vector<LessonEntry> load_catalog(const std::string& dir) {
   return entries;
 }
 
+// ---- Quiz -------------------------------------------------------------------------------
+
 Quiz parse_quiz(const std::string& toml_text, const std::string& file,
                 std::vector<LessonProblem>& problems) {
   Quiz quiz;
@@ -457,6 +464,8 @@ Quiz parse_quiz(const std::string& toml_text, const std::string& file,
   quiz.checklist = top.local_list("checklist", false);
   return quiz;
 }
+
+// ---- Lesson and library -----------------------------------------------------------------
 
 Lesson load_lesson(const std::string& dir, const LessonEntry& entry) {
   Lesson lesson;
@@ -535,6 +544,8 @@ LessonLibrary load_lessons(const std::string& dir) {
   for (const auto& e : entries) lib.lessons.push_back(load_lesson(dir, e));
   return lib;
 }
+
+// ---- UI text ----------------------------------------------------------------------------
 
 std::string UiText::get(const std::string& key, Language lang) const {
   const auto it = entries.find(key);

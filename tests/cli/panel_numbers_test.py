@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """The numbers a panel draws equal the JSON poslab-cli prints for the same preset.
 
-Runs `poslab --check` under xvfb-run with POSLAB_DRAWN_NUMBERS set: the rope, attention
-and kv panels append, for their defaults and every check preset, the numbers they drew
-and the poslab-cli arguments that print them (app/widgets/drawn_numbers.hpp). Each record
+Runs `poslab --check` under xvfb-run with POSLAB_DRAWN_NUMBERS set: the rope, attention,
+kv, dream and arena panels append, for their defaults and every check preset, the numbers
+they drew and the poslab-cli arguments that print them (app/widgets/drawn_numbers.hpp; the
+arena records the selected ship's state vector of a live episode nobody steers). Each record
 is then replayed through poslab-cli and every recorded path compared with its output.
 Usage: panel_numbers_test.py <poslab> <poslab-cli>
 """
@@ -17,7 +18,7 @@ import tempfile
 # Runs the app on a virtual X server and returns its own exit code (see the script).
 XVFB_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gui", "xvfb.sh")
 
-LABS = {"rope", "attention", "kv", "dreams"}
+LABS = {"rope", "attention", "kv", "dreams", "arena"}
 
 
 def resolve(doc, path):

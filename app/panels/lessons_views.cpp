@@ -1,0 +1,472 @@
+// The lessons lab's quiz view: each question (single and multiple choice, predict, spot the
+// error, numeric with generated parameters, open with a reference and a self-check) with its
+// feedback, retries and reveal, then the lesson's completion checklist. Grading, scores and
+// generated numbers come from core/quiz; progress is written by io/lessons.
+#include "app/panels/lessons_views.hpp"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/widgets.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
+#include "io/lessons/progress_file.hpp"
+#include "io/lessons/quiz_feedback.hpp"
+
+namespace poslab::app {
+
+Language lessons_language(const LessonsUi& u) {
+  return u.lab.language == Language::zh && u.cjk ? Language::zh : Language::en;
+}
+
+std::string lessons_word(const LessonsUi& u, const std::string& key) {
+  return u.words.get(key, lessons_language(u));
+}
+
+const io::MdDocument& lessons_md(LessonsUi& u, const std::string& text) {
+  auto it = u.md_cache.find(text);
+  if (it == u.md_cache.end()) it = u.md_cache.emplace(text, io::parse_markdown(text)).first;
+  return it->second;
+}
+
+void lessons_save(AppContext& ctx, LessonsUi& u) {
+  u.progress.language = u.lab.language == Language::zh ? "zh" : "en";
+  if (u.headless || u.progress_file.empty())
+    return;  // checks and captures leave the user's file alone
+  try {
+    io::save_progress(u.progress_file, u.progress);
+  } catch (const Error& e) {
+    ctx.report_error(lessons_word(u, "save_failed"), e.what());
+  }
+}
+
+namespace {
+
+// The quiz tab's drawing, moved from the panel: the members read and write the panel's
+// LessonsUi and save through lessons_save.
+class LessonsQuizView {
+ public:
+  using Palette = TextPalette;
+  using MdView = MarkdownView;
+  using Lesson = io::Lesson;
+  using MdDocument = io::MdDocument;
+  using MdSpan = io::MdSpan;
+
+  LessonsQuizView(LessonsUi& ui, ImFont* heading_font) : ui_(ui), heading_font_(heading_font) {}
+
+  void quiz(AppContext& ctx, const Lesson& lesson, LessonProgress& lp, const Palette& pal) {
+    int links = 1000;
+    MdView view(ctx, pal, links, markdown_reading_width());
+    int drawn = 0;
+    for (size_t n = 0; n < lesson.quiz.questions.size(); ++n) {
+      const Question& q = lesson.quiz.questions[n];
+      ImGui::PushID(q.id.c_str());
+      std::string header = w("question_n");
+      if (const size_t at = header.find("{n}"); at != std::string::npos)
+        header.replace(at, 3, std::to_string(n + 1));
+      ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.4f));
+      ImGui::PushFont(heading_font_);
+      ImGui::TextColored(pal.heading, "%s", header.c_str());
+      ImGui::PopFont();
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", w("kind_" + quiz_kind_name(q.kind)).c_str());
+      AnswerRecord& rec = lp.answers[q.id];
+      QuestionUi& qu = ui_.questions[lesson.entry.id + "/" + q.id];
+      if (!qu.initialised) {
+        qu.initialised = true;
+        qu.picks.assign(q.options.size(), false);
+        for (int c : rec.chosen)
+          if (c >= 0 && c < static_cast<int>(qu.picks.size()))
+            qu.picks[static_cast<size_t>(c)] = true;
+        qu.open_text = rec.text;
+        if (!rec.text.empty()) ctx.ensure_glyphs(rec.text);
+        qu.reference_shown = rec.answered;
+        qu.tries = rec.answered ? 1 : 0;
+      }
+      ImGui::Indent(ImGui::GetFontSize());
+      switch (q.kind) {
+        case QuestionKind::numeric:
+          numeric(ctx, lesson, q, rec, qu, view, pal);
+          break;
+        case QuestionKind::open:
+          open(ctx, q, rec, qu, view, pal);
+          break;
+        default:
+          choice(ctx, q, rec, qu, view, pal);
+          break;
+      }
+      ImGui::Unindent(ImGui::GetFontSize());
+      ImGui::Separator();
+      ImGui::PopID();
+      ++drawn;
+    }
+    ui_.questions_drawn = drawn;
+    completion(ctx, lesson, lp, pal);
+  }
+
+  void feedback_line(bool correct, const Palette& pal) {
+    ImGui::PushFont(heading_font_);
+    ImGui::TextColored(correct ? pal.good : pal.bad, "%s",
+                       w(correct ? "correct" : "incorrect").c_str());
+    ImGui::PopFont();
+  }
+
+  // A fresh attempt needs its own seed: it draws the option order (choice) or the
+  // parameters (numeric).
+  void ensure_seed(AppContext& ctx, AnswerRecord& rec) {
+    if (rec.seed == 0 && !rec.answered) {
+      rec.seed = fresh_seed();
+      save(ctx);
+    }
+  }
+
+  // "Missed: B" / "Wrong: C" in this attempt's letters.
+  void option_letters_line(const std::string& label, const std::vector<int>& declared,
+                           const std::vector<int>& order, const ImVec4& colour) {
+    if (declared.empty()) return;
+    std::string text = label;
+    for (int shown : quiz_declared_to_shown(order, declared))
+      text.append(" ").append(quiz_option_letter(shown));
+    ImGui::TextColored(colour, "%s", text.c_str());
+  }
+
+  void choice(AppContext& ctx, const Question& q, AnswerRecord& rec, QuestionUi& qu, MdView& view,
+              const Palette& pal) {
+    ensure_seed(ctx, rec);
+    view.document(md(q.prompt.in(language())));
+    if (q.kind == QuestionKind::spot_error) {
+      ImGui::TextColored(pal.muted, "%s", w("claim").c_str());
+      ImGui::Indent(ImGui::GetFontSize());
+      ImGui::PushStyleColor(ImGuiCol_Text, pal.emphasis);
+      view.document(md(q.claim.in(language())));
+      ImGui::PopStyleColor();
+      ImGui::Unindent(ImGui::GetFontSize());
+      ImGui::TextColored(pal.muted, "%s", w("spot_hint").c_str());
+    }
+    if (q.kind == QuestionKind::predict) {
+      ImGui::TextColored(pal.muted, "%s", w("predict_hint").c_str());
+      if (ImGui::SmallButton(w("open_lab_start").c_str())) ctx.open_lab(q.preset);
+      tooltip(q.preset.c_str());
+    }
+    const bool multiple = q.kind == QuestionKind::multiple;
+    if (!rec.answered)
+      ImGui::TextDisabled("%s", w(multiple ? "choose_many" : "choose_one").c_str());
+    ChoiceVerdict verdict;
+    if (rec.answered) {
+      try {
+        verdict = quiz_check_choice(q, rec.chosen);
+      } catch (const Error&) {
+        rec.answered = false;  // a saved answer that no longer fits the edited question
+      }
+    }
+    const bool reveal =
+        rec.answered && quiz_reveal_explanations(q, verdict.correct, qu.tries, qu.reveal_asked);
+    // Options in this attempt's shuffled order; picks and records use declared indices.
+    const std::vector<int> order = quiz_option_order(q, rec.seed);
+    for (size_t k = 0; k < order.size(); ++k) {
+      const size_t i = static_cast<size_t>(order[k]);
+      ImGui::PushID(static_cast<int>(i));
+      const std::string letter = quiz_option_letter(static_cast<int>(k)) + ".";
+      ImGui::BeginDisabled(rec.answered);
+      if (multiple) {
+        bool v = qu.picks[i];
+        if (ImGui::Checkbox(letter.c_str(), &v)) qu.picks[i] = v;
+      } else if (ImGui::RadioButton(letter.c_str(), qu.picks[i])) {
+        std::fill(qu.picks.begin(), qu.picks.end(), false);
+        qu.picks[i] = true;
+      }
+      ImGui::EndDisabled();
+      ImGui::SameLine();
+      ImGui::BeginGroup();
+      // Before the reveal only the learner's own picks are marked (right or wrong).
+      const ImVec4 colour = !rec.answered ? ImGui::GetStyleColorVec4(ImGuiCol_Text)
+                            : reveal && q.options[i].correct      ? pal.good
+                            : qu.picks[i] && q.options[i].correct ? pal.good
+                            : qu.picks[i]                         ? pal.bad
+                                                                  : pal.muted;
+      ImGui::PushStyleColor(ImGuiCol_Text, colour);
+      const MdDocument& text = md(q.options[i].text.in(language()));
+      view.spans(text.blocks.empty() ? std::vector<MdSpan>{} : text.blocks.front().spans);
+      ImGui::PopStyleColor();
+      if (rec.answered && ((reveal && q.options[i].correct) || qu.picks[i])) {
+        // Words as well as colours: right answer, and what was chosen.
+        std::string mark = reveal && q.options[i].correct ? w("mark_correct") : std::string();
+        if (qu.picks[i]) mark += (mark.empty() ? "" : "  ") + w("mark_chosen");
+        ImGui::TextColored(q.options[i].correct ? pal.good : pal.bad, "%s", mark.c_str());
+      }
+      if (reveal) {
+        ImGui::PushStyleColor(ImGuiCol_Text, pal.muted);
+        view.document(md(q.options[i].explain.in(language())));
+        ImGui::PopStyleColor();
+      }
+      ImGui::EndGroup();
+      ImGui::PopID();
+    }
+    if (!rec.answered) {
+      std::vector<int> chosen;
+      for (size_t i = 0; i < qu.picks.size(); ++i)
+        if (qu.picks[i]) chosen.push_back(static_cast<int>(i));
+      ImGui::BeginDisabled(chosen.empty());
+      if (ImGui::Button(w("submit").c_str())) {
+        quiz_answer_choice(rec, q, chosen);
+        qu.tries += 1;
+        save(ctx);
+      }
+      ImGui::EndDisabled();
+      return;
+    }
+    feedback_line(verdict.correct, pal);
+    if (!verdict.correct) {
+      option_letters_line(w("missed_options"), verdict.missed, order, pal.bad);
+      option_letters_line(w("wrong_options"), verdict.wrong, order, pal.bad);
+    }
+    if (!reveal) {
+      std::string left = w("tries_left");
+      if (const size_t at = left.find("{n}"); at != std::string::npos)
+        left.replace(at, 3, std::to_string(quiz_tries_before_reveal(q) - qu.tries));
+      ImGui::TextDisabled("%s", left.c_str());
+      if (ImGui::Button(w("retry").c_str())) {
+        quiz_retry(rec, rec.seed);  // same order: this is another try of the same attempt
+        std::fill(qu.picks.begin(), qu.picks.end(), false);
+        save(ctx);
+      }
+      ImGui::SameLine();
+      if (ImGui::Button(w("show_explanations").c_str())) qu.reveal_asked = true;
+      return;
+    }
+    if (!q.explain.in(language()).empty()) view.document(md(q.explain.in(language())));
+    if (q.kind == QuestionKind::predict) {
+      ImGui::TextColored(pal.heading, "%s", w("reveal").c_str());
+      view.document(md(q.reveal.in(language())));
+      const std::string& target = q.reveal_preset.empty() ? q.preset : q.reveal_preset;
+      if (ImGui::Button(w("show_in_lab").c_str())) ctx.open_lab(target);
+      tooltip(target.c_str());
+      ImGui::SameLine();
+    }
+    if (ImGui::Button(w("retry").c_str())) {
+      quiz_retry(rec, fresh_seed());  // a new attempt: the options are shuffled again
+      std::fill(qu.picks.begin(), qu.picks.end(), false);
+      qu.tries = 0;
+      qu.reveal_asked = false;
+      save(ctx);
+    }
+  }
+
+  const NumericQuestion* numeric_question(const Lesson& lesson, const Question& q,
+                                          AnswerRecord& rec) {
+    NumericCache& cache = ui_.numerics[lesson.entry.id + "/" + q.id];
+    if (!cache.valid || cache.seed != rec.seed) {
+      cache.valid = false;
+      cache.seed = rec.seed;
+      cache.question =
+          quiz_generate(q.generator, rec.seed);  // throws only for an unknown generator
+      cache.valid = true;
+    }
+    return &cache.question;
+  }
+
+  std::uint64_t fresh_seed() {
+    const std::uint64_t s = ui_.headless ? 1 : ui_.rng();
+    return s == 0 ? 1 : s;  // 0 means "no attempt yet"
+  }
+
+  void numeric(AppContext& ctx, const Lesson& lesson, const Question& q, AnswerRecord& rec,
+               QuestionUi& qu, MdView& view, const Palette& pal) {
+    ensure_seed(ctx, rec);
+    const NumericQuestion& nq = *numeric_question(lesson, q, rec);
+    view.document(md(quiz_fill_template(q.prompt.in(language()), nq)));
+    const std::string unit = q.unit.in(language());
+    const std::string precision = numeric_precision_text(nq, q.unit, ui_.words, language());
+    if (!rec.answered) {
+      ImGui::TextDisabled("%s", precision.c_str());
+      ImGui::TextUnformatted(w("enter_number").c_str());
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+      const bool enter =
+          ImGui::InputText("##number", &qu.number, ImGuiInputTextFlags_EnterReturnsTrue);
+      if (!unit.empty()) {
+        ImGui::SameLine();
+        ImGui::TextUnformatted(unit.c_str());
+      }
+      ImGui::SameLine();
+      if (ImGui::Button(w("submit").c_str()) || enter) {
+        try {
+          quiz_answer_numeric(rec, q, parse_double(qu.number, "answer"));
+          qu.number_bad = false;
+          qu.tries += 1;
+          save(ctx);
+        } catch (const InputError&) {
+          qu.number_bad = true;
+        }
+      }
+      if (qu.number_bad) ImGui::TextColored(pal.bad, "%s", w("not_a_number").c_str());
+      return;
+    }
+    const NumericVerdict v = quiz_check_numeric(nq, rec.number);
+    const bool reveal = quiz_reveal_explanations(q, v.correct, qu.tries, qu.reveal_asked);
+    feedback_line(v.correct, pal);
+    ImGui::Text("%s: %s %s", w("your_answer").c_str(), format_double(rec.number).c_str(),
+                unit.c_str());
+    const auto mistakes = numeric_mistake_notes(nq, rec.number, ui_.words, language());
+    if (!mistakes.empty()) {
+      ImGui::TextColored(pal.bad, "%s", w("looks_like").c_str());
+      ImGui::Indent(ImGui::GetFontSize());
+      for (const auto& m : mistakes) view.document(md(m.text));
+      ImGui::Unindent(ImGui::GetFontSize());
+    }
+    if (!reveal) {
+      ImGui::TextDisabled("%s", precision.c_str());
+      std::string left = w("tries_left");
+      if (const size_t at = left.find("{n}"); at != std::string::npos)
+        left.replace(at, 3, std::to_string(quiz_tries_before_reveal(q) - qu.tries));
+      ImGui::TextDisabled("%s", left.c_str());
+      if (ImGui::Button(w("retry").c_str())) {
+        quiz_retry(rec, rec.seed);  // same numbers
+        qu.number.clear();
+        save(ctx);
+      }
+      ImGui::SameLine();
+      if (ImGui::Button(w("show_solution").c_str())) qu.reveal_asked = true;
+      return;
+    }
+    ImGui::Text("%s: %s %s   (%s ±%s)", w("expected").c_str(), quiz_value_text(v.expected).c_str(),
+                unit.c_str(), w("tolerance").c_str(), quiz_value_text(v.tolerance).c_str());
+    if (!nq.steps.empty()) {
+      std::string steps = w("steps") + ":";
+      for (size_t k = 0; k < nq.steps.size(); ++k)
+        steps += std::string(k ? ";" : "") + "  " + nq.steps[k].label + " = " +
+                 quiz_value_text(nq.steps[k].value);
+      ImGui::PushStyleColor(ImGuiCol_Text, pal.muted);
+      ImGui::PushTextWrapPos(view.right_edge());
+      text_wrapped("%s", steps.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::PopStyleColor();
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.muted);
+    view.document(md(quiz_fill_template(q.explain.in(language()), nq, true)));
+    ImGui::PopStyleColor();
+    if (ImGui::Button(w("new_numbers").c_str())) {
+      quiz_retry(rec, fresh_seed());
+      qu.number.clear();
+      qu.tries = 0;
+      qu.reveal_asked = false;
+      save(ctx);
+    }
+  }
+
+  void open(AppContext& ctx, const Question& q, AnswerRecord& rec, QuestionUi& qu, MdView& view,
+            const Palette& pal) {
+    view.document(md(q.prompt.in(language())));
+    ImGui::TextDisabled("%s", w("open_hint").c_str());
+    const float box_width =
+        std::max(ImGui::GetFontSize() * 10, view.right_edge() - ImGui::GetCursorPosX());
+    if (ImGui::InputTextMultiline("##answer", &qu.open_text,
+                                  ImVec2(box_width, ImGui::GetTextLineHeight() * 6)))
+      ctx.ensure_glyphs(qu.open_text);  // Chinese typed here must be drawable too
+    if (ImGui::IsItemDeactivatedAfterEdit() && rec.answered) {
+      quiz_answer_open(rec, q, qu.open_text, rec.ticks);
+      save(ctx);
+    }
+    if (!qu.reference_shown) {
+      if (ImGui::Button(w("show_reference").c_str())) {
+        qu.reference_shown = true;
+        quiz_answer_open(rec, q, qu.open_text, rec.ticks);
+        save(ctx);
+      }
+      return;
+    }
+    if (!rec.answered) quiz_answer_open(rec, q, qu.open_text, rec.ticks);
+    ImGui::TextColored(pal.heading, "%s", w("reference").c_str());
+    ImGui::Indent(ImGui::GetFontSize());
+    view.document(md(q.reference.in(language())));
+    ImGui::Unindent(ImGui::GetFontSize());
+    ImGui::TextColored(pal.heading, "%s", w("self_check").c_str());
+    std::vector<bool> ticks = rec.ticks;
+    ticks.resize(q.checklist.size(), false);
+    bool changed = false;
+    for (size_t i = 0; i < q.checklist.size(); ++i) {
+      ImGui::PushID(static_cast<int>(i));
+      bool v = ticks[i];
+      if (ImGui::Checkbox("##tick", &v)) {
+        ticks[i] = v;
+        changed = true;
+      }
+      ImGui::SameLine();
+      ImGui::BeginGroup();
+      view.spans(md(q.checklist[i].in(language())).blocks.empty()
+                     ? std::vector<MdSpan>{}
+                     : md(q.checklist[i].in(language())).blocks.front().spans);
+      ImGui::EndGroup();
+      ImGui::PopID();
+    }
+    if (changed) {
+      quiz_answer_open(rec, q, qu.open_text, ticks);
+      save(ctx);
+    }
+    const double score = quiz_question_score(q, rec);
+    ImGui::TextColored(score >= 1.0 ? pal.good : pal.muted, "%s %.0f %%", w("score").c_str(),
+                       score * 100.0);
+  }
+
+  void completion(AppContext& ctx, const Lesson& lesson, LessonProgress& lp, const Palette& pal) {
+    ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.5f));
+    ImGui::PushFont(heading_font_);
+    ImGui::TextColored(pal.heading, "%s", w("checklist").c_str());
+    ImGui::PopFont();
+    lp.checklist.resize(lesson.quiz.checklist.size(), false);
+    bool changed = false;
+    int links = 2000;
+    MdView view(ctx, pal, links);
+    for (size_t i = 0; i < lesson.quiz.checklist.size(); ++i) {
+      ImGui::PushID(static_cast<int>(i) + 10000);
+      bool v = lp.checklist[i];
+      if (ImGui::Checkbox("##check", &v)) {
+        lp.checklist[i] = v;
+        changed = true;
+      }
+      ImGui::SameLine();
+      ImGui::BeginGroup();
+      const MdDocument& doc = md(lesson.quiz.checklist[i].in(language()));
+      if (!doc.blocks.empty()) view.spans(doc.blocks.front().spans);
+      ImGui::EndGroup();
+      ImGui::PopID();
+    }
+    const bool was = lp.completed;
+    quiz_update_completion(lesson.quiz, lp);
+    if (changed || was != lp.completed) save(ctx);
+    if (lp.completed)
+      ImGui::TextColored(pal.good, "%s", w("lesson_complete").c_str());
+    else
+      ImGui::TextDisabled("%s", w("lesson_incomplete").c_str());
+    if (ImGui::SmallButton(w("reset_lesson").c_str())) {
+      lp = LessonProgress{};
+      for (auto it = ui_.questions.begin(); it != ui_.questions.end();)
+        it = it->first.rfind(lesson.entry.id + "/", 0) == 0 ? ui_.questions.erase(it)
+                                                            : std::next(it);
+      save(ctx);
+    }
+  }
+
+ private:
+  Language language() const { return lessons_language(ui_); }
+  std::string w(const std::string& key) const { return lessons_word(ui_, key); }
+  const io::MdDocument& md(const std::string& text) { return lessons_md(ui_, text); }
+  void save(AppContext& ctx) { lessons_save(ctx, ui_); }
+
+  LessonsUi& ui_;
+  ImFont* heading_font_;  // the shell's heading font of this frame
+};
+
+}  // namespace
+
+void lessons_quiz(AppContext& ctx, LessonsUi& u, ImFont* heading_font, const io::Lesson& lesson,
+                  LessonProgress& lp, const TextPalette& pal) {
+  LessonsQuizView(u, heading_font).quiz(ctx, lesson, lp, pal);
+}
+
+}  // namespace poslab::app
