@@ -45,6 +45,10 @@ class AppContext {
   virtual const char* tr(const char* key) const { return key; }
   // True in the headless check/capture modes (no real user; skip blocking dialogs).
   virtual bool headless() const = 0;
+  // True when a frame waits for the background jobs it polls (the headless modes, so
+  // checks and captures see the results); false for a user, and for headless runs with
+  // --live-jobs, which measure the frames a user sees.
+  virtual bool waits_for_jobs() const { return headless(); }
   // Reads the screen rectangle [x0, x1) x [y0, y1) (ImGui coordinates) once this frame is
   // rendered, before it is shown, and hands the pixels to `sink` (recordings use it).
   virtual void capture_rect(float x0, float y0, float x1, float y1, CaptureSink sink) = 0;

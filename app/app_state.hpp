@@ -21,6 +21,7 @@ namespace poslab::app {
 
 struct AppStateOptions {
   bool headless = false;     // check/capture modes: no user, jobs are waited for
+  bool live_jobs = false;    // headless, but jobs are not waited for (as for a user)
   bool use_settings = true;  // load settings.json at start and keep the start marker
   std::string lessons_dir;   // lesson files (fonts take the glyphs they use)
 };
@@ -55,6 +56,7 @@ class AppState final : public AppContext {
   ImFont* title_font() const override { return fonts_.title; }
   ImFont* mono_font() const override { return fonts_.mono; }
   bool headless() const override { return opt_.headless; }
+  bool waits_for_jobs() const override { return opt_.headless && !opt_.live_jobs; }
   void ensure_glyphs(const std::string& utf8) override;
   const char* tr(const char* key) const override { return strings_.get(key).c_str(); }
   void capture_rect(float x0, float y0, float x1, float y1, CaptureSink sink) override {

@@ -1,7 +1,8 @@
 // PosLab's GUI entry point: parse the command line, open the window (or explain why it
 // cannot), run the frame loop, and the headless modes used by tests and docs:
 //   --panel/--preset  open a lab in a given state
-//   --frames N [--screenshot out.png] [--frame-times]   render N frames, then exit
+//   --frames N [--screenshot out.png] [--frame-times [--live-jobs]]   render N frames, then
+//                                exit (--live-jobs: workers are not waited for, as for a user)
 //   --check [--presets-file F]   run every panel with its check presets; exit 1 on failure
 //   --record out.webp --frames N [--record-fps F]   record N video frames of the arena or
 //                                the dream lab (the lab --preset opened), then exit
@@ -62,6 +63,7 @@ struct Options {
   float scale = 0;                 // 0 = settings / monitor
   bool settings = false;           // headless runs: load and save settings like a normal start
   bool live_input = false;         // headless runs: keep the real mouse (xdotool tests)
+  bool live_jobs = false;          // headless runs: background jobs not waited for (frame times)
   std::string test_fault;          // "<lab>:throw" or "<lab>:abort"
   std::string untrusted_preset;    // opened as if pasted: files it names wait for approval
   std::string screenshot_at_quit;  // interactive runs: PNG of the last frame (xdotool tests)
@@ -517,6 +519,10 @@ int main(int argc, char** argv) {
   cli.add_flag("--live-input", opt.live_input,
                "headless runs: keep the real mouse instead of parking it (tests)")
       ->group("Testing");
+  cli.add_flag("--live-jobs", opt.live_jobs,
+               "headless runs: background jobs run as for a user, not waited for each frame "
+               "(the frames a user sees, for --frame-times)")
+      ->group("Testing");
   cli.add_option("--test-fault", opt.test_fault,
                  "LAB:throw or LAB:abort: make LAB fail after drawing (tests)")
       ->group("Testing");
@@ -593,6 +599,7 @@ int main(int argc, char** argv) {
   {
     poslab::app::AppStateOptions aso;
     aso.headless = headless;
+    aso.live_jobs = headless && opt.live_jobs;
     aso.use_settings = !headless || opt.settings;
     aso.lessons_dir = poslab::io::default_lessons_dir();
     AppState state(aso);

@@ -5,7 +5,9 @@
 # frame's UI + render calls; the first 2 frames are skipped). Reports, never gates.
 # Headless, a playing dream lab advances one model step per frame and waits for it (so
 # checks are deterministic), about 4x the 25 steps/s a user sees: the "dreams" rows include
-# that model time; "drawing only" finishes its dream in the first 24 frames.
+# that model time; "drawing only" finishes its dream in the first 24 frames. The "as a
+# user sees it" rows pass --live-jobs: the dream steps at 25 per second of wall time on its
+# worker and no frame waits for it, as in the interactive app.
 set -uf  # -f: presets hold glob characters (?)
 app="$1"; frames="${2:-300}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -22,6 +24,8 @@ cases=(
   "dreams|--panel dreams"
   "dreams, dream done after 24 steps (drawing only)|--preset dreams?horizon=24"
   "dreams, 4v4 dreaming with the attention view|--preset dreams?team0=4&team1=4&attn=1&strip=1&horizon=1536&from=8"
+  "dreams as a user sees it (25 steps/s, not waited for)|--panel dreams --live-jobs"
+  "dreams 4v4 with the attention view, as a user sees it|--preset dreams?team0=4&team1=4&attn=1&strip=1&horizon=1536&from=8 --live-jobs"
 )
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for c in "${cases[@]}"; do

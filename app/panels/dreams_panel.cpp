@@ -188,7 +188,7 @@ class DreamsPanel final : public Panel {
       int n = static_cast<int>(u.step_accum);
       // Headless checks and captures: one step per frame, waited for
       // (deterministic).
-      if (ctx.headless()) n = 1;
+      if (ctx.waits_for_jobs()) n = 1;
       if (n > 0) {
         u.step_accum -= n;
         start_steps(n);
@@ -339,7 +339,7 @@ class DreamsPanel final : public Panel {
       }
       return r;
     });
-    if (ctx.headless()) poll_stepper(ctx, true);  // checks and captures see the started session
+    if (ctx.waits_for_jobs()) poll_stepper(ctx, true);  // checks and captures see the session
   }
 
   // "Restart dream here": the engine and a copy of the timeline go to the worker, which
@@ -588,7 +588,7 @@ void DreamsPanel::restart_here(AppContext& ctx) {
   DreamsUi& u = ui_;
   if (u.timeline.frames.empty()) return;  // the session is still starting
   u.pending_restart = dreams_shown_frame(u);
-  if (ctx.headless()) {
+  if (ctx.waits_for_jobs()) {
     if (u.stepper.running()) poll_stepper(ctx, true);
     if (u.engine) {
       start_restart(std::exchange(u.pending_restart, -1));

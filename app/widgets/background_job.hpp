@@ -198,7 +198,7 @@ class BackgroundJob {
   // the worker runs.
   std::optional<JobOutcome<Result>> poll(AppContext& ctx, bool wait_when_headless = true) {
     if (!state_) return std::nullopt;
-    if (wait_when_headless && ctx.headless()) wait();
+    if (wait_when_headless && ctx.waits_for_jobs()) wait();
     ctx.request_frames(2);
     return poll();
   }

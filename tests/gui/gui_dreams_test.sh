@@ -108,5 +108,14 @@ EOS
     leftover=$(find "$XDG_DATA_HOME/poslab/models" -type f ! -name '*.safetensors')
     [ -z "$leftover" ] || { echo "files left beside the checkpoint: $leftover"; exit 1; }
     ;;
+  live-jobs)
+    # --live-jobs (frame-time measurements of what a user sees): no frame waits for the
+    # dream's worker, and the dream still advances at its wall-clock rate (25 steps/s).
+    "${xvfb[@]}" "$app" --preset 'dreams?horizon=1536' --frames 150 --live-jobs --frame-times \
+      --export-json "$tmp/live.json" > /dev/null 2> "$tmp/live.err" || { echo "app failed: $(cat "$tmp/live.err")"; exit 1; }
+    steps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"])' "$tmp/live.json")
+    echo "dream steps in 150 live frames: $steps"
+    [ "$steps" -ge 1 ] || { echo "the dream did not advance with --live-jobs"; exit 1; }
+    ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac
