@@ -91,15 +91,7 @@ app_start "$1" --preset 'dreams?train=2&play=0'
 for i in $(seq 600); do [ -s "$ckpt" ] && break; sleep 0.2; done
 [ -s "$ckpt" ] || { echo "no checkpoint after 120 s of training"; kill -9 $pid; exit 1; }
 sleep 0.5
-kill -0 $pid 2>/dev/null || { echo "app ended before Quit"; exit 1; }
-t0=$(date +%s%N)
-xdotool key --window "$wid" ctrl+q
-for i in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
-t1=$(date +%s%N)
-if kill -0 $pid 2>/dev/null; then echo "still running 10 s after Ctrl+Q"; kill -9 $pid; exit 1; fi
-wait $pid; rc=$?
-echo "quit during training took $(( (t1 - t0) / 1000000 )) ms, exit $rc"
-[ "$rc" -eq 0 ]
+app_quit_timed
 EOS
     on_fresh_server "$tmp/train.sh" "$tmp/train.err" || { echo "quit failed: $(cat "$tmp/train.err")"; exit 1; }
     ckpt="$XDG_DATA_HOME/poslab/models/wm_tiny_rope.safetensors"

@@ -155,15 +155,7 @@ case "$case_" in
 . "$X_WINDOW_SH"
 app_start "$1" --preset 'kv?steps=500&C=512&layers=4&width=256&heads=16'
 sleep 2
-kill -0 $pid 2>/dev/null || { echo "app ended before Quit"; exit 1; }
-t0=$(date +%s%N)
-xdotool key --window "$wid" ctrl+q
-for i in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
-t1=$(date +%s%N)
-if kill -0 $pid 2>/dev/null; then echo "still running 10 s after Ctrl+Q"; kill -9 $pid; exit 1; fi
-wait $pid; rc=$?
-echo "quit took $(( (t1 - t0) / 1000000 )) ms, exit $rc"
-[ "$rc" -eq 0 ]
+app_quit_timed
 EOS
     on_fresh_server "$tmp/quit.sh" "$tmp/quit.err" || { echo "quit failed: $(cat "$tmp/quit.err")"; exit 1; }
     grep -q '"active_lab": "kv"' "$XDG_CONFIG_HOME/poslab/settings.json" || { echo "settings not saved at Quit"; exit 1; }

@@ -7,6 +7,7 @@
 #                          No window, or no frame, within 60 s: exit 3.
 #   app_click "X Y"        moves the pointer there, clicks, and lets the app draw the result.
 #   app_quit               Ctrl+Q; waits for the process and returns its exit code.
+#   app_quit_timed         the same, timed (printed) and bounded to 10 s.
 # In the test script:
 #   on_fresh_server SCRIPT ARGS...
 #                          runs `bash SCRIPT ARGS` under `xvfb-run -a`. When the X server or
@@ -54,6 +55,21 @@ app_click() {
 app_quit() {
   xdotool key --window "$wid" ctrl+q
   wait "$pid"
+}
+
+# Ctrl+Q, timed: prints "quit took N ms, exit RC" and returns RC; still running 10 s after
+# Ctrl+Q: killed, returns 1.
+app_quit_timed() {
+  local t0 t1 i rc
+  kill -0 "$pid" 2>/dev/null || { echo "app ended before Quit"; return 1; }
+  t0=$(date +%s%N)
+  xdotool key --window "$wid" ctrl+q
+  for i in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  t1=$(date +%s%N)
+  if kill -0 "$pid" 2>/dev/null; then echo "still running 10 s after Ctrl+Q"; kill -9 "$pid"; return 1; fi
+  wait "$pid"; rc=$?
+  echo "quit took $(( (t1 - t0) / 1000000 )) ms, exit $rc"
+  return "$rc"
 }
 
 on_fresh_server() {
