@@ -200,6 +200,27 @@ EOS
       grep -q "active: welcome" "$tmp/b.png.err" ||
       { echo "Back did not return to the page with the link: $(cat "$tmp/b.png.err")"; exit 1; }
     ;;
+  dream-from-here)
+    # The arena's "Dream from here" opens the dream lab on the same fight: seed and team
+    # sizes of the arena's episode, the dream starting at the step the arena had reached.
+    command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+    cat > "$tmp/dream.sh" <<'EOS'
+. "$X_WINDOW_SH"
+out="$1"
+app_start "$out.err" --width 1600 --height 1000 --preset 'arena?seed=11&team0=2&team1=3' --screenshot-at-quit "$out"
+sleep 1
+app_click "78 360"
+sleep 1
+app_quit
+EOS
+    on_fresh_server "$tmp/dream.sh" "$tmp/d.png" || { echo "app failed: $(cat "$tmp/d.png.err")"; exit 1; }
+    active=$(grep "active:" "$tmp/d.png.err" | tail -1)
+    echo "$active"
+    grep -q "active: dreams?" <<<"$active" || { echo "Dream from here did not open the dream lab"; exit 1; }
+    for kv in seed=11 team0=2 team1=3 'from=[1-9]'; do
+      grep -q "[?&]$kv" <<<"$active" || { echo "the dream lab's preset lacks $kv"; exit 1; }
+    done
+    ;;
   record)
     info="$1"; out="$tmp/rec"; mkdir -p "$out"
     "${xvfb[@]}" "$app" --preset 'arena?seed=7&speed=1' --record "$out/arena.webp" --frames 40 --record-width 480 >"$out/log" 2>&1 ||
