@@ -23,6 +23,19 @@ namespace {
 constexpr int kN = kShips;
 constexpr int kHeadStart[3] = {0, 3, 10};
 constexpr int kHeadSize[3] = {3, 7, 2};
+
+// a . b over n floats with 8 running partial sums: a fixed summation order that the
+// compiler can keep in one vector register (a plain float sum may not be reordered, so it
+// stays one scalar chain). The partials are added pairwise at the end.
+inline float decode_dot(const float* a, const float* b, int n) {
+  float p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) p[l] += a[i + l] * b[i + l];
+  float s = ((p[0] + p[4]) + (p[1] + p[5])) + ((p[2] + p[6]) + (p[3] + p[7]));
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
 }  // namespace
 
 const char* wm_overflow_name(WmOverflow o) {
@@ -206,10 +219,7 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
           const float* q = &s.qkv[n * 3 * E + h * D];
           float mx = -std::numeric_limits<float>::infinity();
           for (int j = 0; j <= K; ++j) {  // cached 0..K-1 and itself at K
-            const float* kk = kc + static_cast<size_t>(j) * E + h * D;
-            float d = 0;
-            for (int i = 0; i < D; ++i) d += q[i] * kk[i];
-            s.scores[j] = d * scale;
+            s.scores[j] = decode_dot(q, kc + static_cast<size_t>(j) * E + h * D, D) * scale;
             mx = std::max(mx, s.scores[j]);
           }
           float sum = 0;
@@ -217,14 +227,15 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
           const float inv = 1.0f / sum;
           float* o_ = &s.att[n * E + h * D];
           std::fill(o_, o_ + D, 0.0f);
+          float* probs_out =
+              out ? &out->temporal_probs[(((static_cast<size_t>(tl) * 2 + slot) * kN + n) * H + h) *
+                                         (K + 1)]
+                  : nullptr;
           for (int j = 0; j <= K; ++j) {
             const float p = s.scores[j] * inv;
             const float* vv = vc + static_cast<size_t>(j) * E + h * D;
             for (int i = 0; i < D; ++i) o_[i] += p * vv[i];
-            if (out)
-              out->temporal_probs[((((static_cast<size_t>(tl) * 2 + slot) * kN + n) * H + h) *
-                                   (K + 1)) +
-                                  j] = p;
+            if (probs_out) probs_out[j] = p;
           }
         }
       }
