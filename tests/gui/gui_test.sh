@@ -221,6 +221,25 @@ EOS
       grep -q "[?&]$kv" <<<"$active" || { echo "the dream lab's preset lacks $kv"; exit 1; }
     done
     ;;
+  export-full-disk)
+    # A full disk while exporting or recording (a file-size limit makes every write past
+    # 20 KB fail, as tests/reliability does for collect): exit 2 naming the file, the file
+    # it would have replaced byte-for-byte intact, no temporary file left in the folder.
+    out="$tmp/full"; mkdir -p "$out"
+    full() { bash -c 'trap "" XFSZ; ulimit -f 20; exec "$@"' _ "${xvfb[@]}" "$app" "$@"; }
+    printf 'the previous export\n' > "$out/rope.png"; printf 'the previous csv\n' > "$out/rope.csv"
+    printf 'the previous video\n' > "$out/arena.webp"
+    before=$(cd "$out" && sha256sum rope.png rope.csv arena.webp)
+    err=$(full --preset 'rope?dim=128' --frames 5 --export-picture "$out/rope.png" --overwrite 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 2 ] && grep -q "export picture: .*rope.png" <<<"$err" || { echo "picture on a full disk: exit $rc: $err"; exit 1; }
+    err=$(full --preset 'rope?dim=512' --frames 5 --export-numbers "$out/rope.csv" --overwrite 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 2 ] && grep -q "export numbers of rope: .*rope.csv" <<<"$err" || { echo "numbers on a full disk: exit $rc: $err"; exit 1; }
+    err=$(full --preset 'arena?seed=7&speed=1' --record "$out/arena.webp" --frames 60 --overwrite 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 2 ] && grep -q "record: .*arena.webp" <<<"$err" || { echo "recording on a full disk: exit $rc: $err"; exit 1; }
+    [ "$(cd "$out" && sha256sum rope.png rope.csv arena.webp)" = "$before" ] || { echo "a failed write changed the previous file"; exit 1; }
+    left=$(ls -A "$out" | grep -v -x -e rope.png -e rope.csv -e arena.webp)
+    [ -z "$left" ] || { echo "files left behind after the failed writes: $left"; exit 1; }
+    ;;
   record)
     info="$1"; out="$tmp/rec"; mkdir -p "$out"
     "${xvfb[@]}" "$app" --preset 'arena?seed=7&speed=1' --record "$out/arena.webp" --frames 40 --record-width 480 >"$out/log" 2>&1 ||
