@@ -90,12 +90,15 @@ for f in "$art"/crash-* "$art"/leak-* "$art"/oom-* "$art"/timeout-*; do
   [[ "$f" == *.sorted || -e "$f.sorted" ]] && continue
   crashes=$((crashes + 1))
   out=$("$bin" -runs=1 "$f" 2>&1 || true)
-  # The first stack frame of the report that is not the sanitizer's own (its memcpy
-  # interceptor is frame #0 of an overflow inside libhdf5, its malloc of an allocation too
-  # big): inside libhdf5, or in PosLab?
+  # The first stack frame of the report that is not the sanitizer's or the C library's
+  # own (ASan's memcpy interceptor is frame #0 of an overflow inside libhdf5, and libc's
+  # __memcpy_avx512_unaligned_erms that of a SEGV the interceptor passed on; its malloc
+  # that of an allocation too big, libFuzzer's malloc hook that of an out-of-memory):
+  # inside libhdf5, or in PosLab?
   top=$({ grep -E '^ *#[0-9]+ ' <<<"$out" || true; } |
-        { grep -v -E '__interceptor_|__asan_|__sanitizer|__ubsan|__libc_' || true; } |
+        { grep -v -E '__interceptor_|__asan_|__asan::|__sanitizer|__ubsan|__libc_| in fuzzer::' || true; } |
         { grep -v -E ' in (malloc|calloc|realloc|free|mem(cpy|move|set)|operator (new|delete)) ' || true; } |
+        { grep -v -E ' in __(mem|str|wmem)[a-z]*_[a-z0-9_]+ ' || true; } |
         head -1)
   if [[ "$name" == dataset && "$top" == *libhdf5* ]]; then
     library=$((library + 1)); echo "library" > "$f.sorted"
