@@ -318,24 +318,21 @@ class DreamsPanel final : public Panel {
     u.frames_in_session = 0;
     DreamLabSettings s = u.lab;
     if (pending) s.start = wm::DreamSource::seed;
-    // Two copies of the model: the second starts the default episode if the first start fails.
-    std::shared_ptr<wm::DreamModel> model(u.model ? u.model->clone().release() : nullptr);
-    std::shared_ptr<wm::DreamModel> fallback(u.model ? u.model->clone().release() : nullptr);
-    const auto own = [](const std::shared_ptr<wm::DreamModel>& m) {
-      return m ? m->clone() : std::unique_ptr<wm::DreamModel>();
-    };
-    u.stepper.start(key, [s, model, fallback, own](auto&) {
-      DreamsStepResult r;
-      r.engine = std::make_unique<wm::DreamEngine>();
-      r.timeline.emplace();
-      try {
-        wm::dream_session_begin(io::dreams_session_config(s), own(model), *r.engine, *r.timeline);
-      } catch (const Error& e) {
-        r.start_error = e.what();
+    // The worker's own copy of the model: each start (and the default episode's, if the
+    // first fails) dreams with a clone of it.
+    std::shared_ptr<const wm::DreamModel> model(u.model ? u.model->clone() : nullptr);
+    u.stepper.start(key, [s, model](auto&) {
+      const auto begin = [&model](const wm::DreamSessionConfig& config, DreamsStepResult& r) {
         r.engine = std::make_unique<wm::DreamEngine>();
         r.timeline.emplace();
-        wm::dream_session_begin(wm::dream_session_config(DreamLabSettings{}), own(fallback),
-                                *r.engine, *r.timeline);
+        wm::dream_session_begin(config, model ? model->clone() : nullptr, *r.engine, *r.timeline);
+      };
+      DreamsStepResult r;
+      try {
+        begin(io::dreams_session_config(s), r);
+      } catch (const Error& e) {
+        r.start_error = e.what();
+        begin(wm::dream_session_config(DreamLabSettings{}), r);
       }
       return r;
     });

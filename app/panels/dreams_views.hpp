@@ -19,7 +19,6 @@
 
 namespace poslab::app {
 
-// What the stepping worker hands back: the engine it borrowed and the frames it made.
 // What the dream lab's worker hands back: the engine it was lent, and either new frames
 // to append (a step job) or a whole new timeline (a session start or a restart, which
 // prompt the model with up to 511 steps: the UI thread never runs them itself).

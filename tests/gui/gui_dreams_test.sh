@@ -3,8 +3,9 @@
 #   gui_dreams_test.sh <poslab> <case>
 # Cases: shipped (the shipped model loads, dreams without NaN in every check preset, the
 # capture writes a PNG), missing-model and corrupt-model (a red banner naming the file,
-# the app keeps running and the real simulator still steps), bad-file, helm-keys, and
-# quit-during-training (Ctrl+Q while the training panel trains leaves a whole checkpoint).
+# the app keeps running and the real simulator still steps), bad-file, helm-keys,
+# quit-during-training (Ctrl+Q while the training panel trains leaves a whole checkpoint)
+# and live-jobs (--live-jobs: no frame waits for the dream, which still advances).
 set -u
 app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
