@@ -666,6 +666,20 @@ void AppState::draw_frame() {
     text_wrapped("%s", tr("lab.none_open"));
   }
   ImGui::End();
+  settle_window_sizes();
+}
+
+// A window that fits its contents (the Share popup, other popups) takes its size over the
+// frames after it appears or its contents change. An idle app draws only a couple of frames
+// after an event, which a loaded machine can spend before the size has settled, leaving a
+// popup at its first-frame size until the next event: one more frame while any window's
+// size still changes.
+void AppState::settle_window_sizes() {
+  std::vector<WindowSize> sizes;
+  for (const ImGuiWindow* w : GImGui->Windows)
+    if (w->Active) sizes.push_back({w->ID, w->Size.x, w->Size.y});
+  if (sizes != window_sizes_) request_frames(1);
+  window_sizes_ = std::move(sizes);
 }
 
 }  // namespace poslab::app

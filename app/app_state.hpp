@@ -140,6 +140,7 @@ class AppState final : public AppContext {
   void apply_theme();
   void restore_presets();
   void clear_resolved_errors(Panel& p);
+  void settle_window_sizes();  // one more frame while a window's size still changes
   // A lab's title in the interface language (title.<id>), else the panel's own.
   const char* lab_title(const Panel& p) const;
 
@@ -167,6 +168,12 @@ class AppState final : public AppContext {
   std::string marker_path_;          // "start did not finish yet" marker, "" if not kept
   double last_save_time_ = 0;
   int frames_requested_ = 3;
+  struct WindowSize {
+    unsigned id;  // ImGuiID
+    float width, height;
+    bool operator==(const WindowSize&) const = default;
+  };
+  std::vector<WindowSize> window_sizes_;  // each window drawn last frame (settle_window_sizes)
   bool safe_start_ = false;
   bool quit_requested_ = false;
   bool fonts_dirty_ = false;
