@@ -103,12 +103,14 @@ sort_crash() {
   # The first stack frame of the report that is not the sanitizer's or the C library's
   # own (ASan's memcpy interceptor is frame #0 of an overflow inside libhdf5, and libc's
   # __memcpy_avx512_unaligned_erms that of a SEGV the interceptor passed on; its malloc
-  # that of an allocation too big, libFuzzer's malloc hook that of an out-of-memory):
+  # that of an allocation too big, libFuzzer's malloc hook that of an out-of-memory, and
+  # libc's signal trampoline, unnamed, the frame below libFuzzer's alarm in a timeout):
   # inside libhdf5, or in PosLab?
   top=$({ grep -E '^ *#[0-9]+ ' <<<"$out" || true; } |
         { grep -v -E '__interceptor_|__asan_|__asan::|__sanitizer|__ubsan|__libc_| in fuzzer::' || true; } |
         { grep -v -E ' in (malloc|calloc|realloc|free|mem(cpy|move|set)|operator (new|delete))[ (]' || true; } |
         { grep -v -E ' in __(mem|str|wmem)[a-z]*_[a-z0-9_]+ ' || true; } |
+        { grep -v -E ' \(/lib/[^ ]*/libc\.so\.6\+' || true; } |
         head -1)
   if [[ "$name" == dataset && "$top" == *libhdf5* ]]; then
     echo "library" > "$f.sorted"

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "core/common/errors.hpp"
 #include "io/dataset/bnb_dataset.hpp"
@@ -174,6 +175,34 @@ TEST_CASE("the helper process turns crashes, hangs and errors into errors naming
                         },
                         quick),
                     Catch::Contains("did not finish within"));
+  // A runaway allocation (as libhdf5 makes on some corrupt files) is stopped at the limit:
+  // this child would otherwise grow to 1 GiB, 1 MiB a millisecond, and answer "done".
+  io::IsolationOptions small;
+  small.memory_limit_bytes = 64 << 20;
+  CHECK_THROWS_WITH(io::run_isolated(
+                        p,
+                        []() -> std::string {
+                          std::vector<std::vector<char>> grown;
+                          for (int mb = 0; mb < 1024; ++mb) {
+                            grown.emplace_back(size_t(1) << 20, char(mb));
+                            ::usleep(1000);
+                          }
+                          return "done";
+                        },
+                        small),
+                    Catch::Contains("more than 64 MB of memory"));
+  // ...while one that stays under it answers as usual.
+  CHECK(io::run_isolated(
+            p,
+            [] {
+              const std::vector<char> some(size_t(16) << 20, 'x');
+              return std::string(1, some.back());
+            },
+            small) == "x");
+  small.memory_limit_bytes = -1;
+  CHECK_THROWS_AS(io::run_isolated(
+                      p, [] { return std::string(); }, small),
+                  InputError);
   CHECK_THROWS_AS(io::run_isolated(p, []() -> std::string { throw InputError("bad value"); }),
                   InputError);
   try {

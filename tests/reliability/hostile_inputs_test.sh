@@ -67,6 +67,10 @@ expect_exit2 "external link" inspect "$tmp/bad_external-link.h5"
 expect_exit2 "external files" inspect "$tmp/bad_external-storage.h5"
 mkfifo "$tmp/fifo.h5"
 expect_exit2 "not a regular file" inspect "$tmp/fifo.h5"
+# A mutant of a valid dataset that makes libhdf5 allocate without end (found by fuzz_dataset,
+# stop 15): the reader process is stopped at its memory limit, in seconds, not after the
+# machine's whole memory.
+expect_exit2 "MB of memory" inspect "$(dirname "${BASH_SOURCE[0]}")/data/runaway_allocation.h5"
 
 # --- full disk (class 2): a file size limit makes every write past it fail ---
 "$cli" collect --episodes 3 --teams 2v2 --quiet -o "$tmp/prev.h5" > /dev/null
