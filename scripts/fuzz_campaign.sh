@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # A resumable fuzzing campaign over every harness in fuzz/, and its accumulated totals.
 #   scripts/fuzz_campaign.sh totals                 executions, runs, crashes per harness so far
+#   scripts/fuzz_campaign.sh contained CLI          every input that crashed libhdf5 in the dataset
+#                                                   harness, read by poslab-cli inspect (its
+#                                                   helper process): a count per outcome; exit 1
+#                                                   unless each ended with exit 2 and a message
 #   scripts/fuzz_campaign.sh run SECONDS [TARGET]   rounds of SECONDS per harness until each
 #                                                   has TARGET executions (default 10000000):
 #                                                   a harness never run first, then the one
@@ -46,9 +50,40 @@ totals() {
   done
 }
 
+# contained CLI: what PosLab's own reader (helper process, memory limit, timeout) makes of
+# each input that crashed libhdf5 inside the harness (which reads in its own process).
+contained() {
+  local cli="$1" f err rc ok=0 bad=0
+  declare -A kinds=()
+  shopt -s nullglob
+  for f in build/fuzz/artifacts/dataset/{crash,oom,timeout,leak}-*; do
+    [[ "$f" == *.sorted ]] && continue
+    err=$("$cli" inspect "$f" 2>&1 >/dev/null) && rc=0 || rc=$?
+    if [[ $rc -eq 2 && "$err" == error:*"$f"* && $(wc -l <<<"$err") -eq 1 ]]; then
+      ok=$((ok + 1))
+      # The reason, without the file name and the advice: "HDF5 cannot open it", ...
+      err=${err#*"$f": }
+      err=${err%%;*}
+      err=${err%% (*}
+      kinds[$err]=$((${kinds[$err]:-0} + 1))
+    else
+      bad=$((bad + 1))
+      echo "NOT CONTAINED: $f: exit $rc: ${err:0:300}"
+    fi
+  done
+  for err in "${!kinds[@]}"; do printf '%6d  %s
+' "${kinds[$err]}" "$err"; done | sort -rn
+  echo "contained: $ok of $((ok + bad)) inputs ended with exit 2 and one line naming the file"
+  ((bad == 0))
+}
+
 case "${1:-}" in
   totals)
     totals
+    ;;
+  contained)
+    [[ -x "${2:-}" ]] || { echo "usage: scripts/fuzz_campaign.sh contained POSLAB_CLI" >&2; exit 2; }
+    contained "$2"
     ;;
   run)
     seconds="${2:-}" target="${3:-10000000}"
@@ -77,7 +112,7 @@ case "${1:-}" in
     totals
     ;;
   *)
-    echo "usage: scripts/fuzz_campaign.sh totals | run SECONDS [TARGET_EXECUTIONS]" >&2
+    echo "usage: scripts/fuzz_campaign.sh totals | run SECONDS [TARGET_EXECUTIONS] | contained CLI" >&2
     exit 2
     ;;
 esac
