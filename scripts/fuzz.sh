@@ -104,13 +104,17 @@ sort_crash() {
   # own (ASan's memcpy interceptor is frame #0 of an overflow inside libhdf5, and libc's
   # __memcpy_avx512_unaligned_erms that of a SEGV the interceptor passed on; its malloc
   # that of an allocation too big, libFuzzer's malloc hook that of an out-of-memory, and
-  # libc's signal trampoline, unnamed, the frame below libFuzzer's alarm in a timeout):
-  # inside libhdf5, or in PosLab?
+  # libc's signal trampoline, unnamed, the frame below libFuzzer's alarm in a timeout; and
+  # any frame of the harness binary without a source line, which is the sanitizers' or
+  # libFuzzer's: ASan's strdup interceptor is frame #0 of an overflow in H5MM_strdup, while
+  # PosLab's own code, built with -g, always shows its file and line): inside libhdf5, or
+  # in PosLab?
   top=$({ grep -E '^ *#[0-9]+ ' <<<"$out" || true; } |
         { grep -v -E '__interceptor_|__asan_|__asan::|__sanitizer|__ubsan|__libc_| in fuzzer::' || true; } |
         { grep -v -E ' in (malloc|calloc|realloc|free|mem(cpy|move|set)|operator (new|delete))[ (]' || true; } |
         { grep -v -E ' in __(mem|str|wmem)[a-z]*_[a-z0-9_]+ ' || true; } |
         { grep -v -E ' \(/lib/[^ ]*/libc\.so\.6\+' || true; } |
+        { grep -v -E ' \([^ ]*/fuzz_[a-z_]+\+0x[0-9a-f]+\)' || true; } |
         head -1)
   if [[ "$name" == dataset && "$top" == *libhdf5* ]]; then
     echo "library" > "$f.sorted"
