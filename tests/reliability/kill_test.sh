@@ -54,6 +54,10 @@ PY
 "$cli" collect --episodes 4 --teams 2v2 --seed 777 --quiet -o "$tmp/prev.h5" > /dev/null || { echo "FAIL: cannot make the previous file"; exit 1; }
 prev_sum=$(sha256sum < "$tmp/prev.h5")
 
+# Enough episodes that a run outlasts the longest delay (1.5 s): 300 finished in under a
+# second on a quiet 2-core machine once collection got faster, and 34 of 40 runs finished
+# before their kill. 3,000 take about 2.8 s there (all 40 killed, stop 15).
+episodes=3000
 for mode in new force; do
   for ((k = 0; k < kills; k++)); do
     out="$tmp/out.h5"
@@ -61,7 +65,7 @@ for mode in new force; do
     extra=()
     if [ "$mode" = force ]; then cp "$tmp/prev.h5" "$out"; extra=(--force); fi
     seed0=$((1000 + k * 100))
-    "$cli" collect --episodes 300 --threads 2 --teams 2v2 --seed "$seed0" --quiet --commit-log \
+    "$cli" collect --episodes "$episodes" --threads 2 --teams 2v2 --seed "$seed0" --quiet --commit-log \
       "${extra[@]}" -o "$out" > "$tmp/c.json" 2> "$tmp/log" &
     pid=$!
     sleep "$(rand_delay 20 1500)"
@@ -76,7 +80,7 @@ for mode in new force; do
         :
       else
         before="$unreadable/$lost"
-        check_dataset "$out" 300 "$seed0"
+        check_dataset "$out" "$episodes" "$seed0"
         if [ "$mode" = force ] && [ "$unreadable/$lost" != "$before" ]; then prev_damaged=$((prev_damaged + 1)); fi
       fi
     fi
