@@ -59,8 +59,10 @@ case "$name" in
   markdown) max_len=16384 ;;   # the largest lesson.*.md is 9 KB
   dataset) max_len=65536 ;;    # the seed dataset is 28 KB
 esac
-args=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$art/" -timeout=20
-      -rss_limit_mb=4096 -max_len="$max_len")
+# The limits of a run, also those under which a crash is reproduced alone.
+limits=(-timeout=20 -rss_limit_mb=4096)
+args=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$art/" "${limits[@]}"
+      -max_len="$max_len")
 [[ -f "fuzz/dict/$name.dict" ]] && args+=(-dict="fuzz/dict/$name.dict")
 export LSAN_OPTIONS="suppressions=$root/cmake/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -99,7 +101,8 @@ fi
 sort_crash() {
   local f="$1" out top
   # Reproduced under the campaign's own limits, so an out-of-memory shows the allocation.
-  out=$("$bin" -runs=1 -rss_limit_mb=4096 -timeout=20 "$f" 2>&1 || true)
+  # shellcheck disable=SC2086  # the limits are words
+  out=$("$bin" -runs=1 $limits_text "$f" 2>&1 || true)
   # The first stack frame of the report that is not the sanitizer's or the C library's
   # own (ASan's memcpy interceptor is frame #0 of an overflow inside libhdf5, and libc's
   # __memcpy_avx512_unaligned_erms that of a SEGV the interceptor passed on; its malloc
@@ -131,7 +134,9 @@ sort_crash() {
   fi
 }
 export -f sort_crash
-export bin name root
+# Arrays do not pass to the sorters' shells: the limits go as words (no spaces inside).
+limits_text="${limits[*]}"
+export bin name root limits_text
 crashes=0 library=0 ours=0
 shopt -s nullglob
 fresh=()
