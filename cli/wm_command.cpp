@@ -592,7 +592,8 @@ void run_dream(DreamArgs a) {
     ep = bnb::run_episode(spec);
     source = "simulator seed " + std::to_string(a.sim_seed) + ", noisy expert";
   } else {
-    if (a.data.empty()) throw InputError("give --data FILE --episode E, or --sim-seed S");
+    if (a.data.empty()) throw InputError("give --data FILE [--episode E], or --sim-seed S");
+    if (a.episode < 0) a.episode = 0;  // --data alone: its first episode
     if (!std::filesystem::exists(a.data)) throw InputError(a.data + ": dataset file not found");
     std::vector<io::EpisodeSource> src;
     const auto eps = io::wm_load_episodes({a.data}, &src);
@@ -775,7 +776,7 @@ void add_wm_command(CLI::App& app) {
       wm->add_subcommand("dream", "one dream: per-step errors, baselines, dreamt and real states");
   dr->add_option("checkpoint", da->checkpoint, "checkpoint file (not with --preset)");
   dr->add_option("--data", da->data, "dataset file");
-  dr->add_option("--episode", da->episode, "episode of --data (0-based)");
+  dr->add_option("--episode", da->episode, "episode of --data (0-based; default 0)");
   dr->add_option("--sim-seed", da->sim_seed,
                  "dream on a fresh simulator episode (noisy expert) instead");
   dr->add_option("--start", da->start, "row of the real start state (default: --history)");
@@ -786,8 +787,9 @@ void add_wm_command(CLI::App& app) {
                  "open loop: sampling temperature (0 = argmax)");
   dr->add_option("--seed", da->p.seed, "open loop: action sampling");
   dr->add_option("--window", da->window,
-                 "past the context: approximate (slide; exact for RoPE, index reset for absolute) "
-                 "| recompute");
+                 "past the context: approximate (slide the cache; for RoPE exact with one "
+                 "temporal block, close with more; for learned absolute positions the naive "
+                 "index reset) | recompute (exact)");
   dr->add_option("--threads", da->threads, "threads, 0 = all cores");
   auto dl = std::make_shared<DreamLabArgs>();
   add_dream_lab_options(*dr, *dl);
