@@ -535,7 +535,7 @@ TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[d
     p.loop = loop;
     p.temperature = 0.8;
     p.seed = 77;
-    p.window = DreamWindow::approximate;  // eval's name for the sliding cache (RoPE: exact)
+    p.window = DreamWindow::slide;  // the sliding cache
     const DreamResult want = wm_dream(model, rec, start, p);
     REQUIRE(tl.dream_steps() == want.steps);
     for (int h = 1; h <= want.steps; ++h) {
