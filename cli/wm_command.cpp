@@ -100,16 +100,13 @@ Json curves_json(const ErrorAccumulator& a, int K) {
   return j;
 }
 
-// `position`: the model's variant. Past the context the approximate mode slides the window,
-// which is exact for RoPE, so a RoPE model's dreams say "slide".
-Json dream_summary_json(const DreamSummary& s, const DreamParams& p, WmPosition position) {
+// `window` is the decoder's mode past the context (wm_decode.hpp WmOverflow).
+Json dream_summary_json(const DreamSummary& s, const DreamParams& p) {
   Json j;
   j["dreams"] = s.dreams;
   j["steps"] = p.steps;
   j["loop"] = dream_loop_name(p.loop);
-  j["window"] = position == WmPosition::rope && p.window == DreamWindow::approximate
-                    ? "slide"
-                    : dream_window_name(p.window);
+  j["window"] = wm_overflow_name(p.window);
   j["model"] = curves_json(s.model, p.steps);
   j["copy_last"] = curves_json(s.copy_last, p.steps);
   j["constant_velocity"] = curves_json(s.const_velocity, p.steps);
@@ -527,16 +524,16 @@ void run_eval(const EvalArgs& a) {
   p.history = a.history;
   p.temperature = a.temperature;
   p.seed = a.seed;
-  // K may pass the context: RoPE slides (exact), absolute recomputes the window (a).
-  p.window =
-      ck.config.position == WmPosition::rope ? DreamWindow::approximate : DreamWindow::recompute;
+  // K may pass the context: RoPE slides, absolute recomputes the window (both exact or
+  // close; see WmOverflow).
+  p.window = ck.config.position == WmPosition::rope ? DreamWindow::slide : DreamWindow::recompute;
   dream_validate(p);
   const auto starts = wm_dream_starts(d.episodes, d.split.val, p, a.stride, a.dreams);
   Json dreams;
   for (DreamLoop loop : {DreamLoop::closed, DreamLoop::open}) {
     p.loop = loop;
     dreams[dream_loop_name(loop)] =
-        dream_summary_json(wm_dream_many(model, d.episodes, starts, p), p, ck.config.position);
+        dream_summary_json(wm_dream_many(model, d.episodes, starts, p), p);
   }
   out["dreams"] = dreams;
   // Past the context: 3C steps, closed loop, each window mode the variant has.
@@ -548,16 +545,33 @@ void run_eval(const EvalArgs& a) {
   beyond["steps"] = q.steps;
   beyond["context"] = ck.config.context;
   if (ck.config.position == WmPosition::rope) {
-    q.window = DreamWindow::approximate;  // slide: exact for RoPE
-    beyond["rope_slide"] =
-        dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q, ck.config.position);
+    q.window = DreamWindow::slide;  // relative distances stay right
+    beyond["rope_slide"] = dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
   } else {
-    q.window = DreamWindow::recompute;
-    beyond["absolute_recompute"] =
-        dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q, ck.config.position);
-    q.window = DreamWindow::approximate;
-    beyond["absolute_approximate"] =
-        dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q, ck.config.position);
+    // The three modes of a learned table past the context, each against recompute (exact):
+    // the per-horizon difference of their mean position errors.
+    const std::pair<const char*, DreamWindow> modes[] = {
+        {"absolute_recompute", DreamWindow::recompute},
+        {"absolute_patch", DreamWindow::patch},
+        {"absolute_naive", DreamWindow::slide}};
+    for (const auto& [key, w] : modes) {
+      q.window = w;
+      beyond[key] = dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
+    }
+    const Json& exact = beyond["absolute_recompute"]["model"]["pos_px"];
+    Json diff = Json::object();
+    for (const char* mode : {"patch", "naive"}) {
+      const Json& e = beyond[std::string("absolute_") + mode]["model"]["pos_px"];
+      Json at = Json::object();
+      for (int part = 1; part <= 6; ++part) {  // k = C/2, C, ..., 3C
+        const int k = part * q.steps / 6;
+        const size_t i = static_cast<size_t>(k - 1);
+        if (k >= 1 && i < e.size() && i < exact.size() && e[i].is_number() && exact[i].is_number())
+          at[std::to_string(k)] = e[i].get<double>() - exact[i].get<double>();
+      }
+      diff[std::string(mode) + "_minus_recompute"] = at;
+    }
+    beyond["pos_px_difference"] = diff;
   }
   out["beyond_context"] = beyond;
   out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -566,7 +580,7 @@ void run_eval(const EvalArgs& a) {
 
 // ---------------------------------------------------------------- dream
 struct DreamArgs {
-  std::string checkpoint, data, loop = "closed", window = "approximate";
+  std::string checkpoint, data, loop = "closed", window = "slide";
   int64_t episode = -1;
   int64_t sim_seed = -1;
   int start = -1, threads = 0;
@@ -580,7 +594,7 @@ void run_dream(DreamArgs a) {
   const auto ck = io::wm_checkpoint_load(a.checkpoint);
   WorldModel model = load_model(ck, a.threads);
   a.p.loop = dream_loop_from_name(a.loop);
-  a.p.window = dream_window_from_name(a.window);
+  a.p.window = wm_overflow_from_name(a.window);
   dream_validate(a.p);
   bnb::EpisodeRecord ep;
   std::string source;
@@ -592,7 +606,8 @@ void run_dream(DreamArgs a) {
     ep = bnb::run_episode(spec);
     source = "simulator seed " + std::to_string(a.sim_seed) + ", noisy expert";
   } else {
-    if (a.data.empty()) throw InputError("give --data FILE --episode E, or --sim-seed S");
+    if (a.data.empty()) throw InputError("give --data FILE [--episode E], or --sim-seed S");
+    if (a.episode < 0) a.episode = 0;  // --data alone: its first episode
     if (!std::filesystem::exists(a.data)) throw InputError(a.data + ": dataset file not found");
     std::vector<io::EpisodeSource> src;
     const auto eps = io::wm_load_episodes({a.data}, &src);
@@ -775,7 +790,7 @@ void add_wm_command(CLI::App& app) {
       wm->add_subcommand("dream", "one dream: per-step errors, baselines, dreamt and real states");
   dr->add_option("checkpoint", da->checkpoint, "checkpoint file (not with --preset)");
   dr->add_option("--data", da->data, "dataset file");
-  dr->add_option("--episode", da->episode, "episode of --data (0-based)");
+  dr->add_option("--episode", da->episode, "episode of --data (0-based; default 0)");
   dr->add_option("--sim-seed", da->sim_seed,
                  "dream on a fresh simulator episode (noisy expert) instead");
   dr->add_option("--start", da->start, "row of the real start state (default: --history)");
@@ -786,8 +801,10 @@ void add_wm_command(CLI::App& app) {
                  "open loop: sampling temperature (0 = argmax)");
   dr->add_option("--seed", da->p.seed, "open loop: action sampling");
   dr->add_option("--window", da->window,
-                 "past the context: approximate (slide; exact for RoPE, index reset for absolute) "
-                 "| recompute");
+                 "past the context: slide (keep the cache; RoPE: exact with one temporal "
+                 "block, close with more; learned absolute: the naive reuse) | recompute "
+                 "(exact) | patch (UniZero's W_k(P[new]-P[old]) correction; learned absolute "
+                 "only, approximate there). Old name: approximate = slide");
   dr->add_option("--threads", da->threads, "threads, 0 = all cores");
   auto dl = std::make_shared<DreamLabArgs>();
   add_dream_lab_options(*dr, *dl);

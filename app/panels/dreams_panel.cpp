@@ -110,11 +110,12 @@ class DreamsPanel final : public Panel {
   // ---- checks and the frame -------------------------------------------------------------
   std::vector<std::string> check_presets() const override {
     return {"dreams?view=ghost&helm=0&follow=0&speed=16&ship=7",
-            "dreams?variant=reset&horizon=1536&from=0&loop=open&temp=3&speed=16",
+            "dreams?variant=naive&horizon=1536&from=0&loop=open&temp=3&speed=16",
+            "dreams?variant=patch&horizon=200&from=0",
             "dreams?variant=recompute&team0=1&team1=1&seed=2147483647&policy="
             "random&t=3",
             "dreams?from=511&horizon=1&play=0&attn=0&strip=0&compare=1",
-            "dreams?layer=63&head=63&view=ghost&t=100000&variant=reset"};
+            "dreams?layer=63&head=63&view=ghost&t=100000&variant=reset"};  // old name
   }
 
   std::string check_state() const override {
@@ -483,7 +484,8 @@ void DreamsPanel::controls(AppContext& ctx) {
   ImGui::TextDisabled("%s", ctx.tr("dreams.model_heading"));
   int window = static_cast<int>(s.window);
   if (combo_tr(ctx, "dreams.positions", "positions", window,
-               {"dreams.variant_rope", "dreams.variant_recompute", "dreams.variant_reset"}))
+               {"dreams.variant_rope", "dreams.variant_recompute", "dreams.variant_naive",
+                "dreams.variant_patch"}))
     s.window = static_cast<DreamVariant>(window);
   tooltip(ctx.tr("dreams.tip_positions"));
   int loop = static_cast<int>(s.loop);

@@ -190,8 +190,10 @@ void dreams_compare(AppContext& ctx, DreamsUi& u, const std::string& key) {
                            io::dreams_load_model(rope, wm::DreamVariant::rope));
       models->emplace_back(ctx.tr("dreams.variant_recompute"),
                            io::dreams_load_model(abs, wm::DreamVariant::recompute));
-      models->emplace_back(ctx.tr("dreams.variant_reset"),
-                           io::dreams_load_model(abs, wm::DreamVariant::reset));
+      models->emplace_back(ctx.tr("dreams.variant_patch"),
+                           io::dreams_load_model(abs, wm::DreamVariant::patch));
+      models->emplace_back(ctx.tr("dreams.variant_naive"),
+                           io::dreams_load_model(abs, wm::DreamVariant::naive));
     } catch (const Error& e) {
       ctx.report_error(ctx.tr("dreams.where_comparison"), e.what());
     }

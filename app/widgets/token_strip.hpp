@@ -1,7 +1,7 @@
 // The token strip of the dream lab: one ship's interleaved sequence S0 A0 S1 A1 ... as a
 // row of boxes with each token's position index (2t, 2t+1), the tokens held in the KV cache
 // highlighted, and, where the cached key was stored with another index than the one it is
-// used at now (the approximate reset of learned positions), both indices in red.
+// used at now (the naive reuse of learned positions), both indices in red.
 #pragma once
 #include <span>
 

@@ -25,7 +25,7 @@ const std::vector<std::string> kViews{"side", "ghost"};
 // ---- Preset codec -----------------------------------------------------------------------
 
 const std::vector<std::string>& dream_variant_names() {
-  static const std::vector<std::string> names{"rope", "recompute", "reset"};
+  static const std::vector<std::string> names{"rope", "recompute", "naive", "patch"};
   return names;
 }
 
@@ -131,7 +131,16 @@ std::string dreams_preset_from_arena(const bnb::ArenaLabSettings& a, int step) {
 
 DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSettings& base) {
   DreamLabSettings s = base;
-  PresetReader in(text, kDreamLabName);
+  // The naive reuse was called "reset" before the UniZero patch existed: still read it.
+  std::string current = text;
+  for (size_t at = current.find("variant=reset"); at != std::string::npos;
+       at = current.find("variant=reset", at + 1)) {
+    const size_t end = at + 13;
+    if ((at == 0 || current[at - 1] == '?' || current[at - 1] == '&') &&
+        (end == current.size() || current[end] == '&'))
+      current.replace(at, 13, "variant=naive");
+  }
+  PresetReader in(current, kDreamLabName);
   preset_read(in, dreams_preset_fields(), s);
   in.finish();
   if (s.start == DreamSource::file && s.file.empty())
@@ -172,7 +181,7 @@ std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int 
   for (int t = 0; t < steps; ++t)
     for (int a = 0; a < 2; ++a) out.push_back({t, a == 1, 2 * t + a, false, -1, -1});
   const int first = std::max(0, steps - context);  // oldest cached step
-  if (window == DreamVariant::reset) {
+  if (window == DreamVariant::naive) {
     // Replay the appends: the step appended when the cache held n steps (after dropping the
     // oldest if it was full) is stored at 2n, 2n + 1 and keeps that forever.
     std::vector<int> stored(steps, 0);
@@ -195,7 +204,8 @@ std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int 
     for (int a = 0; a < 2; ++a) {
       StripToken& tok = out[2 * t + a];
       tok.cached = true;
-      // RoPE keeps absolute indices (only differences matter); recompute renumbers from 0.
+      // RoPE keeps absolute indices (only differences matter); recompute renumbers from 0,
+      // and the patch moves every kept key to the row it is used at.
       tok.stored = tok.used = window == DreamVariant::rope ? tok.nominal : 2 * (t - first) + a;
     }
   return out;

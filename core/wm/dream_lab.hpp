@@ -35,11 +35,14 @@ using FrameTokens = std::array<float, kFrameValues>;               // slot k at 
 //               indices (scores depend only on index differences, so nothing is wrong).
 //   recompute   learned absolute positions, exact: the window is re-encoded from scratch
 //               with indices 0 .. 2C-1 every step after it is full.
-//   reset       learned absolute positions, UniZero's approximation: the oldest step
-//               leaves, the kept keys are USED as 0 .. 2C-3 but still hold the position
-//               rows they were STORED with; the new step gets 2C-2, 2C-1.
-enum class DreamVariant { rope, recompute, reset };
-const std::vector<std::string>& dream_variant_names();  // "rope", "recompute", "reset"
+//   naive       learned absolute positions, naive reuse (lesson 8): the oldest step leaves,
+//               the kept keys are USED as 0 .. 2C-3 but still hold the position rows they
+//               were STORED with; the new step gets 2C-2, 2C-1. Preset value also "reset".
+//   patch       learned absolute positions, UniZero's correction: as naive, then every kept
+//               key and value is patched by its block's projection of P[used] - P[stored]
+//               (approximate in this architecture: wm_decode.hpp WmOverflow says why).
+enum class DreamVariant { rope, recompute, naive, patch };
+const std::vector<std::string>& dream_variant_names();  // "rope", "recompute", "naive", "patch"
 
 enum class DreamSource { seed, file };  // a fresh episode from a seed, or a dataset episode
 enum class DreamView { side, ghost };   // real | dream side by side, or dream ghosts over real
@@ -166,7 +169,7 @@ struct DreamModelInfo {
   std::string position;  // wm_position_name: "rope" or "absolute"
   int embed = 0, layers = 0, heads = 0, context = 0;
   std::string cache;              // wm_overflow_name of the KV-cache decoder, "" = none
-  bool reset_recomputes = false;  // the reset variant without a KV-cache decoder
+  bool reset_recomputes = false;  // naive or patch without a KV-cache decoder: recomputes
 };
 // "rope, E 64, 4 blocks, 4 heads, context 32 steps, KV cache (slide)".
 std::string describe_dream_model(const DreamModelInfo& info);
@@ -296,8 +299,8 @@ DreamCurves dream_curves(const DreamTimeline& timeline);
 
 // ---- Position variants compared past the context -----------------------------------------
 // Closed-loop dreams from the same start with each model (e.g. RoPE, absolute recompute,
-// absolute approximate reset), `horizon` steps each; position error per horizon, plus the
-// constant-velocity baseline. Stops early (returning what it has) when *cancel turns true.
+// absolute UniZero patch, absolute naive reuse), `horizon` steps each; position error per horizon,
+// plus the constant-velocity baseline. Stops early (returning what it has) when *cancel turns true.
 struct DreamComparisonSeries {
   std::string label;
   std::vector<double> pos_px;  // index h - 1; NaN where no ship was alive

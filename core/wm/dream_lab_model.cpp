@@ -20,7 +20,8 @@ std::string describe_dream_model(const DreamModelInfo& i) {
                   std::to_string(i.context) + " steps";
   if (!i.cache.empty()) s += ", KV cache (" + i.cache + ")";
   if (i.reset_recomputes)
-    s += "; approximate reset needs the KV-cache decoder, this build recomputes the window";
+    s += "; naive reuse and the UniZero patch need the KV-cache decoder, this build recomputes the "
+         "window";
   return s;
 }
 
@@ -102,12 +103,17 @@ class WindowDreamModel final : public DreamModel {
   DreamVariant variant() const override { return window_; }
   DreamModelInfo info() const override {
     const WmConfig& c = model_.config();
-    return {wm_position_name(c.position),  c.embed, c.layers, c.heads, c.context, "",
-            window_ == DreamVariant::reset};
+    return {wm_position_name(c.position),
+            c.embed,
+            c.layers,
+            c.heads,
+            c.context,
+            "",
+            window_ == DreamVariant::naive || window_ == DreamVariant::patch};
   }
   std::vector<StripToken> strip(int steps) const override {
-    // What is computed: the reset shortcut is not available without the cached decoder.
-    const DreamVariant w = window_ == DreamVariant::reset ? DreamVariant::recompute : window_;
+    // What is computed: naive reuse and the patch need the cached decoder; this recomputes.
+    const DreamVariant w = window_ == DreamVariant::rope ? window_ : DreamVariant::recompute;
     return dream_token_strip(w, context(), steps);
   }
 
@@ -186,15 +192,16 @@ class WindowDreamModel final : public DreamModel {
   SeededStream rng_{0, "wm-dream-action", 0};  // open loop sampling
 };
 
-// The cached decoder. Variants: rope = slide, recompute = recompute, reset = slide with
-// learned positions (the cached keys keep their stored rows).
+// The cached decoder. Variants: rope = slide, recompute = recompute, naive = slide with
+// learned positions (the cached keys keep their stored rows), patch = UniZero's patch.
 class CachedDreamModel final : public DreamModel {
  public:
   CachedDreamModel(std::shared_ptr<const WorldModel> model, DreamVariant variant)
       : model_(std::move(model)),
         variant_(variant),
-        dreamer_(*model_,
-                 variant == DreamVariant::recompute ? WmOverflow::recompute : WmOverflow::slide) {}
+        dreamer_(*model_, variant == DreamVariant::recompute ? WmOverflow::recompute
+                          : variant == DreamVariant::patch   ? WmOverflow::patch
+                                                             : WmOverflow::slide) {}
   int context() const override { return model_->config().context; }
   DreamVariant variant() const override { return variant_; }
   DreamModelInfo info() const override {
@@ -296,7 +303,7 @@ void check_variant(const WmConfig& config, DreamVariant variant) {
     throw InputError(std::string("dream model: a ") + wm_position_name(config.position) +
                      " model cannot dream with the " +
                      dream_variant_names()[static_cast<int>(variant)] +
-                     " variant (RoPE models: rope; absolute models: recompute or reset)");
+                     " variant (RoPE models: rope; absolute models: recompute, naive or patch)");
 }
 
 }  // namespace

@@ -50,13 +50,6 @@ DreamLoop dream_loop_from_name(const std::string& s) {
   throw InputError("loop '" + s +
                    "': use closed (recorded actions) or open (the model's action head)");
 }
-const char* dream_window_name(DreamWindow w) {
-  return w == DreamWindow::recompute ? "recompute" : "approximate";
-}
-DreamWindow dream_window_from_name(const std::string& s) {
-  static const std::vector<std::string> names{"recompute", "approximate"};  // enum order
-  return enum_from_name<DreamWindow>("window", s, names);
-}
 
 void dream_validate(const DreamParams& p) {
   require_in_range("steps", p.steps, DreamParams::steps_range);
@@ -123,16 +116,9 @@ bnb::SimState wm_replay_to(const bnb::EpisodeRecord& ep, int row) {
   return s;
 }
 
-WmOverflow dream_overflow(const WmConfig& c, DreamWindow w) {
-  // RoPE: sliding keeps every relative distance right, so it is exact; recompute is the
-  // same up to float rounding. Absolute: recompute is (a), slide is the approximate (b).
-  (void)c;
-  return w == DreamWindow::recompute ? WmOverflow::recompute : WmOverflow::slide;
-}
-
 DreamResult wm_dream(WorldModel& model, const bnb::EpisodeRecord& ep, int start,
                      const DreamParams& p) {
-  WmDreamer dreamer(model, dream_overflow(model.config(), p.window));
+  WmDreamer dreamer(model, p.window);
   return wm_dream(dreamer, ep, start, p);
 }
 
@@ -287,7 +273,7 @@ DreamSummary wm_dream_many(WorldModel& model, const std::vector<bnb::EpisodeReco
                            const std::vector<DreamStart>& starts, const DreamParams& p) {
   DreamSummary s;
   s.model = s.copy_last = s.const_velocity = ErrorAccumulator(p.steps);
-  WmDreamer dreamer(model, dream_overflow(model.config(), p.window));
+  WmDreamer dreamer(model, p.window);
   for (const auto& d : starts) {
     DreamParams q = p;
     q.seed =

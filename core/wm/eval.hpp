@@ -20,11 +20,11 @@
 namespace poslab::wm {
 
 enum class DreamLoop { closed, open };
-enum class DreamWindow { recompute, approximate };
+// Past the context a dream uses the decoder's window modes (wm_decode.hpp): slide,
+// recompute, patch; wm_overflow_name / wm_overflow_from_name name them.
+using DreamWindow = WmOverflow;
 const char* dream_loop_name(DreamLoop l);              // "closed" / "open"
 DreamLoop dream_loop_from_name(const std::string& s);  // throws InputError
-const char* dream_window_name(DreamWindow w);          // "recompute" / "approximate"
-DreamWindow dream_window_from_name(const std::string& s);
 
 struct DreamParams {
   int steps = 50;                      // K: dreamt steps, [1, 100000]
@@ -32,8 +32,7 @@ struct DreamParams {
   DreamLoop loop = DreamLoop::closed;  // where the actions come from
   double temperature = 0.0;  // open loop: action sampling temperature, 0 = argmax, [0, 10]
   uint64_t seed = 0;         // open loop: action sampling stream
-  DreamWindow window =
-      DreamWindow::approximate;  // past the context: approximate = slide (exact for RoPE)
+  DreamWindow window = DreamWindow::slide;  // past the context (see WmOverflow)
 
   static constexpr ParamRange steps_range{1, 100000};
   static constexpr ParamRange history_range{0, 4096};
@@ -63,9 +62,6 @@ DreamResult wm_dream(WorldModel& model, const bnb::EpisodeRecord& episode, int s
                      const DreamParams& p);
 DreamResult wm_dream(WmDreamer& dreamer, const bnb::EpisodeRecord& episode, int start,
                      const DreamParams& p);
-// The decoder's overflow rule for a window mode: recompute = (a); approximate = slide, which
-// is exact for RoPE and UniZero's index reset (b) for absolute positions.
-WmOverflow dream_overflow(const WmConfig& c, DreamWindow w);
 
 // Replays the recorded actions of `episode` up to row `row` in the simulator (the episode
 // seed and team sizes recreate its start); checks the tokens on the way.

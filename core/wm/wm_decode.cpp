@@ -39,11 +39,20 @@ inline float decode_dot(const float* a, const float* b, int n) {
 }  // namespace
 
 const char* wm_overflow_name(WmOverflow o) {
-  return o == WmOverflow::slide ? "slide" : "recompute";
+  switch (o) {
+    case WmOverflow::slide:
+      return "slide";
+    case WmOverflow::recompute:
+      return "recompute";
+    case WmOverflow::patch:
+      return "patch";
+  }
+  return "slide";
 }
 WmOverflow wm_overflow_from_name(std::string_view s) {
-  static const std::vector<std::string> names{"slide", "recompute"};  // enum order
-  return enum_from_name<WmOverflow>("overflow", s, names);
+  if (s == "approximate" || s == "naive" || s == "reset") return WmOverflow::slide;  // old names
+  static const std::vector<std::string> names{"slide", "recompute", "patch"};        // enum order
+  return enum_from_name<WmOverflow>("window", s, names);
 }
 
 // Buffers for one slot's 8 tokens, allocated once.
@@ -155,6 +164,61 @@ void WmDreamer::recompute_window() {
     run_tokens(1, st, ac, 2 * i + 1, nullptr);
     indices_.push_back({old[2 * i].step, 1, 2 * i + 1, 2 * i + 1});
   }
+}
+
+// UniZero's correction after drop_oldest_step (learned absolute positions): every cached
+// token k is now used at index k but was stored with position row stored_pos, so each
+// temporal block's cached key and value get that block's projection of the row difference,
+//   K[n, k] += W_k · (P[k] - P[stored_pos])      W_k: rows E .. 2E-1 of qkv_w (3E, E)
+//   V[n, k] += W_v · (P[k] - P[stored_pos])      W_v: rows 2E .. 3E-1
+// (the biases cancel in the difference), the same for every ship n. Afterwards each token
+// counts as stored at its used index.
+void WmDreamer::patch_window() {
+  const WmConfig& c = config_;
+  const int E = c.embed, C = c.context;
+  const WmOffsets& o = scratch_->off;
+  if (c.position != WmPosition::absolute || o.pos == kNoTensor) return;  // RoPE: nothing to patch
+  const float* P = params_.data();
+  std::vector<float> delta(static_cast<size_t>(E)), dk(static_cast<size_t>(E)),
+      dv(static_cast<size_t>(E));
+  for (size_t k = 0; k < indices_.size(); ++k) {
+    const int from = indices_[k].stored_pos, to = static_cast<int>(k);
+    if (from == to) continue;
+    const float* p_to = P + o.pos + static_cast<size_t>(to) * E;
+    const float* p_from = P + o.pos + static_cast<size_t>(from) * E;
+    for (int i = 0; i < E; ++i) delta[i] = p_to[i] - p_from[i];
+    for (int l = 0; l < c.layers; ++l) {
+      if (!wm_is_temporal(l)) continue;
+      const float* W = P + o.blocks[l].qkv_w;  // (3E, E), row r = output r
+      for (int r = 0; r < E; ++r) {
+        dk[r] = decode_dot(W + static_cast<size_t>(E + r) * E, delta.data(), E);
+        dv[r] = decode_dot(W + static_cast<size_t>(2 * E + r) * E, delta.data(), E);
+      }
+      LayerCache& lc = cache_[l];
+      for (int n = 0; n < kN; ++n) {
+        float* kr = lc.k.data() + (static_cast<size_t>(n) * 2 * C + k) * E;
+        float* vr = lc.v.data() + (static_cast<size_t>(n) * 2 * C + k) * E;
+        for (int i = 0; i < E; ++i) {
+          kr[i] += dk[i];
+          vr[i] += dv[i];
+        }
+      }
+    }
+    indices_[k].stored_pos = to;
+  }
+}
+
+const float* WmDreamer::cached_key(int layer, int ship, int k) const {
+  const int E = config_.embed, C = config_.context;
+  if (layer < 0 || layer >= config_.layers || !wm_is_temporal(layer) || ship < 0 || ship >= kN ||
+      k < 0 || k >= static_cast<int>(indices_.size()))
+    throw InputError("cached_key: no cached token " + std::to_string(k) + " of ship " +
+                     std::to_string(ship) + " in block " + std::to_string(layer));
+  return cache_[layer].k.data() + (static_cast<size_t>(ship) * 2 * C + k) * E;
+}
+const float* WmDreamer::cached_value(int layer, int ship, int k) const {
+  const float* key = cached_key(layer, ship, k);  // the same checks
+  return cache_[layer].v.data() + (key - cache_[layer].k.data());
 }
 
 // Runs the 8 tokens of one slot (0 = S_t, 1 = A_t) through every block. The new tokens are
@@ -309,10 +373,11 @@ WmStepResult WmDreamer::step(const float* state, const WmActionChoice& choice) {
   if (steps_cached() == C) {
     drop_oldest_step();
     if (overflow_ == WmOverflow::recompute) recompute_window();
+    if (overflow_ == WmOverflow::patch) patch_window();
   }
   const int t = next_step_;
   const int w = steps_cached();  // window index of this step
-  const int ps = (c.position == WmPosition::rope && overflow_ == WmOverflow::slide) ? t : w;
+  const int ps = (c.position == WmPosition::rope && overflow_ != WmOverflow::recompute) ? t : w;
   std::copy_n(state, kN * kTokenDim, &hist_states_[static_cast<size_t>(w) * kN * kTokenDim]);
 
   int lt = 0, ls = 0;

@@ -23,15 +23,32 @@
 
 namespace poslab::wm {
 
-// What happens when a step arrives and the cache already holds C steps.
+// What happens when a step arrives and the cache already holds C steps: the window modes
+// past the context, one vocabulary for the decoder, `wm dream|eval --window` and the lab.
+//
+//   cached steps  t-C .. t-1 stored at     0 1 | 2 3 | ... | 2C-2 2C-1
+//   drop t-C, the rest are used at         0 1 | ... | 2C-4 2C-5, new step t at 2C-2 2C-1
+//   recompute  re-runs the kept steps at their new indices            (exact)
+//   patch      K += W_k·(P[used] - P[stored]), V += W_v·(...) per block (UniZero's correction)
+//   slide      keeps K/V as stored                                      (naive reuse)
+//
+// With RoPE, slide keeps every relative distance right (positions keep counting), so it is
+// exact for a model with one temporal block and close with more (deeper cached keys still
+// carry context that has left the window); patch is the same as slide there (no position
+// rows to patch). With learned absolute positions, slide is the naive reuse of lesson 8, and
+// patch is approximate in THIS architecture: the position row is added before block 0's
+// pre-LayerNorm, so even the first block's keys are not linear in it (the patch would be
+// exact only for a key computed linearly from x + P), and deeper blocks see P through
+// attention as well.
 enum class WmOverflow {
-  slide,      // drop the oldest step, keep every cached key as stored. RoPE: positions keep
-              // counting (relative distances stay right). Absolute: the new step gets the
-              // last index C-1 again, cached keys keep theirs: UniZero's approximation (b).
-  recompute,  // drop the oldest step and recompute the remaining C-1 steps from their
-              // inputs with positions reset to 0 (exact for the window: option (a)).
+  slide,      // drop the oldest step, keep every cached key and value as stored
+  recompute,  // drop the oldest step, recompute the remaining C-1 steps from their inputs
+              // with positions reset to 0 (exact for the window)
+  patch,      // drop the oldest step, patch each cached key/value by its block's projection
+              // of P[used] - P[stored] (absolute positions; RoPE: as slide)
 };
-const char* wm_overflow_name(WmOverflow o);            // "slide" / "recompute"
+const char* wm_overflow_name(WmOverflow o);  // "slide" / "recompute" / "patch"
+// Also reads the older names: "approximate", "naive" and "reset" mean slide.
 WmOverflow wm_overflow_from_name(std::string_view s);  // throws InputError
 
 // How a dream step picks each ship's action.
@@ -87,6 +104,10 @@ class WmDreamer {
   WmStepResult step(const float* state, const WmActionChoice& choice = {});
   // Teacher forcing: the step with every ship's action given (actions (N, 3)).
   WmStepResult step_with_actions(const float* state, const uint8_t* actions);
+  // The cached key / value (E floats) of ship n's k-th cached token in block `layer` (a
+  // temporal block; k < 2 * steps_cached()): for tests that check the window modes.
+  const float* cached_key(int layer, int ship, int k) const;
+  const float* cached_value(int layer, int ship, int k) const;
 
  private:
   struct LayerCache {
@@ -96,6 +117,7 @@ class WmDreamer {
                   WmStepResult* out);
   void drop_oldest_step();
   void recompute_window();
+  void patch_window();  // UniZero's correction of every cached K/V after a drop
 
   WmConfig config_;
   WmOverflow overflow_;

@@ -75,6 +75,12 @@ cmp -s <(py -c "import json,sys; print(json.load(open(sys.argv[1]))['state_pred'
   { echo "FAIL: dream exited non-zero"; fail=1; }
 py_check "dream" "j['steps']<=6 and len(j['dreamt'])==j['steps']+1 and len(j['real'])==j['steps']+1 and len(j['actions'])==j['steps'] \
   and len(j['model']['pos_px'])==j['steps'] and j['dreamt'][0]==j['real'][0] and j['start']==3" "$tmp/dream.json"
+# The README's line: --data without --episode dreams on the file's first episode.
+"$cli" wm dream "$tmp/small.safetensors" --data "$tmp/d.h5" --steps 6 --history 3 > "$tmp/dream0.json" ||
+  { echo "FAIL: wm dream --data without --episode exited non-zero"; fail=1; }
+cmp -s "$tmp/dream.json" "$tmp/dream0.json" ||
+  [[ "$(py -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:3]); a.pop('seconds',0); b.pop('seconds',0); print(a==b)" "$tmp/dream.json" "$tmp/dream0.json")" == True ]] ||
+  { echo "FAIL: wm dream --data without --episode is not episode 0"; fail=1; }
 "$cli" wm dream "$tmp/small.safetensors" --sim-seed 42 --steps 4 --loop open --temperature 1 --seed 5 > "$tmp/o1.json"
 "$cli" wm dream "$tmp/small.safetensors" --sim-seed 42 --steps 4 --loop open --temperature 1 --seed 5 > "$tmp/o2.json"
 cmp -s "$tmp/o1.json" "$tmp/o2.json" || { echo "FAIL: open-loop dream with one seed differs"; fail=1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Issue 13: every number the dream lab shows is reproducible with `poslab-cli wm dream`.
-For a few dream lab presets (a seed, open loop, the approximate reset past the context, the
+For a few dream lab presets (a seed, open loop, the naive reuse past the context, the
 helm, a dataset episode) the app runs headless, exports its numbers (the Share popup's
 --export-json), and poslab-cli replays the session from the exported preset, step count and
 helm actions: the two JSON documents must be equal, number for number.

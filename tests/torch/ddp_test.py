@@ -86,6 +86,36 @@ def main():
         print("FAIL: a run resumed at step 2 differs from an uninterrupted one")
         fails += 1
     print("stopped at 2 and resumed equals uninterrupted:", same)
+
+    # Ctrl-C on a torchrun job (SIGINT to its process group, as a terminal sends it): the
+    # ranks finish their step and save, and the launcher ends with exit 0, no traceback.
+    import signal
+    import time
+
+    stop_ck = os.path.join(tmp, "stop.safetensors")
+    job = subprocess.Popen([sys.executable, os.path.join(tools, "torchrun.py"), "--standalone",
+                            "--nproc_per_node=2", train, *common, "--steps", "100000",
+                            "--checkpoint-every", "1000000", "--out", stop_ck],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    log, t0 = stop_ck.replace(".safetensors", ".csv"), time.time()
+    while time.time() - t0 < 150 and job.poll() is None:
+        if os.path.exists(log) and len(losses(log)) >= 2:
+            break
+        time.sleep(0.2)
+    os.killpg(job.pid, signal.SIGINT)
+    try:
+        _, err = job.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(job.pid, signal.SIGKILL)
+        _, err = job.communicate()
+        err += "\n(did not end within 90 s of SIGINT)"
+    step = wm.read_wm_checkpoint(stop_ck).step if os.path.exists(stop_ck) else 0
+    if job.returncode != 0 or "Traceback" in err or step < 2:
+        print(f"FAIL: Ctrl-C on a 2-rank torchrun job: exit {job.returncode}, checkpoint step "
+              f"{step}, stderr:\n{err[-2000:]}")
+        fails += 1
+    print(f"Ctrl-C on a 2-rank torchrun job: exit {job.returncode}, saved at step {step}")
     return 1 if fails else 0
 
 

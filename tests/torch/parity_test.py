@@ -195,6 +195,42 @@ def main():
           f"resumed from the same checkpoint, C++ and PyTorch end {d} apart after 2 steps")
     print(f"C++ run resumed by PyTorch vs by C++ for 2 steps: weights {d:.2e} apart")
 
+    # A new run with the cv head and its sigma loss starts in the bridge as in C++: same
+    # sigma from the train split, same 3 steps.
+    py_cv = os.path.join(tmp, "py_cv_new.safetensors")
+    run([sys.executable, os.path.join(root, "tools", "torch", "train.py"), "--preset", "tiny",
+         "--position", "rope", "--state-head", "cv", "--data", data, "--steps", "3", "--batch", "2",
+         "--short-steps", "4", "--long-steps", "8", "--seed", "5", "--threads", "1", "--quiet",
+         "--val-every", "0", "--out", py_cv])
+    pa, pb = wm.read_wm_checkpoint(heads["cv"]), wm.read_wm_checkpoint(py_cv)
+    ds = max(abs(x - y) / y for x, y in zip(pa.config.state_scale, pb.config.state_scale))
+    d = max(float(np.abs(pa.params[n] - pb.params[n]).max()) for n in pa.params)
+    check(pb.config.state_base == "cv" and pb.config.state_loss == "sigma" and ds <= 1e-6
+          and d <= 1e-5, f"--state-head cv new run: sigma {ds} relative apart, weights {d} apart")
+    print(f"new cv-head run, C++ vs PyTorch: sigma {ds:.2e} relative, weights {d:.2e} apart")
+    # Resuming: a flag the checkpoint overrides is named; --steps at the checkpoint's step is
+    # refused (it used to print "wrote" and write nothing); --device cuda without CUDA refused.
+    bridge = [sys.executable, os.path.join(root, "tools", "torch", "train.py")]
+    r = subprocess.run(bridge + ["--data", data, "--resume", py_cv, "--steps", "4", "--batch", "7",
+                                 "--threads", "1", "--val-every", "0", "--quiet", "--out",
+                                 os.path.join(tmp, "py_cv_4.safetensors")],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and "--batch 7 -> 2" in r.stderr,
+          f"resume with --batch 7: exit {r.returncode}, stderr does not name the override: {r.stderr[-300:]}")
+    before = os.path.getmtime(py_cv)
+    r = subprocess.run(bridge + ["--data", data, "--resume", py_cv, "--steps", "3", "--quiet",
+                                 "--out", py_cv], capture_output=True, text=True)
+    check(r.returncode == 2 and "nothing to train" in r.stderr and "wrote" not in r.stderr
+          and os.path.getmtime(py_cv) == before,
+          f"resume with --steps at the checkpoint's step: exit {r.returncode}, {r.stderr[-300:]}")
+    if not torch.cuda.is_available():
+        r = subprocess.run(bridge + ["--data", data, "--device", "cuda", "--steps", "1", "--quiet",
+                                     "--out", os.path.join(tmp, "gpu.safetensors")],
+                           capture_output=True, text=True)
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 2 and len(lines) == 1 and "CUDA" in lines[0],
+              f"--device cuda without CUDA: exit {r.returncode}, stderr {r.stderr[-300:]}")
+
     # The same for the constant-velocity scaled head: 2 resumed steps in both trainers.
     for tag, src in (("cv", heads["cv"]),):
         py_cont, cc_cont = os.path.join(tmp, f"py_{tag}.safetensors"), os.path.join(tmp, f"cc_{tag}.safetensors")

@@ -66,7 +66,7 @@ class OracleModel final : public DreamModel {
 class FrozenModel final : public DreamModel {
  public:
   int context() const override { return 4; }
-  DreamVariant variant() const override { return DreamVariant::reset; }
+  DreamVariant variant() const override { return DreamVariant::naive; }
   void begin(std::span<const float> tokens, std::span<const uint8_t>, uint64_t) override {
     std::copy(tokens.end() - kFrameValues, tokens.end(), now_.begin());
   }
@@ -115,7 +115,7 @@ TEST_CASE("dreams preset round trip and defaults", "[dreams]") {
   DreamLabSettings s;
   CHECK(dreams_to_preset(s) == "dreams");
   s.seed = 123;
-  s.window = DreamVariant::reset;
+  s.window = DreamVariant::naive;
   s.loop = DreamLoop::open;
   s.temperature = 0.5;
   s.helm = 3;
@@ -127,10 +127,16 @@ TEST_CASE("dreams preset round trip and defaults", "[dreams]") {
   const std::string text = dreams_to_preset(s);
   const DreamLabSettings back = dreams_from_preset(text);
   CHECK(dreams_to_preset(back) == text);
-  CHECK(back.window == DreamVariant::reset);
+  CHECK(back.window == DreamVariant::naive);
   CHECK(back.model == s.model);
   CHECK(back.temperature == 0.5);
   CHECK_THROWS_AS(dreams_from_preset("dreams?variant=alibi"), InputError);
+  // The naive reuse's old preset value still loads; the patch round-trips.
+  CHECK(dreams_from_preset("dreams?variant=reset&seed=3").window == DreamVariant::naive);
+  CHECK(dreams_from_preset("dreams?seed=3&variant=reset").window == DreamVariant::naive);
+  CHECK(dreams_from_preset("dreams?variant=patch").window == DreamVariant::patch);
+  CHECK(dreams_to_preset(dreams_from_preset("dreams?variant=patch")) == "dreams?variant=patch");
+  CHECK_THROWS_AS(dreams_from_preset("dreams?variant=resetx"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("dreams?temp=9"), InputError);
   CHECK(dreams_from_preset("dreams?train=2").train == 2);
   CHECK_THROWS_AS(dreams_from_preset("dreams?train=3"), InputError);
@@ -187,7 +193,7 @@ TEST_CASE("step error against hand-computed references", "[dreams]") {
 }
 
 TEST_CASE("token strip indices are 2t and 2t+1 and the cache slides", "[dreams]") {
-  for (DreamVariant w : {DreamVariant::rope, DreamVariant::recompute, DreamVariant::reset}) {
+  for (DreamVariant w : {DreamVariant::rope, DreamVariant::recompute, DreamVariant::naive}) {
     INFO("window " << dream_variant_names()[int(w)]);
     const auto strip = dream_token_strip(w, 4, 3);  // not full yet: no difference
     REQUIRE(strip.size() == 6);
@@ -216,10 +222,10 @@ TEST_CASE("token strip indices are 2t and 2t+1 and the cache slides", "[dreams]"
   }
 }
 
-TEST_CASE("token strip shows the approximate reset's stored versus used indices", "[dreams]") {
+TEST_CASE("token strip shows the naive reuse's stored versus used indices", "[dreams]") {
   // C = 4 steps (8 tokens). After 5 steps step 0 has left; steps 1..3 were stored at 2..7
   // and are now used at 0..5; step 4 was appended after the drop at 6, 7.
-  const auto s5 = dream_token_strip(DreamVariant::reset, 4, 5);
+  const auto s5 = dream_token_strip(DreamVariant::naive, 4, 5);
   const std::vector<int> stored5{2, 3, 4, 5, 6, 7, 6, 7};
   for (int i = 0; i < 8; ++i) {
     INFO("cached token " << i);
@@ -230,7 +236,7 @@ TEST_CASE("token strip shows the approximate reset's stored versus used indices"
   CHECK_FALSE(s5[0].cached);
   CHECK(s5[0].stored == -1);
   // Much later every step was stored at 6, 7 (the slot it entered at), used where it is now.
-  const auto s20 = dream_token_strip(DreamVariant::reset, 4, 20);
+  const auto s20 = dream_token_strip(DreamVariant::naive, 4, 20);
   for (int t = 16; t < 20; ++t) {
     CHECK(s20[2 * t].stored == 6);
     CHECK(s20[2 * t].used == 2 * (t - 16));
@@ -420,7 +426,8 @@ TEST_CASE("a world model dreams three contexts long without NaN in every window 
   const std::pair<WmPosition, DreamVariant> cases[] = {
       {WmPosition::rope, DreamVariant::rope},
       {WmPosition::absolute, DreamVariant::recompute},
-      {WmPosition::absolute, DreamVariant::reset}};
+      {WmPosition::absolute, DreamVariant::naive},
+      {WmPosition::absolute, DreamVariant::patch}};
   for (const auto& [pos, window] : cases) {
     for (DreamLoop loop : {DreamLoop::closed, DreamLoop::open}) {
       INFO("window " << dream_variant_names()[int(window)] << ", loop " << int(loop));
@@ -463,7 +470,7 @@ TEST_CASE("the dream model is deterministic and its clone dreams the same", "[dr
 }
 
 TEST_CASE("dream model rejects a window its position variant cannot use", "[dreams]") {
-  CHECK_THROWS_AS(small_model(WmPosition::rope, DreamVariant::reset), InputError);
+  CHECK_THROWS_AS(small_model(WmPosition::rope, DreamVariant::naive), InputError);
   CHECK_THROWS_AS(small_model(WmPosition::absolute, DreamVariant::rope), InputError);
   WmConfig c;
   CHECK_THROWS_AS(make_dream_model(c, std::vector<float>(10), DreamVariant::rope), InputError);
@@ -528,7 +535,7 @@ TEST_CASE("the lab's dream equals core/wm/eval's dream of the same episode", "[d
     p.loop = loop;
     p.temperature = 0.8;
     p.seed = 77;
-    p.window = DreamWindow::approximate;  // eval's name for the sliding cache (RoPE: exact)
+    p.window = DreamWindow::slide;  // the sliding cache
     const DreamResult want = wm_dream(model, rec, start, p);
     REQUIRE(tl.dream_steps() == want.steps);
     for (int h = 1; h <= want.steps; ++h) {
@@ -549,7 +556,8 @@ TEST_CASE("the KV-cache dream equals the full forward within the context", "[dre
   // Context 6 steps: prompt 2 + 3 dream steps stay inside it, so caching changes nothing.
   for (auto [pos, v] : {std::pair{WmPosition::rope, DreamVariant::rope},
                         std::pair{WmPosition::absolute, DreamVariant::recompute},
-                        std::pair{WmPosition::absolute, DreamVariant::reset}}) {
+                        std::pair{WmPosition::absolute, DreamVariant::naive},
+                        std::pair{WmPosition::absolute, DreamVariant::patch}}) {
     INFO("variant " << dream_variant_names()[int(v)]);
     DreamSessionConfig c = small_config(2, 3);
     DreamEngine e1, e2;
@@ -573,7 +581,8 @@ TEST_CASE("the decoder's cached indices are the token strip's bookkeeping", "[dr
   // used positions equals dream_token_strip, including the reset's 2..9 -> 0..7 picture.
   for (auto [pos, v] : {std::pair{WmPosition::rope, DreamVariant::rope},
                         std::pair{WmPosition::absolute, DreamVariant::recompute},
-                        std::pair{WmPosition::absolute, DreamVariant::reset}}) {
+                        std::pair{WmPosition::absolute, DreamVariant::naive},
+                        std::pair{WmPosition::absolute, DreamVariant::patch}}) {
     INFO("variant " << dream_variant_names()[int(v)]);
     DreamSessionConfig c = small_config(3, 12);
     DreamEngine e;
@@ -593,7 +602,7 @@ TEST_CASE("the decoder's cached indices are the token strip's bookkeeping", "[dr
         CHECK(f.strip[i].used == want[i].used);
       }
     }
-    if (v == DreamVariant::reset) {  // some keys really are used away from their rows
+    if (v == DreamVariant::naive) {  // some keys really are used away from their rows
       int off = 0;
       for (const StripToken& t : tl.frames.back().strip) off += t.stored != t.used;
       CHECK(off > 0);

@@ -391,6 +391,28 @@ def state_base(tokens, base):
     return out.to(tokens.dtype)
 
 
+def state_scale(episodes, train, base):
+    """sigma of the scaled and cv state heads (core/wm/data.cpp wm_state_scale): per token
+    value, the RMS of S_{t+1} - base(S_t) over every ship present at t in the train split's
+    episodes (float64 sums), clamped to [1e-4, 1]. episodes: objects with .tokens (R, 8, 15)."""
+    sums = np.zeros(TOKEN_DIM, np.float64)
+    count = 0
+    for e in train:
+        tok = episodes[e].tokens
+        if tok.shape[0] < 2:
+            continue
+        now = tok[:-1]
+        b = state_base(torch.from_numpy(np.ascontiguousarray(now)), base).numpy()
+        present = now[..., 4] * now[..., 4] + now[..., 5] * now[..., 5] > np.float32(0.5)
+        d = tok[1:].astype(np.float64) - b.astype(np.float64)
+        sums += (d[present] ** 2).sum(axis=0)
+        count += int(present.sum())
+    if count == 0:
+        return [1e-4] * TOKEN_DIM
+    return [float(np.clip(np.float32(math.sqrt(x / count)), np.float32(1e-4), np.float32(1.0)))
+            for x in sums]
+
+
 def rope_tables(positions, head_dim, base):
     """cos, sin (P, D/2) float32 for integer positions; angles in float64 as the C++."""
     half = head_dim // 2

@@ -4,7 +4,7 @@ Std.from_str looks the value up by iterating an IntFlag, and since Python 3.11 t
 iteration skips the zero member NONE. This wrapper looks the value up directly and then
 runs the unchanged torch.distributed.run with the same arguments:
 
-  /usr/bin/python3 tools/torch/torchrun.py --nproc_per_node=2 tools/torch/train.py ...
+  /usr/bin/python3 tools/torch/torchrun.py --standalone --nproc_per_node=2 tools/torch/train.py ...
 
 On a PyTorch without the bug it changes nothing.
 """
@@ -35,7 +35,23 @@ def needs_fix():
 if needs_fix():
     _mp_api.Std.from_str = classmethod(_from_str)
 
-if __name__ == "__main__":
+def run(argv=None):
+    """torch.distributed.run's main. Stopping a job (Ctrl-C, or SIGTERM to the launcher) is
+    not a failure: the launcher passes the signal to every worker, train.py finishes its step
+    and saves, and the launcher then raises SignalException, which would end in a traceback
+    and exit 1. That case ends here with one line and exit 0, as a stopped plain train.py does;
+    a worker that really failed still raises ChildFailedError."""
+    from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.run import main
 
-    sys.exit(main())
+    try:
+        main(argv)
+    except SignalException as e:
+        print(f"torchrun.py: stopped by signal {e.sigval.name}; the workers saved their last "
+              "checkpoint (continue with train.py --resume)", file=sys.stderr)
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())

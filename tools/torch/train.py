@@ -32,7 +32,7 @@ CSV_HEADER = ("step,loss,state,power,turn,shoot,rel,lr,grad_norm,window_steps,to
 PARTS = ("state", "power", "turn", "shoot", "rel")
 
 
-def parse_args(argv=None):
+def build_parser():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", nargs="+", help="HDF5 datasets from `poslab-cli collect` "
                    "(default when resuming: the files the checkpoint records)")
@@ -40,6 +40,13 @@ def parse_args(argv=None):
                    help="checkpoint to write (.safetensors)")
     p.add_argument("--preset", default="tiny", choices=sorted(wm.PRESETS))
     p.add_argument("--position", default="rope", choices=["rope", "absolute"])
+    p.add_argument("--state-head", default="plain", choices=["plain", "scaled", "cv"],
+                   help="plain (S_t + head) | scaled (S_t + sigma*head) | cv (CV(S_t) + sigma*head); "
+                        "sigma is measured on the train split, as `poslab-cli wm train` does")
+    p.add_argument("--state-loss", default="sigma", choices=["sigma", "raw"],
+                   help="scaled and cv heads: sigma (((pred - s)/sigma)^2) | raw (token units)")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                   help="auto: CUDA when this PyTorch has it and a GPU is visible, else the CPU")
     p.add_argument("--resume", metavar="CHECKPOINT",
                    help="continue from this checkpoint (PosLab's or ours); its config and recorded "
                         "settings win, so the same batches follow as without the interruption")
@@ -64,7 +71,26 @@ def parse_args(argv=None):
     p.add_argument("--val-windows", type=int, default=48, help="validation windows at most")
     p.add_argument("--log", help="CSV log (default: the output with .csv)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--progress", action="store_true",
+                   help="accepted for `poslab-cli wm train`'s flags: progress is shown unless --quiet")
+    return p
+
+
+def explicit_flags(argv):
+    """dest -> the option string of every flag the user gave (resume reports what it overrides)."""
+    p = build_parser()
+    for act in p._actions:
+        act.default = argparse.SUPPRESS
+        act.required = False
+    given, _ = p.parse_known_args(argv)
+    names = {act.dest: act.option_strings[-1] for act in p._actions if act.option_strings}
+    return {k: names.get(k, k) for k in vars(given)}
+
+
+def parse_args(argv=None):
+    p = build_parser()
     a = p.parse_args(argv)
+    a.explicit = explicit_flags(sys.argv[1:] if argv is None else argv)
     for name, lo in (("steps", 1), ("log_every", 1), ("save_every", 1), ("val_windows", 1),
                      ("val_every", 0), ("swa_every", 1), ("warmup", 0)):
         if getattr(a, name) < lo:
@@ -79,12 +105,12 @@ def parse_args(argv=None):
 class Dist:
     """Rank and world size from torchrun's environment; a plain run is rank 0 of 1."""
 
-    def __init__(self):
+    def __init__(self, device="auto"):
         self.enabled = "RANK" in os.environ and "WORLD_SIZE" in os.environ
         self.world = int(os.environ.get("WORLD_SIZE", "1")) if self.enabled else 1
         self.rank = int(os.environ.get("RANK", "0")) if self.enabled else 0
         self.local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-        self.cuda = torch.cuda.is_available()
+        self.cuda = device != "cpu" and torch.cuda.is_available()
         self.device = torch.device(f"cuda:{self.local_rank}" if self.cuda else "cpu")
         if self.enabled:
             if self.cuda:
@@ -157,9 +183,28 @@ def write_text_atomically(path, text):
     os.replace(tmp, path)
 
 
+def cuda_missing_reason():
+    """Why --device cuda cannot run here, in words a user can act on."""
+    if torch.version.cuda is None:
+        return (f"this PyTorch ({torch.__version__}) is built without CUDA (Debian's python3-torch "
+                "is CPU-only); install a CUDA build of PyTorch as tools/torch/README.md says, "
+                "or use --device cpu")
+    return (f"this PyTorch has CUDA {torch.version.cuda} but sees no GPU (driver, "
+            "CUDA_VISIBLE_DEVICES?); use --device cpu to train on the CPU")
+
+
+def describe_device(device):
+    if device.type == "cuda":
+        return f"{device} ({torch.cuda.get_device_name(device)}, CUDA {torch.version.cuda})"
+    return f"cpu ({torch.get_num_threads()} threads; torch {torch.__version__})"
+
+
 def main(argv=None):
     a = parse_args(argv)
-    d = Dist()
+    if a.device == "cuda" and not torch.cuda.is_available():
+        print(f"error: --device cuda: {cuda_missing_reason()}", file=sys.stderr)
+        return 2
+    d = Dist(a.device)
     if a.threads > 0:
         torch.set_num_threads(a.threads)
     quiet = a.quiet or d.rank != 0
@@ -185,23 +230,43 @@ def main(argv=None):
             return fail(f"{a.resume}: training metadata does not parse")
         if not a.data:
             a.data = [f.get("path", "") for f in dmeta.get("files", [])]
-        a.seed = int(dmeta.get("seed", a.seed))
-        a.val_fraction = float(dmeta.get("val_fraction", a.val_fraction))
+        overridden = []  # the user's flags that the checkpoint's recorded settings replace
+
+        def keep(attr, value):
+            value = type(getattr(a, attr))(value)
+            if attr in a.explicit and getattr(a, attr) != value:
+                overridden.append(f"{a.explicit[attr]} {getattr(a, attr)} -> {value}")
+            setattr(a, attr, value)
+
+        keep("seed", dmeta.get("seed", a.seed))
+        keep("val_fraction", dmeta.get("val_fraction", a.val_fraction))
         for key, attr in (("batch", "batch"), ("short_steps", "short_steps"),
                           ("long_steps", "long_steps"), ("long_every", "long_every"),
                           ("lr", "lr"), ("warmup_steps", "warmup"), ("weight_decay", "weight_decay"),
                           ("clip_norm", "clip"), ("swa_start", "swa_start"), ("swa_every", "swa_every")):
             if key in tmeta:
-                setattr(a, attr, type(getattr(a, attr))(tmeta[key]))
+                keep(attr, tmeta[key])
         cfg = resumed.config
+        head = {"last": "scaled", "cv": "cv"}[cfg.state_base] if cfg.state_scale is not None else "plain"
+        for attr, value in (("position", cfg.position), ("state_head", head),
+                            ("state_loss", cfg.state_loss if head != "plain" else a.state_loss)):
+            keep(attr, value)
+        if "preset" in a.explicit:
+            overridden.append(f"--preset {a.preset} -> the checkpoint's config "
+                              f"(E {cfg.embed}, {cfg.heads} heads, {cfg.layers} layers, C {cfg.context})")
+        if overridden and d.rank == 0:
+            print(f"{a.resume}: a resumed run keeps its recorded settings, so these flags are "
+                  f"overridden: {'; '.join(overridden)}", file=sys.stderr)
+        if a.steps <= resumed.step:
+            return fail(f"{a.resume} is at step {resumed.step}: --steps {a.steps} is not past it, so "
+                        f"there is nothing to train (give --steps > {resumed.step})")
         model = wm.WorldModel(cfg)
         model.load_arrays(resumed.params, a.resume)
         start_step = resumed.step
         init_seed = int(tmeta.get("init_seed", a.seed))
     else:
         cfg = wm.WmConfig.preset(a.preset, a.position)
-        model = wm.WorldModel(cfg)
-        model.init(a.seed)
+        model = None  # a scaled or cv head needs sigma from the train split, below
         start_step = 0
         init_seed = a.seed
     if not a.data:
@@ -210,6 +275,15 @@ def main(argv=None):
         episodes = data.load_datasets(a.data)
     except data.DatasetError as e:
         return fail(str(e))
+    if model is None:
+        if a.state_head != "plain":  # a new run: sigma of its train split, as wm train
+            split_train, _ = data.split_episodes(len(episodes), a.val_fraction, a.seed)
+            base = "cv" if a.state_head == "cv" else "last"
+            cfg = wm.WmConfig(**(cfg.to_dict() | dict(
+                state_scale=wm.state_scale(episodes, split_train, base), state_base=base,
+                state_loss=a.state_loss)))
+        model = wm.WorldModel(cfg)
+        model.init(a.seed)
     params = data.DataParams(a.batch, a.short_steps, a.long_steps, a.long_every, a.val_fraction, a.seed)
     try:
         params.validate(cfg.context, cfg.position)
@@ -283,6 +357,9 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, on_signal)
     log_path = a.log or os.path.splitext(a.out)[0] + ".csv"
     csv_text, seconds_offset = csv_prefix(log_path, start_step) if resumed is not None else (CSV_HEADER, 0.0)
+    if d.rank == 0:  # always: a GPU user must see at once whether the GPU is used
+        print(f"device: {describe_device(d.device)}" + (f", {d.world} ranks" if d.world > 1 else ""),
+              file=sys.stderr)
     if not quiet:
         print(f"{len(episodes)} episodes ({len(train)} train, {len(val)} val), "
               f"{sum(p.numel() for p in model.parameters())} parameters, {d.world} rank(s) on "
