@@ -355,6 +355,7 @@ std::map<std::string, double> reference_mistakes(const std::string& gen,
     m["wm_drop_tokens_not_steps"] = 2 * p["t"] + 1 - p["k"];
   } else if (gen == "wm_pair_angle") {
     m["wm_steps_not_tokens"] = 3 * std::pow(p["base"], -2 * p["i"] / p["d"]);
+    m["wm_pair_sign"] = -6 * std::pow(p["base"], -2 * p["i"] / p["d"]);
   } else if (gen == "wm_last_visible_key") {
     m["wm_mask_oldest"] = p["j"];
   }
