@@ -116,6 +116,25 @@ class LessonsQuizView {
     ImGui::PopFont();
   }
 
+  // What this answer earns against a first try (core/quiz's quiz_points): "1 point, right
+  // on the first try", "½ point: right after 2 answers (a first try earns 1)", or, after a
+  // wrong answer, what a right one would still earn.
+  void points_line(bool correct, int attempts, const Palette& pal) {
+    std::string text;
+    if (correct) {
+      text = w(attempts <= 1 ? "points_first_try" : "points_retry");
+    } else {
+      text = w("points_next");
+    }
+    for (const auto& [key, value] :
+         {std::pair<std::string, std::string>{"{n}", std::to_string(attempts)},
+          {"{points}", format_double(quiz_points(true, attempts + (correct ? 0 : 1)))},
+          {"{full}", format_double(quiz_points(true, 1))}})
+      if (const size_t at = text.find(key); at != std::string::npos)
+        text.replace(at, key.size(), value);
+    ImGui::TextColored(correct && attempts <= 1 ? pal.good : pal.muted, "%s", text.c_str());
+  }
+
   // A fresh attempt needs its own seed: it draws the option order (choice) or the
   // parameters (numeric).
   void ensure_seed(AppContext& ctx, AnswerRecord& rec) {
@@ -221,7 +240,9 @@ class LessonsQuizView {
       return;
     }
     feedback_line(verdict.correct, pal);
-    if (!verdict.correct) {
+    if (q.kind != QuestionKind::predict) points_line(verdict.correct, rec.attempts, pal);
+    // A one-answer question names no option before the reveal: "Missed: B" is the answer.
+    if (!verdict.correct && (reveal || quiz_names_options_before_reveal(q))) {
       option_letters_line(w("missed_options"), verdict.missed, order, pal.bad);
       option_letters_line(w("wrong_options"), verdict.wrong, order, pal.bad);
     }
@@ -310,6 +331,7 @@ class LessonsQuizView {
     const NumericVerdict v = quiz_check_numeric(nq, rec.number);
     const bool reveal = quiz_reveal_explanations(q, v.correct, qu.tries, qu.reveal_asked);
     feedback_line(v.correct, pal);
+    points_line(v.correct, rec.attempts, pal);
     ImGui::Text("%s: %s %s", w("your_answer").c_str(), format_double(rec.number).c_str(),
                 unit.c_str());
     const auto mistakes = numeric_mistake_notes(nq, rec.number, ui_.words, language());

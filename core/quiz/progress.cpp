@@ -61,7 +61,7 @@ double quiz_question_score(const Question& q, const AnswerRecord& rec) {
       ticked += rec.ticks[i] ? 1 : 0;
     return double(ticked) / double(q.checklist.size());
   }
-  return rec.correct ? 1.0 : 0.0;
+  return quiz_points(rec.correct, rec.attempts);
 }
 
 LessonScore quiz_lesson_score(const Quiz& quiz, const LessonProgress& lp) {

@@ -94,6 +94,17 @@ std::vector<int> quiz_declared_to_shown(const std::vector<int>& order,
 int quiz_tries_before_reveal(const Question& q);
 bool quiz_reveal_explanations(const Question& q, bool correct, int tries, bool requested);
 
+// Whether a wrong try names the missed and wrongly chosen options before the reveal. Only
+// for multiple choice (where it says which of several picks to reconsider); for one-answer
+// kinds "Missed: B" would be the answer itself, so a wrong try only says it is wrong.
+bool quiz_names_options_before_reveal(const Question& q);
+
+// Points for an answer: a right answer on the first try scores 1, a right answer after
+// earlier tries (a retry, or after the explanations) kRetryPoints, a wrong one 0. `tries` is
+// the number of answers given to the question so far, this one included (>= 1).
+inline constexpr double kRetryPoints = 0.5;
+double quiz_points(bool correct, int tries);
+
 // Option letters for people and scripts: 0 -> "A". Parses "B" or "A,C" (also "1,3" as
 // 1-based numbers) into sorted unique 0-based indices; throws InputError naming the item.
 std::string quiz_option_letter(int index);

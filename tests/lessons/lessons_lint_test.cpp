@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/labs.hpp"
 #include "core/quiz/numeric.hpp"
@@ -320,16 +322,67 @@ TEST_CASE("answer cues: neither the first option nor the longest gives the answe
   CHECK(ratio_sum[1] / questions <= 1.2);
 }
 
+TEST_CASE("answer cues: the right option's length rank is at chance, in both languages") {
+  // Over every one-answer choice question: the rank of the right option by length (1 =
+  // longest, ties share the mean of their ranks) against chance, (k + 1) / 2 for k options,
+  // and what "always pick the k-th longest" would score. Before issue 28 the right option
+  // was the second-longest in about half the items, so that rule scored 54 % (en) and 60 %
+  // (zh) against about 27 % by chance; the mean rank was 2.12 (en), 2.07 (zh) against 2.36.
+  constexpr double kRankMargin = 0.2;  // |mean rank - chance| allowed, per language
+  constexpr double kPickLimit = 0.4;   // score of "pick the k-th longest" allowed, any k
+  for (int lang = 0; lang < 2; ++lang) {
+    int items = 0;
+    double rank_sum = 0, chance_sum = 0;
+    std::vector<double> pick(8, 0.0);
+    for (const auto& l : library().lessons) {
+      for (const auto& q : l.quiz.questions) {
+        if (!quiz_is_choice(q.kind) || q.kind == QuestionKind::multiple) continue;
+        const size_t right = static_cast<size_t>(quiz_correct_options(q).front());
+        std::vector<size_t> len;
+        for (const auto& o : q.options)
+          len.push_back(text_length(lang == 0 ? o.text.en : o.text.zh));
+        const auto longer =
+            std::count_if(len.begin(), len.end(), [&](size_t n) { return n > len[right]; });
+        const auto same = std::count(len.begin(), len.end(), len[right]);
+        rank_sum += static_cast<double>(longer) + (static_cast<double>(same) + 1) / 2;
+        chance_sum += (static_cast<double>(len.size()) + 1) / 2;
+        std::vector<size_t> sorted = len;
+        std::sort(sorted.rbegin(), sorted.rend());
+        for (size_t k = 0; k < sorted.size() && k < pick.size(); ++k) {
+          const auto tied = std::count(len.begin(), len.end(), sorted[k]);
+          if (len[right] == sorted[k]) pick[k] += 1.0 / static_cast<double>(tied);
+        }
+        ++items;
+      }
+    }
+    REQUIRE(items >= 25);
+    const double mean_rank = rank_sum / items, chance = chance_sum / items;
+    std::string picks;
+    for (size_t k = 0; k < 5; ++k)
+      picks += " " + std::to_string(static_cast<int>(std::lround(100 * pick[k] / items))) + "%";
+    INFO((lang == 0 ? "en" : "zh")
+         << ": " << items << " items, mean length rank of the right option " << mean_rank
+         << " (chance " << chance << "); pick the 1st, 2nd, ... longest scores" << picks);
+    CHECK(std::abs(mean_rank - chance) <= kRankMargin);
+    for (double p : pick) CHECK(p / items <= kPickLimit);
+  }
+}
+
 TEST_CASE("spot-the-error items offer true claims besides the fix") {
   // A spot-the-error item with "nothing is wrong" and one absurd option is answered by
   // elimination; at least four options keep the plausible, true-but-beside-the-point
   // statements in the running.
+  // Some quoted claims are true, so "Nothing is wrong" is not eliminated on sight.
+  int nothing_right = 0;
   for (const auto& l : library().lessons)
     for (const auto& q : l.quiz.questions) {
       if (q.kind != QuestionKind::spot_error) continue;
       INFO("lesson " << l.entry.id << ", question " << q.id);
       CHECK(q.options.size() >= 4);
+      const auto& right = q.options[static_cast<size_t>(quiz_correct_options(q).front())];
+      if (right.text.en.rfind("Nothing", 0) == 0) ++nothing_right;
     }
+  CHECK(nothing_right >= 2);
 }
 
 TEST_CASE("every mistake the checker can name is explained in both languages") {

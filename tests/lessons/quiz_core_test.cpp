@@ -245,7 +245,8 @@ TEST_CASE("scores and completion follow the answers") {
   LessonScore s = quiz_lesson_score(quiz, lp);
   CHECK(s.total == 3);
   CHECK(s.answered == 3);
-  CHECK(s.points == Approx(2.5));
+  // c right on its second try: half a point; n right at once: 1; o half ticked: 0.5.
+  CHECK(s.points == Approx(2.0));
   CHECK_FALSE(quiz_update_completion(quiz, lp));  // the lesson checklist is not ticked yet
   lp.checklist = {true};
   CHECK(quiz_update_completion(quiz, lp));
@@ -424,6 +425,30 @@ TEST_CASE("explanations open on a right answer, on request, or after the last tr
   CHECK(quiz_reveal_explanations(single, true, 1, false));         // right at once
   Question predict = four_options("q-predict", QuestionKind::predict);
   CHECK(quiz_reveal_explanations(predict, false, 1, false));  // the lab shows it anyway
+}
+
+TEST_CASE("a wrong one-answer try names no option, and a retry scores below a first try") {
+  // Before the reveal a one-answer question says only "wrong"; naming the missed option
+  // would be the answer. Multiple choice names which picks to reconsider.
+  CHECK_FALSE(quiz_names_options_before_reveal(four_options("s")));
+  CHECK_FALSE(quiz_names_options_before_reveal(four_options("e", QuestionKind::spot_error)));
+  CHECK_FALSE(quiz_names_options_before_reveal(four_options("p", QuestionKind::predict)));
+  CHECK(quiz_names_options_before_reveal(four_options("m", QuestionKind::multiple)));
+  CHECK(quiz_points(true, 1) == 1.0);
+  CHECK(quiz_points(true, 2) == kRetryPoints);
+  CHECK(quiz_points(true, 5) == kRetryPoints);
+  CHECK(quiz_points(false, 1) == 0.0);
+  CHECK(kRetryPoints > 0.0);
+  CHECK(kRetryPoints < 1.0);
+  // Recorded answers score the same way: wrong, then right = a retry.
+  const Question q = four_options("q-points");
+  AnswerRecord first, retried;
+  quiz_answer_choice(first, q, {2});
+  quiz_answer_choice(retried, q, {0});
+  quiz_retry(retried, retried.seed);
+  quiz_answer_choice(retried, q, {2});
+  CHECK(quiz_question_score(q, first) == 1.0);
+  CHECK(quiz_question_score(q, retried) == kRetryPoints);
 }
 
 TEST_CASE(
