@@ -65,10 +65,11 @@ class LessonsQuizView {
     int drawn = 0;
     for (size_t n = 0; n < lesson.quiz.questions.size(); ++n) {
       const Question& q = lesson.quiz.questions[n];
+      if (lesson.predicted_in_text(q.id)) continue;  // asked in the text, before its answer
       ImGui::PushID(q.id.c_str());
       std::string header = w("question_n");
       if (const size_t at = header.find("{n}"); at != std::string::npos)
-        header.replace(at, 3, std::to_string(n + 1));
+        header.replace(at, 3, std::to_string(drawn + 1));
       ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.4f));
       ImGui::PushFont(heading_font_);
       ImGui::TextColored(pal.heading, "%s", header.c_str());
@@ -76,18 +77,7 @@ class LessonsQuizView {
       ImGui::SameLine();
       ImGui::TextDisabled("%s", w("kind_" + quiz_kind_name(q.kind)).c_str());
       AnswerRecord& rec = lp.answers[q.id];
-      QuestionUi& qu = ui_.questions[lesson.entry.id + "/" + q.id];
-      if (!qu.initialised) {
-        qu.initialised = true;
-        qu.picks.assign(q.options.size(), false);
-        for (int c : rec.chosen)
-          if (c >= 0 && c < static_cast<int>(qu.picks.size()))
-            qu.picks[static_cast<size_t>(c)] = true;
-        qu.open_text = rec.text;
-        if (!rec.text.empty()) ctx.ensure_glyphs(rec.text);
-        qu.reference_shown = rec.answered;
-        qu.tries = rec.answered ? 1 : 0;
-      }
+      QuestionUi& qu = question_ui(ctx, lesson, q, rec);
       ImGui::Indent(ImGui::GetFontSize());
       switch (q.kind) {
         case QuestionKind::numeric:
@@ -107,6 +97,56 @@ class LessonsQuizView {
     }
     ui_.questions_drawn = drawn;
     completion(ctx, lesson, lp, pal);
+  }
+
+  // A Predict callout in the lesson text: a card with the question, drawn where the text
+  // asks it; the text after it is folded by lessons_text until the prediction is made.
+  void callout(AppContext& ctx, const Lesson& lesson, const Question& q, LessonProgress& lp,
+               MdView& view, const Palette& pal) {
+    AnswerRecord& rec = lp.answers[q.id];
+    QuestionUi& qu = question_ui(ctx, lesson, q, rec);
+    const float pad = ImGui::GetFontSize() * 0.5f;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->ChannelsSplit(2);  // the card's background goes under the text drawn first
+    dl->ChannelsSetCurrent(1);
+    ImGui::Dummy(ImVec2(0, pad));
+    const ImVec2 top = ImGui::GetCursorScreenPos();
+    ImGui::Indent(pad);
+    ImGui::BeginGroup();
+    ImGui::PushFont(heading_font_);
+    ImGui::TextColored(pal.heading, "%s", w("predict_title").c_str());
+    ImGui::PopFont();
+    choice(ctx, q, rec, qu, view, pal);
+    ImGui::EndGroup();
+    ImGui::Unindent(pad);
+    const float bottom = ImGui::GetItemRectMax().y;
+    dl->ChannelsSetCurrent(0);
+    const float right = ImGui::GetWindowPos().x + view.right_edge();
+    dl->AddRectFilled(ImVec2(top.x - pad * 0.5f, top.y - pad), ImVec2(right, bottom + pad),
+                      ImGui::GetColorU32(pal.card_bg), pad);
+    dl->AddRectFilled(ImVec2(top.x - pad * 0.5f, top.y - pad),
+                      ImVec2(top.x - pad * 0.5f + 3.0f, bottom + pad),
+                      ImGui::GetColorU32(pal.quote_bar));
+    dl->ChannelsMerge();
+    ImGui::Dummy(ImVec2(0, pad * 1.5f));
+  }
+
+  // The learner's UI state of one question, filled from the saved record the first time.
+  QuestionUi& question_ui(AppContext& ctx, const Lesson& lesson, const Question& q,
+                          const AnswerRecord& rec) {
+    QuestionUi& qu = ui_.questions[lesson.entry.id + "/" + q.id];
+    if (!qu.initialised) {
+      qu.initialised = true;
+      qu.picks.assign(q.options.size(), false);
+      for (int c : rec.chosen)
+        if (c >= 0 && c < static_cast<int>(qu.picks.size()))
+          qu.picks[static_cast<size_t>(c)] = true;
+      qu.open_text = rec.text;
+      if (!rec.text.empty()) ctx.ensure_glyphs(rec.text);
+      qu.reference_shown = rec.answered;
+      qu.tries = rec.answered ? 1 : 0;
+    }
+    return qu;
   }
 
   void feedback_line(bool correct, const Palette& pal) {
@@ -489,6 +529,34 @@ class LessonsQuizView {
 void lessons_quiz(AppContext& ctx, LessonsUi& u, ImFont* heading_font, const io::Lesson& lesson,
                   LessonProgress& lp, const TextPalette& pal) {
   LessonsQuizView(u, heading_font).quiz(ctx, lesson, lp, pal);
+}
+
+int lessons_text(AppContext& ctx, LessonsUi& u, ImFont* heading_font, const io::Lesson& lesson,
+                 LessonProgress& lp, MarkdownView& view, const TextPalette& pal) {
+  const io::MdDocument& doc = lesson.text(lessons_language(u));
+  LessonsQuizView quiz_view(u, heading_font);
+  int drawn = 0, folded = 0;
+  size_t at = 0;
+  for (const auto& c : io::markdown_predict_callouts(doc)) {
+    drawn += view.document(doc, at, c.block);
+    const Question* q = lesson.find_question(c.id);  // the loader checked it is a predict
+    ImGui::PushID(static_cast<int>(c.block) + 5000);
+    if (q != nullptr) quiz_view.callout(ctx, lesson, *q, lp, view, pal);
+    ImGui::PopID();
+    ++drawn;
+    // Made once, the prediction keeps the answer open (a retry does not fold it again).
+    const bool made = q == nullptr || lp.answers[q->id].attempts > 0;
+    at = c.block + 1;
+    if (!made && c.fold_end > at) {
+      folded += static_cast<int>(c.fold_end - at);
+      ImGui::TextDisabled("%s", lessons_word(u, "predict_folded").c_str());
+      ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.5f));
+      at = c.fold_end;
+    }
+  }
+  drawn += view.document(doc, at, doc.blocks.size());
+  u.blocks_folded = folded;
+  return drawn;
 }
 
 }  // namespace poslab::app

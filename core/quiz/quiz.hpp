@@ -22,7 +22,8 @@ struct LocalText {
 };
 
 // single: one correct option; multiple: one or more; numeric: generated parameters, a
-// number checked within a tolerance; predict: a choice made before a lab shows the answer;
+// number checked within a tolerance; predict: a choice made before a lab (and the lesson text
+// after its Predict callout) shows the answer, not graded into the score;
 // open: free text, then a reference answer and a self-assessment checklist;
 // spot_error: a quoted claim from popular material and a choice of what is wrong with it.
 enum class QuestionKind { single, multiple, numeric, predict, open, spot_error };
@@ -45,12 +46,13 @@ struct Question {
   std::vector<ChoiceOption> options;         // choice kinds: at least 2
   LocalText explain;                         // numeric: how to compute it; others: optional note
   std::string generator;                     // numeric: name from quiz_generator_names()
-  LocalText unit;                    // numeric: unit of the answer ("rad", "tokens"), may be empty
-  std::string preset;                // predict: lab preset the question opens first
-  std::string reveal_preset;         // predict: preset that shows the answer (empty = preset)
-  LocalText reveal;                  // predict: what to look at in the lab after answering
-  LocalText claim;                   // spot_error: the quoted claim
-  LocalText reference;               // open: reference answer (Markdown)
+  LocalText unit;             // numeric: unit of the answer ("rad", "tokens"), may be empty
+  std::string preset;         // predict: lab preset the question opens first
+  std::string reveal_preset;  // predict: preset that shows the answer (empty = preset)
+  LocalText reveal;           // predict: what to look at in the lab after answering
+  LocalText answered_by;  // predict: words of the lesson text that answer it (after its callout)
+  LocalText claim;        // spot_error: the quoted claim
+  LocalText reference;    // open: reference answer (Markdown)
   std::vector<LocalText> checklist;  // open: self-assessment items
   int line = 0;                      // line of its [[question]] header in quiz.toml
 };

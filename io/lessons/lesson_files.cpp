@@ -188,7 +188,7 @@ Question parse_question(const toml::table& t, int index, const std::string& file
   TableReader r(t, file, label, q.line, problems);
   q.id = r.string("id", true);
   r.only_keys({"id", "kind", "prompt", "option", "explain", "generator", "unit", "preset",
-               "reveal_preset", "reveal", "claim", "reference", "checklist"});
+               "reveal_preset", "reveal", "answered_by", "claim", "reference", "checklist"});
   const std::string kind = r.string("kind", true);
   try {
     if (!kind.empty()) q.kind = quiz_kind_from_name(kind);
@@ -262,13 +262,14 @@ Question parse_question(const toml::table& t, int index, const std::string& file
     q.preset = r.string("preset", true);
     q.reveal_preset = r.string("reveal_preset", false);
     q.reveal = r.local("reveal", true);
+    q.answered_by = r.local("answered_by", true);
     if (!q.preset.empty())
       check_preset(q.preset, "question \"" + q.id + "\"", file, r.line_at("preset"), problems);
     if (!q.reveal_preset.empty())
       check_preset(q.reveal_preset, "question \"" + q.id + "\"", file, r.line_at("reveal_preset"),
                    problems);
   } else {
-    forbid({"preset", "reveal_preset", "reveal"});
+    forbid({"preset", "reveal_preset", "reveal", "answered_by"});
   }
 
   if (q.kind == QuestionKind::open) {
@@ -329,6 +330,12 @@ bool lesson_link_pending(const std::string& preset) {
 
 std::string LessonProblem::text() const {
   return line > 0 ? file + ":" + std::to_string(line) + ": " + message : file + ": " + message;
+}
+
+bool Lesson::predicted_in_text(const std::string& id) const {
+  for (const auto& c : markdown_predict_callouts(text_en))
+    if (c.id == id) return true;
+  return false;
 }
 
 const Question* Lesson::find_question(const std::string& id) const {
@@ -526,6 +533,23 @@ Lesson load_lesson(const std::string& dir, const LessonEntry& entry) {
   } catch (const FileError&) {
     problems.push_back({quiz_file, 0, "missing: every lesson needs a quiz.toml"});
   }
+  // Predict callouts: each names a predict question, the same ones in both languages.
+  std::vector<std::string> callout_ids[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::string file = lesson.folder + "/lesson." + langs[k] + ".md";
+    for (const auto& c : markdown_predict_callouts(k == 0 ? lesson.text_en : lesson.text_zh)) {
+      callout_ids[k].push_back(c.id);
+      const Question* q = lesson.find_question(c.id);
+      if (q == nullptr || q->kind != QuestionKind::predict)
+        problems.push_back({file, line_of_text(raw[k], "```" + std::string(kPredictFence)),
+                            "Predict callout \"" + c.id +
+                                "\" names no predict question of quiz.toml (write its id)"});
+    }
+  }
+  if (!raw[0].empty() && !raw[1].empty() && callout_ids[0] != callout_ids[1])
+    problems.push_back({lesson.folder + "/lesson.zh.md", 0,
+                        "Predict callouts differ from lesson.en.md: both languages must place "
+                        "the same predictions in the same order"});
   return lesson;
 }
 

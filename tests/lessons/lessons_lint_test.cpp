@@ -368,6 +368,43 @@ TEST_CASE("answer cues: the right option's length rank is at chance, in both lan
   }
 }
 
+TEST_CASE("every prediction is asked in the text, before the words that answer it") {
+  // Issue 28: each predict question stands in the lesson text as a Predict callout, placed
+  // before the text that answers it (its answered_by words), and that text is inside the
+  // fold that stays closed until the prediction is made; nothing before the callout gives
+  // the answer away. Both languages.
+  int callouts = 0;
+  for (const auto& l : library().lessons) {
+    for (const auto& q : l.quiz.questions) {
+      if (q.kind != QuestionKind::predict) continue;
+      for (int lang = 0; lang < 2; ++lang) {
+        const MdDocument& doc = lang == 0 ? l.text_en : l.text_zh;
+        const std::string& words = lang == 0 ? q.answered_by.en : q.answered_by.zh;
+        INFO("lesson " << l.entry.id << (lang == 0 ? " (en)" : " (zh)") << ", question " << q.id
+                       << ", answered by \"" << words << "\"");
+        REQUIRE_FALSE(words.empty());
+        const auto all = markdown_predict_callouts(doc);
+        const auto c =
+            std::find_if(all.begin(), all.end(), [&](const MdCallout& m) { return m.id == q.id; });
+        REQUIRE(c != all.end());
+        CHECK(c->fold_end > c->block + 1);
+        std::string before, folded;
+        for (size_t i = 0; i < c->block; ++i) before += markdown_plain_text(doc.blocks[i]) + "\n";
+        for (size_t i = c->block + 1; i < c->fold_end; ++i)
+          folded += markdown_plain_text(doc.blocks[i]) + "\n";
+        CHECK(before.find(words) == std::string::npos);
+        CHECK(folded.find(words) != std::string::npos);
+        ++callouts;
+      }
+      CHECK(l.predicted_in_text(q.id));
+    }
+  }
+  CHECK(callouts >= 2 * 10);  // the nine predictions of issue 28 and lesson 10's
+  const Lesson* l10 = library().find("10-world-model");
+  REQUIRE(l10 != nullptr);
+  CHECK_FALSE(markdown_predict_callouts(l10->text_en).empty());
+}
+
 TEST_CASE("spot-the-error items offer true claims besides the fix") {
   // A spot-the-error item with "nothing is wrong" and one absurd option is answered by
   // elimination; at least four options keep the plausible, true-but-beside-the-point
