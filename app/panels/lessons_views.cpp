@@ -62,6 +62,7 @@ class LessonsQuizView {
   void quiz(AppContext& ctx, const Lesson& lesson, LessonProgress& lp, const Palette& pal) {
     int links = 1000;
     MdView view(ctx, pal, links, markdown_reading_width());
+    if (!lesson.quiz.pretest.empty()) pretest(ctx, lesson, lp, view, pal);
     int drawn = 0;
     for (size_t n = 0; n < lesson.quiz.questions.size(); ++n) {
       const Question& q = lesson.quiz.questions[n];
@@ -77,7 +78,7 @@ class LessonsQuizView {
       ImGui::SameLine();
       ImGui::TextDisabled("%s", w("kind_" + quiz_kind_name(q.kind)).c_str());
       AnswerRecord& rec = lp.answers[q.id];
-      QuestionUi& qu = question_ui(ctx, lesson, q, rec);
+      QuestionUi& qu = question_ui(ctx, lesson.entry.id + "/" + q.id, q, rec);
       ImGui::Indent(ImGui::GetFontSize());
       switch (q.kind) {
         case QuestionKind::numeric:
@@ -104,7 +105,7 @@ class LessonsQuizView {
   void callout(AppContext& ctx, const Lesson& lesson, const Question& q, LessonProgress& lp,
                MdView& view, const Palette& pal) {
     AnswerRecord& rec = lp.answers[q.id];
-    QuestionUi& qu = question_ui(ctx, lesson, q, rec);
+    QuestionUi& qu = question_ui(ctx, lesson.entry.id + "/" + q.id, q, rec);
     const float pad = ImGui::GetFontSize() * 0.5f;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->ChannelsSplit(2);  // the card's background goes under the text drawn first
@@ -131,10 +132,59 @@ class LessonsQuizView {
     ImGui::Dummy(ImVec2(0, pad * 1.5f));
   }
 
+  // The pre-test (lesson 1): questions of later lessons answered here first, kept in this
+  // lesson's progress under "pretest:<lesson>/<id>" (never scored), then the gain: how many
+  // were right here, and how many are right now in their own lessons.
+  void pretest(AppContext& ctx, const Lesson& lesson, LessonProgress& lp, MdView& view,
+               const Palette& pal) {
+    ImGui::PushFont(heading_font_);
+    ImGui::TextColored(pal.heading, "%s", w("pretest_title").c_str());
+    ImGui::PopFont();
+    view.document(md(w("pretest_intro")));
+    int before = 0, now = 0, n = 0;
+    for (const QuestionRef& ref : lesson.quiz.pretest) {
+      const io::Lesson* other = ui_.lib.find(ref.lesson);
+      const Question* q = other ? other->find_question(ref.id) : nullptr;
+      if (q == nullptr) continue;  // the loader reported it
+      const std::string key = "pretest:" + ref.lesson + "/" + ref.id;
+      AnswerRecord& rec = lp.answers[key];
+      ImGui::PushID(key.c_str());
+      std::string header = w("pretest_n");
+      if (const size_t at = header.find("{n}"); at != std::string::npos)
+        header.replace(at, 3, std::to_string(++n));
+      ImGui::TextColored(pal.heading, "%s", header.c_str());
+      ImGui::Indent(ImGui::GetFontSize());
+      QuestionUi& qu = question_ui(ctx, lesson.entry.id + "/" + key, *q, rec);
+      if (q->kind == QuestionKind::open)
+        open(ctx, *q, rec, qu, view, pal);
+      else
+        choice(ctx, *q, rec, qu, view, pal);
+      ImGui::Unindent(ImGui::GetFontSize());
+      ImGui::PopID();
+      before += rec.answered && rec.correct ? 1 : 0;
+      const auto lit = ui_.progress.lessons.find(ref.lesson);
+      if (lit != ui_.progress.lessons.end()) {
+        const auto ait = lit->second.answers.find(ref.id);
+        const bool right =
+            ait != lit->second.answers.end() && ait->second.answered && ait->second.correct;
+        now += right ? 1 : 0;
+      }
+    }
+    std::string gain = w("pretest_gain");
+    for (const auto& [k, v] : {std::pair<std::string, int>{"{before}", before},
+                               {"{now}", now},
+                               {"{total}", n},
+                               {"{total}", n}})
+      if (const size_t at = gain.find(k); at != std::string::npos)
+        gain.replace(at, k.size(), std::to_string(v));
+    ImGui::TextColored(now > before ? pal.good : pal.muted, "%s", gain.c_str());
+    ImGui::Separator();
+  }
+
   // The learner's UI state of one question, filled from the saved record the first time.
-  QuestionUi& question_ui(AppContext& ctx, const Lesson& lesson, const Question& q,
+  QuestionUi& question_ui(AppContext& ctx, const std::string& key, const Question& q,
                           const AnswerRecord& rec) {
-    QuestionUi& qu = ui_.questions[lesson.entry.id + "/" + q.id];
+    QuestionUi& qu = ui_.questions[key];
     if (!qu.initialised) {
       qu.initialised = true;
       qu.picks.assign(q.options.size(), false);

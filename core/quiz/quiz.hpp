@@ -57,9 +57,18 @@ struct Question {
   int line = 0;                      // line of its [[question]] header in quiz.toml
 };
 
+// A question of some lesson, by ids.
+struct QuestionRef {
+  std::string lesson;  // lesson id, e.g. "03-rope"
+  std::string id;      // question id in that lesson's quiz
+};
+
 struct Quiz {
   std::vector<Question> questions;
   std::vector<LocalText> checklist;  // completion checklist of the whole lesson
+  // Questions of any lesson asked here first, before the lessons that teach them (lesson
+  // 1's pre-test); answered again in their own lessons, they show the learner's gain.
+  std::vector<QuestionRef> pretest;
 };
 
 // Option indices marked correct, ascending.

@@ -445,7 +445,7 @@ Quiz parse_quiz(const std::string& toml_text, const std::string& file,
   const auto table = parse_toml(toml_text, file, problems);
   if (!table) return quiz;
   TableReader top(*table, file, "quiz", 1, problems);
-  top.only_keys({"question", "checklist"});
+  top.only_keys({"question", "checklist", "pretest"});
   const toml::node* list = table->get("question");
   const toml::array* arr = list ? list->as_array() : nullptr;
   if (arr == nullptr || arr->empty()) {
@@ -469,6 +469,24 @@ Quiz parse_quiz(const std::string& toml_text, const std::string& file,
   }
   // [[checklist]] tables or checklist = [{en, zh}, ...]: both read the same way.
   quiz.checklist = top.local_list("checklist", false);
+  // [[pretest]] lesson = "...", question = "...": checked against the library on load.
+  if (const toml::node* pre = table->get("pretest")) {
+    const toml::array* list_of = pre->as_array();
+    if (list_of == nullptr) {
+      problems.push_back({file, line_of(*pre), "pretest must be [[pretest]] tables"});
+    } else {
+      for (size_t i = 0; i < list_of->size(); ++i) {
+        const toml::table* t = list_of->get(i)->as_table();
+        if (t == nullptr) {
+          problems.push_back({file, line_of(*list_of->get(i)), "a [[pretest]] must be a table"});
+          continue;
+        }
+        TableReader r(*t, file, "pretest " + std::to_string(i + 1), line_of(*t), problems);
+        r.only_keys({"lesson", "question"});
+        quiz.pretest.push_back({r.string("lesson", true), r.string("question", true)});
+      }
+    }
+  }
   return quiz;
 }
 
@@ -566,6 +584,15 @@ LessonLibrary load_lessons(const std::string& dir) {
     return lib;
   }
   for (const auto& e : entries) lib.lessons.push_back(load_lesson(dir, e));
+  // A pre-test names questions of other lessons: each must exist.
+  for (auto& l : lib.lessons)
+    for (const auto& ref : l.quiz.pretest) {
+      const Lesson* other = lib.find(ref.lesson);
+      if (other == nullptr || other->find_question(ref.id) == nullptr)
+        l.problems.push_back({l.folder + "/quiz.toml", 0,
+                              "[[pretest]] names question \"" + ref.id + "\" of lesson \"" +
+                                  ref.lesson + "\", which does not exist"});
+    }
   return lib;
 }
 

@@ -16,6 +16,7 @@
 //   reference.en = "..."       # open: reference answer; checklist = [{en, zh}, ...]
 //   claim.en = "..."           # spot_error: the quoted claim
 //   [[checklist]]              # the lesson's completion checklist: en, zh
+//   [[pretest]]                # a question of any lesson asked here first: lesson, question
 #pragma once
 #include <map>
 #include <optional>

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -200,6 +201,15 @@ TEST_CASE("the seven questions of the Chinese self-test stay covered") {
       {6, "06-long-context", "q2-512-to-2048", QuestionKind::open},
       {7, "04-relative-proof", "q1-explain-relative", QuestionKind::open},
   };
+  // Lesson 1 asks all seven first, as a pre-test (issue 28), in the self-test's order.
+  const Lesson* l1 = library().find("01-why-positions");
+  REQUIRE(l1 != nullptr);
+  REQUIRE(l1->quiz.pretest.size() == std::size(map));
+  for (size_t k = 0; k < std::size(map); ++k) {
+    INFO("pre-test " << k + 1);
+    CHECK(l1->quiz.pretest[k].lesson == map[k].lesson);
+    CHECK(l1->quiz.pretest[k].id == map[k].id);
+  }
   for (const auto& m : map) {
     INFO("self-test question " << m.seed_question << " -> " << m.lesson << "/" << m.id);
     const Lesson* l = library().find(m.lesson);
