@@ -202,6 +202,13 @@ void run_show(const QuizArgs& a) {
   std::cout << dump_json(question_json(*lesson, *q, lang, a.seed, load_words(lib)), 2) << "\n";
 }
 
+// The points this answer earns (core/quiz's quiz_points: 1 on the first try, less after),
+// beside what a right first try earns, so the difference is visible.
+void points_json(bool correct, int attempt_try, Json& out) {
+  out["points"] = quiz_points(correct, attempt_try);
+  out["points_first_try"] = quiz_points(true, 1);
+}
+
 void check_choice(const QuizArgs& a, const Question& q, Language lang, Json& out) {
   if (a.answer.empty())
     throw InputError(
@@ -213,9 +220,13 @@ void check_choice(const QuizArgs& a, const Question& q, Language lang, Json& out
   const bool reveal = quiz_reveal_explanations(q, v.correct, a.attempt_try, a.explain);
   out["correct"] = v.correct;
   out["chosen"] = letters(shown);
-  // Which options were missed or wrongly chosen, as letters of this attempt's order.
-  out["missed"] = letters(quiz_declared_to_shown(order, v.missed));
-  out["wrong"] = letters(quiz_declared_to_shown(order, v.wrong));
+  points_json(v.correct, a.attempt_try, out);
+  // Which options were missed or wrongly chosen, as letters of this attempt's order; for a
+  // one-answer question only once revealed (before, "missed: B" would be the answer).
+  if (reveal || quiz_names_options_before_reveal(q)) {
+    out["missed"] = letters(quiz_declared_to_shown(order, v.missed));
+    out["wrong"] = letters(quiz_declared_to_shown(order, v.wrong));
+  }
   out["revealed"] = reveal;
   if (!reveal) {
     out["tries_left"] = quiz_tries_before_reveal(q) - a.attempt_try;
@@ -246,6 +257,7 @@ void check_numeric(const QuizArgs& a, const Question& q, Language lang, const Ui
   const bool reveal = quiz_reveal_explanations(q, v.correct, a.attempt_try, a.explain);
   out["correct"] = v.correct;
   out["given"] = given;
+  points_json(v.correct, a.attempt_try, out);
   out["precision"] = precision_json(nq, q, ui, lang);
   Json mistakes = Json::array();
   for (const auto& m : numeric_mistake_notes(nq, given, ui, lang))
@@ -360,7 +372,8 @@ void add_quiz_command(CLI::App& app) {
                     "questions: optional text");
   check->add_option("--seed", args->seed, "the attempt `show` used (default 0)");
   check->add_option("--try", args->attempt_try,
-                    "which try of this attempt (default 1); the last one reveals explanations");
+                    "which try of this attempt (default 1); the last one reveals explanations, and "
+                    "a right answer after the first try earns half a point");
   check->add_flag("--explain", args->explain, "reveal explanations and the solution now");
   check->callback([args] { run_check(*args); });
 }

@@ -109,12 +109,16 @@ class LessonsPanel final : public Panel {
     if (ui_.drawn_lesson != l->entry.id)
       return "drew lesson \"" + ui_.drawn_lesson + "\", want " + l->entry.id;
     if (ui_.lab.view == LessonsView::text) {
+      // Every block is drawn, or folded behind a prediction not yet made.
       const int want = static_cast<int>(l->text(language()).blocks.size());
-      if (ui_.blocks_drawn != want)
-        return "drew " + std::to_string(ui_.blocks_drawn) + " of " + std::to_string(want) +
+      if (ui_.blocks_drawn + ui_.blocks_folded != want)
+        return "drew " + std::to_string(ui_.blocks_drawn) + " and folded " +
+               std::to_string(ui_.blocks_folded) + " of " + std::to_string(want) +
                " Markdown blocks";
     } else {
-      const int want = static_cast<int>(l->quiz.questions.size());
+      const int want = static_cast<int>(
+          std::count_if(l->quiz.questions.begin(), l->quiz.questions.end(),
+                        [&](const Question& q) { return !l->predicted_in_text(q.id); }));
       if (ui_.questions_drawn != want)
         return "drew " + std::to_string(ui_.questions_drawn) + " of " + std::to_string(want) +
                " questions";
@@ -344,7 +348,7 @@ class LessonsPanel final : public Panel {
         ImGui::BeginChild("##text", ImVec2(0, 0), false, ImGuiWindowFlags_AlwaysVerticalScrollbar);
         int links = 0;
         MdView view(ctx, pal, links, markdown_reading_width());
-        ui_.blocks_drawn = view.document(lesson.text(language()));
+        ui_.blocks_drawn = lessons_text(ctx, ui_, heading_font_, lesson, lp, view, pal);
         ImGui::Spacing();
         if (ImGui::Button((w("quiz") + " >").c_str())) {
           ui_.lab.view = LessonsView::quiz;

@@ -62,13 +62,15 @@ class LessonsQuizView {
   void quiz(AppContext& ctx, const Lesson& lesson, LessonProgress& lp, const Palette& pal) {
     int links = 1000;
     MdView view(ctx, pal, links, markdown_reading_width());
+    if (!lesson.quiz.pretest.empty()) pretest(ctx, lesson, lp, view, pal);
     int drawn = 0;
     for (size_t n = 0; n < lesson.quiz.questions.size(); ++n) {
       const Question& q = lesson.quiz.questions[n];
+      if (lesson.predicted_in_text(q.id)) continue;  // asked in the text, before its answer
       ImGui::PushID(q.id.c_str());
       std::string header = w("question_n");
       if (const size_t at = header.find("{n}"); at != std::string::npos)
-        header.replace(at, 3, std::to_string(n + 1));
+        header.replace(at, 3, std::to_string(drawn + 1));
       ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.4f));
       ImGui::PushFont(heading_font_);
       ImGui::TextColored(pal.heading, "%s", header.c_str());
@@ -76,18 +78,7 @@ class LessonsQuizView {
       ImGui::SameLine();
       ImGui::TextDisabled("%s", w("kind_" + quiz_kind_name(q.kind)).c_str());
       AnswerRecord& rec = lp.answers[q.id];
-      QuestionUi& qu = ui_.questions[lesson.entry.id + "/" + q.id];
-      if (!qu.initialised) {
-        qu.initialised = true;
-        qu.picks.assign(q.options.size(), false);
-        for (int c : rec.chosen)
-          if (c >= 0 && c < static_cast<int>(qu.picks.size()))
-            qu.picks[static_cast<size_t>(c)] = true;
-        qu.open_text = rec.text;
-        if (!rec.text.empty()) ctx.ensure_glyphs(rec.text);
-        qu.reference_shown = rec.answered;
-        qu.tries = rec.answered ? 1 : 0;
-      }
+      QuestionUi& qu = question_ui(ctx, lesson.entry.id + "/" + q.id, q, rec);
       ImGui::Indent(ImGui::GetFontSize());
       switch (q.kind) {
         case QuestionKind::numeric:
@@ -109,11 +100,129 @@ class LessonsQuizView {
     completion(ctx, lesson, lp, pal);
   }
 
+  // A Predict callout in the lesson text: a card with the question, drawn where the text
+  // asks it; the text after it is folded by lessons_text until the prediction is made.
+  void callout(AppContext& ctx, const Lesson& lesson, const Question& q, LessonProgress& lp,
+               MdView& view, const Palette& pal) {
+    AnswerRecord& rec = lp.answers[q.id];
+    QuestionUi& qu = question_ui(ctx, lesson.entry.id + "/" + q.id, q, rec);
+    const float pad = ImGui::GetFontSize() * 0.5f;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->ChannelsSplit(2);  // the card's background goes under the text drawn first
+    dl->ChannelsSetCurrent(1);
+    ImGui::Dummy(ImVec2(0, pad));
+    const ImVec2 top = ImGui::GetCursorScreenPos();
+    ImGui::Indent(pad);
+    ImGui::BeginGroup();
+    ImGui::PushFont(heading_font_);
+    ImGui::TextColored(pal.heading, "%s", w("predict_title").c_str());
+    ImGui::PopFont();
+    choice(ctx, q, rec, qu, view, pal);
+    ImGui::EndGroup();
+    ImGui::Unindent(pad);
+    const float bottom = ImGui::GetItemRectMax().y;
+    dl->ChannelsSetCurrent(0);
+    const float right = ImGui::GetWindowPos().x + view.right_edge();
+    dl->AddRectFilled(ImVec2(top.x - pad * 0.5f, top.y - pad), ImVec2(right, bottom + pad),
+                      ImGui::GetColorU32(pal.card_bg), pad);
+    dl->AddRectFilled(ImVec2(top.x - pad * 0.5f, top.y - pad),
+                      ImVec2(top.x - pad * 0.5f + 3.0f, bottom + pad),
+                      ImGui::GetColorU32(pal.quote_bar));
+    dl->ChannelsMerge();
+    ImGui::Dummy(ImVec2(0, pad * 1.5f));
+  }
+
+  // The pre-test (lesson 1): questions of later lessons answered here first, kept in this
+  // lesson's progress under "pretest:<lesson>/<id>" (never scored), then the gain: how many
+  // were right here, and how many are right now in their own lessons.
+  void pretest(AppContext& ctx, const Lesson& lesson, LessonProgress& lp, MdView& view,
+               const Palette& pal) {
+    ImGui::PushFont(heading_font_);
+    ImGui::TextColored(pal.heading, "%s", w("pretest_title").c_str());
+    ImGui::PopFont();
+    view.document(md(w("pretest_intro")));
+    int before = 0, now = 0, n = 0;
+    for (const QuestionRef& ref : lesson.quiz.pretest) {
+      const io::Lesson* other = ui_.lib.find(ref.lesson);
+      const Question* q = other ? other->find_question(ref.id) : nullptr;
+      if (q == nullptr) continue;  // the loader reported it
+      const std::string key = "pretest:" + ref.lesson + "/" + ref.id;
+      AnswerRecord& rec = lp.answers[key];
+      ImGui::PushID(key.c_str());
+      std::string header = w("pretest_n");
+      if (const size_t at = header.find("{n}"); at != std::string::npos)
+        header.replace(at, 3, std::to_string(++n));
+      ImGui::TextColored(pal.heading, "%s", header.c_str());
+      ImGui::Indent(ImGui::GetFontSize());
+      QuestionUi& qu = question_ui(ctx, lesson.entry.id + "/" + key, *q, rec);
+      if (q->kind == QuestionKind::open)
+        open(ctx, *q, rec, qu, view, pal);
+      else
+        choice(ctx, *q, rec, qu, view, pal);
+      ImGui::Unindent(ImGui::GetFontSize());
+      ImGui::PopID();
+      before += rec.answered && rec.correct ? 1 : 0;
+      const auto lit = ui_.progress.lessons.find(ref.lesson);
+      if (lit != ui_.progress.lessons.end()) {
+        const auto ait = lit->second.answers.find(ref.id);
+        const bool right =
+            ait != lit->second.answers.end() && ait->second.answered && ait->second.correct;
+        now += right ? 1 : 0;
+      }
+    }
+    std::string gain = w("pretest_gain");
+    for (const auto& [k, v] : {std::pair<std::string, int>{"{before}", before},
+                               {"{now}", now},
+                               {"{total}", n},
+                               {"{total}", n}})
+      if (const size_t at = gain.find(k); at != std::string::npos)
+        gain.replace(at, k.size(), std::to_string(v));
+    ImGui::TextColored(now > before ? pal.good : pal.muted, "%s", gain.c_str());
+    ImGui::Separator();
+  }
+
+  // The learner's UI state of one question, filled from the saved record the first time.
+  QuestionUi& question_ui(AppContext& ctx, const std::string& key, const Question& q,
+                          const AnswerRecord& rec) {
+    QuestionUi& qu = ui_.questions[key];
+    if (!qu.initialised) {
+      qu.initialised = true;
+      qu.picks.assign(q.options.size(), false);
+      for (int c : rec.chosen)
+        if (c >= 0 && c < static_cast<int>(qu.picks.size()))
+          qu.picks[static_cast<size_t>(c)] = true;
+      qu.open_text = rec.text;
+      if (!rec.text.empty()) ctx.ensure_glyphs(rec.text);
+      qu.reference_shown = rec.answered;
+      qu.tries = rec.answered ? 1 : 0;
+    }
+    return qu;
+  }
+
   void feedback_line(bool correct, const Palette& pal) {
     ImGui::PushFont(heading_font_);
     ImGui::TextColored(correct ? pal.good : pal.bad, "%s",
                        w(correct ? "correct" : "incorrect").c_str());
     ImGui::PopFont();
+  }
+
+  // What this answer earns against a first try (core/quiz's quiz_points): "1 point, right
+  // on the first try", "½ point: right after 2 answers (a first try earns 1)", or, after a
+  // wrong answer, what a right one would still earn.
+  void points_line(bool correct, int attempts, const Palette& pal) {
+    std::string text;
+    if (correct) {
+      text = w(attempts <= 1 ? "points_first_try" : "points_retry");
+    } else {
+      text = w("points_next");
+    }
+    for (const auto& [key, value] :
+         {std::pair<std::string, std::string>{"{n}", std::to_string(attempts)},
+          {"{points}", format_double(quiz_points(true, attempts + (correct ? 0 : 1)))},
+          {"{full}", format_double(quiz_points(true, 1))}})
+      if (const size_t at = text.find(key); at != std::string::npos)
+        text.replace(at, key.size(), value);
+    ImGui::TextColored(correct && attempts <= 1 ? pal.good : pal.muted, "%s", text.c_str());
   }
 
   // A fresh attempt needs its own seed: it draws the option order (choice) or the
@@ -221,7 +330,9 @@ class LessonsQuizView {
       return;
     }
     feedback_line(verdict.correct, pal);
-    if (!verdict.correct) {
+    if (q.kind != QuestionKind::predict) points_line(verdict.correct, rec.attempts, pal);
+    // A one-answer question names no option before the reveal: "Missed: B" is the answer.
+    if (!verdict.correct && (reveal || quiz_names_options_before_reveal(q))) {
       option_letters_line(w("missed_options"), verdict.missed, order, pal.bad);
       option_letters_line(w("wrong_options"), verdict.wrong, order, pal.bad);
     }
@@ -310,6 +421,7 @@ class LessonsQuizView {
     const NumericVerdict v = quiz_check_numeric(nq, rec.number);
     const bool reveal = quiz_reveal_explanations(q, v.correct, qu.tries, qu.reveal_asked);
     feedback_line(v.correct, pal);
+    points_line(v.correct, rec.attempts, pal);
     ImGui::Text("%s: %s %s", w("your_answer").c_str(), format_double(rec.number).c_str(),
                 unit.c_str());
     const auto mistakes = numeric_mistake_notes(nq, rec.number, ui_.words, language());
@@ -467,6 +579,34 @@ class LessonsQuizView {
 void lessons_quiz(AppContext& ctx, LessonsUi& u, ImFont* heading_font, const io::Lesson& lesson,
                   LessonProgress& lp, const TextPalette& pal) {
   LessonsQuizView(u, heading_font).quiz(ctx, lesson, lp, pal);
+}
+
+int lessons_text(AppContext& ctx, LessonsUi& u, ImFont* heading_font, const io::Lesson& lesson,
+                 LessonProgress& lp, MarkdownView& view, const TextPalette& pal) {
+  const io::MdDocument& doc = lesson.text(lessons_language(u));
+  LessonsQuizView quiz_view(u, heading_font);
+  int drawn = 0, folded = 0;
+  size_t at = 0;
+  for (const auto& c : io::markdown_predict_callouts(doc)) {
+    drawn += view.document(doc, at, c.block);
+    const Question* q = lesson.find_question(c.id);  // the loader checked it is a predict
+    ImGui::PushID(static_cast<int>(c.block) + 5000);
+    if (q != nullptr) quiz_view.callout(ctx, lesson, *q, lp, view, pal);
+    ImGui::PopID();
+    ++drawn;
+    // Made once, the prediction keeps the answer open (a retry does not fold it again).
+    const bool made = q == nullptr || lp.answers[q->id].attempts > 0;
+    at = c.block + 1;
+    if (!made && c.fold_end > at) {
+      folded += static_cast<int>(c.fold_end - at);
+      ImGui::TextDisabled("%s", lessons_word(u, "predict_folded").c_str());
+      ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.5f));
+      at = c.fold_end;
+    }
+  }
+  drawn += view.document(doc, at, doc.blocks.size());
+  u.blocks_folded = folded;
+  return drawn;
 }
 
 }  // namespace poslab::app

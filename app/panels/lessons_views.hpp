@@ -60,6 +60,7 @@ struct LessonsUi {
   // For check_state: what the last frame drew.
   std::string drawn_lesson;
   int blocks_drawn = -1;
+  int blocks_folded = 0;  // text blocks folded behind a prediction not yet made
   int questions_drawn = -1;
   int catalog_rows_drawn = -1;
 };
@@ -73,7 +74,14 @@ const io::MdDocument& lessons_md(LessonsUi& u, const std::string& text);
 // Writes the progress file (never in checks and captures); a failure becomes a banner.
 void lessons_save(AppContext& ctx, LessonsUi& u);
 
-// The quiz tab: every question of `lesson` with its feedback, then the completion checklist.
+// The lesson's text: its Markdown with each Predict callout drawn as a question card, and
+// the text after an unmade prediction folded (io/lessons MdCallout). Returns the blocks
+// drawn; sets u.blocks_folded to the blocks left folded.
+int lessons_text(AppContext& ctx, LessonsUi& u, ImFont* heading_font, const io::Lesson& lesson,
+                 LessonProgress& lp, MarkdownView& view, const TextPalette& pal);
+
+// The quiz tab: every question of `lesson` with its feedback (predictions asked in the text
+// stay there), then the completion checklist.
 void lessons_quiz(AppContext& ctx, LessonsUi& u, ImFont* heading_font, const io::Lesson& lesson,
                   LessonProgress& lp, const TextPalette& pal);
 

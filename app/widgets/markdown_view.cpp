@@ -175,12 +175,17 @@ MarkdownView::MarkdownView(AppContext& ctx, const TextPalette& pal, int& id_coun
 }
 
 int MarkdownView::document(const io::MdDocument& doc) {
+  return document(doc, 0, doc.blocks.size());
+}
+
+int MarkdownView::document(const io::MdDocument& doc, size_t from, size_t to) {
   int drawn = 0;
   const auto& blocks = doc.blocks;
-  for (size_t i = 0; i < blocks.size();) {
+  to = std::min(to, blocks.size());
+  for (size_t i = from; i < to;) {
     if (blocks[i].kind == MdBlockKind::table_row) {
       size_t j = i;
-      while (j < blocks.size() && blocks[j].kind == MdBlockKind::table_row &&
+      while (j < to && blocks[j].kind == MdBlockKind::table_row &&
              blocks[j].columns == blocks[i].columns)
         ++j;
       table(blocks, i, j);
@@ -189,9 +194,8 @@ int MarkdownView::document(const io::MdDocument& doc) {
     } else {
       block(blocks[i]);
       // A list ends with the same gap as a paragraph, so the text after it stands apart.
-      const bool list_ends =
-          blocks[i].kind == MdBlockKind::list_item &&
-          (i + 1 == blocks.size() || blocks[i + 1].kind != MdBlockKind::list_item);
+      const bool list_ends = blocks[i].kind == MdBlockKind::list_item &&
+                             (i + 1 == to || blocks[i + 1].kind != MdBlockKind::list_item);
       if (list_ends) ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.25f));
       ++drawn;
       ++i;

@@ -33,6 +33,8 @@ class MarkdownView {
 
   // Draws every block; returns how many blocks were drawn.
   int document(const io::MdDocument& doc);
+  // Draws blocks [from, to) of `doc` (a table cut at `to` is drawn up to it).
+  int document(const io::MdDocument& doc, size_t from, size_t to);
   // Draws one run of styled spans, wrapped, starting at the cursor.
   void spans(const std::vector<io::MdSpan>& spans);
 

@@ -322,7 +322,8 @@ const std::vector<std::pair<std::string, Generator>>& generators() {
          // S_t sits at 2t, S_{t-3} at 2t - 6: the score sees a rotation by 6 positions.
          q.steps.push_back({"distance", "2t − 2(t − 3)", 6.0});
          angle_answer(q, theta, rope_angles(p, {6.0})(0, i));
-         q.mistakes = {{"wm_steps_not_tokens", 3 * theta}};
+         // Lesson 4's score turns by (n − m)·θ = −6·θ: the same angle, measured the other way.
+         q.mistakes = {{"wm_steps_not_tokens", 3 * theta}, {"wm_pair_sign", -6 * theta}};
        }},
       {"wm_last_visible_key",
        [](QuizRng& r, NumericQuestion& q) {

@@ -61,13 +61,14 @@ double quiz_question_score(const Question& q, const AnswerRecord& rec) {
       ticked += rec.ticks[i] ? 1 : 0;
     return double(ticked) / double(q.checklist.size());
   }
-  return rec.correct ? 1.0 : 0.0;
+  return quiz_points(rec.correct, rec.attempts);
 }
 
 LessonScore quiz_lesson_score(const Quiz& quiz, const LessonProgress& lp) {
   LessonScore s;
-  s.total = static_cast<int>(quiz.questions.size());
   for (const auto& q : quiz.questions) {
+    if (q.kind == QuestionKind::predict) continue;  // a prediction is made, not graded
+    s.total += 1;
     const auto it = lp.answers.find(q.id);
     if (it == lp.answers.end()) continue;
     s.points += quiz_question_score(q, it->second);
@@ -80,7 +81,12 @@ bool quiz_update_completion(const Quiz& quiz, LessonProgress& lp) {
   if (lp.completed) return true;
   for (const auto& q : quiz.questions) {
     const auto it = lp.answers.find(q.id);
-    if (it == lp.answers.end() || !it->second.answered) return false;
+    if (it == lp.answers.end()) return false;
+    if (q.kind == QuestionKind::predict) {  // made once, right or wrong
+      if (it->second.attempts == 0) return false;
+      continue;
+    }
+    if (!it->second.answered) return false;
     if (q.kind != QuestionKind::open && !it->second.correct) return false;
   }
   for (size_t i = 0; i < quiz.checklist.size(); ++i)

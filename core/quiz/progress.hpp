@@ -45,20 +45,22 @@ void quiz_answer_open(AnswerRecord& rec, const Question& q, const std::string& t
 // Starts a new attempt (new seed for numeric questions); attempts so far are kept.
 void quiz_retry(AnswerRecord& rec, std::uint64_t new_seed);
 
-// Score of one question in [0, 1]: 1 for a correct current attempt, open questions the
-// share of ticked self-assessment items.
+// Score of one question in [0, 1]: quiz_points of the current attempt (1 for a right answer
+// given on the first try, kRetryPoints for one given after earlier answers, 0 when wrong),
+// open questions the share of ticked self-assessment items.
 double quiz_question_score(const Question& q, const AnswerRecord& rec);
 
+// Predictions (QuestionKind::predict) are made, not graded: they count in neither.
 struct LessonScore {
   double points = 0;  // sum of question scores
-  int total = 0;      // number of questions
+  int total = 0;      // number of graded questions
   int answered = 0;   // questions with a submitted current attempt
 };
 LessonScore quiz_lesson_score(const Quiz& quiz, const LessonProgress& lp);
 
 // A lesson is complete when every question has been answered correctly (open ones:
-// submitted) and every item of its completion checklist is ticked. Updates lp.completed
-// and returns it; a lesson once completed stays completed.
+// submitted; predictions: made once, right or wrong) and every item of its completion checklist is
+// ticked. Updates lp.completed and returns it; a lesson once completed stays completed.
 bool quiz_update_completion(const Quiz& quiz, LessonProgress& lp);
 
 }  // namespace poslab

@@ -114,6 +114,15 @@ bool quiz_reveal_explanations(const Question& q, bool correct, int tries, bool r
   return correct || requested || tries >= quiz_tries_before_reveal(q);
 }
 
+bool quiz_names_options_before_reveal(const Question& q) {
+  return q.kind == QuestionKind::multiple;
+}
+
+double quiz_points(bool correct, int tries) {
+  if (!correct) return 0.0;
+  return tries <= 1 ? 1.0 : kRetryPoints;
+}
+
 std::string quiz_option_letter(int index) {
   if (index >= 0 && index < 26) return std::string(1, static_cast<char>('A' + index));
   return std::to_string(index + 1);

@@ -22,7 +22,8 @@ struct LocalText {
 };
 
 // single: one correct option; multiple: one or more; numeric: generated parameters, a
-// number checked within a tolerance; predict: a choice made before a lab shows the answer;
+// number checked within a tolerance; predict: a choice made before a lab (and the lesson text
+// after its Predict callout) shows the answer, not graded into the score;
 // open: free text, then a reference answer and a self-assessment checklist;
 // spot_error: a quoted claim from popular material and a choice of what is wrong with it.
 enum class QuestionKind { single, multiple, numeric, predict, open, spot_error };
@@ -45,19 +46,29 @@ struct Question {
   std::vector<ChoiceOption> options;         // choice kinds: at least 2
   LocalText explain;                         // numeric: how to compute it; others: optional note
   std::string generator;                     // numeric: name from quiz_generator_names()
-  LocalText unit;                    // numeric: unit of the answer ("rad", "tokens"), may be empty
-  std::string preset;                // predict: lab preset the question opens first
-  std::string reveal_preset;         // predict: preset that shows the answer (empty = preset)
-  LocalText reveal;                  // predict: what to look at in the lab after answering
-  LocalText claim;                   // spot_error: the quoted claim
-  LocalText reference;               // open: reference answer (Markdown)
+  LocalText unit;             // numeric: unit of the answer ("rad", "tokens"), may be empty
+  std::string preset;         // predict: lab preset the question opens first
+  std::string reveal_preset;  // predict: preset that shows the answer (empty = preset)
+  LocalText reveal;           // predict: what to look at in the lab after answering
+  LocalText answered_by;  // predict: words of the lesson text that answer it (after its callout)
+  LocalText claim;        // spot_error: the quoted claim
+  LocalText reference;    // open: reference answer (Markdown)
   std::vector<LocalText> checklist;  // open: self-assessment items
   int line = 0;                      // line of its [[question]] header in quiz.toml
+};
+
+// A question of some lesson, by ids.
+struct QuestionRef {
+  std::string lesson;  // lesson id, e.g. "03-rope"
+  std::string id;      // question id in that lesson's quiz
 };
 
 struct Quiz {
   std::vector<Question> questions;
   std::vector<LocalText> checklist;  // completion checklist of the whole lesson
+  // Questions of any lesson asked here first, before the lessons that teach them (lesson
+  // 1's pre-test); answered again in their own lessons, they show the learner's gain.
+  std::vector<QuestionRef> pretest;
 };
 
 // Option indices marked correct, ascending.
@@ -93,6 +104,17 @@ std::vector<int> quiz_declared_to_shown(const std::vector<int>& order,
 // wrong (numeric: which common mistake it looks like).
 int quiz_tries_before_reveal(const Question& q);
 bool quiz_reveal_explanations(const Question& q, bool correct, int tries, bool requested);
+
+// Whether a wrong try names the missed and wrongly chosen options before the reveal. Only
+// for multiple choice (where it says which of several picks to reconsider); for one-answer
+// kinds "Missed: B" would be the answer itself, so a wrong try only says it is wrong.
+bool quiz_names_options_before_reveal(const Question& q);
+
+// Points for an answer: a right answer on the first try scores 1, a right answer after
+// earlier tries (a retry, or after the explanations) kRetryPoints, a wrong one 0. `tries` is
+// the number of answers given to the question so far, this one included (>= 1).
+inline constexpr double kRetryPoints = 0.5;
+double quiz_points(bool correct, int tries);
 
 // Option letters for people and scripts: 0 -> "A". Parses "B" or "A,C" (also "1,3" as
 // 1-based numbers) into sorted unique 0-based indices; throws InputError naming the item.

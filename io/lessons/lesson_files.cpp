@@ -188,7 +188,7 @@ Question parse_question(const toml::table& t, int index, const std::string& file
   TableReader r(t, file, label, q.line, problems);
   q.id = r.string("id", true);
   r.only_keys({"id", "kind", "prompt", "option", "explain", "generator", "unit", "preset",
-               "reveal_preset", "reveal", "claim", "reference", "checklist"});
+               "reveal_preset", "reveal", "answered_by", "claim", "reference", "checklist"});
   const std::string kind = r.string("kind", true);
   try {
     if (!kind.empty()) q.kind = quiz_kind_from_name(kind);
@@ -262,13 +262,14 @@ Question parse_question(const toml::table& t, int index, const std::string& file
     q.preset = r.string("preset", true);
     q.reveal_preset = r.string("reveal_preset", false);
     q.reveal = r.local("reveal", true);
+    q.answered_by = r.local("answered_by", true);
     if (!q.preset.empty())
       check_preset(q.preset, "question \"" + q.id + "\"", file, r.line_at("preset"), problems);
     if (!q.reveal_preset.empty())
       check_preset(q.reveal_preset, "question \"" + q.id + "\"", file, r.line_at("reveal_preset"),
                    problems);
   } else {
-    forbid({"preset", "reveal_preset", "reveal"});
+    forbid({"preset", "reveal_preset", "reveal", "answered_by"});
   }
 
   if (q.kind == QuestionKind::open) {
@@ -329,6 +330,12 @@ bool lesson_link_pending(const std::string& preset) {
 
 std::string LessonProblem::text() const {
   return line > 0 ? file + ":" + std::to_string(line) + ": " + message : file + ": " + message;
+}
+
+bool Lesson::predicted_in_text(const std::string& id) const {
+  for (const auto& c : markdown_predict_callouts(text_en))
+    if (c.id == id) return true;
+  return false;
 }
 
 const Question* Lesson::find_question(const std::string& id) const {
@@ -438,7 +445,7 @@ Quiz parse_quiz(const std::string& toml_text, const std::string& file,
   const auto table = parse_toml(toml_text, file, problems);
   if (!table) return quiz;
   TableReader top(*table, file, "quiz", 1, problems);
-  top.only_keys({"question", "checklist"});
+  top.only_keys({"question", "checklist", "pretest"});
   const toml::node* list = table->get("question");
   const toml::array* arr = list ? list->as_array() : nullptr;
   if (arr == nullptr || arr->empty()) {
@@ -462,6 +469,24 @@ Quiz parse_quiz(const std::string& toml_text, const std::string& file,
   }
   // [[checklist]] tables or checklist = [{en, zh}, ...]: both read the same way.
   quiz.checklist = top.local_list("checklist", false);
+  // [[pretest]] lesson = "...", question = "...": checked against the library on load.
+  if (const toml::node* pre = table->get("pretest")) {
+    const toml::array* list_of = pre->as_array();
+    if (list_of == nullptr) {
+      problems.push_back({file, line_of(*pre), "pretest must be [[pretest]] tables"});
+    } else {
+      for (size_t i = 0; i < list_of->size(); ++i) {
+        const toml::table* t = list_of->get(i)->as_table();
+        if (t == nullptr) {
+          problems.push_back({file, line_of(*list_of->get(i)), "a [[pretest]] must be a table"});
+          continue;
+        }
+        TableReader r(*t, file, "pretest " + std::to_string(i + 1), line_of(*t), problems);
+        r.only_keys({"lesson", "question"});
+        quiz.pretest.push_back({r.string("lesson", true), r.string("question", true)});
+      }
+    }
+  }
   return quiz;
 }
 
@@ -526,6 +551,23 @@ Lesson load_lesson(const std::string& dir, const LessonEntry& entry) {
   } catch (const FileError&) {
     problems.push_back({quiz_file, 0, "missing: every lesson needs a quiz.toml"});
   }
+  // Predict callouts: each names a predict question, the same ones in both languages.
+  std::vector<std::string> callout_ids[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::string file = lesson.folder + "/lesson." + langs[k] + ".md";
+    for (const auto& c : markdown_predict_callouts(k == 0 ? lesson.text_en : lesson.text_zh)) {
+      callout_ids[k].push_back(c.id);
+      const Question* q = lesson.find_question(c.id);
+      if (q == nullptr || q->kind != QuestionKind::predict)
+        problems.push_back({file, line_of_text(raw[k], "```" + std::string(kPredictFence)),
+                            "Predict callout \"" + c.id +
+                                "\" names no predict question of quiz.toml (write its id)"});
+    }
+  }
+  if (!raw[0].empty() && !raw[1].empty() && callout_ids[0] != callout_ids[1])
+    problems.push_back({lesson.folder + "/lesson.zh.md", 0,
+                        "Predict callouts differ from lesson.en.md: both languages must place "
+                        "the same predictions in the same order"});
   return lesson;
 }
 
@@ -542,6 +584,15 @@ LessonLibrary load_lessons(const std::string& dir) {
     return lib;
   }
   for (const auto& e : entries) lib.lessons.push_back(load_lesson(dir, e));
+  // A pre-test names questions of other lessons: each must exist.
+  for (auto& l : lib.lessons)
+    for (const auto& ref : l.quiz.pretest) {
+      const Lesson* other = lib.find(ref.lesson);
+      if (other == nullptr || other->find_question(ref.id) == nullptr)
+        l.problems.push_back({l.folder + "/quiz.toml", 0,
+                              "[[pretest]] names question \"" + ref.id + "\" of lesson \"" +
+                                  ref.lesson + "\", which does not exist"});
+    }
   return lib;
 }
 

@@ -10,10 +10,13 @@
 //   prompt.en = "..."          prompt.zh = "..."
 //   [[question.option]]        # choice kinds: text, correct, explain
 //   generator = "rope_angle"   # numeric: prompt uses {param} placeholders; unit, explain
-//   preset = "rope?dim=8"      # predict: lab preset; reveal_preset, reveal.en/.zh
+//   preset = "rope?dim=8"      # predict: lab preset; reveal_preset, reveal.en/.zh,
+//                              #   answered_by.en/.zh (lesson words that answer it); the
+//                              #   lesson text asks it in a ```predict callout
 //   reference.en = "..."       # open: reference answer; checklist = [{en, zh}, ...]
 //   claim.en = "..."           # spot_error: the quoted claim
 //   [[checklist]]              # the lesson's completion checklist: en, zh
+//   [[pretest]]                # a question of any lesson asked here first: lesson, question
 #pragma once
 #include <map>
 #include <optional>
@@ -48,6 +51,9 @@ struct Lesson {
   bool broken() const { return !problems.empty(); }
   const MdDocument& text(Language lang) const { return lang == Language::zh ? text_zh : text_en; }
   const Question* find_question(const std::string& id) const;
+  // True when a Predict callout of the lesson text asks question `id` (the quiz tab then
+  // leaves it to the text).
+  bool predicted_in_text(const std::string& id) const;
 };
 
 struct LessonLibrary {

@@ -42,10 +42,15 @@ for seed in 3 11; do
   wrong=$(python3 -c "print([l for l in 'ABCD' if l != '$right'][0])")
   check_json "j['correct'] and j['revealed'] and j['correct_options']==['$right'] and len(j['explanations'])==4" \
     quiz check 01-why-positions q1-why-encode --seed $seed --answer "$right"
-  # A first wrong try says which option was missed, but keeps the explanations closed.
-  check_json "not j['correct'] and not j['revealed'] and j['missed']==['$right'] and j['wrong']==['$wrong'] and 'explanations' not in j and j['tries_left']==1" \
+  check_json "j['points']==1 and j['points_first_try']==1" \
+    quiz check 01-why-positions q1-why-encode --seed $seed --answer "$right"
+  # A first wrong try says only that it is wrong: no option named, explanations closed.
+  check_json "not j['correct'] and not j['revealed'] and 'missed' not in j and 'wrong' not in j and 'explanations' not in j and j['tries_left']==1 and j['points']==0" \
     quiz check 01-why-positions q1-why-encode --seed $seed -a "$wrong"
-  check_json "j['revealed'] and len(j['explanations'])==4" quiz check 01-why-positions q1-why-encode --seed $seed -a "$wrong" --try 2
+  # Right on the second try: half a point, shown beside a first try's full point.
+  check_json "j['correct'] and j['points']==0.5 and j['points_first_try']==1" \
+    quiz check 01-why-positions q1-why-encode --seed $seed -a "$right" --try 2
+  check_json "j['revealed'] and len(j['explanations'])==4 and j['missed']==['$right'] and j['wrong']==['$wrong']" quiz check 01-why-positions q1-why-encode --seed $seed -a "$wrong" --try 2
   check_json "j['revealed'] and j['correct_options']==['$right']" quiz check 01-why-positions q1-why-encode --seed $seed -a "$wrong" --explain
 done
 

@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/labs.hpp"
 #include "core/quiz/numeric.hpp"
@@ -198,6 +201,15 @@ TEST_CASE("the seven questions of the Chinese self-test stay covered") {
       {6, "06-long-context", "q2-512-to-2048", QuestionKind::open},
       {7, "04-relative-proof", "q1-explain-relative", QuestionKind::open},
   };
+  // Lesson 1 asks all seven first, as a pre-test (issue 28), in the self-test's order.
+  const Lesson* l1 = library().find("01-why-positions");
+  REQUIRE(l1 != nullptr);
+  REQUIRE(l1->quiz.pretest.size() == std::size(map));
+  for (size_t k = 0; k < std::size(map); ++k) {
+    INFO("pre-test " << k + 1);
+    CHECK(l1->quiz.pretest[k].lesson == map[k].lesson);
+    CHECK(l1->quiz.pretest[k].id == map[k].id);
+  }
   for (const auto& m : map) {
     INFO("self-test question " << m.seed_question << " -> " << m.lesson << "/" << m.id);
     const Lesson* l = library().find(m.lesson);
@@ -320,16 +332,104 @@ TEST_CASE("answer cues: neither the first option nor the longest gives the answe
   CHECK(ratio_sum[1] / questions <= 1.2);
 }
 
+TEST_CASE("answer cues: the right option's length rank is at chance, in both languages") {
+  // Over every one-answer choice question: the rank of the right option by length (1 =
+  // longest, ties share the mean of their ranks) against chance, (k + 1) / 2 for k options,
+  // and what "always pick the k-th longest" would score. Before issue 28 the right option
+  // was the second-longest in about half the items, so that rule scored 54 % (en) and 60 %
+  // (zh) against about 27 % by chance; the mean rank was 2.12 (en), 2.07 (zh) against 2.36.
+  constexpr double kRankMargin = 0.2;  // |mean rank - chance| allowed, per language
+  constexpr double kPickLimit = 0.4;   // score of "pick the k-th longest" allowed, any k
+  for (int lang = 0; lang < 2; ++lang) {
+    int items = 0;
+    double rank_sum = 0, chance_sum = 0;
+    std::vector<double> pick(8, 0.0);
+    for (const auto& l : library().lessons) {
+      for (const auto& q : l.quiz.questions) {
+        if (!quiz_is_choice(q.kind) || q.kind == QuestionKind::multiple) continue;
+        const size_t right = static_cast<size_t>(quiz_correct_options(q).front());
+        std::vector<size_t> len;
+        for (const auto& o : q.options)
+          len.push_back(text_length(lang == 0 ? o.text.en : o.text.zh));
+        const auto longer =
+            std::count_if(len.begin(), len.end(), [&](size_t n) { return n > len[right]; });
+        const auto same = std::count(len.begin(), len.end(), len[right]);
+        rank_sum += static_cast<double>(longer) + (static_cast<double>(same) + 1) / 2;
+        chance_sum += (static_cast<double>(len.size()) + 1) / 2;
+        std::vector<size_t> sorted = len;
+        std::sort(sorted.rbegin(), sorted.rend());
+        for (size_t k = 0; k < sorted.size() && k < pick.size(); ++k) {
+          const auto tied = std::count(len.begin(), len.end(), sorted[k]);
+          if (len[right] == sorted[k]) pick[k] += 1.0 / static_cast<double>(tied);
+        }
+        ++items;
+      }
+    }
+    REQUIRE(items >= 25);
+    const double mean_rank = rank_sum / items, chance = chance_sum / items;
+    std::string picks;
+    for (size_t k = 0; k < 5; ++k)
+      picks += " " + std::to_string(static_cast<int>(std::lround(100 * pick[k] / items))) + "%";
+    INFO((lang == 0 ? "en" : "zh")
+         << ": " << items << " items, mean length rank of the right option " << mean_rank
+         << " (chance " << chance << "); pick the 1st, 2nd, ... longest scores" << picks);
+    CHECK(std::abs(mean_rank - chance) <= kRankMargin);
+    for (double p : pick) CHECK(p / items <= kPickLimit);
+  }
+}
+
+TEST_CASE("every prediction is asked in the text, before the words that answer it") {
+  // Issue 28: each predict question stands in the lesson text as a Predict callout, placed
+  // before the text that answers it (its answered_by words), and that text is inside the
+  // fold that stays closed until the prediction is made; nothing before the callout gives
+  // the answer away. Both languages.
+  int callouts = 0;
+  for (const auto& l : library().lessons) {
+    for (const auto& q : l.quiz.questions) {
+      if (q.kind != QuestionKind::predict) continue;
+      for (int lang = 0; lang < 2; ++lang) {
+        const MdDocument& doc = lang == 0 ? l.text_en : l.text_zh;
+        const std::string& words = lang == 0 ? q.answered_by.en : q.answered_by.zh;
+        INFO("lesson " << l.entry.id << (lang == 0 ? " (en)" : " (zh)") << ", question " << q.id
+                       << ", answered by \"" << words << "\"");
+        REQUIRE_FALSE(words.empty());
+        const auto all = markdown_predict_callouts(doc);
+        const auto c =
+            std::find_if(all.begin(), all.end(), [&](const MdCallout& m) { return m.id == q.id; });
+        REQUIRE(c != all.end());
+        CHECK(c->fold_end > c->block + 1);
+        std::string before, folded;
+        for (size_t i = 0; i < c->block; ++i) before += markdown_plain_text(doc.blocks[i]) + "\n";
+        for (size_t i = c->block + 1; i < c->fold_end; ++i)
+          folded += markdown_plain_text(doc.blocks[i]) + "\n";
+        CHECK(before.find(words) == std::string::npos);
+        CHECK(folded.find(words) != std::string::npos);
+        ++callouts;
+      }
+      CHECK(l.predicted_in_text(q.id));
+    }
+  }
+  CHECK(callouts >= 2 * 10);  // the nine predictions of issue 28 and lesson 10's
+  const Lesson* l10 = library().find("10-world-model");
+  REQUIRE(l10 != nullptr);
+  CHECK_FALSE(markdown_predict_callouts(l10->text_en).empty());
+}
+
 TEST_CASE("spot-the-error items offer true claims besides the fix") {
   // A spot-the-error item with "nothing is wrong" and one absurd option is answered by
   // elimination; at least four options keep the plausible, true-but-beside-the-point
   // statements in the running.
+  // Some quoted claims are true, so "Nothing is wrong" is not eliminated on sight.
+  int nothing_right = 0;
   for (const auto& l : library().lessons)
     for (const auto& q : l.quiz.questions) {
       if (q.kind != QuestionKind::spot_error) continue;
       INFO("lesson " << l.entry.id << ", question " << q.id);
       CHECK(q.options.size() >= 4);
+      const auto& right = q.options[static_cast<size_t>(quiz_correct_options(q).front())];
+      if (right.text.en.rfind("Nothing", 0) == 0) ++nothing_right;
     }
+  CHECK(nothing_right >= 2);
 }
 
 TEST_CASE("every mistake the checker can name is explained in both languages") {

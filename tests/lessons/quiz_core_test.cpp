@@ -245,7 +245,8 @@ TEST_CASE("scores and completion follow the answers") {
   LessonScore s = quiz_lesson_score(quiz, lp);
   CHECK(s.total == 3);
   CHECK(s.answered == 3);
-  CHECK(s.points == Approx(2.5));
+  // c right on its second try: half a point; n right at once: 1; o half ticked: 0.5.
+  CHECK(s.points == Approx(2.0));
   CHECK_FALSE(quiz_update_completion(quiz, lp));  // the lesson checklist is not ticked yet
   lp.checklist = {true};
   CHECK(quiz_update_completion(quiz, lp));
@@ -355,6 +356,7 @@ std::map<std::string, double> reference_mistakes(const std::string& gen,
     m["wm_drop_tokens_not_steps"] = 2 * p["t"] + 1 - p["k"];
   } else if (gen == "wm_pair_angle") {
     m["wm_steps_not_tokens"] = 3 * std::pow(p["base"], -2 * p["i"] / p["d"]);
+    m["wm_pair_sign"] = -6 * std::pow(p["base"], -2 * p["i"] / p["d"]);
   } else if (gen == "wm_last_visible_key") {
     m["wm_mask_oldest"] = p["j"];
   }
@@ -423,6 +425,30 @@ TEST_CASE("explanations open on a right answer, on request, or after the last tr
   CHECK(quiz_reveal_explanations(single, true, 1, false));         // right at once
   Question predict = four_options("q-predict", QuestionKind::predict);
   CHECK(quiz_reveal_explanations(predict, false, 1, false));  // the lab shows it anyway
+}
+
+TEST_CASE("a wrong one-answer try names no option, and a retry scores below a first try") {
+  // Before the reveal a one-answer question says only "wrong"; naming the missed option
+  // would be the answer. Multiple choice names which picks to reconsider.
+  CHECK_FALSE(quiz_names_options_before_reveal(four_options("s")));
+  CHECK_FALSE(quiz_names_options_before_reveal(four_options("e", QuestionKind::spot_error)));
+  CHECK_FALSE(quiz_names_options_before_reveal(four_options("p", QuestionKind::predict)));
+  CHECK(quiz_names_options_before_reveal(four_options("m", QuestionKind::multiple)));
+  CHECK(quiz_points(true, 1) == 1.0);
+  CHECK(quiz_points(true, 2) == kRetryPoints);
+  CHECK(quiz_points(true, 5) == kRetryPoints);
+  CHECK(quiz_points(false, 1) == 0.0);
+  CHECK(kRetryPoints > 0.0);
+  CHECK(kRetryPoints < 1.0);
+  // Recorded answers score the same way: wrong, then right = a retry.
+  const Question q = four_options("q-points");
+  AnswerRecord first, retried;
+  quiz_answer_choice(first, q, {2});
+  quiz_answer_choice(retried, q, {0});
+  quiz_retry(retried, retried.seed);
+  quiz_answer_choice(retried, q, {2});
+  CHECK(quiz_question_score(q, first) == 1.0);
+  CHECK(quiz_question_score(q, retried) == kRetryPoints);
 }
 
 TEST_CASE(
@@ -520,4 +546,92 @@ TEST_CASE("the numbers worked out in the lessons agree with the core") {
   // Lesson 3: float32 keeps about 6e-8 relative precision; whole radians go past ~1.7e7.
   CHECK(std::ldexp(1.0, -24) == Approx(6e-8).epsilon(0.01));
   CHECK(1.0 / std::ldexp(1.0, -24) == Approx(1.7e7).epsilon(0.02));
+  // Lesson 3: the last pair is b^((d-2)/d) times slower: 8 660 for d = 128, 3 162 for d = 16.
+  CHECK(std::pow(10000.0, 126.0 / 128) == Approx(8660).margin(0.5));
+  CHECK(std::pow(10000.0, 14.0 / 16) == Approx(3162).margin(0.5));
+  // Lesson 7: the last T5 bucket starts at 91 (encoder) and 113 (decoder), defaults.
+  CHECK(t5_bucket(90, true, 32, 128) == 30);
+  CHECK(t5_bucket(91, true, 32, 128) == 31);
+  CHECK(t5_bucket(-112, false, 32, 128) == 30);
+  CHECK(t5_bucket(-113, false, 32, 128) == 31);
+}
+
+TEST_CASE("the worked examples of issue 28 agree with the core") {
+  // Lesson 2: PE(7, 4) with d_model = 16 is the quiz's seed 7; dimension 5 takes the cosine.
+  const NumericQuestion sq = quiz_generate("sinusoid_value", 7);
+  REQUIRE(params_of(sq)["d"] == 16);
+  REQUIRE(params_of(sq)["j"] == 4);
+  REQUIRE(params_of(sq)["pos"] == 7);
+  CHECK(sq.answer == Approx(0.6442).margin(5e-5));
+  CHECK(std::cos(7 / std::pow(10000.0, 4.0 / 16)) == Approx(0.7648).margin(5e-5));
+  // Lesson 3: d = 128, b = 1e6, pair 1, m = 3988; the angle's error when theta is rounded.
+  RopeParams r3;
+  r3.head_dim = 128;
+  r3.base = 1e6;
+  const double theta = rope_inv_freq(r3)[1];
+  const double angle = rope_angles(r3, {3988.0})(0, 1);
+  CHECK(theta == Approx(0.8058422).margin(5e-8));
+  CHECK(angle == Approx(3213.6986).margin(5e-5));
+  CHECK(511 * kTwoPi == Approx(3210.7077).margin(5e-5));
+  CHECK(angle - 511 * kTwoPi == Approx(2.9910).margin(5e-5));
+  CHECK(std::abs(3988 * 0.806 - angle) == Approx(0.63).margin(0.005));
+  CHECK(std::abs(3988 * 0.8058 - angle) == Approx(0.17).margin(0.005));
+  CHECK(std::abs(3988 * 0.80584 - angle) == Approx(0.0087).margin(5e-5));
+  CHECK(std::abs(3988 * 0.8058422 - angle) == Approx(0.00005).margin(5e-6));
+  // Lesson 4: one pair (theta = 1), q = (2, 1), k = (1, 1); the score depends on n - m only.
+  RopeParams r2;
+  r2.head_dim = 2;
+  Eigen::VectorXd q(2), k(2);
+  q << 2, 1;
+  k << 1, 1;
+  const Eigen::VectorXd q5 = rope_apply(r2, q, 5), k8 = rope_apply(r2, k, 8);
+  CHECK(q5[0] == Approx(1.5262).margin(5e-5));
+  CHECK(q5[1] == Approx(-1.6342).margin(5e-5));
+  CHECK(k8[0] == Approx(-1.1349).margin(5e-5));
+  CHECK(k8[1] == Approx(0.8439).margin(5e-5));
+  const Eigen::VectorXd q100 = rope_apply(r2, q, 100), k103 = rope_apply(r2, k, 103);
+  CHECK(q100[0] == Approx(2.2310).margin(5e-5));
+  CHECK(q100[1] == Approx(-0.1504).margin(5e-5));
+  CHECK(k103[0] == Approx(-1.4052).margin(5e-5));
+  CHECK(k103[1] == Approx(-0.1592).margin(5e-5));
+  const Eigen::VectorXd k3 = rope_apply(r2, k, 3);
+  CHECK(k3[0] == Approx(-1.1311).margin(5e-5));
+  CHECK(k3[1] == Approx(-0.8489).margin(5e-5));
+  for (double score : {q5.dot(k8), q100.dot(k103), q.dot(k3)})
+    CHECK(score == Approx(-3.1111).margin(5e-5));
+  // Lesson 6: Llama 3.1 (d = 128, b = 500 000, L = 8 192, s = 8).
+  RopeParams l;
+  l.head_dim = 128;
+  l.base = 500000;
+  l.original_context = 8192;
+  l.factor = 8;
+  l.scaling = RopeScaling::ntk;
+  CHECK(rope_effective_base(l) == Approx(4134231).margin(1));
+  {
+    const Eigen::VectorXd o = rope_inv_freq_original(l), n = rope_inv_freq(l);
+    CHECK(o[0] / n[0] == Approx(1.0));
+    CHECK(o[63] / n[63] == Approx(8.0));
+  }
+  l.scaling = RopeScaling::yarn;
+  CHECK(rope_attention_scale(l) == Approx(1.2079).margin(5e-5));
+  CHECK(std::pow(rope_attention_scale(l), 2) == Approx(1.4591).margin(5e-5));
+  l.scaling = RopeScaling::llama3;
+  const Eigen::VectorXd orig = rope_inv_freq_original(l), scaled = rope_inv_freq(l);
+  const Eigen::VectorXd lam = rope_wavelengths(orig);
+  for (int i = 0; i < 64; ++i) {
+    INFO("pair " << i << ", wavelength " << lam[i]);
+    const double ratio = orig[i] / scaled[i];
+    if (i <= 28) CHECK(ratio == Approx(1.0));
+    if (i >= 29 && i <= 34) CHECK((ratio > 1.0 && ratio < 8.0));
+    if (i >= 35) CHECK(ratio == Approx(8.0));
+  }
+  CHECK(lam[28] == Approx(1956.5).margin(0.05));
+  CHECK(lam[29] == Approx(2401.7).margin(0.05));
+  CHECK(lam[34] == Approx(6695.1).margin(0.05));
+  CHECK(lam[35] == Approx(8218.7).margin(0.05));
+  // Lesson 10: a cache of c = 22 tokens, A_t is new token j = 1 (the quiz's seed 11).
+  const NumericQuestion mq = quiz_generate("wm_last_visible_key", 11);
+  REQUIRE(params_of(mq)["c"] == 22);
+  REQUIRE(params_of(mq)["j"] == 1);
+  CHECK(mq.answer == 23);
 }
