@@ -21,8 +21,8 @@ inline std::string train_checkpoint_path(const std::string& dir, const std::stri
   for (int n = 1; n <= 1000; ++n) {
     const fs::path p =
         fs::path(dir) / (stem + (n == 1 ? "" : "-" + std::to_string(n)) + ".safetensors");
-    std::error_code ec;
-    if (!fs::exists(fs::symlink_status(p, ec)) && !ec) return p.string();
+    std::error_code ec;  // set for a missing file too: the type is what tells
+    if (fs::symlink_status(p, ec).type() == fs::file_type::not_found) return p.string();
   }
   return {};
 }

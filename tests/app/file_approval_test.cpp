@@ -2,6 +2,7 @@
 // model the user has (issue 29, S3 and S4).
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <fstream>
