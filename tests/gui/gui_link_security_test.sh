@@ -123,12 +123,16 @@ EOS
     echo "banners: $(grep -c 'control character' "$tmp/a.err") refusals, no raw control character"
     ;;
   settings)
-    # 1. A link in the first second, then kill -9 after 3 s: the autosave kept it.
+    # 1. A link in the first second, then kill -9 once saved: the autosave kept it.
     cat > "$tmp/run.sh" <<'EOS'
 . "$X_WINDOW_SH"
 app_start "$TMP/a.err" --preset 'rope?dim=64'
 timeout 20 "$APP" 'poslab:rope?dim=32' >/dev/null 2>&1 || { echo "link not handed over"; kill -9 $pid; exit 1; }
-sleep 3
+# Autosaved within the next autosave round (every 2 s); before, never: the first round took
+# the changed state as the baseline. Up to 10 s on a loaded machine.
+for i in $(seq 50); do
+  grep -q 'rope?[^"]*dim=32' "$XDG_CONFIG_HOME/poslab/settings.json" 2>/dev/null && break; sleep 0.2
+done
 kill -9 $pid
 EOS
     on_fresh_server "$tmp/run.sh" || { echo "failed: $(cat "$tmp/a.err")"; exit 1; }
