@@ -714,11 +714,11 @@ int main(int argc, char** argv) {
       for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
       if (auto* p = state.find_panel(state.settings().active_lab))
         std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
+      // Said, not fatal: a headless run's result is its exports (the settings' own banner,
+      // e.g. settings.json being a folder, was printed above).
       if (opt.settings)
-        if (const std::string bad = state.finish(); !bad.empty()) {
+        if (const std::string bad = state.finish(); !bad.empty())
           std::fprintf(stderr, "poslab: settings not saved: %s\n", bad.c_str());
-          exit_code = 2;
-        }
     } else if (exit_code == 0) {
       // Links a later `poslab 'poslab:...'` hands over; it wakes the event loop.
       std::string why;  // $XDG_RUNTIME_DIR not safe to listen in: said once, no listener
