@@ -35,7 +35,7 @@ Settings load_settings(const std::string& dir, std::string& warning);
 Settings settings_from_json(const std::string& text);
 std::string settings_to_json(const Settings& s);
 // What the shell's autosave compares to tell whether to save: every saved field except
-// last_preset (the shell adds each lab's live preset, which save() copies into last_preset).
+// last_preset (the shell adds each lab's saved_preset, which save() copies into last_preset).
 // A new field of Settings is part of it without being listed here.
 std::string settings_snapshot(const Settings& s);
 // Writes settings.json atomically; throws poslab::FileError on failure.
