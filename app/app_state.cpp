@@ -191,7 +191,10 @@ void AppState::open_lab_from_user(const std::string& preset) {
   } catch (const std::exception&) {
     return;  // reported by open_lab
   }
-  if (Panel* p = find_panel(lab)) p->trust_named_files();
+  if (Panel* p = find_panel(lab)) {
+    p->trust_named_files();
+    p->start_requested_runs();
+  }
 }
 
 void AppState::open_lab(const std::string& preset) {
@@ -292,13 +295,13 @@ void AppState::ensure_glyphs(const std::string& utf8) {
 
 // ---- settings (save, autosave, language) ------------------------------------------------
 
-void AppState::save() {
-  if (!opt_.use_settings) return;
+std::string AppState::save() {
+  if (!opt_.use_settings) return {};
   settings_.last_preset.clear();
   for (const auto& p : panels_) {
     // A lab not restored after an unfinished start keeps its saved preset until it is used.
     auto it = unrestored_.find(p->id());
-    const std::string now = p->preset();
+    const std::string now = p->saved_preset();
     if (it != unrestored_.end() && now == default_preset_[p->id()])
       settings_.last_preset[p->id()] = it->second;
     else
@@ -311,13 +314,18 @@ void AppState::save() {
     drawing_lab_.clear();
     report_error(tr("errors.where.saving_settings"), e.what());
     drawing_lab_ = saved_lab;
+    return e.what();
   }
+  return {};
 }
 
 void AppState::autosave(double now_s, double min_interval_s) {
-  if (!opt_.use_settings || now_s - last_save_time_ < min_interval_s) return;
+  if (!opt_.use_settings) return;
+  // The first call takes the state at start-up (what was just loaded) at once, so a change
+  // in the first seconds is compared with it and saved like any other.
+  if (!last_saved_.empty() && now_s - last_save_time_ < min_interval_s) return;
   std::string snapshot = settings_snapshot(settings_);  // every field, export_dir too
-  for (const auto& p : panels_) snapshot += "|" + p->preset();
+  for (const auto& p : panels_) snapshot += "|" + p->saved_preset();
   last_save_time_ = now_s;
   if (snapshot == last_saved_) return;
   const bool first = last_saved_.empty();
@@ -325,10 +333,11 @@ void AppState::autosave(double now_s, double min_interval_s) {
   if (!first) save();  // the state at start-up is what was just loaded
 }
 
-void AppState::finish() {
-  save();
+std::string AppState::finish() {
+  std::string error = save();
   start_marker_end(marker_path_);
   marker_path_.clear();
+  return error;
 }
 
 void AppState::set_language(const std::string& lang) {

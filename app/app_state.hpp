@@ -76,13 +76,15 @@ class AppState final : public AppContext {
   void open_lab_from_user(const std::string& preset);
   void select_lab(const std::string& id);
   Panel* find_panel(const std::string& id);
-  // Saves settings (and each lab's preset) atomically; reports failures on the banner.
-  void save();
+  // Saves settings (and each lab's saved_preset) atomically; reports failures on the banner
+  // and returns the error ("" when saved or settings are not used).
+  std::string save();
   // Saves when something changed and at least `min_interval_s` passed since the last save,
   // so a crash or kill loses at most a few seconds of settings.
   void autosave(double now_s, double min_interval_s = 2.0);
   // A clean end: saves and removes the start marker (the next start restores everything).
-  void finish();
+  // Returns save()'s error: at Quit the banner is gone, so the caller says it on stderr.
+  std::string finish();
   void release_gl();
   // After the frame is rendered into the back buffer (framebuffer `fb_width` x `fb_height`):
   // reads the rectangles panels asked for with capture_rect and hands them over.

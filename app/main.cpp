@@ -563,7 +563,17 @@ int main(int argc, char** argv) {
 
   // A link while PosLab already runs: the running window opens it (app/export/link_handoff).
   if (!headless && !opt.link.empty()) {
-    const auto h = poslab::app::link_handoff_send(poslab::app::link_socket_path(), opt.link);
+    std::string why;
+    const std::string socket = poslab::app::link_socket_path(&why);
+    if (!why.empty()) std::fprintf(stderr, "poslab: %s\n", why.c_str());
+    const auto h = poslab::app::link_handoff_send(socket, opt.link);
+    if (h == poslab::app::Handoff::busy) {
+      std::fprintf(stderr,
+                   "poslab: the running PosLab window has %zu links waiting; open this one "
+                   "again in a moment\n",
+                   poslab::app::kLinkQueueMax);
+      return 1;
+    }
     if (h == poslab::app::Handoff::taken) {
       std::fprintf(stderr, "poslab: the running PosLab window opened the link\n");
       return 0;
@@ -704,11 +714,17 @@ int main(int argc, char** argv) {
       for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
       if (auto* p = state.find_panel(state.settings().active_lab))
         std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
-      if (opt.settings) state.finish();
+      // Said, not fatal: a headless run's result is its exports (the settings' own banner,
+      // e.g. settings.json being a folder, was printed above).
+      if (opt.settings)
+        if (const std::string bad = state.finish(); !bad.empty())
+          std::fprintf(stderr, "poslab: settings not saved: %s\n", bad.c_str());
     } else if (exit_code == 0) {
       // Links a later `poslab 'poslab:...'` hands over; it wakes the event loop.
-      poslab::app::LinkListener links(poslab::app::link_socket_path(),
-                                      [] { glfwPostEmptyEvent(); });
+      std::string why;  // $XDG_RUNTIME_DIR not safe to listen in: said once, no listener
+      const std::string socket = poslab::app::link_socket_path(&why);
+      if (!why.empty() && opt.link.empty()) std::fprintf(stderr, "poslab: %s\n", why.c_str());
+      poslab::app::LinkListener links(socket, [] { glfwPostEmptyEvent(); });
       while (!glfwWindowShouldClose(window) && !state.quit_requested()) {
         bool work = fe.wait_for_work(2.0);
         for (const auto& link : links.take()) {
@@ -740,15 +756,23 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
       }
       state.cancel_jobs();
-      state.finish();  // settings saved, start marker removed: nothing is left to lose
+      // Settings saved, start marker removed: nothing is left to lose. A failed save is not
+      // silent: the window is closing, so stderr and the exit code say it.
+      if (const std::string bad = state.finish(); !bad.empty()) {
+        std::fprintf(stderr,
+                     "poslab: settings not saved at quit: %s (this session's labs and window "
+                     "size will not be restored)\n",
+                     bad.c_str());
+        exit_code = 2;
+      }
       glfwHideWindow(window);
       // Quit returns within a second even if a computation does not stop when asked: the
       // panels' destructors join their workers, and a worker deep in a long core loop may
       // not look at its cancel flag for minutes.
-      std::thread([] {
+      std::thread([code = exit_code] {
         std::this_thread::sleep_for(std::chrono::milliseconds(400));
         std::fflush(nullptr);
-        std::_Exit(0);
+        std::_Exit(code);
       }).detach();
     }
     state.release_gl();

@@ -56,6 +56,13 @@ class Panel {
   // settings): files it names may be opened without asking. Presets from elsewhere (pasted,
   // lesson links) name files the panel must show and let the user approve first.
   virtual void trust_named_files() {}
+  // The preset came from the user's own command line: start what it asks to start (the dream
+  // lab's train=2). A link, a pasted preset or a restored setting only shows the controls.
+  virtual void start_requested_runs() {}
+  // The preset the settings keep for the next start, which opens its files unasked: the
+  // state less what the user has not said yes to (a file a link or pasted preset named that
+  // still waits for approval keeps the last approved one; a run a link asked to start).
+  virtual std::string saved_preset() const { return preset(); }
   // The interface language is now `lang` ("en" or "zh"): from the settings at start, from
   // --language, or from View > Language. A lab with its own text language follows it.
   virtual void set_interface_language(const std::string& lang) { (void)lang; }

@@ -151,20 +151,38 @@ bool process_alive(long pid) {
 }  // namespace
 
 bool start_marker_begin(const std::string& dir, std::string& marker_path) {
-  const std::string path = dir + "/running.pid";
   bool unfinished = false;
   std::error_code ec;
-  if (fs::is_regular_file(path, ec)) {
+  fs::directory_iterator it(dir, ec), end;
+  std::vector<fs::path> gone;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("running.", 0) != 0) continue;
+    const std::string tail = name.substr(8);
     long pid = 0;
-    try {
-      pid = std::stol(read_file(path, 64));
-    } catch (const std::exception&) {
-      pid = 0;  // torn or edited marker: its start did not finish either
+    std::error_code ec2;
+    if (tail == "pid") {  // the single marker of versions before per-process markers
+      if (!it->is_regular_file(ec2)) continue;
+      try {
+        pid = std::stol(read_file(it->path().string(), 64));
+      } catch (const std::exception&) {
+        pid = 0;  // torn or edited marker: its start did not finish either
+      }
+    } else if (!tail.empty() && tail.size() <= 10 &&
+               tail.find_first_not_of("0123456789") == std::string::npos) {
+      pid = std::stol(tail);
+    } else {
+      continue;
     }
     // Its process still running is another PosLab window (or a reused pid): not a crash.
-    unfinished = pid == ::getpid() || !process_alive(pid);
+    if (pid == ::getpid() || !process_alive(pid)) {
+      unfinished = true;
+      gone.push_back(it->path());
+    }
   }
+  for (const fs::path& p : gone) fs::remove(p, ec);
   marker_path.clear();
+  const std::string path = dir + "/running." + std::to_string(::getpid());
   try {
     write_file_atomically(path, std::to_string(::getpid()) + "\n");
     marker_path = path;

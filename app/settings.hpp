@@ -35,16 +35,18 @@ Settings load_settings(const std::string& dir, std::string& warning);
 Settings settings_from_json(const std::string& text);
 std::string settings_to_json(const Settings& s);
 // What the shell's autosave compares to tell whether to save: every saved field except
-// last_preset (the shell adds each lab's live preset, which save() copies into last_preset).
+// last_preset (the shell adds each lab's saved_preset, which save() copies into last_preset).
 // A new field of Settings is part of it without being listed here.
 std::string settings_snapshot(const Settings& s);
 // Writes settings.json atomically; throws poslab::FileError on failure.
 void save_settings(const std::string& dir, const Settings& s);
 
-// The "a start is running" marker, <dir>/running.pid: written at start with the process id,
-// removed at a clean end. Returns true if an earlier start left its marker and its process
-// is gone (it crashed or was killed), so its saved state may be what brought it down.
-// `marker_path` is set to the marker's path ("" if it cannot be written). Never throws.
+// The "a start is running" marker, <dir>/running.<pid>: one per process, written at start,
+// removed at a clean end, so two windows never remove each other's. Returns true if an
+// earlier start left its marker and its process is gone (it crashed or was killed), so its
+// saved state may be what brought it down; such markers (and the old single running.pid)
+// are removed. `marker_path` is set to this process's marker ("" if it cannot be written).
+// Never throws.
 bool start_marker_begin(const std::string& dir, std::string& marker_path);
 void start_marker_end(const std::string& marker_path);
 

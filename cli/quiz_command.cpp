@@ -46,13 +46,17 @@ Language parse_language(const std::string& s) {
 }
 
 // The language to answer in: --lang if given (and then remembered in the progress file),
-// else the one remembered by the last --lang or the app. A progress file that cannot be
-// read or written only costs the memory, with a note on stderr.
+// else the one remembered by the last --lang or the app. The CLI never moves or rewrites a
+// progress file it cannot read (a newer format, permissions): it says so on stderr, and
+// --lang is then not remembered.
 Language language(const QuizArgs& a) {
   const std::string path = progress_path(default_data_dir());
   if (a.lang.empty()) {
     try {
-      return parse_language(load_progress(path).progress.language);
+      const ProgressLoad loaded = load_progress(path, ProgressRead::read_only);
+      if (!loaded.notice.empty())
+        std::cerr << "note: " << loaded.notice << " (remembered language not read; using en)\n";
+      return parse_language(loaded.progress.language);
     } catch (const Error& e) {
       std::cerr << "note: remembered language not read (" << e.what() << "); using en\n";
       return Language::en;
@@ -60,13 +64,15 @@ Language language(const QuizArgs& a) {
   }
   const Language lang = parse_language(a.lang);
   try {
-    ProgressLoad loaded = load_progress(path);
-    if (!loaded.notice.empty()) std::cerr << "note: " << loaded.notice << "\n";
-    if (loaded.progress.language != a.lang) {
-      loaded.progress.language = a.lang;
+    const ProgressLoad loaded = load_progress(path, ProgressRead::read_only);
+    if (!loaded.notice.empty()) {
+      std::cerr << "note: " << loaded.notice << " (--lang not remembered)\n";
+    } else if (loaded.progress.language != a.lang) {
+      Progress mine = loaded.progress;
+      mine.language = a.lang;
       std::error_code ec;
       std::filesystem::create_directories(default_data_dir(), ec);
-      save_progress(path, loaded.progress);
+      save_progress_merged(path, loaded.progress, mine);  // a window may save meanwhile
     }
   } catch (const Error& e) {
     std::cerr << "note: --lang not remembered (" << e.what() << ")\n";

@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -19,7 +21,7 @@ namespace poslab::app {
 namespace {
 
 constexpr size_t kMaxLink = 64 * 1024;  // a preset link is far shorter; more is garbage
-constexpr int kTimeoutMs = 3000;        // a running app answers within a frame or two
+constexpr int kReplyTimeoutMs = 3000;   // a running app answers within a frame or two
 
 bool fill_address(const std::string& path, sockaddr_un& a) {
   std::memset(&a, 0, sizeof a);
@@ -27,6 +29,13 @@ bool fill_address(const std::string& path, sockaddr_un& a) {
   if (path.empty() || path.size() >= sizeof a.sun_path) return false;
   std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
   return true;
+}
+
+// True if the process at the other end of `fd` runs as this user.
+bool peer_is_us(int fd) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  return ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == ::getuid();
 }
 
 // A connected socket to `path`, or -1 (nobody listens there).
@@ -42,12 +51,20 @@ int connect_to(const std::string& path) {
   return fd;
 }
 
-// Reads until a newline, EOF, `max` bytes or the timeout; false on timeout or overflow.
-bool read_line(int fd, std::string& out, size_t max) {
+// Reads until a newline, EOF, `max` bytes or `timeout_ms` in all (a client sending a byte
+// at a time cannot stretch it); false on timeout or overflow.
+bool read_line(int fd, std::string& out, size_t max, int timeout_ms) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   char buf[4096];
   while (out.find('\n') == std::string::npos) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
     pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, kTimeoutMs) <= 0) return false;
+    const int ready = ::poll(&p, 1, static_cast<int>(left));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -70,9 +87,29 @@ void write_all(int fd, const std::string& text) {
 
 }  // namespace
 
-std::string link_socket_path() {
+std::string link_socket_path(std::string* why) {
   const char* dir = std::getenv("XDG_RUNTIME_DIR");
   if (!dir || *dir != '/') return {};
+  // Another user who owns or can enter the folder could listen there in our place, or
+  // replace our socket: only a folder of ours that nobody else can enter will do.
+  struct stat st {};
+  std::string problem;
+  if (::stat(dir, &st) != 0)
+    problem = std::string("cannot be examined (") + std::strerror(errno) + ")";
+  else if (!S_ISDIR(st.st_mode))
+    problem = "is not a folder";
+  else if (st.st_uid != ::getuid())
+    problem = "belongs to uid " + std::to_string(st.st_uid) + ", not to this user";
+  else if ((st.st_mode & 077) != 0)
+    problem = "can be entered by other users (mode " + std::to_string((st.st_mode >> 6) & 7) +
+              std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) +
+              ", needs 700)";
+  if (!problem.empty()) {
+    if (why)
+      *why = std::string("$XDG_RUNTIME_DIR ") + dir + " " + problem +
+             ": links are not handed to a running window (chmod 700 it, or unset it)";
+    return {};
+  }
   const std::string path = std::string(dir) + "/poslab-link.sock";
   sockaddr_un a;
   return fill_address(path, a) ? path : std::string();
@@ -81,11 +118,16 @@ std::string link_socket_path() {
 Handoff link_handoff_send(const std::string& socket_path, const std::string& link) {
   const int fd = connect_to(socket_path);
   if (fd < 0) return Handoff::none;
+  if (!peer_is_us(fd)) {  // someone else's listener never sees the link
+    ::close(fd);
+    return Handoff::none;
+  }
   write_all(fd, link + "\n");
   std::string reply;
-  const bool answered = read_line(fd, reply, 16);
+  const bool answered = read_line(fd, reply, 16, kReplyTimeoutMs);
   ::close(fd);
   if (!answered) return Handoff::none;  // a hung instance: open a window here instead
+  if (reply == "busy") return Handoff::busy;
   return reply == "ok" ? Handoff::taken : reply == "no" ? Handoff::refused : Handoff::none;
 }
 
@@ -158,19 +200,23 @@ void LinkListener::serve() {
 
 void LinkListener::answer(int client) {
   // Only the user's own processes (the folder already keeps others out).
-  ucred cred{};
-  socklen_t len = sizeof cred;
-  if (::getsockopt(client, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::getuid())
-    return;
+  if (!peer_is_us(client)) return;
   std::string line;
   const auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
-  if (!read_line(client, line, kMaxLink) || !is_preset_uri(line) ||
+  // One client at a time, each within the deadline: a slow one delays the next by at most
+  // kLinkClientDeadlineMs. Escapes that decode to control characters are refused when the
+  // preset is read (core/common/preset.cpp), as for a pasted one.
+  if (!read_line(client, line, kMaxLink, kLinkClientDeadlineMs) || !is_preset_uri(line) ||
       std::any_of(line.begin(), line.end(), control)) {
     write_all(client, "no\n");
     return;
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (links_.size() >= kLinkQueueMax) {  // a flood: the window opens what it has first
+      write_all(client, "busy\n");
+      return;
+    }
     links_.push_back(line);
   }
   write_all(client, "ok\n");

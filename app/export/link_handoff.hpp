@@ -13,17 +13,23 @@
 
 namespace poslab::app {
 
-// The socket's path, or "" when $XDG_RUNTIME_DIR is not set or the path is too long for a
-// socket (then every start opens its own window, as before).
-std::string link_socket_path();
+// The socket's path, or "" when $XDG_RUNTIME_DIR is not set, is not a folder that this user
+// owns with mode 700 (then `why` says so, for a note on stderr), or the path is too long for
+// a socket. With "" every start opens its own window, as before.
+std::string link_socket_path(std::string* why = nullptr);
 
 enum class Handoff {
-  none,     // no running instance answered: open a window here
+  none,     // no running instance of this user answered: open a window here
   taken,    // the running instance opens the link
   refused,  // the running instance says it is not a poslab: link
+  busy,     // the running instance has too many links waiting (a flood): try later
 };
 // Sends `link` to the instance listening on `socket_path` (waits at most a few seconds).
+// A listener run by another user (SO_PEERCRED) gets nothing and counts as none.
 Handoff link_handoff_send(const std::string& socket_path, const std::string& link);
+
+inline constexpr int kLinkClientDeadlineMs = 1000;  // a client sends its line within this
+inline constexpr size_t kLinkQueueMax = 16;         // links waiting for the window at most
 
 // The running instance's side: a thread accepting links on the socket.
 class LinkListener {

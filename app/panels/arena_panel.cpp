@@ -61,7 +61,16 @@ class ArenaPanel final : public Panel {
     ui_.live_ready = false;  // restart with the preset's seed and teams
   }
   bool animating() const override { return ui_.lab.playing; }
-  void trust_named_files() override { ui_.confirmed_file = ui_.lab.file; }
+  void trust_named_files() override { ui_.confirmed_file = FileApproval::of(ui_.lab.file); }
+  // A file still waiting for approval is never saved as the lab's state: the next start
+  // would open it unasked. The last approved file (or the live episode) is kept instead.
+  std::string saved_preset() const override {
+    if (!awaiting_approval()) return preset();
+    bnb::ArenaLabSettings s = ui_.lab;
+    s.file = ui_.confirmed_file.path;
+    if (s.file.empty()) s.source = bnb::ArenaSource::live;
+    return bnb::arena_to_preset(s);
+  }
   float min_width() const override { return 1000.0f; }
   float min_height() const override { return 600.0f; }
   void release_gl() override { ui_.map.release_gl(); }
@@ -111,7 +120,7 @@ class ArenaPanel final : public Panel {
       return "inspector shows " + std::to_string(u.inspector_rows) + " relational rows for " +
              std::to_string(present - 1) + " other ships";
     if (u.lab.source == bnb::ArenaSource::file && u.reader == nullptr && !u.lab.file.empty() &&
-        u.opened_path != u.lab.file && u.confirmed_file == u.lab.file)
+        u.opened_path != u.lab.file && u.confirmed_file.approves(u.lab.file))
       return "file was never opened";
     // The selected ship's state vector as the inspector drew it: row sim.step of the
     // episode `poslab-cli sim` replays (live, nobody at the helm, not practising).
@@ -244,7 +253,7 @@ class ArenaPanel final : public Panel {
   // True while the preset names a file the user has not approved (chosen in this panel,
   // given on the command line, or restored from the user's own settings).
   bool awaiting_approval() const {
-    return !ui_.lab.file.empty() && ui_.lab.file != ui_.confirmed_file;
+    return !ui_.lab.file.empty() && !ui_.confirmed_file.approves(ui_.lab.file);
   }
 
   void open_file_if_needed(AppContext& ctx, bool force = false) {
@@ -294,12 +303,13 @@ class ArenaPanel final : public Panel {
       ImGui::TextDisabled("%.1f MB", static_cast<double>(size) / 1e6);
     else
       ImGui::TextDisabled("(%s)", ec.message().c_str());
-    if (ImGui::Button(L("arena.open_this").c_str())) u.confirmed_file = u.lab.file;
+    if (ImGui::Button(L("arena.open_this").c_str()))
+      u.confirmed_file = FileApproval::of(u.lab.file);
     tooltip(T("arena.open_this_tip"));
     ImGui::SameLine();
     if (ImGui::Button(L("arena.dont_open").c_str())) {
       u.lab.file.clear();
-      u.confirmed_file.clear();
+      u.confirmed_file = {};
       copy_path_to_buffer();
     }
   }
@@ -497,7 +507,7 @@ class ArenaPanel final : public Panel {
       s.file = u.path_buf.data();
       s.episode = 0;
       s.row = 0;
-      u.confirmed_file = s.file;       // the user's own choice
+      u.confirmed_file = FileApproval::of(s.file);  // the user's own choice
       open_file_if_needed(ctx, true);  // reopen even the same path (it may have been rewritten)
     }
     tooltip(T("arena.open_tip"));

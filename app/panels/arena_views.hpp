@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/app_context.hpp"
+#include "app/file_approval.hpp"
 #include "app/file_picker.hpp"
 #include "app/gfx/arena_view.hpp"
 #include "app/widgets/recorder.hpp"
@@ -32,9 +33,9 @@ struct ArenaUi {
   double step_accum = 0;
   // Dataset file.
   std::unique_ptr<io::BnbDatasetReader> reader;
-  std::string opened_path;     // path the reader (or the last failed attempt) belongs to
-  std::string confirmed_file;  // a path the user chose or approved; a preset naming any other
-                               // file waits for the user's approval before it is opened
+  std::string opened_path;      // path the reader (or the last failed attempt) belongs to
+  FileApproval confirmed_file;  // a path the user chose or approved; a preset naming any other
+                                // file waits for the user's approval before it is opened
   bnb::EpisodeRecord episode;
   int loaded_episode = -1;
   std::array<char, 1024> path_buf{};

@@ -28,6 +28,7 @@
 #include "app/widgets.hpp"
 #include "app/widgets/control_column.hpp"
 #include "app/widgets/drawn_numbers.hpp"
+#include "app/widgets/job_status.hpp"
 #include "app/widgets/tr_args.hpp"
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab_model.hpp"
@@ -63,8 +64,24 @@ class DreamsPanel final : public Panel {
   void load_preset(const std::string& text) override {
     ui_.lab = wm::dreams_from_preset(text);
     ui_.path_edit = ui_.lab.file;
+    ui_.train_autostart = false;  // a link shows the training view; a run takes a click
   }
-  void trust_named_files() override { ui_.confirmed_file = ui_.lab.file; }
+  void trust_named_files() override {
+    ui_.confirmed_file = FileApproval::of(ui_.lab.file);
+    ui_.confirmed_model = FileApproval::of(ui_.lab.model);
+  }
+  void start_requested_runs() override { ui_.train_autostart = ui_.lab.train == 2; }
+  // What the next start opens unasked: only approved files, and never a run by itself.
+  std::string saved_preset() const override {
+    DreamLabSettings s = ui_.lab;
+    if (awaiting_approval()) {
+      s.file = ui_.confirmed_file.path;
+      if (s.file.empty()) s.start = wm::DreamSource::seed;
+    }
+    if (!s.model.empty() && ui_.confirmed_model.path != s.model) s.model.clear();
+    s.train = std::min(s.train, 1);
+    return wm::dreams_to_preset(s);
+  }
 
   // ---- sharing: `poslab-cli wm dream --preset` prints these numbers
   // ------------------------
@@ -94,6 +111,7 @@ class DreamsPanel final : public Panel {
     return (ui_.lab.playing && !ui_.timeline.finished) || ui_.train.running();
   }
   void cancel_jobs() override {
+    ui_.model_job.abandon();  // a checkpoint being read does not look at a cancel flag
     ui_.stepper.cancel();
     ui_.compare_job.cancel();
     ui_.train.cancel();
@@ -219,9 +237,10 @@ class DreamsPanel final : public Panel {
     if (u.lab.train) {
       dreams_section(ctx.tr("dreams.train_heading"));
       bool rope = true;
-      const std::string path = u.train.draw(ctx, rope, u.lab.train == 2);
+      const std::string path = u.train.draw(ctx, rope, std::exchange(u.train_autostart, false));
       if (!path.empty()) {
         u.lab.model = path;
+        u.confirmed_model = FileApproval::of(path);  // the user's own run
         u.lab.window = rope ? DreamVariant::rope : DreamVariant::recompute;
         u.model_path.clear();  // reload even if the path is the same (newer weights)
       }
@@ -231,7 +250,7 @@ class DreamsPanel final : public Panel {
 
  private:
   bool awaiting_approval() const {
-    return ui_.lab.start == wm::DreamSource::file && ui_.lab.file != ui_.confirmed_file;
+    return ui_.lab.start == wm::DreamSource::file && !ui_.confirmed_file.approves(ui_.lab.file);
   }
   io::Json session_json() const {
     return io::dreams_session_json(preset(), ui_.model_path, ui_.model.get(), ui_.timeline,
@@ -254,13 +273,19 @@ class DreamsPanel final : public Panel {
 
   // ---- model and session
   // --------------------------------------------------------------
+  // The checkpoint is read on the model job (a 1.7 KB file once asked for 12.5 GB and held
+  // the window for 70 s); the session waits for it. A checkpoint a link or a pasted preset
+  // names is not read until the user approves it (model_controls).
   void ensure_model(AppContext& ctx) {
     DreamsUi& u = ui_;
+    poll_model(ctx);
     const std::string path = io::dreams_model_path(u.lab);
     if (path == u.model_path) return;
+    u.model_job.abandon();  // an older read still running: its result is not wanted
     u.model_path = path;
     u.model.reset();
     u.model_error.clear();
+    u.model_waiting = false;
     u.applied_key.clear();  // a new model starts a new session
     std::error_code ec;
     if (u.lab.model.empty() && !std::filesystem::exists(path, ec)) {
@@ -272,12 +297,30 @@ class DreamsPanel final : public Panel {
                       "in the preset";
       return;
     }
-    try {
-      u.model = io::dreams_load_model(path, u.lab.window);
-    } catch (const Error& e) {
-      u.model_error = e.what();
+    if (!u.lab.model.empty() && !u.confirmed_model.approves(u.lab.model)) {
+      u.model_waiting = true;
+      u.model_error = ctx.tr("dreams.model_waiting");
+      return;
+    }
+    const DreamVariant window = u.lab.window;
+    u.model_job.start(path, [path, window](auto&) { return io::dreams_load_model(path, window); });
+    if (ctx.waits_for_jobs()) poll_model(ctx);  // checks and captures see the model
+  }
+
+  // Takes the model job's outcome: the model, or its error on the banner.
+  void poll_model(AppContext& ctx) {
+    DreamsUi& u = ui_;
+    auto out = u.model_job.poll(ctx, true);
+    if (!out || out->key != u.model_path) return;
+    u.applied_key.clear();  // the session starts over with the model
+    if (out->value) {
+      u.model = std::move(*out->value);
+    } else if (out->cancelled) {
+      u.model_error = ctx.tr("dreams.model_cancelled");
+    } else {
+      u.model_error = out->error;
       ctx.report_error(ctx.tr("dreams.where_model"),
-                       tr_args(ctx.tr("dreams.model_failed"), {{"error", e.what()}}));
+                       tr_args(ctx.tr("dreams.model_failed"), {{"error", out->error}}));
     }
   }
 
@@ -305,7 +348,8 @@ class DreamsPanel final : public Panel {
     const bool pending = awaiting_approval();
     const std::string key = session_key(u.lab) + (pending ? "#unapproved" : "");
     if (key == u.applied_key && (u.engine || u.stepper.running())) return;
-    if (u.stepper.running()) {  // let the worker return the engine first
+    if (u.model_job.running()) return;  // "starting the dream" until the model is read
+    if (u.stepper.running()) {          // let the worker return the engine first
       u.stepper.cancel();
       u.stepper.poll(ctx, true);
       if (u.stepper.running()) return;
@@ -435,6 +479,7 @@ class DreamsPanel final : public Panel {
   // ---- controls (the foldable column)
   // --------------------------------------------------------
   void controls(AppContext& ctx);
+  void model_controls(AppContext& ctx);
   void file_controls(AppContext& ctx);
   void restart_here(AppContext& ctx);
   void timeline_bar(AppContext& ctx);
@@ -497,9 +542,10 @@ void DreamsPanel::controls(AppContext& ctx) {
                   R::temperature_range, "%.2f", false, ctx.tr("dreams.tip_temperature"));
   if (ui_.model)
     text_wrapped(ctx.tr("dreams.model_info"), model_words(ctx, ui_.model->info()).c_str());
-  else
+  else if (!ui_.model_job.running())
     ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", ctx.tr("dreams.no_model"));
-  if (!ui_.model) {
+  model_controls(ctx);
+  if (!ui_.model && !ui_.model_job.running()) {
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", ui_.model_error.c_str());
     ImGui::PopTextWrapPos();
@@ -530,6 +576,37 @@ void DreamsPanel::controls(AppContext& ctx) {
   ImGui::PopItemWidth();
 }
 
+// The checkpoint being read (with Cancel), or the approval of one a preset named.
+void DreamsPanel::model_controls(AppContext& ctx) {
+  DreamsUi& u = ui_;
+  if (u.model_job.running()) {
+    text_wrapped(ctx.tr("dreams.model_loading"), u.model_path.c_str());
+    JobStatusTexts words;
+    words.working = ctx.tr("dreams.model_loading_bar");
+    words.cancel = ctx.tr("dreams.model_cancel");
+    if (job_status(u.model_job.progress(), false, ImGui::GetContentRegionAvail().x, words) ==
+        JobAction::cancel) {
+      u.model_job.abandon();  // the read cannot be interrupted: the window goes on at once
+      u.model_error = ctx.tr("dreams.model_cancelled");
+      u.applied_key.clear();
+    }
+    return;
+  }
+  if (!u.model_waiting) return;
+  text_wrapped("%s", ctx.tr("dreams.model_approve_text"));
+  text_wrapped("%s", u.lab.model.c_str());
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(u.lab.model, ec);
+  if (!ec)
+    ImGui::TextDisabled("%.1f MB", static_cast<double>(size) / 1e6);
+  else
+    ImGui::TextDisabled("(%s)", ec.message().c_str());
+  if (ImGui::Button(dreams_label(ctx, "dreams.model_approve", "Open this checkpoint").c_str())) {
+    u.confirmed_model = FileApproval::of(u.lab.model);
+    u.model_path.clear();  // read it on the next frame
+  }
+}
+
 // The dataset start: a path field, Browse... (app/file_picker), Open, the
 // approval of a file a preset named, and the episode slider. Reads happen in
 // the helper process; a bad file is a banner and the seed's episode keeps
@@ -551,8 +628,8 @@ void DreamsPanel::file_controls(AppContext& ctx) {
   if (ImGui::Button(dreams_label(ctx, "dreams.open", "Open").c_str()) || enter || chose) {
     s.file = u.path_edit;
     s.episode = 0;
-    u.confirmed_file = s.file;  // the user's own choice
-    u.info_file.clear();        // read anew (the file may have been rewritten)
+    u.confirmed_file = FileApproval::of(s.file);  // the user's own choice
+    u.info_file.clear();                          // read anew (the file may have been rewritten)
   }
   ImGui::SameLine();
   if (ImGui::Button(dreams_label(ctx, "dreams.browse", "Browse...").c_str()))
@@ -565,7 +642,7 @@ void DreamsPanel::file_controls(AppContext& ctx) {
     text_wrapped("%s", ctx.tr("dreams.approve_text"));
     text_wrapped("%s", s.file.c_str());
     if (ImGui::Button(dreams_label(ctx, "dreams.approve", "Open this file").c_str()))
-      u.confirmed_file = s.file;
+      u.confirmed_file = FileApproval::of(s.file);
     return;
   }
   ensure_file_info(ctx);

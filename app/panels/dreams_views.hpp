@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/app_context.hpp"
+#include "app/file_approval.hpp"
 #include "app/file_picker.hpp"
 #include "app/gfx/arena_view.hpp"
 #include "app/widgets/attention_maps.hpp"
@@ -40,14 +41,20 @@ struct DreamsUi {
   BackgroundJob<DreamsStepResult> stepper;
   double step_accum = 0;
   int pending_restart = -1;  // "Restart dream here" asked at this frame, waiting for the worker
-  // Model: the loaded prototype (cloned into each session) and where it came from.
+  // Model: the loaded prototype (cloned into each session) and where it came from. A
+  // checkpoint is read on a worker (a big or hostile file never freezes the window) and a
+  // file a link or pasted preset names waits for the user's approval first.
   std::unique_ptr<wm::DreamModel> model;
   std::string model_path, model_error;
+  BackgroundJob<std::unique_ptr<wm::DreamModel>> model_job;
+  FileApproval confirmed_model;  // the checkpoint the user chose, trusted or approved
+  bool model_waiting = false;    // lab.model waits for approval (not read)
+  bool train_autostart = false;  // the user's own command-line preset asked for a run
   // Dataset start: the path field, the picker, and the file the user chose or approved
   // (a preset naming another file waits for approval before it is opened).
   std::string path_edit;
   FilePicker picker;
-  std::string confirmed_file;
+  FileApproval confirmed_file;
   std::string info_file;  // file `file_episodes` belongs to
   long long file_episodes = -1;
   // Variants compared past the context (a worker job).

@@ -185,12 +185,16 @@ class LessonsPanel final : public Panel {
     try {
       ProgressLoad loaded = load_progress(ui_.progress_file);
       ui_.progress = std::move(loaded.progress);
+      ui_.progress_base = ui_.progress;
       if (!loaded.backup_path.empty())  // the notice, in the lessons' language
         ctx.report_error(w("progress_where"),
-                         tr_args(w("progress_corrupt"),
-                                 {{"reason", loaded.reason}, {"kept", loaded.backup_path}}));
+                         tr_args(w("progress_corrupt"), {{"reason", loaded.reason},
+                                                         {"kept", loaded.backup_path},
+                                                         {"file", ui_.progress_file}}));
       else if (!loaded.notice.empty())
         ctx.report_error(w("progress_where"), loaded.notice);
+      // A file we may not read is never replaced: this session's answers are not saved.
+      if (loaded.unreadable) ui_.progress_file.clear();
     } catch (const Error& e) {
       ctx.report_error(w("progress_where"), e.what());
     }

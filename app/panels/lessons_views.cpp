@@ -39,7 +39,9 @@ void lessons_save(AppContext& ctx, LessonsUi& u) {
   if (u.headless || u.progress_file.empty())
     return;  // checks and captures leave the user's file alone
   try {
-    io::save_progress(u.progress_file, u.progress);
+    // Another window (or poslab-cli) may have saved answers since: merged, not overwritten.
+    u.progress = io::save_progress_merged(u.progress_file, u.progress_base, u.progress);
+    u.progress_base = u.progress;
   } catch (const Error& e) {
     ctx.report_error(lessons_word(u, "save_failed"), e.what());
   }

@@ -48,6 +48,8 @@ struct LessonsUi {
   io::UiText words;         // lessons/ui.toml
   std::string words_error;  // why ui.toml could not be read, if so
   Progress progress;
+  Progress progress_base;     // as loaded or last saved: what save merges this window's
+                              // changes against (another window may save meanwhile)
   std::string progress_file;  // empty until the data directory is known
   bool progress_loaded = false;
   bool headless = false;                           // checks and captures never write progress

@@ -138,6 +138,17 @@ class BackgroundJob {
   void cancel() {
     if (state_) state_->control.request_cancel();
   }
+  // For work that cannot look at its cancel flag (a file being read): the slot is free at
+  // once, without waiting, and the worker finishes on its own with its result dropped. The
+  // work must own everything it touches (captures by value), as every job's work does.
+  void abandon() {
+    if (!state_) return;
+    state_->control.request_cancel();
+    state_->control.set_paused(false);
+    if (thread_.joinable()) thread_.detach();
+    state_.reset();
+    seen_report_ = 0;
+  }
   void pause(bool paused) {
     if (state_) state_->control.set_paused(paused);
   }

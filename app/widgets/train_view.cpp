@@ -56,16 +56,22 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
   ImGui::EndDisabled();
   ImGui::SameLine();
   const bool start = !busy && ImGui::Button(tr_id(ctx, "dreams.train_start").c_str());
-  if (start || (autostart && !started_)) {
-    started_ = true;
+  if (start || (autostart && !busy)) {
     spec_.preset = preset_ == 0 ? "tiny" : "paper";
     spec_.position = position_ == 0 ? wm::WmPosition::rope : wm::WmPosition::absolute;
     const std::filesystem::path dir = std::filesystem::path(ctx.data_dir()) / "models";
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    path_ =
-        (dir / ("wm_" + spec_.preset + "_" + wm::wm_position_name(spec_.position) + ".safetensors"))
-            .string();
+    // A new name when the file exists: a run never replaces a model without the user's say.
+    path_ = train_checkpoint_path(
+        dir.string(), "wm_" + spec_.preset + "_" + wm::wm_position_name(spec_.position));
+    if (path_.empty()) {
+      ctx.report_error(ctx.tr("dreams.train_where"),
+                       dir.string() +
+                           " holds 1000 checkpoints of this kind already: move or "
+                           "delete some, then start again");
+      return use;
+    }
     path_rope_ = spec_.position == wm::WmPosition::rope;
     curves_ = {};
     const wm::DreamTrainSpec spec = spec_;

@@ -4,6 +4,7 @@
 // dream lab. Checkpoints are written atomically, so stopping (or Quit) at any moment
 // leaves the last one intact.
 #pragma once
+#include <filesystem>
 #include <string>
 
 #include "app/app_context.hpp"
@@ -12,11 +13,26 @@
 
 namespace poslab::app {
 
+// Where a new run writes its checkpoint: <dir>/<stem>.safetensors, or <stem>-2, -3, ... when
+// that file exists, so a run never replaces a model the user already has (issue 29: a link
+// once replaced the user's own trained model). "" when 1000 names are taken.
+inline std::string train_checkpoint_path(const std::string& dir, const std::string& stem) {
+  namespace fs = std::filesystem;
+  for (int n = 1; n <= 1000; ++n) {
+    const fs::path p =
+        fs::path(dir) / (stem + (n == 1 ? "" : "-" + std::to_string(n)) + ".safetensors");
+    std::error_code ec;  // set for a missing file too: the type is what tells
+    if (fs::symlink_status(p, ec).type() == fs::file_type::not_found) return p.string();
+  }
+  return {};
+}
+
 class TrainView {
  public:
   // Draws the view. Returns the checkpoint to dream with when the user asks for it (or a
   // run finishes), else an empty string; `rope` tells which position variant it has.
-  // `autostart`: start a run the first time (a preset asked for one).
+  // `autostart`: start a run now (the user's own command-line preset asked for one; a link
+  // or a restored setting only shows the view, a run takes a click).
   std::string draw(AppContext& ctx, bool& rope, bool autostart);
   void cancel() { job_.cancel(); }  // Quit: the worker stops after its current step
   bool running() const { return job_.running(); }
@@ -29,7 +45,6 @@ class TrainView {
   wm::DreamTrainProgress curves_;
   std::string path_;       // checkpoint of the current / last run
   bool path_rope_ = true;  // its position variant
-  bool started_ = false;   // a run was started in this session
 };
 
 }  // namespace poslab::app

@@ -42,6 +42,26 @@ int hex_value(char c) {
   return -1;
 }
 
+bool is_control(unsigned char c) {
+  return c < 0x20 || c == 0x7f;
+}
+
+// A control character is named by its escape ("%1B"), never echoed raw.
+[[noreturn]] void refuse_control(unsigned char c) {
+  static const char* hex = "0123456789ABCDEF";
+  const std::string near{'%', hex[c >> 4], hex[c & 15]};
+  throw InputError(preset_message("errors.preset.control_escape", {message_arg("near", near)}));
+}
+
+// Raw control characters inside a preset (whitespace a paste carries at either end aside).
+void refuse_raw_controls(std::string_view text) {
+  const auto edge = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+  while (!text.empty() && edge(text.front())) text.remove_prefix(1);
+  while (!text.empty() && edge(text.back())) text.remove_suffix(1);
+  for (char c : text)
+    if (is_control(static_cast<unsigned char>(c))) refuse_control(static_cast<unsigned char>(c));
+}
+
 std::string percent_decode(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -52,7 +72,11 @@ std::string percent_decode(std::string_view s) {
     if (i + 2 >= s.size() || hex_value(s[i + 1]) < 0 || hex_value(s[i + 2]) < 0)
       throw InputError(preset_message("errors.preset.bad_escape",
                                       {message_arg("near", std::string(s.substr(i, 3)))}));
-    out += static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+    const auto c = static_cast<unsigned char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+    // A control character (ESC, newline, NUL...) would reach a banner, stderr or a file name
+    // raw; no preset value needs one (the writer never makes them from plain text).
+    if (is_control(c)) refuse_control(c);
+    out += static_cast<char>(c);
     i += 2;
   }
   return out;
@@ -116,6 +140,8 @@ std::string PresetWriter::str() const {
 }
 
 std::string preset_lab(std::string_view text) {
+  // Before anything is echoed in an error: a link's %1B may already be decoded to ESC.
+  refuse_raw_controls(text);
   auto q = text.find('?');
   std::string lab(text.substr(0, q));
   while (!lab.empty() && (lab.back() == ' ' || lab.back() == '\n')) lab.pop_back();

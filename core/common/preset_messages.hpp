@@ -15,6 +15,8 @@ inline constexpr MessageTemplate kPresetMessages[] = {
     // The preset string itself (preset.cpp, labs.cpp).
     {"errors.preset.bad_escape",
      "preset: bad percent escape near \"{near}\" (use %XX with two hex digits)"},
+    {"errors.preset.control_escape",
+     "preset: the escape \"{near}\" is a control character, which no preset value may hold"},
     {"errors.preset.missing_lab", "preset \"{preset}\": missing lab name before '?'"},
     {"errors.preset.lab_chars", "preset: lab name \"{lab}\" has characters other than a-z, 0-9, _"},
     {"errors.preset.wrong_lab", "preset is for lab \"{lab}\", not \"{expected}\""},

@@ -95,4 +95,21 @@ bool quiz_update_completion(const Quiz& quiz, LessonProgress& lp) {
   return true;
 }
 
+Progress progress_merge(const Progress& base, const Progress& mine, const Progress& disk) {
+  Progress out = disk;
+  if (mine.language != base.language) out.language = mine.language;
+  for (const auto& [id, lp] : mine.lessons) {
+    const auto b = base.lessons.find(id);
+    const LessonProgress* before = b == base.lessons.end() ? nullptr : &b->second;
+    LessonProgress& o = out.lessons[id];
+    for (const auto& [qid, rec] : lp.answers) {
+      const auto was = before ? before->answers.find(qid) : lp.answers.end();
+      if (!before || was == before->answers.end() || !(was->second == rec)) o.answers[qid] = rec;
+    }
+    if (!before || before->checklist != lp.checklist) o.checklist = lp.checklist;
+    o.completed = o.completed || lp.completed;
+  }
+  return out;
+}
+
 }  // namespace poslab

@@ -22,18 +22,28 @@ struct AnswerRecord {
   std::uint64_t seed = 0;   // numeric: seed of the current attempt's parameters
   std::string text;         // open: the learner's own answer
   std::vector<bool> ticks;  // open: self-assessment items ticked
+  bool operator==(const AnswerRecord&) const = default;
 };
 
 struct LessonProgress {
   std::map<std::string, AnswerRecord> answers;  // by question id
   std::vector<bool> checklist;                  // the lesson's completion checklist
   bool completed = false;                       // set by quiz_update_completion
+  bool operator==(const LessonProgress&) const = default;
 };
 
 struct Progress {
   std::map<std::string, LessonProgress> lessons;  // by lesson id (unknown ids are kept)
   std::string language = "en";                    // "en" or "zh": the learner's last choice
+  bool operator==(const Progress&) const = default;
 };
+
+// Two windows (or a window and poslab-cli) on one progress file: `disk` is what is saved
+// now, `mine` this window's progress, `base` what this window loaded or last saved. The
+// result is `disk` with this window's changes since `base` applied: each answer and each
+// checklist this window changed replaces the saved one, a lesson completed anywhere stays
+// completed, the language is this window's if it changed it. Nothing is ever removed.
+Progress progress_merge(const Progress& base, const Progress& mine, const Progress& disk);
 
 // Grading that also records the attempt. Choice and numeric: throw InputError on bad
 // input (nothing is recorded then). Open: stores the text and the ticks.

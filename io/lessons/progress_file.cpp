@@ -1,6 +1,9 @@
 // Progress as JSON (nlohmann-json), written atomically; corrupt files are kept aside.
 #include "io/lessons/progress_file.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
@@ -173,14 +176,34 @@ Progress progress_from_json(const std::string& text, const std::string& source) 
   }
 }
 
-ProgressLoad load_progress(const std::string& path) {
+ProgressLoad load_progress(const std::string& path, ProgressRead mode) {
   ProgressLoad out;
   std::error_code ec;
   if (!fs::exists(path, ec)) return out;
+  std::string text;
   try {
-    out.progress = progress_from_json(read_file(path), path);
+    text = read_file(path);
+  } catch (const FileError& e) {
+    // Not a corrupt file: one we may not read (permissions) or cannot now. It stays where it
+    // is, and nothing replaces it.
+    out.unreadable = true;
+    out.reason = e.what();
+    out.notice = "Your lesson progress could not be read (" + out.reason +
+                 "). It was left in place and nothing is saved over it; fix the file's "
+                 "permissions (chmod u+rw " +
+                 path + ") and start again.";
+    return out;
+  }
+  try {
+    out.progress = progress_from_json(text, path);
     return out;
   } catch (const FileError& e) {
+    out.reason = e.what();
+    if (mode == ProgressRead::read_only) {
+      out.notice = "Your lesson progress could not be read (" + out.reason +
+                   "); it was left untouched and fresh progress is shown.";
+      return out;
+    }
     // Keep the unreadable file for the user (and for us to learn from), start afresh.
     std::string backup = path + ".corrupt-" + timestamp();
     for (int n = 2; fs::exists(backup, ec); ++n)
@@ -189,15 +212,48 @@ ProgressLoad load_progress(const std::string& path) {
       throw FileError(path, std::string("is corrupt and could not be moved aside: ") +
                                 std::strerror(errno) + " (move or delete it by hand)");
     out.backup_path = backup;
-    out.reason = e.what();
-    out.notice = "Your lesson progress could not be read (" + std::string(e.what()) +
-                 "). It was kept as " + backup + "; progress starts fresh.";
+    out.notice = "Your lesson progress could not be read (" + out.reason + "). It was kept as " +
+                 backup + "; progress starts fresh. To get it back, rename it to " + path +
+                 " (with the PosLab version that wrote it, if newer).";
     return out;
   }
 }
 
 void save_progress(const std::string& path, const Progress& progress) {
   write_file_atomically(path, progress_to_json(progress));
+}
+
+Progress save_progress_merged(const std::string& path, const Progress& base, const Progress& mine) {
+  // The lock file, not the progress file: the atomic write replaces progress.json, so a lock
+  // on it would be on a file nobody opens next.
+  const std::string lock_path = path + ".lock";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    throw FileError(lock_path, std::string("cannot be opened to lock the progress file: ") +
+                                   std::strerror(errno));
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    ::close(fd);
+    throw FileError(lock_path, std::string("cannot be locked: ") + std::strerror(err));
+  }
+  try {
+    Progress merged = mine;
+    std::error_code ec;
+    if (fs::exists(path, ec)) {
+      try {
+        merged = progress_merge(base, mine, progress_from_json(read_file(path), path));
+      } catch (const FileError&) {
+        // Not progress this build can read: load_progress dealt with it at the start.
+      }
+    }
+    save_progress(path, merged);
+    ::close(fd);  // releases the lock
+    return merged;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
 }
 
 }  // namespace poslab::io

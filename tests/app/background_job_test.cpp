@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -151,6 +152,33 @@ TEST_CASE("background job: destroying the slot cancels and joins its worker") {
     });
   }
   CHECK(returned.load());
+}
+
+TEST_CASE("background job: abandon frees the slot at once from a worker that never checks") {
+  // A checkpoint being read does not look at its cancel flag: Cancel and Quit must not wait
+  // for it (issue 29, S2). The worker ends on its own later; its result is dropped.
+  auto release = std::make_shared<std::promise<void>>();
+  std::shared_future<void> gate = release->get_future().share();
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  BackgroundJob<std::unique_ptr<int>> job;
+  job.start("read", [gate, finished](auto&) {
+    gate.wait();  // blocks until released, whatever the cancel flag says
+    finished->store(true);
+    return std::make_unique<int>(7);
+  });
+  job.abandon();  // joining here would never return: the gate opens only below
+  CHECK_FALSE(job.running());
+  CHECK_FALSE(job.poll().has_value());
+  // The slot takes a new job at once while the abandoned one still runs.
+  job.start("next", [](auto&) { return std::make_unique<int>(8); });
+  const auto out = poll_until_done(job);
+  REQUIRE(out.value);
+  CHECK(**out.value == 8);
+  CHECK_FALSE(finished->load());
+  release->set_value();
+  for (int i = 0; i < 1000 && !finished->load(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(finished->load());
 }
 
 TEST_CASE("background job: a paused worker waits at its checkpoint until resumed or cancelled") {

@@ -113,15 +113,33 @@ TEST_CASE("the start marker tells a crashed start from a clean one and from a ru
   std::string marker;
   CHECK_FALSE(start_marker_begin(d.string(), marker));  // first start ever
   CHECK(fs::exists(marker));
+  CHECK(marker == (d / ("running." + std::to_string(::getpid()))).string());
   start_marker_end(marker);
-  CHECK_FALSE(fs::exists(d / "running.pid"));
+  CHECK_FALSE(fs::exists(marker));
   CHECK_FALSE(start_marker_begin(d.string(), marker));  // after a clean end
-  // A marker whose process is gone: that start crashed or was killed.
+  start_marker_end(marker);
+  // A marker whose process is gone: that start crashed or was killed. It is consumed.
+  std::ofstream(d / "running.999999999") << "999999999\n";
+  CHECK(start_marker_begin(d.string(), marker));
+  CHECK_FALSE(fs::exists(d / "running.999999999"));
+  start_marker_end(marker);
+  // A marker of a live process (here: our parent) is another PosLab window, not a crash.
+  const fs::path other = d / ("running." + std::to_string(::getppid()));
+  std::ofstream(other) << ::getppid() << "\n";
+  CHECK_FALSE(start_marker_begin(d.string(), marker));
+  // Two windows: the first to end removes only its own marker (issue 29).
+  start_marker_end(marker);
+  CHECK(fs::exists(other));
+  fs::remove(other);
+  // The single marker of older versions: read as before.
   std::ofstream(d / "running.pid") << "999999999\n";
   CHECK(start_marker_begin(d.string(), marker));
-  // A marker of a live process (here: our parent) is another PosLab window, not a crash.
+  CHECK_FALSE(fs::exists(d / "running.pid"));
+  start_marker_end(marker);
   std::ofstream(d / "running.pid") << ::getppid() << "\n";
   CHECK_FALSE(start_marker_begin(d.string(), marker));
+  start_marker_end(marker);
+  fs::remove(d / "running.pid");
   // A torn marker counts as unfinished.
   std::ofstream(d / "running.pid") << "";
   CHECK(start_marker_begin(d.string(), marker));

@@ -1,5 +1,8 @@
 // Preset strings restore lab settings (numbers to about 6 significant digits), stay
 // readable, and bad presets name what is wrong.
+#include <algorithm>
+#include <cctype>
+
 #include <catch2/catch.hpp>
 
 #include "core/common/errors.hpp"
@@ -87,4 +90,42 @@ TEST_CASE("text values survive percent-encoding, including Chinese") {
   r.read_text("sentence", out);
   r.finish();
   CHECK(out == "我 喜欢 你 & a=b%");
+}
+
+TEST_CASE("escapes that decode to control characters are refused, naming the escape") {
+  // A link is text from a stranger: ESC, newline or NUL must never reach a banner, stderr or
+  // a file name (issue 29). One decoder serves the app, links and the CLI's --preset.
+  for (const char* bad : {"%1B", "%1b", "%0A", "%0D", "%00", "%09", "%7F"}) {
+    INFO("escape " << bad);
+    const std::string preset = std::string("arena?source=file&file=/tmp/a") + bad + "b.h5";
+    try {
+      PresetReader r(preset, "arena");
+      FAIL("accepted " << bad);
+    } catch (const InputError& e) {
+      std::string named = bad;  // named with upper-case hex digits
+      std::transform(named.begin(), named.end(), named.begin(), ::toupper);
+      CHECK(std::string(e.what()).find(named) != std::string::npos);
+      CHECK(std::string(e.what()).find("control character") != std::string::npos);
+    }
+  }
+  // Raw control characters (a link's own escapes already decoded) are named, never echoed.
+  for (const std::string bad : {std::string("\x1b[2J"), std::string("\n"), std::string(1, '\0')}) {
+    try {
+      PresetReader r("arena?source=file&file=/tmp/a" + bad + "b.h5", "arena");
+      FAIL("accepted a raw control character");
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      CHECK(what.find("control character") != std::string::npos);
+      CHECK(std::none_of(what.begin(), what.end(),
+                         [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }));
+    }
+  }
+  CHECK_THROWS_AS(preset_lab("ro\x1bpe?dim=8"), InputError);
+  // Whitespace a paste carries at either end is still trimmed.
+  CHECK(wheels_from_preset("rope?dim=32\n").rope.head_dim == 32);
+  // Printable escapes and UTF-8 still decode.
+  PresetReader ok("demo?a=%20%25%E6%88%91", "demo");
+  std::string a;
+  ok.read_text("a", a);
+  CHECK(a == " %我");
 }

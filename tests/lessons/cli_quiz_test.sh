@@ -96,6 +96,22 @@ check_json "j['lessons'][0]['title']=='Why attention needs positions'" quiz list
 
 check_json "len(j)>=20 and all('?' in p or p.isalpha() for p in j) and 'kv?pos=rope&scenario=stitch&method=reencode' in j" quiz presets
 
+# Issue 29 (M4): a progress file the CLI cannot read (a newer version, a folder where the
+# file should be) is never moved or rewritten, by `list` nor by `list --lang`.
+pf="$XDG_DATA_HOME/poslab/progress.json"
+printf '{"format": "poslab-progress", "version": 99, "lessons": {}}\n' > "$pf"
+before=$(sha256sum "$pf")
+for args in "quiz list" "quiz list --lang zh"; do
+  # shellcheck disable=SC2086  # two words
+  err=$("$cli" $args 2>&1 >/dev/null) || { echo "FAIL: $args exited non-zero with a newer progress file"; fail=1; }
+  [ "$(sha256sum "$pf")" = "$before" ] || { echo "FAIL: $args rewrote a newer progress file"; fail=1; }
+  ls "$XDG_DATA_HOME/poslab/" | grep -q 'corrupt' && { echo "FAIL: $args moved the progress file aside"; fail=1; }
+  grep -q "version 99 is not supported.*left untouched" <<<"$err" || { echo "FAIL: $args did not say why: $err"; fail=1; }
+done
+rm "$pf"; mkdir "$pf"
+"$cli" quiz list >/dev/null 2>&1 && [ -d "$pf" ] || { echo "FAIL: quiz list with an unreadable progress file"; fail=1; }
+rmdir "$pf"
+
 expect_exit2 "lesson \"99-nope\"" quiz show 99-nope q1
 expect_exit2 "question \"q99\"" quiz check 03-rope q99 --answer A
 expect_exit2 "item \"E\"" quiz check 01-why-positions q1-why-encode --answer E

@@ -35,6 +35,9 @@ case "$case_" in
     [ "$rc" -eq 0 ] || { echo "app exited $rc on a corrupt progress file"; exit 1; }
     grep -q "progress could not be read" <<<"$err" || { echo "user not told: $err"; exit 1; }
     ls "$tmp/data/poslab/" | grep -q '^progress.json.corrupt-' || { echo "corrupt file not kept aside"; exit 1; }
+    # The banner names the kept file and how to get it back (issue 29, M4).
+    grep -q "kept as .*progress.json.corrupt-.*To get it back, rename it to .*progress.json" <<<"$err" ||
+      { echo "the banner does not say how to get the file back: $err"; exit 1; }
     ;;
   bad-preset)
     err=$("${xvfb[@]}" "$app" --preset 'lessons?lesson=99-nope' --frames 3 2>&1 >/dev/null); rc=$?

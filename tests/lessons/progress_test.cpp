@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "io/lessons/progress_file.hpp"
 
@@ -140,4 +141,95 @@ TEST_CASE("a writer killed mid-save never leaves an unreadable progress file") {
     CHECK(l.notice.empty());  // old or new contents, never torn
     CHECK_FALSE(l.progress.lessons.empty());
   }
+}
+
+TEST_CASE("a read-only load never moves or rewrites a progress file it cannot use") {
+  // Issue 29 (M4): `poslab-cli quiz list` moved a newer-format file aside; the app then
+  // started empty without a word.
+  TempDir t;
+  const std::string path = progress_path(t.dir.string());
+  const std::string newer = "{\"format\": \"poslab-progress\", \"version\": 2, \"lessons\": {}}\n";
+  std::ofstream(path) << newer;
+  const ProgressLoad ro = load_progress(path, ProgressRead::read_only);
+  CHECK_THAT(ro.notice, Catch::Contains("version 2") && Catch::Contains("left untouched"));
+  CHECK(ro.backup_path.empty());
+  CHECK(read_file(path) == newer);  // same bytes, same place
+  CHECK(std::distance(fs::directory_iterator(t.dir), fs::directory_iterator()) == 1);
+  // The app's load keeps it aside and says how to get it back.
+  const ProgressLoad app = load_progress(path);
+  REQUIRE_FALSE(app.backup_path.empty());
+  CHECK(read_file(app.backup_path) == newer);
+  CHECK_THAT(app.notice,
+             Catch::Contains(app.backup_path) && Catch::Contains("rename it to " + path));
+}
+
+TEST_CASE("a progress file that cannot be read at all is left in place and flagged") {
+  // A permission error (here a directory where the file should be; root reads mode 000).
+  TempDir t;
+  const std::string path = progress_path(t.dir.string());
+  fs::create_directories(path);
+  for (ProgressRead mode : {ProgressRead::read_only, ProgressRead::keep_aside}) {
+    const ProgressLoad l = load_progress(path, mode);
+    CHECK(l.unreadable);
+    CHECK(l.backup_path.empty());
+    CHECK_THAT(l.notice, Catch::Contains(path) && Catch::Contains("left in place"));
+    CHECK(fs::is_directory(path));
+  }
+}
+
+TEST_CASE("progress_merge keeps what another window saved and applies this window's changes") {
+  Progress base = sample(2, 1);
+  Progress mine = base, theirs = base;
+  mine.lessons["lesson-0"].answers["q1"].attempts = 10;    // this window answered q1
+  mine.lessons["lesson-5"].answers["q0"].answered = true;  // and a lesson new to both
+  theirs.lessons["lesson-0"].answers["q2"].attempts = 20;  // the other window answered q2
+  theirs.lessons["lesson-1"].checklist = {false, false, false};
+  theirs.lessons["lesson-1"].completed = true;
+  theirs.language = "en";
+  const Progress m = progress_merge(base, mine, theirs);
+  CHECK(m.lessons.at("lesson-0").answers.at("q1").attempts == 10);
+  CHECK(m.lessons.at("lesson-0").answers.at("q2").attempts == 20);
+  CHECK(m.lessons.at("lesson-5").answers.at("q0").answered);
+  CHECK(m.lessons.at("lesson-1").checklist == std::vector<bool>{false, false, false});
+  CHECK(m.lessons.at("lesson-1").completed);
+  CHECK(m.language == "en");  // this window did not change it
+  // Nothing changed here: the saved file is what the other window wrote.
+  CHECK(progress_merge(base, base, theirs) == theirs);
+}
+
+TEST_CASE("two processes answering on one progress file lose no answer") {
+  // Issue 29 (M2): two windows on one data folder, last writer wins. Each child answers
+  // its own questions, one save per answer, merging under the lock as the lessons lab does.
+  TempDir t;
+  const std::string path = progress_path(t.dir.string());
+  constexpr int kAnswers = 60;
+  pid_t kids[2];
+  for (int k = 0; k < 2; ++k) {
+    kids[k] = ::fork();
+    REQUIRE(kids[k] >= 0);
+    if (kids[k] == 0) {
+      try {
+        Progress base = load_progress(path).progress, mine = base;
+        for (int i = 0; i < kAnswers; ++i) {
+          AnswerRecord& a =
+              mine.lessons["lesson"].answers["w" + std::to_string(k) + "-" + std::to_string(i)];
+          a.answered = true;
+          a.attempts = i + 1;
+          mine = base = save_progress_merged(path, base, mine);
+        }
+      } catch (...) {
+        ::_exit(1);
+      }
+      ::_exit(0);
+    }
+  }
+  for (pid_t kid : kids) {
+    int status = 0;
+    ::waitpid(kid, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  const ProgressLoad l = load_progress(path);
+  REQUIRE(l.notice.empty());
+  CHECK(l.progress.lessons.at("lesson").answers.size() == 2 * kAnswers);
 }
