@@ -14,6 +14,7 @@
 #include <cstdlib>
 
 #include "app/capture.hpp"
+#include "app/imgui_modal.hpp"
 #include "app/imgui_unwind.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
@@ -675,6 +676,9 @@ void AppState::draw_frame() {
     text_wrapped("%s", tr("lab.none_open"));
   }
   ImGui::End();
+  // A modal whose lab was not drawn (tab left, picture being rendered) would make every new
+  // window abort in ImGui 1.86 until drawn again: closed instead (issue 24).
+  close_undrawn_modals();
   settle_window_sizes();
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/app_context.hpp"
@@ -103,6 +104,8 @@ class AppState final : public AppContext {
   // True if the previous start did not finish (crash or kill): labs opened in defaults.
   bool safe_start() const { return safe_start_; }
   bool quit_requested() const { return quit_requested_; }
+  // Whether Quit was asked for since the last call; forgets it (--click-fuzz keeps going).
+  bool take_quit_request() { return std::exchange(quit_requested_, false); }
   bool fonts_dirty() const { return fonts_dirty_; }
   void rebuild_fonts(float content_scale);
   // ---- export and share (app/export/share_ui.cpp) ----

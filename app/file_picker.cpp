@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "app/app_context.hpp"
+#include "app/imgui_modal.hpp"
 #include "app/widgets/tooltip.hpp"
 #include "app/widgets/tr_args.hpp"
 
@@ -98,7 +99,7 @@ bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::
     fp.open_requested = false;
   }
   ImGui::SetNextWindowSize(ImVec2(620 * scale, 440 * scale), ImGuiCond_Appearing);
-  if (!ImGui::BeginPopupModal(title, nullptr)) return false;
+  if (!begin_popup_modal(title)) return false;
   bool done = false;
   if (fp.listed != fp.dir) file_picker_list(fp, extensions, ctx);
   if (ImGui::ArrowButton("##up", ImGuiDir_Up)) {

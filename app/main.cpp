@@ -9,9 +9,11 @@
 //   --settings, --test-fault LAB:KIND   test hooks (settings in headless runs, injected faults)
 //   --export-picture/--export-numbers/--export-json/--export-command   the Share popup's
 //                                exports and its copied command, headless (--overwrite to replace)
+//   --click-fuzz N [--fuzz-seed S]   N random clicks, drags, wheel turns and keys on the
+//                                active lab (app/click_fuzz.hpp); an ImGui assertion aborts
 //   poslab:LAB?...   a preset link (positional): opens the lab as if the preset were pasted
 // Sections: options | GLFW callbacks | Frontend (window, ImGui, frames) | headless modes
-// (--record, --export-*, --check) | main (command line, window, frame loop).
+// (--record, --export-*, --check, --click-fuzz) | main (command line, window, frame loop).
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
@@ -32,6 +34,7 @@
 
 #include "app/app_state.hpp"
 #include "app/capture.hpp"
+#include "app/click_fuzz.hpp"
 #include "app/export/export_files.hpp"
 #include "app/export/link_handoff.hpp"
 #include "app/gfx/fill_count.hpp"
@@ -74,6 +77,8 @@ struct Options {
   std::string export_picture, export_numbers, export_json;  // after --frames: Share's exports
   std::string export_command;  // after --frames: the text "Copy the command" copies
   int export_scale = 1;        // picture at 1x or 2x
+  long click_fuzz = 0;         // random user actions on the active lab, then exit
+  uint64_t fuzz_seed = 1;      // their seed: the same seed, the same run
 };
 
 // ---- GLFW callbacks ---------------------------------------------------------------------
@@ -114,6 +119,8 @@ class Frontend {
  public:
   Frontend(GLFWwindow* w, AppState& s, bool headless, bool park_mouse)
       : window_(w), state_(s), headless_(headless), park_mouse_(park_mouse) {}
+  // --click-fuzz: its input replaces the pointer and keys in every frame but a capture's.
+  void set_fuzz(poslab::app::ClickFuzz* f) { fuzz_ = f; }
 
   // Interactive mode: sleeps until input arrives or a frame is wanted (animation, a job
   // running, settling after input). Returns false if it woke without reason to draw (the
@@ -145,12 +152,17 @@ class Frontend {
     ImGui_ImplGlfw_NewFrame();
     // Captures and checks: no pointer over the window, so no hover state or tooltip
     // depends on where the virtual display left its cursor.
-    if (park_mouse_ || target) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    if (fuzz_ && !target)
+      fuzz_->feed(ImGui::GetIO());
+    else if (park_mouse_ || target)
+      ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     ImGui::GetIO().DisplaySize.x *= static_cast<float>(k);
     ImGui::GetIO().DisplaySize.y *= static_cast<float>(k);
     ImGui::NewFrame();
     state_.draw_frame();
     ImGui::Render();
+    // --click-fuzz: the frame's logic is what can fail; 15 of 16 frames skip the raster work.
+    if (fuzz_ && !target && ++fuzz_frames_ % 16 != 0) return 0.0;
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
     w *= k;
@@ -256,6 +268,8 @@ class Frontend {
   bool count_fill_ = false, list_fill_ = false;
   poslab::app::FillCount last_fill_;
   long frames_presented_ = 0;
+  poslab::app::ClickFuzz* fuzz_ = nullptr;
+  long fuzz_frames_ = 0;
 };
 
 // ---- headless modes (--record, --export-*, --check) -------------------------------------
@@ -403,6 +417,50 @@ int run_exports(Frontend& fe, AppState& state, const Options& opt) {
   return code;
 }
 
+// --click-fuzz: opt.click_fuzz random actions on the active lab, drawn by the real frame
+// code with the user's rules (jobs not waited for, pictures rendered when Save asks). Quit
+// is never acted on; a lab closed or left is opened again every 32 actions. Files can only
+// be written inside the working folder (export_files.hpp). Prints the counts as JSON; an
+// ImGui assertion aborts the process (the verdict of tests/gui/click_fuzz_test.sh).
+int run_click_fuzz(Frontend& fe, AppState& state, const Options& opt) {
+  const std::string lab = opt.panel.empty() ? state.settings().active_lab : opt.panel;
+  poslab::app::ClickFuzz fuzz(opt.fuzz_seed, opt.click_fuzz);
+  fe.set_fuzz(&fuzz);
+  const auto t0 = std::chrono::steady_clock::now();
+  long pictures = 0, quits = 0, returns = 0, last_return = 0;
+  while (!fuzz.done()) {
+    fe.frame();
+    if (fuzz.counts().frames % 16 == 0) fe.present();  // the frames that were rendered
+    if (auto req = state.take_picture_request()) {
+      fe.export_picture(*req);
+      ++pictures;
+    }
+    quits += state.take_quit_request();
+    const long done = fuzz.counts().actions();
+    if (done - last_return >= 32) {
+      last_return = done;
+      if (state.settings().active_lab != lab) {
+        state.select_lab(lab);
+        ++returns;
+      }
+    }
+  }
+  fe.set_fuzz(nullptr);
+  state.cancel_jobs();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const poslab::app::ClickFuzzCounts& c = fuzz.counts();
+  std::printf(
+      "{\"lab\": \"%s\", \"seed\": %llu, \"actions\": %ld, \"clicks\": %ld, "
+      "\"double_clicks\": %ld, \"right_clicks\": %ld, \"drags\": %ld, \"wheels\": %ld, "
+      "\"keys\": %ld, \"texts\": %ld, \"frames\": %ld, \"pictures\": %ld, "
+      "\"quits_ignored\": %ld, \"lab_reopened\": %ld, \"aborts\": 0, \"seconds\": %.1f}\n",
+      lab.c_str(), static_cast<unsigned long long>(opt.fuzz_seed), c.actions(), c.clicks,
+      c.double_clicks, c.right_clicks, c.drags, c.wheels, c.keys, c.texts, c.frames, pictures,
+      quits, returns, seconds);
+  return 0;
+}
+
 // Runs every panel with its defaults, its check presets and any extra presets for a few
 // frames each and checks its state. Prints one line per failure; returns the count.
 int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
@@ -529,6 +587,13 @@ int main(int argc, char** argv) {
   cli.add_option("--untrusted-preset", opt.untrusted_preset,
                  "open this preset as if pasted: files it names wait for approval (tests)")
       ->group("Testing");
+  cli.add_option("--click-fuzz", opt.click_fuzz,
+                 "N random clicks, drags, wheel turns and keys on the active lab, then exit; "
+                 "files are written only inside the working folder (tests)")
+      ->check(CLI::Range(1L, 10000000L))
+      ->group("Testing");
+  cli.add_option("--fuzz-seed", opt.fuzz_seed, "seed of --click-fuzz (the same seed, the same run)")
+      ->group("Testing");
   cli.add_option("--screenshot-at-quit", opt.screenshot_at_quit,
                  "interactive runs: write the window as PNG when quitting (tests)")
       ->group("Testing");
@@ -559,7 +624,7 @@ int main(int argc, char** argv) {
   if (!opt.record.empty() && opt.frames == 0) opt.frames = 250;
   if (opt.record.empty() && !opt.check)
     if (const int refused = refuse_existing_exports(opt); refused) return refused;
-  const bool headless = opt.frames > 0 || opt.check;
+  const bool headless = opt.frames > 0 || opt.check || opt.click_fuzz > 0;
 
   // A link while PosLab already runs: the running window opens it (app/export/link_handoff).
   if (!headless && !opt.link.empty()) {
@@ -609,7 +674,7 @@ int main(int argc, char** argv) {
   {
     poslab::app::AppStateOptions aso;
     aso.headless = headless;
-    aso.live_jobs = headless && opt.live_jobs;
+    aso.live_jobs = headless && (opt.live_jobs || opt.click_fuzz > 0);
     aso.use_settings = !headless || opt.settings;
     aso.lessons_dir = poslab::io::default_lessons_dir();
     AppState state(aso);
@@ -670,7 +735,17 @@ int main(int argc, char** argv) {
       state.select_lab(opt.panel);
     }
 
-    if (exit_code == 0 && !opt.record.empty()) {
+    if (exit_code == 0 && opt.click_fuzz > 0) {
+      poslab::app::set_file_sandbox(std::filesystem::current_path().string());
+      exit_code = run_click_fuzz(fe, state, opt);
+      // As Quit does: a computation that does not look at its cancel flag (a long KV run
+      // the fuzz started) does not hold the exit; teardown runs if it is quick.
+      std::thread([code = exit_code] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        std::fflush(nullptr);
+        std::_Exit(code);
+      }).detach();
+    } else if (exit_code == 0 && !opt.record.empty()) {
       exit_code = run_recording(fe, state, opt);
     } else if (exit_code == 0 && opt.check) {
       exit_code = run_checks(fe, state, opt.presets_file) == 0 ? 0 : 1;

@@ -189,6 +189,16 @@ std::string preset_from_uri(const std::string& uri) {
   return out;
 }
 
+namespace {
+// Set once before the first frame by --click-fuzz, read by export_path_problem.
+std::string g_file_sandbox;
+}  // namespace
+
+void set_file_sandbox(const std::string& dir) {
+  std::error_code ec;
+  g_file_sandbox = fs::weakly_canonical(dir, ec).string();
+}
+
 Message export_path_problem(const std::string& path) {
   if (path.empty()) return share_message("share.problem.no_name");
   std::error_code ec;
@@ -196,6 +206,11 @@ Message export_path_problem(const std::string& path) {
   if (fs::is_directory(p, ec)) return share_message("share.problem.is_folder");
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   const auto folder = [&] { return std::vector<MessageArg>{message_arg("folder", dir.string())}; };
+  if (!g_file_sandbox.empty()) {
+    const std::string real = fs::weakly_canonical(fs::absolute(dir, ec), ec).string();
+    if (ec || (real != g_file_sandbox && real.rfind(g_file_sandbox + "/", 0) != 0))
+      return share_message("share.problem.not_writable", folder());
+  }
   if (!fs::exists(dir, ec)) return share_message("share.problem.no_folder", folder());
   if (!fs::is_directory(dir, ec)) return share_message("share.problem.not_folder", folder());
   if (::access(dir.c_str(), W_OK) != 0)

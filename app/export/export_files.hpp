@@ -53,4 +53,8 @@ std::string preset_from_uri(const std::string& uri);
 // not a folder, or not writable; or the path is a folder. A share_messages.hpp message.
 Message export_path_problem(const std::string& path);
 
+// Test hook (poslab --click-fuzz): from now on every path outside the folder `dir` is
+// refused by export_path_problem (as not writable), so random clicks write nowhere else.
+void set_file_sandbox(const std::string& dir);
+
 }  // namespace poslab::app

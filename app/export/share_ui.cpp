@@ -3,6 +3,7 @@
 // the exact poslab-cli command and a poslab: preset link. Existing files are replaced only
 // after the user says so; every file is written atomically; failures are shown, never lost.
 #include <imgui.h>
+#include <imgui_internal.h>
 #include <imgui_stdlib.h>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include <filesystem>
 
 #include "app/app_state.hpp"
+#include "app/imgui_modal.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/tr_args.hpp"
@@ -71,6 +73,14 @@ const char* rects_path() {
   return p && *p ? p : nullptr;
 }
 
+// A tooltip was shown in the last frame (the test hook: GUI tests find a point whose hover
+// shows one, such as a dial or an attention cell).
+bool tooltip_shown() {
+  for (const ImGuiWindow* w : GImGui->Windows)
+    if ((w->Flags & ImGuiWindowFlags_Tooltip) && w->WasActive) return true;
+  return false;
+}
+
 }  // namespace
 
 void ShareUi::note_item(const char* name) {
@@ -94,7 +104,8 @@ void ShareUi::write_rects(float view_x0, float view_y0, float view_x1, float vie
                       {"picture_scale", picture_scale},
                       {"confirm", confirm == ShareTarget::none ? std::string() : confirm_path},
                       {"status", status},
-                      {"status_error", status_error}};
+                      {"status_error", status_error},
+                      {"tooltip", tooltip_shown()}};
   rects.clear();
   // Never throws (it runs in a destructor): bytes that are not UTF-8 (a path) are replaced.
   std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -238,7 +249,9 @@ void AppState::draw_share(Panel& p) {
   // Height 0 every frame: fits its contents as the question or a status line comes and goes.
   ImGui::SetNextWindowSize(ImVec2(760 * scale_, 0), ImGuiCond_Always);
   const std::string title = std::string(tr("share.title")) + kPopupId;
-  if (!ImGui::BeginPopupModal(title.c_str(), nullptr)) return;
+  // Back after a picture's capture frames, the popup appears in the frame the lab under the
+  // cursor may begin a tooltip: begin_popup_modal keeps ImGui 1.86 from aborting (issue 24).
+  if (!begin_popup_modal(title.c_str())) return;
   const auto row = [&](ShareTarget t, const char* label, bool enabled) {
     const std::string name = t == ShareTarget::picture ? "picture"
                              : t == ShareTarget::csv   ? "csv"

@@ -11,10 +11,12 @@
 #include <filesystem>
 #include <mutex>
 
+#include "app/export/export_files.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/fit_width.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/tr_args.hpp"
+#include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
 #include "io/video/webp_anim.hpp"
@@ -224,6 +226,12 @@ void Recorder::try_start(AppContext& ctx) {
   std::error_code ec;
   if (std::filesystem::path(o.path).parent_path() == default_dir)
     std::filesystem::create_directories(default_dir, ec);
+  if (const Message why = export_path_problem(o.path); !why.empty()) {
+    message_ = o.path + ": " + tr_format(ctx, why);
+    message_is_error_ = true;
+    ctx.report_error(ctx.tr("recorder.where"), message_);
+    return;
+  }
   try {
     start(o);
   } catch (const Error& e) {

@@ -21,6 +21,12 @@ inline void scores_softmax(const float* q, const float* k, int tokens, int head_
   POSLAB_EIGEN::Map<Mat> S(scores, tokens, tokens);           // (T, T)
   POSLAB_EIGEN::Map<Mat> W(weights, tokens, tokens);          // (T, T)
   const Mat q_scaled = scale * Q;  // scale the (T, Dh) side, not the (T, T) result
+  // One row's exponentials, in Eigen's own aligned storage: the vectorised exp and sum then
+  // start at element 0 whatever the addresses of S and W. Over an unaligned row Eigen peels
+  // the first elements off one by one (scalar exp, another summation order), so the same
+  // state gave weights differing in the last bits from one run to the next, as the heap
+  // placed the buffers (issue 24: flags and their own printed preset disagreed by 2e-7).
+  POSLAB_EIGEN::Matrix<float, 1, POSLAB_EIGEN::Dynamic> e(tokens);  // (T)
   const float inf = std::numeric_limits<float>::infinity();
   for (int b0 = 0; b0 < tokens; b0 += kBlockRows) {
     const int rows = std::min(kBlockRows, tokens - b0);
@@ -42,8 +48,9 @@ inline void scores_softmax(const float* q, const float* k, int tokens, int head_
       // A NaN among the visible logits (undefined position) makes exp, the sum and so the
       // whole row NaN: no weights are invented for it.
       const float top = s.maxCoeff();  // subtract the max so exp never overflows
-      w = (s.array() - top).exp().matrix();
-      w /= w.sum();
+      auto ev = e.head(visible);
+      ev = (s.array() - top).exp().matrix();
+      w = ev / ev.sum();  // a division per element: the same result in any vector width
     }
   }
 }

@@ -15,7 +15,7 @@ namespace poslab::bnb {
 // policy get their own streams from one episode seed.
 using poslab::splitmix64;
 inline uint64_t derive_seed(uint64_t seed, uint64_t stream) {
-  return splitmix64(seed + stream * 0x9E3779B97F4A7C15ull);
+  return splitmix64(seed + stream * kSplitMix64Gamma);
 }
 
 class Rng {

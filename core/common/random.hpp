@@ -12,6 +12,10 @@
 
 namespace poslab {
 
+// SplitMix64's increment ("golden gamma"): 2^64 / phi rounded to odd. Every stream of the
+// project steps by it; this is its only definition.
+inline constexpr uint64_t kSplitMix64Gamma = 0x9e3779b97f4a7c15ULL;
+
 // SplitMix64's finaliser (Steele, Lea, Flood 2014): a bijective 64-bit mix.
 inline uint64_t splitmix64_mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -20,7 +24,7 @@ inline uint64_t splitmix64_mix(uint64_t z) {
 }
 // One SplitMix64 step from x: mix(x + golden gamma).
 inline uint64_t splitmix64(uint64_t x) {
-  return splitmix64_mix(x + 0x9e3779b97f4a7c15ULL);
+  return splitmix64_mix(x + kSplitMix64Gamma);
 }
 
 // The top 53 bits of x as a double in [0, 1).
@@ -42,7 +46,7 @@ class SplitMix64 {
  public:
   explicit SplitMix64(uint64_t state) : state_(state) {}
   uint64_t next_u64() {
-    state_ += 0x9e3779b97f4a7c15ULL;
+    state_ += kSplitMix64Gamma;
     return splitmix64_mix(state_);
   }
   double uniform() { return unit_double(next_u64()); }  // [0, 1)
@@ -58,7 +62,7 @@ class SeededStream {
       : state_(mix(seed ^ mix(hash_text(purpose) ^ mix(index + 0x632be59bd9b4e019ULL)))) {}
 
   uint64_t next_u64() {
-    state_ += 0x9e3779b97f4a7c15ULL;
+    state_ += kSplitMix64Gamma;
     return mix(state_);
   }
   // Uniform in [0, 1) with 53 random bits.

@@ -24,8 +24,7 @@ namespace {
 // from before the random module existed, so every KV experiment's numbers are unchanged.
 class SeededNormal {
  public:
-  explicit SeededNormal(uint64_t seed)
-      : stream_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+  explicit SeededNormal(uint64_t seed) : stream_(seed * kSplitMix64Gamma + 0x632BE59BD9B4E019ull) {}
   double operator()() {
     if (has_spare_) {
       has_spare_ = false;

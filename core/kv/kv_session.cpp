@@ -6,21 +6,16 @@
 #include <stdexcept>
 
 #include "core/common/errors.hpp"
+#include "core/common/random.hpp"
 #include "core/kv/kv_messages.hpp"
 
 namespace poslab {
 namespace {
 
-uint64_t mix(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // Token id number i of stream `which` (0 = episode, 1 = B, 2 = A, 3 = new tokens), in [lo, hi).
 int stream_id(const KvModelParams& p, int which, int i, int lo, int hi) {
-  const uint64_t h = mix(mix(static_cast<uint64_t>(p.seed) * 4 + which) ^ static_cast<uint64_t>(i));
+  const uint64_t h =
+      splitmix64(splitmix64(static_cast<uint64_t>(p.seed) * 4 + which) ^ static_cast<uint64_t>(i));
   return lo + static_cast<int>(h % static_cast<uint64_t>(hi - lo));
 }
 

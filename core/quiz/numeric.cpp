@@ -18,15 +18,12 @@ namespace {
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
-// A SplitMix64 sequence from core/common/random.hpp, stepped directly from the seed so the
-// parameters of a saved seed stay the same across versions and platforms.
+// core/common/random.hpp's SplitMix64 stepped directly from the seed, so the parameters
+// of a saved seed stay the same across versions and platforms.
 class QuizRng {
  public:
-  explicit QuizRng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    state_ += 0x9E3779B97F4A7C15ull;
-    return splitmix64_mix(state_);
-  }
+  explicit QuizRng(std::uint64_t seed) : gen_(seed) {}
+  std::uint64_t next() { return gen_.next_u64(); }
   int uniform(int lo, int hi) {  // inclusive, hi - lo small
     return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1));
   }
@@ -35,7 +32,7 @@ class QuizRng {
   }
 
  private:
-  std::uint64_t state_;
+  SplitMix64 gen_;
 };
 
 RopeParams rope_params(int d, double base) {
