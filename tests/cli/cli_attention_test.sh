@@ -11,7 +11,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 
 rows_sum_1="all(abs(sum(r)-1)<1e-5 for h in j['per_head'] for r in h['weights'])"
-check_json "j['tokens']==['我','喜欢','你'] and $rows_sum_1" attention
+check_json "j['tokens']==['the','cat','chased','a','small','dog','home'] and $rows_sum_1" attention
+check_json "j['tokens']==['我','喜欢','你']" attention --sentence "我 喜欢 你"
 check_json "j['tokens']==['我','喜','欢','你']" attention --sentence 我喜欢你
 check_json "len(j['per_head'])==3 and len(j['per_head'][0]['logits'])==20 and $rows_sum_1" attention --tokens 20 --heads 3
 check_json "all(w==0 for h in j['per_head'] for i,r in enumerate(h['weights']) for w in r[i+1:]) and \
