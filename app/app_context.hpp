@@ -55,6 +55,13 @@ class AppContext {
   // True while the shell re-renders a frame for an exported picture: animations must not
   // advance (the picture shows the state whose numbers are exported).
   virtual bool capturing() const { return false; }
+  // Switches the interface language ("en" or "zh") from inside a lab, as View > Language
+  // does: one language setting for the menus and the lessons. Applied before the next
+  // frame (texts handed out this frame stay valid until then).
+  virtual void request_language(const std::string& lang) { (void)lang; }
+  // True when the user asked for the developer tools (the lessons' reload button and the
+  // progress file's path): POSLAB_DEVELOPER=1 in the environment.
+  virtual bool developer() const { return false; }
 };
 
 }  // namespace poslab::app

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "app/capture.hpp"
 #include "app/imgui_modal.hpp"
@@ -526,8 +527,16 @@ void AppState::draw_preset_bar(Panel& p) {
   }
   ImGui::TextUnformatted(tr("preset.label"));
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(
-      std::max(120.0f * scale_, ImGui::GetContentRegionAvail().x - 400.0f * scale_));
+  // The buttons after the field; when they would leave the field less than 420 px (a
+  // narrow window, UI scale 2) the field takes the whole line and the buttons go below.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  float buttons_w = 0;
+  for (const char* key :
+       {"preset.apply", "preset.copy", "preset.paste", "preset.reset", "preset.share"})
+    buttons_w += ImGui::CalcTextSize(tr(key)).x + 2 * st.FramePadding.x + st.ItemSpacing.x;
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  const bool buttons_below = avail_w - buttons_w < 420.0f * scale_;
+  ImGui::SetNextItemWidth(buttons_below ? avail_w : avail_w - buttons_w);
   const bool entered =
       ImGui::InputText("##preset", &preset_edit_, ImGuiInputTextFlags_EnterReturnsTrue);
   const bool editing = ImGui::IsItemActive();
@@ -547,7 +556,7 @@ void AppState::draw_preset_bar(Panel& p) {
       report_error(tr_args(tr("errors.where.preset"), {{"lab", lab_title(p)}}), tr_error(*this, e));
     }
   };
-  ImGui::SameLine();
+  if (!buttons_below) ImGui::SameLine();
   if (ImGui::Button(tr("preset.apply")) || entered) load(preset_edit_);
   ImGui::SameLine();
   if (ImGui::Button(tr("preset.copy"))) ImGui::SetClipboardText(current.c_str());
@@ -584,9 +593,13 @@ void AppState::draw_lab(Panel& p) {
   }
   draw_banner(p.id());
   ImGui::Separator();
-  // Below its minimum size the lab keeps that size and the area scrolls.
+  // Below its minimum size the lab keeps that size and the area scrolls. Across, the lab
+  // scrolls only below its unscaled minimum: at UI scale 2 a lab wider than the window would
+  // lay its grids out for columns nobody sees, so it takes the window's width instead (its
+  // control column folds to give the view room); down, the page scrolls.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float min_w = p.min_width() * scale_, min_h = p.min_height() * scale_;
+  const float min_w = std::min(p.min_width() * scale_, std::max(p.min_width(), avail.x));
+  const float min_h = p.min_height() * scale_;
   const float bar = ImGui::GetStyle().ScrollbarSize;
   ImGuiWindowFlags lab_flags = 0;
   if (avail.x < min_w || avail.y < min_h) {
@@ -624,7 +637,16 @@ void AppState::draw_lab(Panel& p) {
   drawing_lab_.clear();
 }
 
+bool AppState::developer() const {
+  const char* v = std::getenv("POSLAB_DEVELOPER");
+  return v && std::string(v) == "1";
+}
+
 void AppState::draw_frame() {
+  if (!pending_language_.empty()) {  // a lab's language switch (the lessons' radios)
+    set_language(std::exchange(pending_language_, std::string()));
+    request_frames(2);
+  }
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
@@ -646,6 +668,16 @@ void AppState::draw_frame() {
     std::vector<std::string> closed;
     const std::string select = select_next_;
     bool selected_seen = false;
+    // Every tab stays in sight (a projector, UI scale 2): when the full titles do not fit
+    // the window, the tabs take their short titles ([short] in shell.toml) instead of
+    // scrolling behind arrows.
+    const ImGuiStyle& st = ImGui::GetStyle();
+    float full_w = 0;
+    for (const auto& id : labs)
+      if (const Panel* p = find_panel(id))
+        full_w += ImGui::CalcTextSize(lab_title(*p)).x + 2 * st.FramePadding.x +
+                  st.ItemInnerSpacing.x + ImGui::GetFontSize() + st.ItemSpacing.x;
+    const bool short_titles = full_w > ImGui::GetContentRegionAvail().x;
     for (const auto& id : labs) {
       Panel* p = find_panel(id);
       if (!p) continue;
@@ -653,7 +685,10 @@ void AppState::draw_frame() {
       const bool select_this = select == id;
       const ImGuiTabItemFlags flags = select_this ? ImGuiTabItemFlags_SetSelected : 0;
       selected_seen |= select_this;
-      const std::string label = std::string(lab_title(*p)) + "###" + id;
+      const std::string short_key = "short." + id;
+      const char* title =
+          short_titles && strings_.has(short_key) ? strings_.get(short_key).c_str() : lab_title(*p);
+      const std::string label = std::string(title) + "###" + id;
       if (ImGui::BeginTabItem(label.c_str(), &open, flags)) {
         if (settings_.active_lab != id) request_frames(2);
         settings_.active_lab = id;

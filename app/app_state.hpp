@@ -64,6 +64,8 @@ class AppState final : public AppContext {
     captures_.push_back({x0, y0, x1, y1, std::move(sink)});
   }
   bool capturing() const override { return capturing_; }
+  void request_language(const std::string& lang) override { pending_language_ = lang; }
+  bool developer() const override;
 
   // ---- shell ----
   // Applies the theme and fonts for `content_scale` (monitor) unless the user chose a scale.
@@ -193,6 +195,7 @@ class AppState final : public AppContext {
   std::optional<PictureRequest> picture_request_;
   ViewRect export_rect_;
   bool capturing_ = false;
+  std::string pending_language_;  // request_language(): applied at the next frame's start
   int export_scale_ = 1;
 };
 

@@ -461,6 +461,19 @@ int run_click_fuzz(Frontend& fe, AppState& state, const Options& opt) {
   return 0;
 }
 
+// The active lab's main view as it was on screen in the last frame: the part of its
+// rectangle inside the window, in window pixels. The layout tests (gui_layout) hold it
+// against a floor at each window size and UI scale.
+void print_main_view(GLFWwindow* window, const AppState& state) {
+  const poslab::app::ViewRect r = state.export_rect();
+  int w = 0, h = 0;
+  glfwGetWindowSize(window, &w, &h);
+  const float vw = std::max(0.0f, std::min(r.x1, static_cast<float>(w)) - std::max(r.x0, 0.0f));
+  const float vh = std::max(0.0f, std::min(r.y1, static_cast<float>(h)) - std::max(r.y0, 0.0f));
+  std::fprintf(stderr, "poslab: main view: %.0f x %.0f px on screen (at %.0f,%.0f; window %dx%d)\n",
+               vw, vh, r.x0, r.y0, w, h);
+}
+
 // Runs every panel with its defaults, its check presets and any extra presets for a few
 // frames each and checks its state. Prints one line per failure; returns the count.
 int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
@@ -789,6 +802,7 @@ int main(int argc, char** argv) {
       for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
       if (auto* p = state.find_panel(state.settings().active_lab))
         std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
+      print_main_view(window, state);
       // Said, not fatal: a headless run's result is its exports (the settings' own banner,
       // e.g. settings.json being a folder, was printed above).
       if (opt.settings)

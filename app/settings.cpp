@@ -68,6 +68,34 @@ std::string data_dir() {
   return xdg_dir("XDG_DATA_HOME", ".local/share");
 }
 
+std::string pictures_dir() {
+  std::error_code ec;
+  const char* home_env = std::getenv("HOME");
+  const std::string home = home_env && *home_env ? home_env : "";
+  std::string dir;
+  if (const char* v = std::getenv("XDG_PICTURES_DIR"); v && *v == '/') {
+    dir = v;
+  } else {
+    // user-dirs.dirs lines look like XDG_PICTURES_DIR="$HOME/Pictures" (xdg-user-dirs(1)).
+    const char* cfg = std::getenv("XDG_CONFIG_HOME");
+    const std::string file =
+        (cfg && *cfg == '/' ? std::string(cfg) : home + "/.config") + "/user-dirs.dirs";
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+      const std::string key = "XDG_PICTURES_DIR=\"";
+      if (line.rfind(key, 0) != 0 || line.size() < key.size() + 1 || line.back() != '"') continue;
+      std::string value = line.substr(key.size(), line.size() - key.size() - 1);
+      if (value.rfind("$HOME", 0) == 0)
+        value.replace(0, 5, home);
+      else if (value.empty() || value[0] != '/')
+        continue;
+      dir = value;
+    }
+  }
+  if (!dir.empty() && fs::is_directory(dir, ec)) return dir;
+  return !home.empty() && fs::is_directory(home, ec) ? home : std::string();
+}
+
 Settings settings_from_json(const std::string& text) {
   Settings s;
   const auto j = nlohmann::json::parse(text);

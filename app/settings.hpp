@@ -17,12 +17,15 @@ struct Settings {
   int window_width = 1440;                         // pixels
   int window_height = 900;                         // pixels
   std::string language = "en";                     // interface language: "en" or "zh"
-  std::string export_dir;                          // folder of the last export ("" = home)
+  std::string export_dir;  // folder of the last export ("" = pictures_dir())
 };
 
 // $XDG_CONFIG_HOME/poslab and $XDG_DATA_HOME/poslab (HOME-based defaults), created if missing.
 std::string config_dir();
 std::string data_dir();
+// The user's pictures folder, where the first export goes: $XDG_PICTURES_DIR, else its line
+// in user-dirs.dirs (what `xdg-user-dir PICTURES` reads), else $HOME. Empty if none exists.
+std::string pictures_dir();
 
 // Loads settings.json from dir. Missing file: defaults. Corrupt file: renamed to
 // settings.json.corrupt-<time>, defaults returned, and `warning` says so. A path that cannot

@@ -42,8 +42,8 @@ std::string* path_of(ShareUi& s, ShareTarget t) {
 std::string default_dir(const Settings& st) {
   std::error_code ec;
   if (!st.export_dir.empty() && fs::is_directory(st.export_dir, ec)) return st.export_dir;
-  const char* home = std::getenv("HOME");
-  return home && *home ? home : fs::current_path(ec).string();
+  const std::string pictures = pictures_dir();  // XDG pictures folder, else $HOME
+  return !pictures.empty() ? pictures : fs::current_path(ec).string();
 }
 
 // Read-only text the user can select by hand, with a Copy button.
@@ -237,6 +237,10 @@ void AppState::draw_share(Panel& p) {
   if (s.open_requested) {
     s.open_requested = false;
     if (s.lab != p.id() || s.picture_path.empty()) {
+      if (s.lab != p.id()) {  // another lab: the last lab's "Saved ..." is not about this one
+        s.status.clear();
+        s.status_error = false;
+      }
       s.lab = p.id();
       const fs::path dir = default_dir(settings_);
       s.picture_path = (dir / ("poslab-" + s.lab + ".png")).string();

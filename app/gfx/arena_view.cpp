@@ -156,9 +156,11 @@ void ArenaView::build_mesh(std::span<const ArenaLayer> layers, const ArenaViewOp
   mesh_.clear();
   Mesh m(mesh_);
   const double W = bnb::kWorldW, H = bnb::kWorldH;
-  m.rect({0, 0}, {W, H}, {0, 0, 0, 1});        // background quad, painted by mode 0
-  const double px = W / std::max(1.0f, side);  // world pixels per screen pixel
-  const double g = std::max(1.0, 1.3 * px);    // glyph scale: at least ~18 screen px long
+  m.rect({0, 0}, {W, H}, {0, 0, 0, 1});  // background quad, painted by mode 0
+  // World pixels per UI pixel (a screen pixel at UI scale 1): line widths and glyphs are
+  // given in UI pixels, so at scale 2 the ships grow with the slot labels beside them.
+  const double px = W / std::max(1.0f, side) * std::max(0.25f, opt.ui_scale);
+  const double g = std::max(1.0, 1.3 * px);  // glyph scale: at least ~18 UI px long
   const bool dark = opt.dark;
   ships_drawn_ = 0;
   bool first_solid = true;

@@ -77,6 +77,7 @@ struct ArenaViewOptions {
   int helm = -1;       // slot ringed in green (the ship the keyboard flies), -1 none, [-1, 7]
   bool labels = true;  // slot numbers next to the first solid layer's ships
   bool dark = true;    // colours for the dark theme, else the light one
+  float ui_scale = 1;  // UI scale: glyphs, lines and rings grow with the labels beside them
 };
 
 // What the mouse did on the map during the draw.

@@ -70,6 +70,8 @@ void HeatmapTexture::update(const float* values, int rows, int cols, float vmin,
   if (rows < 1 || cols < 1 || rows > 4096 || cols > 4096)
     throw std::runtime_error("heatmap of " + std::to_string(rows) + " x " + std::to_string(cols) +
                              " cells is outside 1..4096 per side");
+  cell_values_.clear();
+  cell_positions_.clear();
   // The data texture holds row 0 first; the shader flips so row 0 appears at the top.
   const bool resized = rows != rows_ || cols != cols_;
   if (resized || !data_) {

@@ -44,6 +44,15 @@ class HeatmapTexture {
   void draw_colorbar(ImVec2 size);
   // Ticks of the colour scale the uploaded values were mapped with (empty: min / max labels).
   void set_legend(std::vector<LegendTick> ticks) { legend_ = std::move(ticks); }
+  // The numbers behind the colours of a small map, printed in its cells (values and their
+  // colour positions, row-major); cleared by every update().
+  void set_cell_values(std::vector<float> values, std::vector<float> positions) {
+    cell_values_ = std::move(values);
+    cell_positions_ = std::move(positions);
+  }
+  const std::vector<float>& cell_values() const { return cell_values_; }
+  const std::vector<float>& cell_positions() const { return cell_positions_; }
+  bool diverging() const { return map_ == Colormap::diverging; }
   void release();
 
  private:
@@ -55,6 +64,7 @@ class HeatmapTexture {
   float vmin_ = 0, vmax_ = 1;
   Colormap map_ = Colormap::viridis;
   std::vector<LegendTick> legend_;
+  std::vector<float> cell_values_, cell_positions_;
   int rows_ = 0, cols_ = 0;
 };
 

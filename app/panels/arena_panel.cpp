@@ -440,7 +440,9 @@ class ArenaPanel final : public Panel {
       ImGui::Text("%s %d / %d   t = %.2f s", T("arena.step_word"), u.sim.step, u.sim.max_steps,
                   u.sim.tick * bnb::kDt);
       tooltip(T("arena.step_count_tip"));
-      ImGui::Text("%s: 0 %d, 1 %d", T("arena.alive_teams"), alive[0], alive[1]);
+      // In words: "ships alive: team 0: 3, team 1: 4", "score so far (team 0 / team 1)".
+      ImGui::Text("%s: %s 0: %d, %s 1: %d", T("arena.alive_teams"), T("arena.team"), alive[0],
+                  T("arena.team"), alive[1]);
       ImGui::Text("%s: %.3f / %.3f", T("arena.returns"), u.returns[0], u.returns[1]);
       tooltip(T("arena.returns_tip"));
       if (u.sim.done) {
@@ -473,6 +475,13 @@ class ArenaPanel final : public Panel {
         }
         ImGui::SameLine();
         if (ImGui::Button(L("arena.try_again").c_str())) {
+          restart();
+          s.playing = true;
+        }
+      } else if (s.helm >= 0 && !u.sim.ships[s.helm].alive) {
+        // The helm on a wreck or an empty slot: the keys would steer nothing.
+        ImGui::TextColored(accent, "%s", T("arena.helm_dead"));
+        if (ImGui::Button((std::string(T("arena.try_again")) + "###helm_restart").c_str())) {
           restart();
           s.playing = true;
         }
@@ -565,6 +574,7 @@ class ArenaPanel final : public Panel {
     opt.selected = u.lab.selected;
     opt.helm = u.lab.source == bnb::ArenaSource::live ? u.lab.helm : -1;
     opt.dark = ctx.dark_theme();
+    opt.ui_scale = scale;
     const ArenaLayer layer{&u.view};
     const ArenaViewInput in = u.map.draw({&layer, 1}, opt, side);
     u.recorder.capture(ctx, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());

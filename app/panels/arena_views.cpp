@@ -134,11 +134,26 @@ void arena_inspector(const AppContext& ctx, ArenaUi& u, bool dark) {
   }
   u.inspector_token = token;
   ImGui::Text("%s %d: %s", T("arena.slot"), sel, T("arena.state_vector"));
-  if (ImGui::BeginTable("##token", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+  // Names in the user's language ([arena.token] in arena.toml, core's English otherwise);
+  // two values per row when both fit whole, else one, so no name is cut off.
+  std::array<std::string, bnb::kTokenDim> names;
+  float name_w = 0;
+  for (int c = 0; c < bnb::kTokenDim; ++c) {
+    char key_buf[24];
+    std::snprintf(key_buf, sizeof key_buf, "arena.token.v%02d", c);
+    const std::string key = key_buf;
+    const char* t = T(key.c_str());
+    names[c] = (key == t ? std::string(bnb::kTokenNames[c]) : std::string(t));
+    name_w = std::max(name_w, ImGui::CalcTextSize(("00 " + names[c]).c_str()).x);
+  }
+  const float value_w = ImGui::CalcTextSize("+0.0000").x, pad = 4 * ImGui::GetStyle().CellPadding.x;
+  const int per_row = ImGui::GetContentRegionAvail().x >= 2 * (name_w + value_w + pad) ? 2 : 1;
+  if (ImGui::BeginTable("##token", 2 * per_row,
+                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
     for (int c = 0; c < bnb::kTokenDim; ++c) {
-      if (c % 2 == 0) ImGui::TableNextRow();
+      if (c % per_row == 0) ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextDisabled("%2d %s", c, bnb::kTokenNames[c]);
+      ImGui::TextDisabled("%2d %s", c, names[c].c_str());
       tooltip(T(kTokenHelp[c]));
       ImGui::TableNextColumn();
       ImGui::Text("%+.4f", static_cast<double>(token[c]));

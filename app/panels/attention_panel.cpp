@@ -387,8 +387,14 @@ class AttentionPanel final : public Panel {
       const bool on = s.demo == buttons[i].demo;
       if (on)
         ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-      if (ImGui::Button(L(buttons[i].label).c_str()))
+      if (ImGui::Button(L(buttons[i].label).c_str())) {
         s.demo = on ? AttentionDemo::none : buttons[i].demo;
+        // Each demo opens where it shows its point: the decay's envelope needs many pairs
+        // (at head dim 16 it is noise), the slopes are ALiBi's own.
+        if (s.demo == AttentionDemo::rope_decay)
+          s.params.head_dim = std::max(s.params.head_dim, 128);
+        if (s.demo == AttentionDemo::alibi_slopes) s.params.encoding = AttentionEncoding::alibi;
+      }
       if (on) ImGui::PopStyleColor();
       tooltip(T(buttons[i].help));
     }
@@ -489,14 +495,28 @@ class AttentionPanel final : public Panel {
     upload_if_needed(*c);
     const AttentionLabSettings& s = c->lab;
     const AttentionParams& p = s.params;
-    const int T = static_cast<int>(c->model.input.tokens.size());
-    ImGui::Text("%s  |  %d %s, %s %d / %d, %s %.4g  |  %.0f ms",
-                attention_encoding_text(ctx, p.encoding), T, this->T("attention.n_tokens"),
-                this->T("attention.head"), s.head, p.heads, this->T("attention.scale"),
-                c->result.scale, c->seconds * 1e3);
+    // The demo's own token count: the extrapolation and the ALiBi map have their own tokens.
+    const int T = s.demo == AttentionDemo::extrapolation ? s.extrapolate_tokens
+                  : s.demo == AttentionDemo::alibi_slopes && c->demo_matrix.rows() > 0
+                      ? static_cast<int>(c->demo_matrix.rows())
+                      : static_cast<int>(c->model.input.tokens.size());
+    text_wrapped("%s  |  %d %s, %s %d / %d, %s %.4g  |  %.0f ms",
+                 attention_encoding_text(ctx, p.encoding), T, this->T("attention.n_tokens"),
+                 this->T("attention.head"), s.head, p.heads, this->T("attention.scale"),
+                 c->result.scale, c->seconds * 1e3);
     if (!c->result.note_message.empty())
       ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.4f, 1.0f), "%s",
                          tr_format(ctx, c->result.note_message).c_str());
+    if (p.use_content) {  // the words' vectors are seeded noise: the map is not about meaning
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      text_wrapped("%s", this->T("attention.random_note"));
+      ImGui::PopStyleColor();
+    }
+    if (s.demo == AttentionDemo::extrapolation && p.encoding == AttentionEncoding::rope) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      text_wrapped("%s", this->T("attention.rope_extrapolation_note"));
+      ImGui::PopStyleColor();
+    }
     const float avail = ImGui::GetContentRegionAvail().x;
 
     if (s.source == AttentionSource::grid && s.demo == AttentionDemo::none) {

@@ -215,17 +215,24 @@ class DreamsPanel final : public Panel {
     }
     if (u.lab.playing) ctx.request_frames(2);
     timeline_bar(ctx);
-    const float avail = ImGui::GetContentRegionAvail().x;
-    const float map_side =
-        std::clamp((avail * 0.55f - 10 * scale) / (u.lab.view == wm::DreamView::side ? 2 : 1),
-                   120.0f * scale, 560.0f * scale);
+    // The maps are the largest thing on screen. The error plot sits beside them when at
+    // least 400 px are left for it, else below them at full width (the page scrolls): a
+    // narrow window or UI scale 2 never squeezes it to a sliver.
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float maps = u.lab.view == wm::DreamView::side ? 2.0f : 1.0f;
+    const float gap = ImGui::GetStyle().ItemSpacing.x, plot_min = 400.0f * scale;
+    const bool plot_beside = avail.x >= maps * 260.0f * scale + gap * maps + plot_min;
+    const float maps_w = plot_beside ? avail.x - std::max(plot_min, avail.x * 0.3f) - gap : avail.x;
+    const float below = 4.0f * ImGui::GetTextLineHeightWithSpacing();  // captions, step line
+    const float map_side = std::clamp(std::min((maps_w - (maps - 1) * gap) / maps, avail.y - below),
+                                      200.0f * scale, 900.0f * scale);
     ImGui::BeginGroup();
     dreams_maps(ctx, u, map_side);
     ImGui::EndGroup();
     view_rect_ = last_item_rect();
     if (!u.stepper.running())  // the content has reached the due video frame
       u.recorder.capture(ctx, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
-    ImGui::SameLine();
+    if (plot_beside) ImGui::SameLine();
     ImGui::BeginGroup();
     dreams_error_plot(ctx, u);
     dreams_section(ctx.tr("dreams.record_heading"));
@@ -235,6 +242,7 @@ class DreamsPanel final : public Panel {
     if (u.lab.attention) dreams_attention(ctx, u);
     if (u.lab.compare) dreams_compare(ctx, u, session_key(u.lab));
     if (u.lab.train) {
+      if (std::exchange(u.scroll_to_train, false)) ImGui::SetScrollHereY(0.0f);
       dreams_section(ctx.tr("dreams.train_heading"));
       bool rope = true;
       const std::string path = u.train.draw(ctx, rope, std::exchange(u.train_autostart, false));
@@ -481,7 +489,7 @@ class DreamsPanel final : public Panel {
   void controls(AppContext& ctx);
   void model_controls(AppContext& ctx);
   void file_controls(AppContext& ctx);
-  void restart_here(AppContext& ctx);
+  void restart_at(AppContext& ctx, int frame);
   void timeline_bar(AppContext& ctx);
 
   DreamsUi ui_;
@@ -557,7 +565,14 @@ void DreamsPanel::controls(AppContext& ctx) {
   int view = static_cast<int>(s.view);
   if (combo_tr(ctx, "dreams.view", "view", view, {"dreams.view_side", "dreams.view_ghost"}))
     s.view = static_cast<wm::DreamView>(view);
-  if (ImGui::Button(L("dreams.restart", "Restart dream here").c_str())) restart_here(ctx);
+  // Two buttons, two ideas: the same dream again from its own start, or a new dream from
+  // the cursor (one button that moved the start made a dream impossible to replay).
+  if (ImGui::Button(L("dreams.replay", "Replay this dream").c_str()))
+    restart_at(ctx, ui_.timeline.start);
+  tooltip(ctx.tr("dreams.tip_replay"));
+  ImGui::SameLine();
+  if (ImGui::Button(L("dreams.restart", "Restart dream here").c_str()))
+    restart_at(ctx, dreams_shown_frame(ui_));
   tooltip(ctx.tr("dreams.tip_restart"));
   ImGui::TextDisabled("%s", ctx.tr("dreams.helm_heading"));
   slider_int(L("dreams.helm", "helm").c_str(), s.helm, R::helm_range, false, ctx.tr(kHelmKeysHelp));
@@ -572,7 +587,10 @@ void DreamsPanel::controls(AppContext& ctx) {
   ImGui::Checkbox(L("dreams.attention", "attention").c_str(), &s.attention);
   ImGui::Checkbox(L("dreams.compare", "compare positions").c_str(), &s.compare);
   bool train = s.train > 0;
-  if (ImGui::Checkbox(L("dreams.train", "train").c_str(), &train)) s.train = train ? 1 : 0;
+  if (ImGui::Checkbox(L("dreams.train", "train").c_str(), &train)) {
+    s.train = train ? 1 : 0;
+    ui_.scroll_to_train = train;  // the panel opens below the views: bring it into sight
+  }
   ImGui::PopItemWidth();
 }
 
@@ -660,10 +678,10 @@ void DreamsPanel::file_controls(AppContext& ctx) {
 
 // Queued: the worker runs it as soon as it is free (draw() starts it), so the click never
 // waits for a running step.
-void DreamsPanel::restart_here(AppContext& ctx) {
+void DreamsPanel::restart_at(AppContext& ctx, int frame) {
   DreamsUi& u = ui_;
   if (u.timeline.frames.empty()) return;  // the session is still starting
-  u.pending_restart = dreams_shown_frame(u);
+  u.pending_restart = std::clamp(frame, 0, static_cast<int>(u.timeline.frames.size()) - 1);
   if (ctx.waits_for_jobs()) {
     if (u.stepper.running()) poll_stepper(ctx, true);
     if (u.engine) {
@@ -703,8 +721,8 @@ void DreamsPanel::timeline_bar(AppContext& ctx) {
   const char* state = !u.timeline.finished                 ? ""
                       : u.timeline.frames.back().real.done ? ctx.tr("dreams.episode_over")
                                                            : ctx.tr("dreams.horizon_reached");
-  ImGui::Text(ctx.tr("dreams.timeline_status"), u.timeline.start, std::max(h, 0), u.steps_per_s,
-              state);
+  text_wrapped(ctx.tr("dreams.timeline_status"), u.timeline.start, std::max(h, 0), u.steps_per_s,
+               state);  // wrapped: never cut off at the window's edge
 }
 
 }  // namespace

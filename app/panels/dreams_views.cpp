@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "app/widgets/plot.hpp"
 #include "app/widgets/token_strip.hpp"
+#include "app/widgets/wrapped_text.hpp"
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab_model.hpp"
 #include "io/labjson/dream_lab_io.hpp"
@@ -55,6 +57,7 @@ void dreams_maps(AppContext& ctx, DreamsUi& u, float side) {
   opt.selected = u.lab.selected;
   opt.helm = u.lab.helm;
   opt.dark = ctx.dark_theme();
+  opt.ui_scale = ctx.ui_scale();
   ArenaTrailHistory none;
   ArenaFrame real = frame_from_tokens(fr, t, false, 12);
   ArenaFrame exact = arena_frame_from_sim(fr[t].real, &none, 0);
@@ -89,10 +92,15 @@ void dreams_maps(AppContext& ctx, DreamsUi& u, float side) {
   u.helm_keys = u.lab.helm >= 0 &&
                 (in.hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
   const wm::StepError& e = fr[t].error;
-  if (has_dream && t > u.timeline.start)
-    ImGui::Text(ctx.tr("dreams.step_error"), t, t - u.timeline.start, e.pos_px, e.vel, e.att_deg,
-                e.alive_agree, e.present);
-  else
+  if (has_dream && t > u.timeline.start) {
+    // Wrapped under the maps (it says these are errors of the dream, not positions).
+    char line[512];
+    std::snprintf(line, sizeof line, ctx.tr("dreams.step_error"), t, t - u.timeline.start, e.pos_px,
+                  e.vel, e.att_deg, e.alive_agree, e.present);
+    const float maps_w =
+        u.lab.view == wm::DreamView::side ? 2 * side + ImGui::GetStyle().ItemSpacing.x : side;
+    wrapped_text(line, ImGui::GetCursorPosX() + maps_w);
+  } else
     ImGui::TextDisabled(ctx.tr("dreams.step_plain"), t,
                         ctx.tr(t < u.timeline.start ? "dreams.the_prompt" : "dreams.dream_start"));
 }
@@ -118,7 +126,7 @@ void dreams_error_plot(AppContext& ctx, DreamsUi& u) {
   u.curves[2] = pick(c.const_velocity);
   PlotSpec spec;
   spec.id = "dream_errors";
-  spec.size = ImVec2(ImGui::GetContentRegionAvail().x, 260 * ctx.ui_scale());
+  spec.size = ImVec2(ImGui::GetContentRegionAvail().x, 300 * ctx.ui_scale());
   spec.x.label = ctx.tr("dreams.axis_horizon");
   spec.y.label = metrics[u.metric];
   spec.scale = ctx.ui_scale();
@@ -236,8 +244,12 @@ void dreams_compare(AppContext& ctx, DreamsUi& u, const std::string& key) {
                            1,
                            colours[i % 4]});
   }
-  if (u.comparison.context > 0)
+  if (u.comparison.context > 0) {
     ImGui::Text(ctx.tr("dreams.compare_context"), u.comparison.context, u.comparison.horizon);
+    // Where the dream outgrows the model's context: the variants part ways after it.
+    spec.x_marks.push_back({static_cast<double>(u.comparison.context),
+                            ImGui::GetColorU32(ImGuiCol_Text), ctx.tr("dreams.context_ends")});
+  }
   if (!spec.series.empty()) plot(spec);
 }
 

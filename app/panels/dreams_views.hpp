@@ -66,6 +66,7 @@ struct DreamsUi {
   AttentionMapTextures attention_tex;
   TrainView train;
   bool controls_folded = false;
+  bool scroll_to_train = false;   // "train" was just ticked: scroll its panel into sight
   int metric = 0;                 // error plot: which StepError field
   std::vector<double> curves[3];  // error plot: dream, copy last, constant velocity
   int ships_drawn = 0, strip_mismatch = 0, strip_steps = -1;

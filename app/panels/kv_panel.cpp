@@ -423,11 +423,14 @@ class KvPanel final : public Panel {
     } else
       ImGui::Text("%s %d", T("kv.step"), ses.step);
     ImGui::SameLine();
+    // Wrapped: on a projector the header's end must not be cut off at the window's edge.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     if (view.scenario == KvScenario::sliding)
-      ImGui::TextDisabled("| %s %d..%d | %s", T("kv.window_tokens"), ses.window_begin,
-                          ses.window_end - 1, T("kv.truth_sliding"));
+      text_wrapped("| %s %d..%d | %s", T("kv.window_tokens"), ses.window_begin, ses.window_end - 1,
+                   T("kv.truth_sliding"));
     else
-      ImGui::TextDisabled("| %s", T("kv.truth_stitch"));
+      text_wrapped("| %s", T("kv.truth_stitch"));
+    ImGui::PopStyleColor();
     if (view.scenario == KvScenario::sliding && view.model.layers > 1 && ses.step > 0)
       text_wrapped("%s", T("kv.why_layer0"));
 
@@ -575,7 +578,7 @@ class KvPanel final : public Panel {
   // Bars on a log scale, one row per method, one column per layer plus the logits.
   void draw_meters(const KvSession& ses, const KvLabSettings& view, float scale) {
     const int L = view.model.layers;
-    ImGui::Text("%s (%s %d)", T("kv.meters_title"), T("kv.step"), ses.step);
+    text_wrapped("%s (%s %d)", T("kv.meters_title"), T("kv.step"), ses.step);
     tooltip(T("kv.meters_tip"));
     ui_.meter_rows = 0;
     if (!ImGui::BeginTable("##meters_t", L + 2,
@@ -603,15 +606,17 @@ class KvPanel final : public Panel {
       ++ui_.meter_rows;
     }
     ImGui::EndTable();
-    ImGui::TextDisabled("%s", T("kv.bar_legend"));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_wrapped("%s", T("kv.bar_legend"));
+    ImGui::PopStyleColor();
   }
 
   // The last new token's attention over the cache (method above, recomputation below).
   void draw_heatmap(const KvSession& ses, const KvLabSettings& view, float scale) {
     const KvMethodState& st = kv_session_method(ses, view.method);
     const int l = view.view_layer, H = view.model.heads;
-    ImGui::Text("%s %d: '%s' (%s %d) %s", T("kv.heat_title"), l,
-                kv_method_name(view.method).c_str(), T("kv.top_rows"), H, T("kv.vs_recompute"));
+    text_wrapped("%s %d: '%s' (%s %d) %s", T("kv.heat_title"), l,
+                 kv_method_name(view.method).c_str(), T("kv.top_rows"), H, T("kv.vs_recompute"));
     if (st.last.attention_last.empty() || ses.truth.attention_last.empty()) return;
     const RowMatrix& a = st.last.attention_last[l];
     const RowMatrix& b = ses.truth.attention_last[l];

@@ -121,16 +121,17 @@ void kv_draw_plot(const AppContext& ctx, const KvSession& ses, const KvLabSettin
                             : metric == KvPlotMetric::keys ? "kv.key_error"
                                                            : "kv.logits_error");
   const bool sliding = view.scenario == KvScenario::sliding;
-  ImGui::Text("%s (%s %d), %s", what, ctx.tr("kv.layer"), l,
-              ctx.tr(sliding ? "kv.over_slides" : "kv.over_new_tokens"));
+  text_wrapped("%s (%s %d), %s", what, ctx.tr("kv.layer"), l,
+               ctx.tr(sliding ? "kv.over_slides" : "kv.over_new_tokens"));
   tooltip(ctx.tr(sliding ? "kv.plot_sliding_tip" : "kv.plot_stitch_tip"));
   // One series per method over steps 1..n (the values are core's KvStepErrors).
   std::vector<std::vector<double>> ys(ses.methods.size());
   PlotSpec spec;
   spec.id = "errors";
   spec.scale = scale;
-  spec.size = ImVec2(0, std::max(80.0f * scale, ImGui::GetContentRegionAvail().y -
-                                                    ImGui::GetTextLineHeightWithSpacing()));
+  // At least 180 px of plot: below that the view scrolls (the legend sits above the data).
+  spec.size = ImVec2(0, std::max(180.0f * scale, ImGui::GetContentRegionAvail().y -
+                                                     ImGui::GetTextLineHeightWithSpacing()));
   spec.x.label = ctx.tr("kv.step");
   spec.y.log = true;
   spec.y.lo = 1e-10;

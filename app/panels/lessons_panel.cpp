@@ -133,6 +133,8 @@ class LessonsPanel final : public Panel {
 
   void draw(AppContext& ctx) override {
     heading_font_ = ctx.heading_font();
+    developer_ = ctx.developer();
+    saved_here_ = ctx.tr("lessons.progress_saved");
     ui_.headless = ctx.headless();
     ui_.cjk = ctx.cjk_font() != nullptr;
     if (!ui_.progress_loaded) load_progress_file(ctx);
@@ -206,8 +208,10 @@ class LessonsPanel final : public Panel {
   void top_bar(AppContext& ctx) {
     ImGui::TextUnformatted(w("language").c_str());
     ImGui::SameLine();
+    // One language setting: these radios switch the whole interface, as View > Language.
     if (ImGui::RadioButton("English", ui_.lab.language == Language::en)) {
       ui_.lab.language = Language::en;
+      ctx.request_language("en");
       save(ctx);
     }
     tooltip(ctx.tr("lessons.language_tip"));
@@ -216,6 +220,7 @@ class LessonsPanel final : public Panel {
     if (ImGui::RadioButton(ui_.cjk ? "中文" : "Chinese",
                            ui_.lab.language == Language::zh && ui_.cjk)) {
       ui_.lab.language = Language::zh;
+      ctx.request_language("zh");
       save(ctx);
     }
     ImGui::EndDisabled();
@@ -224,9 +229,11 @@ class LessonsPanel final : public Panel {
       ImGui::SameLine();
       ImGui::TextDisabled("%s", ui_.words.get("no_cjk_font", Language::en).c_str());
     }
-    ImGui::SameLine(0, ImGui::GetFontSize() * 2);
-    if (ImGui::SmallButton(w("reload").c_str())) reload();
-    tooltip(ctx.tr("lessons.reload_tip"));
+    if (ctx.developer()) {  // reading edited lesson files again: a lesson writer's tool
+      ImGui::SameLine(0, ImGui::GetFontSize() * 2);
+      if (ImGui::SmallButton(w("reload").c_str())) reload();
+      tooltip(ctx.tr("lessons.reload_tip"));
+    }
     if (!ui_.words_error.empty()) {
       ImGui::SameLine();
       ImGui::TextDisabled("(%s)", ui_.words_error.c_str());
@@ -303,8 +310,11 @@ class LessonsPanel final : public Panel {
     }
     ui_.catalog_rows_drawn = rows;
     ImGui::Spacing();
+    // The file's path is for developers (POSLAB_DEVELOPER=1); a class sees where it stands.
     ImGui::TextDisabled("%s: %s", w("progress_note").c_str(),
-                        ui_.headless ? w("not_saved_headless").c_str() : ui_.progress_file.c_str());
+                        ui_.headless ? w("not_saved_headless").c_str()
+                        : developer_ ? ui_.progress_file.c_str()
+                                     : saved_here_);
   }
 
   // ---- lesson view (text and quiz tabs) ----------------------------------------------------
@@ -357,6 +367,7 @@ class LessonsPanel final : public Panel {
         if (ImGui::Button((w("quiz") + " >").c_str())) {
           ui_.lab.view = LessonsView::quiz;
           ui_.select_view = true;
+          ctx.request_frames(3);  // the tab switches next frame: draw it without a mouse move
         }
         ImGui::EndChild();
         ImGui::PopID();
@@ -377,6 +388,8 @@ class LessonsPanel final : public Panel {
 
   LessonsUi ui_;
   ImFont* heading_font_ = nullptr;  // the shell's heading font, refreshed every frame
+  bool developer_ = false;          // ctx.developer(), refreshed every frame
+  const char* saved_here_ = "";     // "saved on this computer", refreshed every frame
 };
 
 }  // namespace

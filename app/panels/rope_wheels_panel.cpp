@@ -2,9 +2,13 @@
 // with the controls that change the frequencies (base, head dim, layout, context
 // extension) and the long-range decay of a fixed query/key score. All numbers come from
 // core/rope; this file only lays them out and draws them.
+// Sections: helpers (colours, position and command text) | RopeWheelsPanel: presets,
+// checks and the frame | controls | view: dials (fitted to the pane, in bands), pair
+// details, decay plot.
 #include <imgui.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
@@ -81,6 +85,39 @@ std::string decay_cli_hint(const WheelsLabSettings& s) {
   k.decay_vectors = s.decay_vectors;
   k.decay_max_distance = s.decay_max_distance;
   return "poslab-cli rope --decay --preset '" + wheels_to_preset(k) + "'";
+}
+
+// A position as every place in the lab prints it (header, details, the command, the Share
+// popup): the shortest text that reads back to the same double, so 183.105 is never shown
+// as 183.104999 in one place and 183.105 in another.
+std::string position_text(double v) {
+  char buf[64];
+  const auto fmt = std::abs(v) < 1e15 ? std::chars_format::fixed : std::chars_format::general;
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, fmt);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
+}
+
+// A command that wraps only between its parts (ImGui's wrapping also breaks after a '.',
+// which cut "--positions 183.105" into "183." and "105"); a part wider than the line wraps
+// on its own.
+void command_lines(const std::vector<std::string>& parts) {
+  const float right = ImGui::GetContentRegionAvail().x, space = ImGui::CalcTextSize(" ").x;
+  float x = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const float w = ImGui::CalcTextSize(parts[i].c_str()).x;
+    if (i > 0 && x + space + w <= right) {
+      ImGui::SameLine(0, space);
+      x += space + w;
+    } else {
+      x = w;
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    if (w > right)
+      text_wrapped("%s", parts[i].c_str());
+    else
+      ImGui::TextUnformatted(parts[i].c_str());
+    ImGui::PopStyleColor();
+  }
 }
 
 std::string compact(double v) {
@@ -171,9 +208,9 @@ class RopeWheelsPanel final : public Panel {
 
   // The dials, the pair details and the decay plot: `poslab-cli rope --decay` at position m.
   std::vector<std::string> cli_args() const override {
-    char pos[32];
-    std::snprintf(pos, sizeof pos, "%.17g", ui_.lab.position);
-    return {"rope", "--decay", "--preset", wheels_to_preset(ui_.lab), "--positions", pos};
+    return {"rope",        "--decay",
+            "--preset",    wheels_to_preset(ui_.lab),
+            "--positions", position_text(ui_.lab.position)};
   }
   LabNumbers numbers() const override {
     const io::Json j = io::rope_lab_json(ui_.lab, {ui_.lab.position}, true);
@@ -188,20 +225,19 @@ class RopeWheelsPanel final : public Panel {
     const WheelsLabSettings& s = ui_.lab;
     auto vec = [](const Eigen::VectorXd& v) { return std::vector<double>(v.begin(), v.end()); };
     const int i = s.selected_pair;
-    char pos[32];
-    std::snprintf(pos, sizeof pos, "%.17g", s.position);
     const std::string preset = wheels_to_preset(s);
-    record_drawn_numbers(kWheelsLabName, preset,
-                         {"rope", "--decay", "--preset", preset, "--positions", pos},
-                         {{"inv_freq", vec(d.inv)},
-                          {"inv_freq_original", vec(d.inv0)},
-                          {"turns_in_context", vec(d.turns)},
-                          {"attention_scale", rope_attention_scale(s.rope)},
-                          {"effective_base", rope_effective_base(s.rope)},
-                          {"angles/0/angles/" + std::to_string(i), s.position * d.inv[i]},
-                          {"decay/deltas", d.decay.deltas},
-                          {"decay/score", d.decay.scaled},
-                          {"decay/score_without_scaling", d.decay.original}});
+    record_drawn_numbers(
+        kWheelsLabName, preset,
+        {"rope", "--decay", "--preset", preset, "--positions", position_text(s.position)},
+        {{"inv_freq", vec(d.inv)},
+         {"inv_freq_original", vec(d.inv0)},
+         {"turns_in_context", vec(d.turns)},
+         {"attention_scale", rope_attention_scale(s.rope)},
+         {"effective_base", rope_effective_base(s.rope)},
+         {"angles/0/angles/" + std::to_string(i), s.position * d.inv[i]},
+         {"decay/deltas", d.decay.deltas},
+         {"decay/score", d.decay.scaled},
+         {"decay/score_without_scaling", d.decay.original}});
   }
 
   void advance_animation(AppContext& ctx) {
@@ -209,7 +245,9 @@ class RopeWheelsPanel final : public Panel {
     if (!s.playing || ctx.capturing()) return;  // a picture's extra frame keeps m
     const double dt =
         ctx.headless() ? 1.0 / 60.0 : std::min(0.1, static_cast<double>(ImGui::GetIO().DeltaTime));
-    s.position = std::min(WheelsLabSettings::position_range.hi, s.position + s.speed * dt);
+    // Kept to a millionth of a position, so the playing m reads the same everywhere.
+    s.position = std::min(WheelsLabSettings::position_range.hi,
+                          std::round((s.position + s.speed * dt) * 1e6) / 1e6);
     if (s.position >= WheelsLabSettings::position_range.hi) s.playing = false;
   }
 
@@ -286,9 +324,9 @@ class RopeWheelsPanel final : public Panel {
     const WheelsDerived& d = ui_.derived;
     const RopeParams& r = s.rope;
     const int P = rope_num_pairs(r);
-    text_wrapped("m = %.10g   |   %d %s, R = %d / D = %d %s   |   %s", s.position, P,
-                 T("wheels.pairs"), rope_rotary_dim(r), r.head_dim, T("wheels.dims_rotate"),
-                 T("wheels.orientation"));
+    text_wrapped("m = %s   |   %d %s, R = %d / D = %d %s   |   %s",
+                 position_text(s.position).c_str(), P, T("wheels.pairs"), rope_rotary_dim(r),
+                 r.head_dim, T("wheels.dims_rotate"), T("wheels.orientation"));
     if (r.scaling != RopeScaling::none) {
       for (PairBand b : {PairBand::kept, PairBand::blended, PairBand::interpolated}) {
         ImGui::TextColored(ImColor(band_colour(b)), "%s", T(band_key(b)));
@@ -315,17 +353,45 @@ class RopeWheelsPanel final : public Panel {
     ImGui::EndChild();
   }
 
+  // Many pairs are shown in three bands of about equal size, fast (short wavelengths) to
+  // slow, each under a caption; a few pairs form one grid. Returns (first, end) per band.
+  static std::vector<std::pair<int, int>> dial_bands(int P) {
+    if (P <= kUnbandedPairs) return {{0, P}};
+    const int a = (P + 2) / 3, b = (2 * P + 2) / 3;
+    return {{0, a}, {a, b}, {b, P}};
+  }
+  static constexpr int kUnbandedPairs = 16;
+
+  // The dial diameter: the chosen size, grown (up to 5x, 360 px) while every dial still fits
+  // the pane without scrolling, so 8 dials fill a projector's pane instead of a corner of it.
+  static float fitted_dial_size(int P, float chosen, float scale, ImVec2 pane, float bands) {
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float line = ImGui::GetTextLineHeight();
+    const float caption_h = bands > 1 ? bands * ImGui::GetTextLineHeightWithSpacing() : 0.0f;
+    const float cap = std::min(360.0f * scale, 5.0f * chosen);
+    for (float t = cap; t > chosen; t -= 4.0f * scale) {
+      const int cols = std::max(1, static_cast<int>((pane.x + st.ItemSpacing.x) /
+                                                    (t + 14.0f * scale + st.ItemSpacing.x)));
+      const int rows = (P + cols - 1) / cols + static_cast<int>(bands) - 1;  // partial rows
+      const float h = static_cast<float>(rows) * (t + line * 2 + 10.0f * scale + st.ItemSpacing.y);
+      if (h + caption_h <= pane.y) return t;
+    }
+    return chosen;
+  }
+
   void draw_dials(WheelsLabSettings& s, const WheelsDerived& d, float scale) {
     const int P = static_cast<int>(d.inv.size());
-    const float size = static_cast<float>(s.dial_size) * scale;
+    const std::vector<std::pair<int, int>> bands = dial_bands(P);
+    const float size =
+        fitted_dial_size(P, static_cast<float>(s.dial_size) * scale, scale,
+                         ImGui::GetContentRegionAvail(), static_cast<float>(bands.size()));
     const float cell_w = size + 14.0f * scale,
                 cell_h = size + ImGui::GetTextLineHeight() * 2 + 10.0f * scale;
     const float stride = cell_w + ImGui::GetStyle().ItemSpacing.x;  // SameLine adds the spacing
     const int cols = std::max(
         1, static_cast<int>((ImGui::GetContentRegionAvail().x + ImGui::GetStyle().ItemSpacing.x) /
                             stride));
-    const int rows = (P + cols - 1) / cols;
-    ui_.dials_laid_out = std::min(P, rows * cols);
+    ui_.dials_laid_out = 0;
     const bool scaled = s.rope.scaling != RopeScaling::none;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 face = ImGui::GetColorU32(ImGuiCol_FrameBg),
@@ -351,76 +417,94 @@ class RopeWheelsPanel final : public Panel {
     // The faces are opaque (baked over the window's background): drawn without blending.
     dl->ChannelsSetCurrent(0);
     gfx::begin_without_blending(dl);
-    ImGuiListClipper clipper;
-    clipper.Begin(rows, cell_h);
-    while (clipper.Step()) {
-      for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
-        for (int col = 0; col < cols; ++col) {
-          const int i = row * cols + col;
-          if (i >= P) break;
-          if (col > 0) ImGui::SameLine();
-          ImGui::PushID(i);
-          const ImVec2 o = ImGui::GetCursorScreenPos();
-          if (ImGui::InvisibleButton("dial", ImVec2(cell_w, cell_h))) s.selected_pair = i;
-          const bool hovered = ImGui::IsItemHovered();
-          ImGui::PopID();
-          const ImVec2 c(o.x + rad + 5.0f * scale, o.y + rad + 3.0f * scale);
-          dl->ChannelsSetCurrent(0);
-          ui_.faces.draw(dl, c, scaled ? 1 + static_cast<int>(d.bands[i]) : 0);
-          dl->ChannelsSetCurrent(1);
-          if (i == s.selected_pair) dl->AddCircle(c, rad + 3.0f * scale, text, 0, 2.0f);
-          // Trail: the hand at the previous `trail` positions (table row k = m - k), fading.
-          for (int k = s.trail; k >= 1; --k) {
-            if (s.position - k < 0) continue;
-            const float alpha =
-                0.85f * (1.0f - static_cast<float>(k) / static_cast<float>(s.trail + 1));
-            // Dots are tiny: plain quads (2 triangles, no anti-aliasing fringe) keep
-            // 256 dials x 64 trail dots cheap for a software rasteriser.
-            const ImVec2 p(c.x + 0.8f * rad * static_cast<float>(hand_cos(k, i)),
-                           c.y - 0.8f * rad * static_cast<float>(hand_sin(k, i)));
-            const float h = std::max(1.5f, rad * 0.07f);
-            dl->AddRectFilled(ImVec2(p.x - h, p.y - h), ImVec2(p.x + h, p.y + h),
-                              rope_pair_colour(i, P, alpha));
-          }
-          if (scaled) {
-            const RopeTable& plain = hands.plain();
+    for (size_t band = 0; band < bands.size(); ++band) {
+      const auto [first, end] = bands[band];
+      if (bands.size() > 1) {
+        // "Fast pairs 0-21: wavelength 6.28 to 151 tokens": each band says what its hands do.
+        static const char* const kCaptions[] = {"wheels.band_fast", "wheels.band_middle",
+                                                "wheels.band_slow"};
+        dl->ChannelsSetCurrent(1);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        text_wrapped("%s %d-%d: λ %s - %s %s", T(kCaptions[band]), first, end - 1,
+                     compact(kTwoPi / d.inv[first]).c_str(),
+                     compact(kTwoPi / d.inv[end - 1]).c_str(), T("wheels.tokens"));
+        ImGui::PopStyleColor();
+      }
+      const int band_pairs = end - first;
+      const int rows = (band_pairs + cols - 1) / cols;
+      ui_.dials_laid_out += std::min(band_pairs, rows * cols);
+      ImGuiListClipper clipper;
+      clipper.Begin(rows, cell_h);
+      while (clipper.Step()) {
+        for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+          for (int col = 0; col < cols; ++col) {
+            const int i = first + row * cols + col;
+            if (i >= end) break;
+            if (col > 0) ImGui::SameLine();
+            ImGui::PushID(i);
+            const ImVec2 o = ImGui::GetCursorScreenPos();
+            if (ImGui::InvisibleButton("dial", ImVec2(cell_w, cell_h))) s.selected_pair = i;
+            const bool hovered = ImGui::IsItemHovered();
+            ImGui::PopID();
+            const ImVec2 c(o.x + rad + 5.0f * scale, o.y + rad + 3.0f * scale);
+            dl->ChannelsSetCurrent(0);
+            ui_.faces.draw(dl, c, scaled ? 1 + static_cast<int>(d.bands[i]) : 0);
+            dl->ChannelsSetCurrent(1);
+            if (i == s.selected_pair) dl->AddCircle(c, rad + 3.0f * scale, text, 0, 2.0f);
+            // Trail: the hand at the previous `trail` positions (table row k = m - k), fading.
+            for (int k = s.trail; k >= 1; --k) {
+              if (s.position - k < 0) continue;
+              const float alpha =
+                  0.85f * (1.0f - static_cast<float>(k) / static_cast<float>(s.trail + 1));
+              // Dots are tiny: plain quads (2 triangles, no anti-aliasing fringe) keep
+              // 256 dials x 64 trail dots cheap for a software rasteriser.
+              const ImVec2 p(c.x + 0.8f * rad * static_cast<float>(hand_cos(k, i)),
+                             c.y - 0.8f * rad * static_cast<float>(hand_sin(k, i)));
+              const float h = std::max(1.5f, rad * 0.07f);
+              dl->AddRectFilled(ImVec2(p.x - h, p.y - h), ImVec2(p.x + h, p.y + h),
+                                rope_pair_colour(i, P, alpha));
+            }
+            if (scaled) {
+              const RopeTable& plain = hands.plain();
+              dl->AddLine(c,
+                          ImVec2(c.x + 0.95f * rad * static_cast<float>(plain.cos()(0, i)),
+                                 c.y - 0.95f * rad * static_cast<float>(plain.sin()(0, i))),
+                          IM_COL32(160, 160, 160, 200), 1.5f * scale);
+            }
             dl->AddLine(c,
-                        ImVec2(c.x + 0.95f * rad * static_cast<float>(plain.cos()(0, i)),
-                               c.y - 0.95f * rad * static_cast<float>(plain.sin()(0, i))),
-                        IM_COL32(160, 160, 160, 200), 1.5f * scale);
-          }
-          dl->AddLine(c,
-                      ImVec2(c.x + 0.95f * rad * static_cast<float>(hand_cos(0, i)),
-                             c.y - 0.95f * rad * static_cast<float>(hand_sin(0, i))),
-                      rope_pair_colour(i, P), 2.5f * scale);
-          dl->ChannelsSetCurrent(2);
-          ui_.faces.draw_dot(dl, c);
-          dl->ChannelsSetCurrent(1);
-          char label[64];
-          std::snprintf(label, sizeof label, "i=%d", i);
-          dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale), hovered ? text : dim_text, label);
-          // With an extension the hand turns at theta'_i: label its wavelength lambda'.
-          const std::string lam = (scaled ? "λ'=" : "λ=") + compact(kTwoPi / d.inv[i]);
-          dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale + ImGui::GetTextLineHeight()),
-                      dim_text, lam.c_str());
-          if (hovered) {
-            if (scaled)
-              tooltip_showf(
-                  "%s %d: θ = %.6g -> θ' = %.6g rad/token\n%s λ = %.6g -> λ' = %.6g tokens\n"
-                  "r = L/λ = %.4g %s\n%s",
-                  T("wheels.pair"), i, d.inv0[i], d.inv[i], T("wheels.wavelength"),
-                  kTwoPi / d.inv0[i], kTwoPi / d.inv[i], d.turns[i], T("wheels.turns_in_l_orig"),
-                  T("wheels.click_details"));
-            else
-              tooltip_showf("%s %d: θ = %.6g rad/token\n%s λ = %.6g tokens\nr = L/λ = %.4g %s\n%s",
-                            T("wheels.pair"), i, d.inv[i], T("wheels.wavelength"),
-                            kTwoPi / d.inv[i], d.turns[i], T("wheels.turns_in_l"),
-                            T("wheels.click_details"));
+                        ImVec2(c.x + 0.95f * rad * static_cast<float>(hand_cos(0, i)),
+                               c.y - 0.95f * rad * static_cast<float>(hand_sin(0, i))),
+                        rope_pair_colour(i, P), 2.5f * scale);
+            dl->ChannelsSetCurrent(2);
+            ui_.faces.draw_dot(dl, c);
+            dl->ChannelsSetCurrent(1);
+            char label[64];
+            std::snprintf(label, sizeof label, "i=%d", i);
+            dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale), hovered ? text : dim_text,
+                        label);
+            // With an extension the hand turns at theta'_i: label its wavelength lambda'.
+            const std::string lam = (scaled ? "λ'=" : "λ=") + compact(kTwoPi / d.inv[i]);
+            dl->AddText(ImVec2(o.x + 2, o.y + size + 6.0f * scale + ImGui::GetTextLineHeight()),
+                        dim_text, lam.c_str());
+            if (hovered) {
+              if (scaled)
+                tooltip_showf(
+                    "%s %d: θ = %.6g -> θ' = %.6g rad/token\n%s λ = %.6g -> λ' = %.6g tokens\n"
+                    "r = L/λ = %.4g %s\n%s",
+                    T("wheels.pair"), i, d.inv0[i], d.inv[i], T("wheels.wavelength"),
+                    kTwoPi / d.inv0[i], kTwoPi / d.inv[i], d.turns[i], T("wheels.turns_in_l_orig"),
+                    T("wheels.click_details"));
+              else
+                tooltip_showf(
+                    "%s %d: θ = %.6g rad/token\n%s λ = %.6g tokens\nr = L/λ = %.4g %s\n%s",
+                    T("wheels.pair"), i, d.inv[i], T("wheels.wavelength"), kTwoPi / d.inv[i],
+                    d.turns[i], T("wheels.turns_in_l"), T("wheels.click_details"));
+            }
           }
         }
       }
+      clipper.End();
     }
-    clipper.End();
     dl->ChannelsSetCurrent(0);
     gfx::end_without_blending(dl);
     dl->ChannelsMerge();
@@ -447,8 +531,9 @@ class RopeWheelsPanel final : public Panel {
     ImGui::Text("angle m*theta = %.10g rad", angle);
     ImGui::Text("mod 2pi       = %.6f rad (%.3f deg)", wrapped, wrapped * 180.0 / std::numbers::pi);
     ImGui::Text("%s = %.0f", T("wheels.full_turns"), std::floor(angle / kTwoPi));
-    text_wrapped("poslab-cli rope --preset '%s' --positions %.10g",
-                 wheels_to_preset(WheelsLabSettings{.rope = r}).c_str(), s.position);
+    command_lines({"poslab-cli rope",
+                   "--preset '" + wheels_to_preset(WheelsLabSettings{.rope = r}) + "'",
+                   "--positions " + position_text(s.position)});
   }
 
   void draw_decay(const WheelsLabSettings& s, const WheelsDerived& d, float scale) {

@@ -42,6 +42,7 @@ void attention_maps(const AppContext& ctx, const wm::DreamAttention& a, int& lay
       text_wrapped(ctx.tr("dreams.attn_temporal"), 2 * layer, n);
       tex.temporal.draw(
           ImVec2(std::min(ImGui::GetContentRegionAvail().x, keys * 14 * s), a.heads * 16 * s));
+      ImGui::TextDisabled(ctx.tr("dreams.attn_axes_temporal"), a.heads - 1, keys);
     }
   }
   if (layer < static_cast<int>(a.spatial.size()) &&
@@ -56,6 +57,7 @@ void attention_maps(const AppContext& ctx, const wm::DreamAttention& a, int& lay
     tex.spatial.draw(ImVec2(150 * s, 150 * s));
     ImGui::SameLine();
     tex.bias.draw(ImVec2(150 * s, 150 * s));
+    ImGui::TextDisabled("%s", ctx.tr("dreams.attn_axes_spatial"));
   }
 }
 

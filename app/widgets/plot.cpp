@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "app/gfx/opaque_rect.hpp"
+#include "app/widgets/theme_colour.hpp"
 
 namespace poslab::app {
 namespace {
@@ -106,8 +107,31 @@ PlotHover plot(const PlotSpec& spec) {
   ImGui::PushID(spec.id);
   const float sc = spec.scale, line = ImGui::GetTextLineHeight();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const ImVec2 size(spec.size.x > 0 ? spec.size.x : std::max(120.0f * sc, avail.x),
-                    spec.size.y > 0 ? spec.size.y : std::max(80.0f * sc, avail.y));
+  ImVec2 size(std::max(kPlotMinWidth * sc, spec.size.x > 0 ? spec.size.x : avail.x),
+              std::max(kPlotMinHeight * sc, spec.size.y > 0 ? spec.size.y : avail.y));
+
+  // The legend: entries side by side in rows above the data area, so it never covers a
+  // curve; drawn in the theme's text colour on the window (readable in either theme).
+  struct LegendEntry {
+    ImVec2 at;  // offset from the plot's top-left corner
+    size_t series;
+  };
+  std::vector<LegendEntry> legend;
+  float legend_h = 0;
+  // The y axis' label opens the row above the data ("loss", "position error (px)").
+  const float ylabel_w =
+      spec.y.label.empty() ? 0.0f : ImGui::CalcTextSize(spec.y.label.c_str()).x + 14.0f * sc;
+  if ((spec.legend && !spec.series.empty()) || ylabel_w > 0) {
+    float lx = ylabel_w, ly = 0;
+    for (size_t si = 0; spec.legend && si < spec.series.size(); ++si) {
+      const float ew = 26.0f * sc + ImGui::CalcTextSize(spec.series[si].label.c_str()).x;
+      if (lx > 0 && lx + ew > size.x) lx = 0, ly += line;
+      legend.push_back({ImVec2(lx, ly), si});
+      lx += ew + 14.0f * sc;
+    }
+    legend_h = ly + line + 4.0f * sc;
+    size.y = std::max(size.y, kPlotMinHeight * sc + legend_h);  // the data keeps its minimum
+  }
 
   // Data ranges in axis units.
   double xlo = NAN, xhi = NAN;
@@ -130,13 +154,13 @@ PlotHover plot(const PlotSpec& spec) {
 
   // Layout: y tick labels on the left, x tick labels and the axis label below.
   const std::vector<double> yt =
-      ticks(y0, y1, spec.y.log, static_cast<int>(size.y / (line * 2.2f)));
+      ticks(y0, y1, spec.y.log, static_cast<int>((size.y - legend_h) / (line * 2.2f)));
   float label_w = 0;
   for (double t : yt)
     label_w = std::max(label_w, ImGui::CalcTextSize(tick_text(t, spec.y.log).c_str()).x);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const float left = label_w + 6.0f * sc, bottom = line * (spec.x.label.empty() ? 1.2f : 2.2f);
-  const ImVec2 a(o.x + left, o.y + 2.0f * sc), b(o.x + size.x, o.y + size.y - bottom);
+  const ImVec2 a(o.x + left, o.y + legend_h + 2.0f * sc), b(o.x + size.x, o.y + size.y - bottom);
   const float w = std::max(1.0f, b.x - a.x), h = std::max(1.0f, b.y - a.y);
   auto px = [&](double v) { return a.x + static_cast<float>((v - x0) / (x1 - x0)) * w; };
   auto py = [&](double v) { return b.y - static_cast<float>((v - y0) / (y1 - y0)) * h; };
@@ -181,17 +205,30 @@ PlotHover plot(const PlotSpec& spec) {
       dl->AddText(ImVec2(b.x - tw - 4.0f * sc, y - line), m.colour, m.label.c_str());
     }
   }
+  for (const PlotXMark& m : spec.x_marks) {
+    if (!usable(m.x, spec.x.log)) continue;
+    const float x = px(to_axis(m.x, spec.x.log));
+    if (x < a.x || x > b.x) continue;
+    for (float y = a.y; y < b.y; y += 8.0f * sc)  // dashed: it is a boundary, not a curve
+      dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(b.y, y + 5.0f * sc)), m.colour, 1.5f * sc);
+    if (!m.label.empty()) {
+      const float tw = ImGui::CalcTextSize(m.label.c_str()).x;
+      const float tx = x + 4.0f * sc + tw < b.x ? x + 4.0f * sc : x - 4.0f * sc - tw;
+      dl->AddText(ImVec2(tx, a.y + 2.0f * sc), m.colour, m.label.c_str());
+    }
+  }
   // Series: all points when they are few, else one min/max envelope per pixel column.
   std::vector<ImVec2> pts;
   for (size_t si = 0; si < spec.series.size(); ++si) {
     const PlotSeries& s = spec.series[si];
     const size_t n = s.x.empty() ? s.y.size() : std::min(s.y.size(), s.x.size());
     const float thick = s.thickness * sc * (static_cast<int>(si) == spec.highlight ? 1.8f : 1.0f);
+    const ImU32 colour = theme_colour(s.colour);  // bright hues darkened on the light theme
     auto flush = [&] {
       if (pts.size() == 1)
-        dl->AddCircleFilled(pts[0], std::max(2.0f, thick), s.colour);
+        dl->AddCircleFilled(pts[0], std::max(2.0f, thick), colour);
       else if (pts.size() > 1)
-        dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), s.colour, 0, thick);
+        dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), colour, 0, thick);
       pts.clear();
     };
     const bool envelope = static_cast<double>(n) > 2.0 * w;
@@ -237,22 +274,14 @@ PlotHover plot(const PlotSpec& spec) {
   }
   dl->PopClipRect();
 
-  if (spec.legend && !spec.series.empty()) {
-    float lw = 0;
-    for (const PlotSeries& s : spec.series)
-      lw = std::max(lw, ImGui::CalcTextSize(s.label.c_str()).x);
-    const float bw = lw + 30.0f * sc, bh = line * static_cast<float>(spec.series.size()) + 6.0f;
-    const ImVec2 l0(b.x - bw - 4.0f * sc, a.y + 4.0f * sc);
-    dl->AddRectFilled(l0, ImVec2(l0.x + bw, l0.y + bh), IM_COL32(0, 0, 0, 110), 3.0f);
-    float ly = l0.y + 3.0f;
-    for (size_t si = 0; si < spec.series.size(); ++si) {
-      const PlotSeries& s = spec.series[si];
-      dl->AddLine(ImVec2(l0.x + 4.0f * sc, ly + line * 0.5f),
-                  ImVec2(l0.x + 22.0f * sc, ly + line * 0.5f), s.colour,
-                  static_cast<int>(si) == spec.highlight ? 3.5f : 2.5f);
-      dl->AddText(ImVec2(l0.x + 26.0f * sc, ly), text, s.label.c_str());
-      ly += line;
-    }
+  if (ylabel_w > 0) dl->AddText(o, dim, spec.y.label.c_str());
+  for (const LegendEntry& e : legend) {
+    const PlotSeries& s = spec.series[e.series];
+    const ImVec2 p(o.x + e.at.x, o.y + e.at.y);
+    dl->AddLine(ImVec2(p.x + 2.0f * sc, p.y + line * 0.5f),
+                ImVec2(p.x + 20.0f * sc, p.y + line * 0.5f), theme_colour(s.colour),
+                (static_cast<int>(e.series) == spec.highlight ? 3.5f : 2.5f) * sc);
+    dl->AddText(ImVec2(p.x + 24.0f * sc, p.y), text, s.label.c_str());
   }
 
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -269,8 +298,8 @@ PlotHover plot(const PlotSpec& spec) {
       for (const PlotSeries& s : spec.series) {
         const int i = nearest_index(s, hover.x);
         if (i < 0) continue;
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(s.colour), "%s: %.6g", s.label.c_str(),
-                           s.y[static_cast<size_t>(i)]);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme_colour(s.colour)), "%s: %.6g",
+                           s.label.c_str(), s.y[static_cast<size_t>(i)]);
       }
       ImGui::EndTooltip();
     }

@@ -24,7 +24,7 @@ struct PlotSeries {
 
 // An axis: its label, linear or log10, and its range (NaN: fitted to the data).
 struct PlotAxis {
-  std::string label;                                     // drawn under / beside the axis
+  std::string label;                                     // under the x axis; above the y axis
   bool log = false;                                      // log10 scale; needs positive values
   double lo = std::numeric_limits<double>::quiet_NaN();  // fixed lower end, or NaN
   double hi = std::numeric_limits<double>::quiet_NaN();  // fixed upper end, or NaN
@@ -37,13 +37,26 @@ struct PlotMark {
   std::string label;  // shown at the line's right end
 };
 
+// A vertical reference line (e.g. "context ends" at x = the model's context).
+struct PlotXMark {
+  double x;           // where, in data units
+  ImU32 colour;       // line colour
+  std::string label;  // shown beside the line's top end
+};
+
+// Smallest plot the widget draws, in unscaled pixels: a caller asking for less (a narrow
+// window) gets this much and the window scrolls, so a plot never shrinks to a sliver.
+inline constexpr float kPlotMinWidth = 220.0f;
+inline constexpr float kPlotMinHeight = 120.0f;
+
 struct PlotSpec {
   const char* id = "plot";         // ImGui id, unique within the window
   ImVec2 size{0, 0};               // pixels; 0 = all available width / height
   PlotAxis x, y;                   // axes
   std::vector<PlotSeries> series;  // curves, drawn in order (last on top)
   std::vector<PlotMark> marks;     // horizontal reference lines
-  bool legend = true;              // legend box in the top-right corner
+  std::vector<PlotXMark> x_marks;  // vertical reference lines
+  bool legend = true;              // legend row(s) above the data area (never over it)
   bool tooltip = true;             // hover tooltip with every series' value at the cursor
   float scale = 1.0f;              // UI scale
   int highlight = -1;              // series drawn thicker (e.g. the one selected), or -1

@@ -59,6 +59,17 @@ void upload_scaled(gfx::HeatmapTexture& tex, const RowMatrixF& m, const std::vec
     legend.push_back({static_cast<float>(at), tick_label(t.value)});
   }
   tex.set_legend(std::move(legend));
+  // Maps up to 12 x 12 print their numbers in the cells (token_heatmap).
+  if (m.rows() <= kCellNumbersMax && m.cols() <= kCellNumbersMax) tex.set_cell_values(v, pos);
+}
+
+// Turns the vertices added to `dl` since index `first` by -90 degrees around `pivot`:
+// horizontal text becomes text reading upwards (ImGui 1.86 has no rotated text).
+void rotate_upwards(ImDrawList* dl, int first, ImVec2 pivot) {
+  for (int i = first; i < dl->VtxBuffer.Size; ++i) {
+    ImVec2& p = dl->VtxBuffer[i].pos;
+    p = ImVec2(pivot.x + (p.y - pivot.y), pivot.y - (p.x - pivot.x));
+  }
 }
 
 }  // namespace
@@ -115,7 +126,9 @@ CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
   const float margin_left =
       labels ? std::min(label_w, 90.0f * scale) + 6.0f * scale : index_w + 2 * pad;
   const bool col_labels = labels && cell >= label_w + pad;
-  const float margin_top = line + pad;
+  // Column labels too wide for their cells stand upright instead of being left out.
+  const bool upright = labels && !col_labels;
+  const float margin_top = upright ? std::min(label_w, 90.0f * scale) + pad : line + pad;
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const ImVec2 img(o.x + margin_left, o.y + margin_top);
   // Axis labels: tokens when they fit, else index ticks every `step` cells, a nice step
@@ -127,6 +140,13 @@ CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
     const ImVec2 ts = ImGui::CalcTextSize(s.c_str());
     const float y = img.y + (static_cast<float>(t) + 0.5f) * cell - ts.y * 0.5f;
     dl->AddText(ImVec2(img.x - ts.x - pad, y), text_col, s.c_str());
+  }
+  for (int t = 0; upright && t < T; ++t) {
+    const std::string s = short_token(tokens[t]);
+    const ImVec2 pivot(img.x + (static_cast<float>(t) + 0.5f) * cell - line * 0.5f, img.y - pad);
+    const int first = dl->VtxBuffer.Size;
+    dl->AddText(pivot, text_col, s.c_str());
+    rotate_upwards(dl, first, pivot);
   }
   for (int t = 0; (col_labels || !labels) && t < T; t += col_step) {
     const std::string s = labels ? short_token(tokens[t]) : std::to_string(t);
@@ -142,6 +162,26 @@ CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
                 IM_COL32(255, 80, 80, 255), 2.0f);
     dl->AddLine(ImVec2(img.x, img.y + p), ImVec2(img.x + side, img.y + p),
                 IM_COL32(255, 80, 80, 255), 2.0f);
+  }
+  // The numbers in the cells of a small map (at most 12 x 12, when "0.00" fits a cell):
+  // dark text on the bright colours, light text on the dark ones.
+  const std::vector<float>& vals = tex.cell_values();
+  const std::vector<float>& posv = tex.cell_positions();
+  if (static_cast<int>(vals.size()) == T * tex.cols() && tex.cols() == T &&
+      posv.size() == vals.size() && cell >= ImGui::CalcTextSize("-0.00").x + pad) {
+    for (int r = 0; r < T; ++r)
+      for (int k = 0; k < T; ++k) {
+        const float v = vals[static_cast<size_t>(r * T + k)];
+        if (!std::isfinite(v)) continue;
+        char buf[16];
+        std::snprintf(buf, sizeof buf, std::abs(v) < 10 ? "%.2f" : "%.3g", static_cast<double>(v));
+        const float at = posv[static_cast<size_t>(r * T + k)];
+        const bool bright = tex.diverging() ? std::abs(at) < 0.5f : at > 0.6f;
+        const ImVec2 ts = ImGui::CalcTextSize(buf);
+        dl->AddText(ImVec2(img.x + (static_cast<float>(k) + 0.5f) * cell - ts.x * 0.5f,
+                           img.y + (static_cast<float>(r) + 0.5f) * cell - ts.y * 0.5f),
+                    bright ? IM_COL32(0, 0, 0, 230) : IM_COL32(255, 255, 255, 230), buf);
+      }
   }
   if (cell_hit.x >= 0) {
     hover.col = static_cast<int>(cell_hit.x);

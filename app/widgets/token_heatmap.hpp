@@ -31,13 +31,17 @@ ColorScale heatmap_upload_shared(gfx::HeatmapTexture& tex_a, const RowMatrixF& a
 // flat colour; a rank scale over distinct values gives about 0.29): what --check asserts.
 double heatmap_color_spread(const ColorScale& s, const RowMatrixF& m);
 
+// Maps of at most this many rows and columns print their values in the cells.
+inline constexpr int kCellNumbersMax = 12;
+
 // The hovered (query, key) cell, or (-1, -1).
 struct CellHover {
   int row = -1, col = -1;
 };
 // Draws the texture as a side x side square with `caption` under it (in the interface
 // language, e.g. "rows: queries, columns: keys"); a red cross-hair at mark_at > 0 (e.g. the
-// trained length). Returns the hovered cell.
+// trained length). Column labels too wide for their cells stand upright; a map of at most
+// kCellNumbersMax tokens prints its values in the cells. Returns the hovered cell.
 CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
                         const std::vector<std::string>& tokens, float side, float scale,
                         const char* caption, int mark_at = -1);

@@ -12,6 +12,7 @@
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
 #include "app/widgets/tr_label.hpp"
+#include "core/common/smoothing.hpp"
 #include "io/checkpoint/wm_checkpoint.hpp"
 
 namespace poslab::app {
@@ -108,7 +109,15 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
   words.cancel = ctx.tr("dreams.train_job_cancel");
   job_status(job_, true, ImGui::GetContentRegionAvail().x * 0.6f, words);
   std::error_code ec;
+  // A run that ended before its last step (Stop, Quit): how far it got.
+  if (!job_.running() && curves_.total > 0 && curves_.done < curves_.total)
+    text_wrapped(ctx.tr("dreams.train_stopped_at"), static_cast<long long>(curves_.done),
+                 static_cast<long long>(curves_.total));
   if (!path_.empty() && std::filesystem::exists(path_, ec)) {
+    // Under a quarter of its steps (or a few hundred), a model dreams noise: say so first.
+    if (curves_.done < std::min<int64_t>(curves_.total / 4 + 1, 300))
+      ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.3f, 1.0f), ctx.tr("dreams.train_barely"),
+                         static_cast<long long>(curves_.done));
     if (ImGui::Button(tr_id(ctx, "dreams.train_use").c_str())) {
       use = path_;
       rope = path_rope_;
@@ -128,8 +137,12 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
     p.y.label = ctx.tr("dreams.train_axis_loss");
     p.y.log = true;
     p.scale = s;
+    // The noisy per-step loss faint, its smoothed trend (EMA, 0.95) over it.
+    smoothed_ = smooth_ema(curves_.loss, 0.95);
     p.series.push_back({ctx.tr("dreams.train_series_train"), curves_.loss, curves_.step, 0, 1,
-                        IM_COL32(90, 200, 255, 255)});
+                        IM_COL32(90, 200, 255, 110), 1.0f});
+    p.series.push_back({ctx.tr("dreams.train_series_smoothed"), smoothed_, curves_.step, 0, 1,
+                        IM_COL32(90, 200, 255, 255), 2.0f});
     if (!curves_.val_loss.empty())
       p.series.push_back({ctx.tr("dreams.train_series_val"), curves_.val_loss, curves_.val_step, 0,
                           1, IM_COL32(255, 170, 60, 255), 2.0f});

@@ -43,8 +43,10 @@ class TrainView {
   int position_ = 0;  // 0 rope, 1 absolute
   BackgroundJob<wm::DreamTrainProgress, wm::DreamTrainProgress> job_;
   wm::DreamTrainProgress curves_;
-  std::string path_;       // checkpoint of the current / last run
-  bool path_rope_ = true;  // its position variant
+  std::vector<double> smoothed_;  // the training loss smoothed for the plot (smooth_ema)
+  std::string path_;              // checkpoint of the current / last run
+  bool path_rope_ = true;         // its position variant
+  bool started_ = false;          // a run was started in this session
 };
 
 }  // namespace poslab::app

@@ -28,11 +28,14 @@ enum class AttentionDemo {
 struct AttentionLabSettings {
   AttentionParams params;  // encoding, heads, dims, seed, switches, tables
   AttentionSource source = AttentionSource::sentence;
-  std::string sentence = "我 喜欢 你";    // tokens: whitespace words, or one per CJK character
-  std::string sentence_b = "你 喜欢 我";  // second ordering for the side-by-side
-  int token_count = 32;                   // tokens "t0".."tN-1" when source = count, [1, 1024]
-  int grid_rows = 8;                      // patch grid rows when source = grid, [1, 32]
-  int grid_cols = 8;                      // patch grid columns, [1, 32]; rows x cols <= 1024
+  // A 7-word sentence by default: enough tokens for a pattern, few enough for the numbers
+  // to fit in the heatmap's cells (3 words made a 3x3 map with a third of the screen empty).
+  std::string sentence = "the cat chased a small dog home";    // tokens: whitespace words, or
+                                                               // one per CJK character
+  std::string sentence_b = "a small dog chased the cat home";  // second ordering (side by side)
+  int token_count = 32;  // tokens "t0".."tN-1" when source = count, [1, 1024]
+  int grid_rows = 8;     // patch grid rows when source = grid, [1, 32]
+  int grid_cols = 8;     // patch grid columns, [1, 32]; rows x cols <= 1024
   AttentionCompare compare = AttentionCompare::off;
   AttentionEncoding compare_encoding =
       AttentionEncoding::sinusoidal;  // right side when comparing encodings

@@ -10,6 +10,11 @@
 
 namespace poslab {
 
+// The ALiBi slopes demo draws its bias over at least this many tokens ("t0".."t31" when
+// the lab's own tokens are fewer): on a 3-word sentence the linear penalty has nowhere to
+// grow (issue 24).
+constexpr int kAttentionSlopesTokens = 32;
+
 AttentionLabResult attention_lab_compute(const AttentionLabSettings& s,
                                          const std::atomic<bool>* cancel,
                                          const AttentionLabOptions& options) {
@@ -71,7 +76,10 @@ AttentionLabResult attention_lab_compute(const AttentionLabSettings& s,
       AttentionParams q = p;
       q.encoding = AttentionEncoding::alibi;
       q.use_position = true;
-      c.demo_matrix = attention_bias(attention_build(q, in), head);
+      c.demo_matrix = attention_bias(
+          attention_build(
+              q, T >= kAttentionSlopesTokens ? in : attention_count_input(kAttentionSlopesTokens)),
+          head);
       break;
     }
     case AttentionDemo::t5_buckets: {

@@ -284,6 +284,7 @@ TEST_CASE("attention errors a user can reach carry their message, in English and
   std::vector<std::pair<AttentionLabSettings, std::string>> cases;
   AttentionLabSettings s;
   s.compare = AttentionCompare::orderings;
+  s.sentence = "我 喜欢 你";
   s.sentence_b = "你 喜欢";
   cases.push_back({s, "orderings: the two sentences have 3 and 2 tokens"});
   s.sentence_b = "你 喜欢 他";

@@ -27,6 +27,31 @@ TEST_CASE("config and data dirs follow XDG variables, never the working director
   fs::remove_all(d);
 }
 
+TEST_CASE("the first export folder is the XDG pictures folder, else HOME") {
+  const fs::path d = poslab::test::fresh_dir("settings_test", "pictures");
+  fs::create_directories(d / "home" / "Bilder");
+  fs::create_directories(d / "cfg");
+  const char* home_was = std::getenv("HOME");
+  const std::string saved_home = home_was ? home_was : "";
+  ::setenv("HOME", (d / "home").c_str(), 1);
+  ::setenv("XDG_CONFIG_HOME", (d / "cfg").c_str(), 1);
+  ::unsetenv("XDG_PICTURES_DIR");
+  CHECK(pictures_dir() == (d / "home").string());  // no user-dirs.dirs: HOME
+  // What xdg-user-dirs-update writes (a localised name, $HOME-relative).
+  std::ofstream(d / "cfg" / "user-dirs.dirs")
+      << "# written by xdg-user-dirs-update\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\n"
+         "XDG_PICTURES_DIR=\"$HOME/Bilder\"\n";
+  CHECK(pictures_dir() == (d / "home" / "Bilder").string());
+  fs::create_directories(d / "pics");
+  ::setenv("XDG_PICTURES_DIR", (d / "pics").c_str(), 1);  // the environment wins
+  CHECK(pictures_dir() == (d / "pics").string());
+  ::setenv("XDG_PICTURES_DIR", (d / "gone").c_str(), 1);  // a folder that does not exist
+  CHECK(pictures_dir() == (d / "home").string());
+  ::unsetenv("XDG_PICTURES_DIR");
+  ::setenv("HOME", saved_home.c_str(), 1);
+  fs::remove_all(d);
+}
+
 TEST_CASE("settings round-trip through the file") {
   const fs::path d = poslab::test::fresh_dir("settings_test", "roundtrip");
   Settings s;

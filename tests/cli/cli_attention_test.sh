@@ -11,7 +11,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 
 rows_sum_1="all(abs(sum(r)-1)<1e-5 for h in j['per_head'] for r in h['weights'])"
-check_json "j['tokens']==['我','喜欢','你'] and $rows_sum_1" attention
+check_json "j['tokens']==['the','cat','chased','a','small','dog','home'] and $rows_sum_1" attention
+check_json "j['tokens']==['我','喜欢','你']" attention --sentence "我 喜欢 你"
 check_json "j['tokens']==['我','喜','欢','你']" attention --sentence 我喜欢你
 check_json "len(j['per_head'])==3 and len(j['per_head'][0]['logits'])==20 and $rows_sum_1" attention --tokens 20 --heads 3
 check_json "all(w==0 for h in j['per_head'] for i,r in enumerate(h['weights']) for w in r[i+1:]) and \
@@ -22,8 +23,8 @@ check_json "j['demo']['max_abs_score_diff']<1e-4" attention --encoding t5 --toke
 check_json "j['demo']['max_abs_score_diff']>1e-2" attention --encoding sin --tokens 16 --demo shift --shift 100
 check_json "j['demo']['max_abs_score_diff']<1e-5" attention --encoding none --demo permutation
 check_json "j['compare']['max_abs_score_diff']<1e-5 and j['compare']['align']==[2,1,0]" \
-  attention --encoding rope --no-position --compare orderings
-check_json "j['demo']['max_abs_score_diff']>1e-2" attention --encoding rope --demo permutation --order 1,0,2
+  attention --encoding rope --no-position --compare orderings --sentence "我 喜欢 你" --sentence-b "你 喜欢 我"
+check_json "j['demo']['max_abs_score_diff']>1e-2" attention --encoding rope --demo permutation --order 1,0,2 --sentence "我 喜欢 你"
 check_json "[(r['lo'],r['hi']) for r in j['demo']['ranges']][17]==(-20,-19)" \
   attention --encoding t5 --t5-unidirectional --demo buckets --tokens 4
 check_json "j['positions_without_embedding']==[4.0,5.0] and j['per_head'][0]['logits'][5][0] is None" \
@@ -54,7 +55,7 @@ expect_exit2 "sentence has more than 1024 tokens" attention --sentence "$(yes a 
 expect_exit2 "head_dim = 5" attention --head-dim 5
 expect_exit2 "--grid" attention --grid 8y8
 expect_exit2 "sentence is empty" attention --sentence "   "
-expect_exit2 "missing from the second" attention --compare orderings --sentence-b "你 喜欢 他"
-expect_exit2 "not a permutation" attention --demo permutation --order 0,0,1
+expect_exit2 "missing from the second" attention --compare orderings --sentence "我 喜欢 你" --sentence-b "你 喜欢 他"
+expect_exit2 "not a permutation" attention --demo permutation --order 0,0,1 --sentence "我 喜欢 你"
 expect_exit2 "attention.enc" attention --preset 'attention?enc=fourier'
 exit $fail
