@@ -46,7 +46,9 @@ extern "C" void on_stop_signal(int) {
 // The command line as run, from /proc (for provenance).
 std::string command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  const std::string all = bytes.str();
   std::string out;
   std::string arg;
   for (char c : all) {

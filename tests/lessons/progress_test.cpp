@@ -2,6 +2,7 @@
 // progress starts fresh with a notice, and a writer killed at any moment mid-save never
 // leaves a file that fails to load (atomic replacement).
 #include <catch2/catch.hpp>
+#include <sstream>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,7 +105,9 @@ TEST_CASE("a corrupt progress file is kept aside and progress starts fresh") {
     CHECK(fs::exists(l.backup_path));
     CHECK_FALSE(fs::exists(path));
     std::ifstream in(l.backup_path);
-    const std::string kept((std::istreambuf_iterator<char>(in)), {});
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    const std::string kept = bytes.str();
     CHECK(kept == text);  // the user's file is kept byte for byte
   }
   // Five corrupt loads in the same second: five distinct backups.
