@@ -22,6 +22,7 @@
 #include "core/common/preset.hpp"
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/quiz.hpp"
+#include "io/data/data_dir.hpp"
 #include "io/lessons/lesson_files.hpp"
 #include "io/lessons/quiz_feedback.hpp"
 
@@ -59,7 +60,7 @@ Language language(const QuizArgs& a) {
 }
 
 LessonLibrary load(const QuizArgs& a) {
-  LessonLibrary lib = load_lessons(a.dir.empty() ? default_lessons_dir() : a.dir);
+  LessonLibrary lib = load_lessons(a.dir.empty() ? lessons_dir() : a.dir);
   if (lib.catalog_problem) throw InputError(lib.catalog_problem->text());
   return lib;
 }
