@@ -1,10 +1,11 @@
-# Installation (cmake --install). FHS layout under
+# Installation (cmake --install) and packages (cpack -G DEB, cpack -G TGZ). FHS layout under
 # the prefix; the data folder mirrors the source tree, so io/data/data_dir.cpp finds it as
 # ../share/poslab beside the executables wherever the tree is unpacked:
 #   bin/poslab, bin/poslab-cli
 #   share/poslab/lessons/, share/poslab/assets/i18n/, share/poslab/assets/models/
 #   share/applications/poslab.desktop (poslab: links), share/icons/hicolor/scalable/apps/poslab.svg
 #   share/metainfo/io.github.poslab.PosLab.metainfo.xml, share/man/man1/poslab{,-cli}.1.gz
+#   share/doc/poslab/changelog.Debian.gz
 include(GNUInstallDirs)
 set(POSLAB_PKG_DIR ${PROJECT_BINARY_DIR}/packaging)
 file(MAKE_DIRECTORY ${POSLAB_PKG_DIR})
@@ -21,9 +22,18 @@ configure_file(${PROJECT_SOURCE_DIR}/packaging/io.github.poslab.PosLab.metainfo.
 install(FILES ${POSLAB_PKG_DIR}/io.github.poslab.PosLab.metainfo.xml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/metainfo)
 
-# Debian wants man pages compressed with gzip -9n (no timestamp).
+# Debian wants the changelog and man pages compressed with gzip -9n (no timestamp).
 find_program(GZIP_EXECUTABLE gzip REQUIRED)
-set(_poslab_pkg_outputs)
+configure_file(${PROJECT_SOURCE_DIR}/packaging/changelog.Debian.in
+               ${POSLAB_PKG_DIR}/changelog.Debian @ONLY)
+add_custom_command(
+  OUTPUT ${POSLAB_PKG_DIR}/changelog.Debian.gz
+  COMMAND ${GZIP_EXECUTABLE} -9nf -k ${POSLAB_PKG_DIR}/changelog.Debian
+  DEPENDS ${POSLAB_PKG_DIR}/changelog.Debian
+  VERBATIM)
+set(_poslab_pkg_outputs ${POSLAB_PKG_DIR}/changelog.Debian.gz)
+install(FILES ${POSLAB_PKG_DIR}/changelog.Debian.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
 # Man pages from each program's --help (Debian's help2man), so they never drift from it.
 find_program(HELP2MAN_EXECUTABLE help2man)
 if(HELP2MAN_EXECUTABLE)
@@ -51,3 +61,25 @@ else()
                   "(apt-get install help2man)")
 endif()
 add_custom_target(poslab_package_files ALL DEPENDS ${_poslab_pkg_outputs})
+
+# ---- CPack: a .deb (dependencies from dpkg-shlibdeps) and a relocatable tarball --------
+set(CPACK_PACKAGE_NAME poslab)
+set(CPACK_PACKAGE_VENDOR "The PosLab authors")
+set(CPACK_PACKAGE_CONTACT "The PosLab authors <maintainers@users.noreply.a-seed-3e0974a7.example>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "See why position encodings in transformers work")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # poslab_0.1.0_amd64.deb
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # libglfw3, libhdf5, libwebp, ... (needs dpkg-dev)
+# Not linked, so not found by dpkg-shlibdeps: the fonts the app draws with and Mesa's
+# drivers (software OpenGL where no GPU driver is installed).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core, fonts-wqy-microhei, libgl1-mesa-dri")
+set(CPACK_PACKAGE_DESCRIPTION
+    "PosLab is a desktop lab for position encodings in transformers (RoPE, ALiBi,
+learned and sinusoidal positions, KV caches, a world model) whose labs run the
+real computation and draw it, with lessons and quizzes in English and Chinese.
+poslab-cli prints every number the labs show as JSON.")
+set(CPACK_GENERATOR "DEB;TGZ")
+include(CPack)
