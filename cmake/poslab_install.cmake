@@ -5,7 +5,7 @@
 #   share/poslab/lessons/, share/poslab/assets/i18n/, share/poslab/assets/models/
 #   share/applications/poslab.desktop (poslab: links), share/icons/hicolor/scalable/apps/poslab.svg
 #   share/metainfo/io.github.poslab.PosLab.metainfo.xml, share/man/man1/poslab{,-cli}.1.gz
-#   share/doc/poslab/changelog.Debian.gz
+#   share/doc/poslab/copyright, share/doc/poslab/changelog.Debian.gz
 include(GNUInstallDirs)
 set(POSLAB_PKG_DIR ${PROJECT_BINARY_DIR}/packaging)
 file(MAKE_DIRECTORY ${POSLAB_PKG_DIR})
@@ -21,6 +21,7 @@ configure_file(${PROJECT_SOURCE_DIR}/packaging/io.github.poslab.PosLab.metainfo.
                ${POSLAB_PKG_DIR}/io.github.poslab.PosLab.metainfo.xml @ONLY)
 install(FILES ${POSLAB_PKG_DIR}/io.github.poslab.PosLab.metainfo.xml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/metainfo)
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # Debian wants the changelog and man pages compressed with gzip -9n (no timestamp).
 find_program(GZIP_EXECUTABLE gzip REQUIRED)
@@ -68,6 +69,7 @@ set(CPACK_PACKAGE_VENDOR "The PosLab authors")
 set(CPACK_PACKAGE_CONTACT "The PosLab authors <maintainers@users.noreply.a-seed-3e0974a7.example>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "See why position encodings in transformers work")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # poslab_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
