@@ -149,16 +149,6 @@ WorldModel load_model(const io::WmCheckpoint& ck, int threads) {
   return m;
 }
 
-int meta_int_or(const io::TensorMetadata& m, const std::string& key, int64_t fallback) {
-  const auto it = m.find(key);
-  if (it == m.end()) return static_cast<int>(fallback);
-  try {
-    return std::stoi(it->second);
-  } catch (const std::exception&) {
-    return static_cast<int>(fallback);
-  }
-}
-
 // Dataset paths and the split recorded in a checkpoint (so eval sees the same validation
 // episodes as training). Explicit --data replaces the paths.
 struct DataSetup {
