@@ -33,11 +33,12 @@ Progress sample(int lessons, int tag) {
   Progress p;
   p.language = "zh";
   for (int l = 0; l < lessons; ++l) {
-    LessonProgress& lp = p.lessons["lesson-" + std::to_string(l)];
+    LessonProgress& lp = p.lessons[std::string("lesson-").append(std::to_string(l))];
     lp.checklist = {true, false, l % 2 == 0};
     lp.completed = l % 3 == 0;
     for (int q = 0; q < 8; ++q) {
-      AnswerRecord& a = lp.answers["q" + std::to_string(q)];
+      AnswerRecord& a =
+          lp.answers[std::string("q").append(std::to_string(q))];  // GCC 12 -Wrestrict
       a.attempts = tag;
       a.answered = true;
       a.correct = q % 2 == 0;
