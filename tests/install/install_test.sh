@@ -92,7 +92,7 @@ INNER
 
 run=(bash "$tmp/inner.sh" "$prefix" "$tmp" "$src" "$build")
 # The build tree first: it may lie inside the source tree, which then hides it too.
-hide='mount -t tmpfs none "$0" && mount -t tmpfs none "$1" && shift 2 && exec "$@"'
+hide='mount -t tmpfs none "$0" && mount -t tmpfs none "$1" && shift && exec "$@"'
 if [ "$(id -u)" -eq 0 ] && unshare --mount true 2>/dev/null; then
   unshare --mount --propagation private sh -c "$hide" "$build" "$src" "${run[@]}"
 elif unshare --mount --map-root-user true 2>/dev/null; then
