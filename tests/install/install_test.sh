@@ -24,7 +24,7 @@ case "$mode" in
     (cd "$build" && cpack -G DEB -B "$tmp/pkg" >"$tmp/cpack.log" 2>&1) ||
       { cat "$tmp/cpack.log"; echo "FAIL: cpack -G DEB"; exit 1; }
     deb=$(ls "$tmp"/pkg/poslab_*.deb) || { echo "FAIL: no .deb in $tmp/pkg"; exit 1; }
-    dpkg-deb -I "$deb" | sed -n '/Package:/,$p'
+    dpkg-deb -f "$deb" Package Version Installed-Size Depends
     mkdir -p "$tmp/moved/root" && dpkg-deb -x "$deb" "$tmp/moved/root"
     mv "$tmp/moved/root/usr" "$tmp/moved/prefix" ;;
   *) echo "usage: install_test.sh BUILD_DIR install|deb" >&2; exit 64 ;;
