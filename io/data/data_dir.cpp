@@ -43,8 +43,9 @@ Choice choose() {
 #if defined(POSLAB_SOURCE_DIR) && defined(POSLAB_BINARY_DIR)
   // Only a binary of this very build tree falls back to the sources: an installed copy never
   // reads a checkout that happens to sit where it was built.
-  const fs::path binary = fs::path(POSLAB_BINARY_DIR).lexically_normal();
-  if (!exe.empty() && inside(exe.lexically_normal(), binary))
+  // /proc/self/exe is canonical, so the build tree is too (a symlink in its path).
+  const fs::path binary = fs::weakly_canonical(fs::path(POSLAB_BINARY_DIR), ec);
+  if (!exe.empty() && !binary.empty() && inside(exe.lexically_normal(), binary))
     return {fs::path(POSLAB_SOURCE_DIR).lexically_normal(), "source tree"};
 #endif
   return {installed, "installed"};  // missing: data_problems() names it
