@@ -23,6 +23,7 @@
 #include "app/widgets/tr_format.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
+#include "io/data/data_dir.hpp"
 
 namespace poslab::app {
 
@@ -347,7 +348,7 @@ void AppState::set_language(const std::string& lang) {
   // Never throws: a missing or corrupt file of texts is a banner, and its texts fall back to
   // English (then to the key), so the app always starts and every control stays labelled.
   std::vector<std::string> problems;
-  strings_ = io::UiStrings::load_lenient(io::default_i18n_dir(), chosen, problems);
+  strings_ = io::UiStrings::load_lenient(io::i18n_dir(), chosen, problems);
   settings_.language = chosen;
   for (auto& p : panels_) p->set_interface_language(chosen);
   const std::string saved = drawing_lab_;

@@ -44,6 +44,7 @@
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
+#include "io/data/data_dir.hpp"
 #include "io/lessons/lesson_files.hpp"
 
 namespace {
@@ -477,6 +478,15 @@ void print_main_view(GLFWwindow* window, const AppState& state) {
 // Runs every panel with its defaults, its check presets and any extra presets for a few
 // frames each and checks its state. Prints one line per failure; returns the count.
 int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
+  // The data folder, then a broken installation first: each missing lessons catalog,
+  // interface text or shipped model is one FAIL line naming it, and no panel is run (each
+  // would only fail for it).
+  std::printf("data folder: %s (%s)\n", poslab::io::data_dir().c_str(),
+              poslab::io::data_dir_rule().c_str());
+  if (const std::vector<std::string> missing = poslab::io::data_problems(); !missing.empty()) {
+    for (const std::string& m : missing) std::printf("FAIL data: %s\n", m.c_str());
+    return static_cast<int>(missing.size());
+  }
   std::vector<std::pair<std::string, std::string>> jobs;  // (panel id, preset)
   int bad_lines = 0;  // lines of the presets file that name no lab
   for (auto& p : state.panels()) {
@@ -689,7 +699,7 @@ int main(int argc, char** argv) {
     aso.headless = headless;
     aso.live_jobs = headless && (opt.live_jobs || opt.click_fuzz > 0);
     aso.use_settings = !headless || opt.settings;
-    aso.lessons_dir = poslab::io::default_lessons_dir();
+    aso.lessons_dir = poslab::io::lessons_dir();
     AppState state(aso);
     const int w = opt.width ? opt.width : headless ? 1600 : state.settings().window_width;
     const int h = opt.height ? opt.height : headless ? 1000 : state.settings().window_height;

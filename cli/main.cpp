@@ -22,6 +22,22 @@ int main(int argc, char** argv) {
   poslab::cli::add_attention_command(app);
   poslab::cli::add_wm_command(app);
   try {
+    // The first word that is not an option names the subcommand; an unknown one is an error
+    // naming it, even beside --help (which would otherwise print the main help and exit 0).
+    for (int i = 1; i < argc; ++i) {
+      const std::string word = argv[i];
+      if (word.starts_with("-")) continue;
+      bool known = false;
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        known = known || sub->get_name() == word;
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!known)
+        throw poslab::InputError("unknown subcommand \"" + word + "\" (subcommands: " + names +
+                                 ")");
+      break;
+    }
     // Every subcommand's --seed is a 64-bit seed: CLI11 would turn -1 into 2^64-1 and
     // saturate 2^64, so the text is checked strictly first (issue 10, class 7).
     for (int i = 1; i < argc; ++i) {

@@ -7,12 +7,14 @@
 //                                          open questions need no answer)
 //   quiz presets [--lines]                 every lab preset the lessons open
 // Explanations and numeric solutions are printed when the answer is right, on the last
-// try (--try), or on request (--explain). --lang is remembered in the progress file of the
-// data directory, as the app's language choice is.
+// try (--try), or on request (--explain). The language is --lang, else $POSLAB_LANG, else
+// the locale's (LC_ALL, LC_MESSAGES, LANG: zh* answers in Chinese), else English; nothing
+// is remembered between calls, so one command always prints the same JSON.
 #include <algorithm>
-#include <filesystem>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
@@ -20,8 +22,8 @@
 #include "core/common/preset.hpp"
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/quiz.hpp"
+#include "io/data/data_dir.hpp"
 #include "io/lessons/lesson_files.hpp"
-#include "io/lessons/progress_file.hpp"
 #include "io/lessons/quiz_feedback.hpp"
 
 namespace poslab::cli {
@@ -31,7 +33,7 @@ using namespace poslab::io;
 
 struct QuizArgs {
   std::string dir;
-  std::string lang;  // empty: the remembered language
+  std::string lang;  // empty: $POSLAB_LANG, the locale's, else en
   std::string lesson, question;
   std::uint64_t seed = 0;
   std::string answer;
@@ -39,49 +41,26 @@ struct QuizArgs {
   bool explain = false;  // reveal explanations now
 };
 
-Language parse_language(const std::string& s) {
+Language parse_language(const std::string& source, const std::string& s) {
   if (s == "en") return Language::en;
   if (s == "zh") return Language::zh;
-  throw InputError("--lang = \"" + s + "\": use en or zh");
+  throw InputError(source + " = \"" + s + "\": use en or zh");
 }
 
-// The language to answer in: --lang if given (and then remembered in the progress file),
-// else the one remembered by the last --lang or the app. The CLI never moves or rewrites a
-// progress file it cannot read (a newer format, permissions): it says so on stderr, and
-// --lang is then not remembered.
+// The language to answer in: --lang, else $POSLAB_LANG (both en or zh, anything else is an
+// error naming it), else the locale's (the first set of LC_ALL, LC_MESSAGES, LANG; "zh..."
+// is Chinese, anything else English), else English.
 Language language(const QuizArgs& a) {
-  const std::string path = progress_path(default_data_dir());
-  if (a.lang.empty()) {
-    try {
-      const ProgressLoad loaded = load_progress(path, ProgressRead::read_only);
-      if (!loaded.notice.empty())
-        std::cerr << "note: " << loaded.notice << " (remembered language not read; using en)\n";
-      return parse_language(loaded.progress.language);
-    } catch (const Error& e) {
-      std::cerr << "note: remembered language not read (" << e.what() << "); using en\n";
-      return Language::en;
-    }
-  }
-  const Language lang = parse_language(a.lang);
-  try {
-    const ProgressLoad loaded = load_progress(path, ProgressRead::read_only);
-    if (!loaded.notice.empty()) {
-      std::cerr << "note: " << loaded.notice << " (--lang not remembered)\n";
-    } else if (loaded.progress.language != a.lang) {
-      Progress mine = loaded.progress;
-      mine.language = a.lang;
-      std::error_code ec;
-      std::filesystem::create_directories(default_data_dir(), ec);
-      save_progress_merged(path, loaded.progress, mine);  // a window may save meanwhile
-    }
-  } catch (const Error& e) {
-    std::cerr << "note: --lang not remembered (" << e.what() << ")\n";
-  }
-  return lang;
+  if (!a.lang.empty()) return parse_language("--lang", a.lang);
+  if (const char* v = std::getenv("POSLAB_LANG"); v && *v) return parse_language("POSLAB_LANG", v);
+  for (const char* name : {"LC_ALL", "LC_MESSAGES", "LANG"})
+    if (const char* v = std::getenv(name); v && *v)
+      return std::string_view(v).starts_with("zh") ? Language::zh : Language::en;
+  return Language::en;
 }
 
 LessonLibrary load(const QuizArgs& a) {
-  LessonLibrary lib = load_lessons(a.dir.empty() ? default_lessons_dir() : a.dir);
+  LessonLibrary lib = load_lessons(a.dir.empty() ? lessons_dir() : a.dir);
   if (lib.catalog_problem) throw InputError(lib.catalog_problem->text());
   return lib;
 }
@@ -339,8 +318,7 @@ void run_presets(const QuizArgs& a, bool lines) {
 void add_common(CLI::App* cmd, QuizArgs& a) {
   cmd->add_option("--dir", a.dir,
                   "lessons folder (default: $POSLAB_LESSONS_DIR or the installed lessons)");
-  cmd->add_option("--lang", a.lang,
-                  "en | zh; remembered for later calls (default: the remembered language)");
+  cmd->add_option("--lang", a.lang, "en | zh (default: $POSLAB_LANG, else the locale's, else en)");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // rotating a vector or matrix read as JSON from stdin (apply, inverse, re-encode).
 #include <iostream>
 #include <iterator>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
@@ -36,7 +37,9 @@ void run(RopeArgs& a, const CLI::App& cmd) {
   Json out = io::rope_lab_json(lab, positions, a.decay);
 
   if (!a.op.empty()) {
-    const std::string text(std::istreambuf_iterator<char>(std::cin), {});
+    std::ostringstream stdin_text;
+    stdin_text << std::cin.rdbuf();
+    const std::string text = stdin_text.str();
     bool was_vector = false;
     const RowMatrix x = parse_json_matrix(text, "stdin", was_vector);
     std::vector<double> pos = positions;

@@ -46,7 +46,9 @@ extern "C" void on_stop_signal(int) {
 // The command line as run, from /proc (for provenance).
 std::string command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  const std::string all = bytes.str();
   std::string out;
   std::string arg;
   for (char c : all) {
@@ -142,16 +144,6 @@ WorldModel load_model(const io::WmCheckpoint& ck, int threads) {
   m.params = ck.params;
   m.set_threads(threads);
   return m;
-}
-
-int meta_int_or(const io::TensorMetadata& m, const std::string& key, int64_t fallback) {
-  const auto it = m.find(key);
-  if (it == m.end()) return static_cast<int>(fallback);
-  try {
-    return std::stoi(it->second);
-  } catch (const std::exception&) {
-    return static_cast<int>(fallback);
-  }
 }
 
 // Dataset paths and the split recorded in a checkpoint (so eval sees the same validation

@@ -1,9 +1,15 @@
 # poslab_target_defaults(<target>): warnings and (optionally) sanitizers and fuzzing
 # coverage for OUR targets only; third-party headers come in as SYSTEM includes and stay quiet.
+# POSLAB_WERROR (CI: scripts/setup.sh test) turns those warnings into errors, so the build
+# stays warning-free on both compilers.
+option(POSLAB_WERROR "Treat warnings in PosLab's own targets as errors" OFF)
 function(poslab_target_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
                          -Wnon-virtual-dtor -Wcast-align -Wunused -Woverloaded-virtual
                          -Wnull-dereference)
+  if(POSLAB_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
   if(POSLAB_SANITIZE)
     # -fno-sanitize-recover: undefined behaviour fails the test instead of printing a line
     # nobody reads. vptr needs RTTI of every class crossing our code; Debian's libraries

@@ -35,9 +35,12 @@ if ((${#missing[@]})); then
   fi
 fi
 
-# 2. Release build with CMake presets (Ninja, build/release).
+# 2. Release build with CMake presets (Ninja, build/release). The test run (CI) builds with
+#    -Werror on PosLab's own targets: a new warning fails it.
 jobs="$(nproc 2>/dev/null || echo 2)"
-cmake --preset release >/dev/null
+werror=()
+[[ "$mode" == "test" ]] && werror=(-DPOSLAB_WERROR=ON)
+cmake --preset release "${werror[@]}" >/dev/null
 cmake --build --preset release -j "$jobs"
 
 # 3. Start the app, or run the whole test suite (GUI tests use xvfb-run themselves).
@@ -67,7 +70,7 @@ phase() {  # phase NAME COMMAND...: runs COMMAND, then "== NAME: W s (U + S CPU-
 #    build/sanitize-build.log, printed if it fails.
 san_pid=""
 if [[ "${POSLAB_SANITIZE_RUN:-0}" == 1 ]]; then
-  cmake --preset sanitize >/dev/null
+  cmake --preset sanitize -DPOSLAB_WERROR=ON >/dev/null
   set -m  # its own process group (same session, so nice still ranks it below the suite)
   (time nice -n 19 cmake --build --preset sanitize -j "$jobs" --target poslab_sanitize_run) \
     >build/sanitize-build.log 2>&1 &

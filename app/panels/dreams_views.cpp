@@ -15,6 +15,7 @@
 #include "app/widgets/wrapped_text.hpp"
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab_model.hpp"
+#include "io/data/data_dir.hpp"
 #include "io/labjson/dream_lab_io.hpp"
 
 namespace poslab::app {
@@ -184,7 +185,7 @@ void dreams_compare(AppContext& ctx, DreamsUi& u, const std::string& key) {
     u.compare_key = key;
     using Models = std::vector<std::pair<std::string, std::shared_ptr<wm::DreamModel>>>;
     auto models = std::make_shared<Models>();
-    const std::string dir = io::dreams_models_dir();
+    const std::string dir = io::models_dir();
     const std::string rope = wm::dream_model_path("", wm::DreamVariant::rope, dir);
     const std::string abs = wm::dream_model_path("", wm::DreamVariant::recompute, dir);
     std::error_code ec;

@@ -586,7 +586,8 @@ class KvPanel final : public Panel {
       return;
     ImGui::TableSetupColumn(T("kv.method"), ImGuiTableColumnFlags_WidthFixed, 110.0f * scale);
     for (int l = 0; l < L; ++l)
-      ImGui::TableSetupColumn((T("kv.layer") + (" " + std::to_string(l))).c_str());
+      ImGui::TableSetupColumn(
+          std::string(T("kv.layer")).append(" ").append(std::to_string(l)).c_str());
     ImGui::TableSetupColumn("logits");
     ImGui::TableHeadersRow();
     for (const auto& st : ses.methods) {

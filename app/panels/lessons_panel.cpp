@@ -27,6 +27,7 @@
 #include "core/quiz/lessons_lab.hpp"
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/progress.hpp"
+#include "io/data/data_dir.hpp"
 #include "io/lessons/lesson_files.hpp"
 #include "io/lessons/progress_file.hpp"
 #include "io/lessons/quiz_feedback.hpp"
@@ -165,7 +166,7 @@ class LessonsPanel final : public Panel {
   std::string w(const std::string& key) const { return lessons_word(ui_, key); }
 
   void reload() {
-    ui_.dir = default_lessons_dir();
+    ui_.dir = io::lessons_dir();
     ui_.lib = load_lessons(ui_.dir);
     ui_.md_cache.clear();
     ui_.numerics.clear();

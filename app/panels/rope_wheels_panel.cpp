@@ -545,7 +545,7 @@ class RopeWheelsPanel final : public Panel {
     spec.scale = scale;
     spec.size = ImVec2(0, std::max(60.0f * scale, ImGui::GetContentRegionAvail().y -
                                                       ImGui::GetTextLineHeightWithSpacing()));
-    spec.x.label = "d";
+    spec.x.label = std::string("d");  // moved in: GCC 12's -Wrestrict misfires on `= "d"` here
     if (scaled)
       spec.series.push_back({.label = T("wheels.plain_rope"),
                              .y = d.decay.original,

@@ -232,6 +232,7 @@ AttentionInput attention_count_input(int count, double shift) {
                                        {message_arg("count", std::to_string(count)),
                                         message_arg("max", std::to_string(kAttentionMaxTokens))}));
   std::vector<std::string> tokens;
+  tokens.reserve(static_cast<size_t>(count));
   for (int t = 0; t < count; ++t) tokens.push_back(std::string(1, 't').append(std::to_string(t)));
   return attention_sequence_input(std::move(tokens), shift);
 }

@@ -100,8 +100,8 @@ struct AttentionLabResult {
 
 // Options of one computation that are not part of a preset.
 struct AttentionLabOptions {
-  int only_head = -1;      // compute only this head (the panel's view), -1 = every head
-  std::vector<int> order;  // permutation demo: token t of B = token order[t]; empty = reversal
+  int only_head = -1;        // compute only this head (the panel's view), -1 = every head
+  std::vector<int> order{};  // permutation demo: token t of B = token order[t]; empty = reversal
 };
 
 // Validates the settings (InputError), then computes what they ask for. `cancel` may stop

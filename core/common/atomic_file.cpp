@@ -37,7 +37,7 @@ void remove_stale_temporaries(const std::string& path) {
     const long pid = std::strtol(digits.c_str(), nullptr, 10);
     if (pid <= 0 || pid == ::getpid()) continue;
     if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
-      ::unlink((dir + "/" + name).c_str());
+      ::unlink((dir + '/').append(name).c_str());
   }
   ::closedir(d);
 }

@@ -38,9 +38,9 @@ enum class PresetKind { real, integer, boolean, choice, text };
 
 template <class S>
 struct PresetField {
-  std::string key;   // preset key ("base")
-  PresetKind kind;   //
-  std::string help;  // one line for CLI --help and the GUI tooltip
+  std::string key;                     // preset key ("base")
+  PresetKind kind = PresetKind::real;  // how the value is written and checked
+  std::string help;                    // one line for CLI --help and the GUI tooltip
   ParamRange range{-std::numeric_limits<double>::infinity(),
                    std::numeric_limits<double>::infinity()};  // real, integer
   const std::vector<std::string>* choices = nullptr;          // choice: names in enum order
@@ -56,6 +56,16 @@ template <class S>
 using PresetTable = std::vector<PresetField<S>>;
 
 namespace preset_detail {
+// A field with its key, kind and help; the caller fills in the rest by name.
+template <class S>
+PresetField<S> field_head(std::string key, PresetKind kind, std::string help) {
+  PresetField<S> f;
+  f.key = std::move(key);
+  f.kind = kind;
+  f.help = std::move(help);
+  return f;
+}
+
 // Converting a double that an integer type cannot hold (NaN, infinity, 1e300, 2^63 into an
 // int) is undefined behaviour, so an integer or choice field's set() refuses it first:
 // InputError "key = value: must be a whole number in [lo, hi]" (lo, hi: the type's limits;
@@ -103,8 +113,9 @@ PresetField<S> preset_field(std::string key, Ref ref, ParamRange range, std::str
                             std::string flag = "") {
   using T = preset_detail::FieldType<S, Ref>;
   static_assert(std::is_same_v<T, double> || std::is_same_v<T, int>, "a number field");
-  PresetField<S> f{std::move(key), std::is_same_v<T, int> ? PresetKind::integer : PresetKind::real,
-                   std::move(help)};
+  PresetField<S> f = preset_detail::field_head<S>(
+      std::move(key), std::is_same_v<T, int> ? PresetKind::integer : PresetKind::real,
+      std::move(help));
   f.range = range;
   f.flag = std::move(flag);
   preset_detail::bind_number<S>(f, ref);
@@ -116,8 +127,9 @@ template <class S, class Ref>
 PresetField<S> preset_field(std::string key, Ref ref, std::string help, std::string flag = "") {
   using T = preset_detail::FieldType<S, Ref>;
   static_assert(std::is_same_v<T, bool> || std::is_same_v<T, std::string>, "a bool or text");
-  PresetField<S> f{std::move(key), std::is_same_v<T, bool> ? PresetKind::boolean : PresetKind::text,
-                   std::move(help)};
+  PresetField<S> f = preset_detail::field_head<S>(
+      std::move(key), std::is_same_v<T, bool> ? PresetKind::boolean : PresetKind::text,
+      std::move(help));
   f.flag = std::move(flag);
   if constexpr (std::is_same_v<T, bool>) {
     preset_detail::bind_number<S>(f, ref);
@@ -132,7 +144,8 @@ PresetField<S> preset_field(std::string key, Ref ref, std::string help, std::str
 template <class S, class Ref>
 PresetField<S> preset_choice(std::string key, Ref ref, const std::vector<std::string>& names,
                              std::string help, std::string flag = "") {
-  PresetField<S> f{std::move(key), PresetKind::choice, std::move(help)};
+  PresetField<S> f =
+      preset_detail::field_head<S>(std::move(key), PresetKind::choice, std::move(help));
   f.range = {0, static_cast<double>(names.size()) - 1};
   f.choices = &names;
   f.flag = std::move(flag);
@@ -145,7 +158,9 @@ template <class S, class Sub, class Ref>
 PresetTable<S> preset_fields_of(const PresetTable<Sub>& sub, Ref ref) {
   PresetTable<S> out;
   for (const PresetField<Sub>& g : sub) {
-    PresetField<S> f{g.key, g.kind, g.help, g.range, g.choices};
+    PresetField<S> f = preset_detail::field_head<S>(g.key, g.kind, g.help);
+    f.range = g.range;
+    f.choices = g.choices;
     f.aliases = g.aliases;
     f.flag = g.flag;
     if (g.get) {

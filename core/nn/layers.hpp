@@ -10,6 +10,10 @@
 
 namespace poslab::nn {
 
+// The instruction set the layer kernels run with: "avx2+fma" where the CPU has both (and
+// the build is for x86-64), else "generic". Chosen once, at the first call.
+const char* layers_isa();
+
 // ---- Linear: out (M, O) = in (M, I) · wᵀ + b; w is (O, I) like torch.nn.Linear ----------
 // b may be null (no bias). Rows are split over `threads`.
 template <class S>

@@ -9,7 +9,7 @@ namespace poslab {
 
 ChoiceVerdict quiz_answer_choice(AnswerRecord& rec, const Question& q,
                                  const std::vector<int>& chosen) {
-  const ChoiceVerdict v = quiz_check_choice(q, chosen);  // throws before anything is recorded
+  ChoiceVerdict v = quiz_check_choice(q, chosen);  // throws before anything is recorded
   rec.attempts += 1;
   rec.answered = true;
   rec.correct = v.correct;

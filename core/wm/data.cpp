@@ -94,6 +94,7 @@ std::vector<WmWindow> wm_train_windows(const std::vector<bnb::EpisodeRecord>& ep
   if (train.empty()) throw InputError("no training episodes (collect more episodes)");
   const int T = wm_train_steps_of_batch(p, c, k);
   std::vector<int64_t> cum;  // cumulative rows of the training episodes
+  cum.reserve(train.size());
   int64_t total = 0;
   for (int e : train) cum.push_back(total += episodes.at(static_cast<size_t>(e)).rows);
   SeededStream rng(p.seed, "wm-batch", static_cast<uint64_t>(k));
@@ -123,6 +124,7 @@ std::vector<WmWindow> wm_val_windows(const std::vector<bnb::EpisodeRecord>& epis
   }
   if (max_windows <= 0 || static_cast<int>(all.size()) <= max_windows) return all;
   std::vector<WmWindow> out;
+  out.reserve(static_cast<size_t>(max_windows));
   for (int i = 0; i < max_windows; ++i)
     out.push_back(all[static_cast<size_t>(static_cast<int64_t>(i) *
                                           static_cast<int64_t>(all.size()) / max_windows)]);

@@ -17,8 +17,6 @@ namespace poslab::wm {
 namespace {
 
 constexpr int N = kShips, F = kTokenDim;
-constexpr int kHeadBegin[3] = {0, 3, 10};
-constexpr int kHeadSize[3] = {3, 7, 2};
 
 int argmax(const float* x, int n) {
   int best = 0;
@@ -217,7 +215,8 @@ TeacherForcedResult wm_teacher_forced(WorldModel& model,
           if (!token_alive(tok + n * F)) continue;
           ++out.action_count;
           for (int h = 0; h < 3; ++h) {
-            const int choice = argmax(logits + n * kActionLogits + kHeadBegin[h], kHeadSize[h]);
+            const int choice =
+                argmax(logits + n * kActionLogits + kActionHeadStart[h], kActionHeadSize[h]);
             hits[h] += choice ==
                        ep.actions[(row * N + static_cast<size_t>(n)) * 3 + static_cast<size_t>(h)];
             expert_hits[h] +=

@@ -21,8 +21,6 @@ using namespace poslab::nn;
 
 namespace {
 constexpr int kN = kShips;
-constexpr int kHeadStart[3] = {0, 3, 10};
-constexpr int kHeadSize[3] = {3, 7, 2};
 
 // a . b over n floats with 8 running partial sums: a fixed summation order that the
 // compiler can keep in one vector register (a plain float sum may not be reordered, so it
@@ -413,20 +411,20 @@ WmStepResult WmDreamer::step(const float* state, const WmActionChoice& choice) {
       continue;
     }
     for (int h = 0; h < 3; ++h) {
-      const float* lg = &r.action_logits[n * kActionLogits + kHeadStart[h]];
+      const float* lg = &r.action_logits[n * kActionLogits + kActionHeadStart[h]];
       int best = 0;
-      for (int i = 1; i < kHeadSize[h]; ++i)
+      for (int i = 1; i < kActionHeadSize[h]; ++i)
         if (lg[i] > lg[best]) best = i;
       if (choice.sample) {
         require_in_range("temperature", choice.temperature, ParamRange{1e-6, 100});
         double p[7], sum = 0;
-        for (int i = 0; i < kHeadSize[h]; ++i)
+        for (int i = 0; i < kActionHeadSize[h]; ++i)
           sum += (p[i] = std::exp((lg[i] - lg[best]) / choice.temperature));
         SeededStream rng(choice.seed, "wm/dream",
                          (static_cast<uint64_t>(t) * kN + static_cast<uint64_t>(n)) * 3 + h);
         double u = rng.uniform() * sum;
-        best = kHeadSize[h] - 1;
-        for (int i = 0; i < kHeadSize[h]; ++i) {
+        best = kActionHeadSize[h] - 1;
+        for (int i = 0; i < kActionHeadSize[h]; ++i) {
           if (u < p[i]) {
             best = i;
             break;

@@ -348,13 +348,6 @@ const S* WorldModelT<S>::rel_pred() const {
   return impl_->rpred.data();
 }
 
-namespace {
-constexpr int kN = kShips;
-// logits layout [power 3 | turn 7 | shoot 2]
-constexpr int kHeadStart[3] = {0, 3, 10};
-constexpr int kHeadSize[3] = {3, 7, 2};
-}  // namespace
-
 template <class S>
 WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   wm_check_batch(config_, batch);
@@ -366,9 +359,9 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   const int nt = resolve_threads(I.threads);
   const S* P = params.data();
   I.B = B, I.T = T;
-  I.M = int64_t{B} * T * 2 * kN;
-  I.Ms = int64_t{B} * T * kN;
-  I.Mp = I.Ms * kN;
+  I.M = int64_t{B} * T * 2 * kShips;
+  I.Ms = int64_t{B} * T * kShips;
+  I.Mp = I.Ms * kShips;
   const int64_t M = I.M, Ms = I.Ms, Mp = I.Mp;
   I.tokens = batch.tokens, I.actions = batch.actions, I.valid = batch.valid;
 
@@ -381,15 +374,15 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   }
   I.rel.resize(Mp * kRelDim);
   parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
-    double tmp[kN * kN * kRelDim];
+    double tmp[kShips * kShips * kRelDim];
     for (int64_t st = s0; st < s1; ++st) {
-      bnb::relational_from_tokens(&I.tokens[st * kN * kTokenDim], tmp);
-      for (int i = 0; i < kN * kN * kRelDim; ++i)
-        I.rel[st * kN * kN * kRelDim + i] = static_cast<S>(tmp[i]);
+      bnb::relational_from_tokens(&I.tokens[st * kShips * kTokenDim], tmp);
+      for (int i = 0; i < kShips * kShips * kRelDim; ++i)
+        I.rel[st * kShips * kShips * kRelDim + i] = static_cast<S>(tmp[i]);
     }
   });
   I.pos.resize(M);
-  for (int64_t r = 0; r < M; ++r) I.pos[r] = static_cast<int>((r / kN) % (2 * T));
+  for (int64_t r = 0; r < M; ++r) I.pos[r] = static_cast<int>((r / kShips) % (2 * T));
   if (c.position == WmPosition::rope && I.rope_len < 2 * T) {
     wm_rope_tables(I.rope_cs, I.rope_sn, c, 2 * T);
     I.rope_len = 2 * T;
@@ -403,8 +396,8 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   {
     S* x0 = I.xs[0].data();
     for (int64_t k = 0; k < Ms; ++k) {
-      const int n = static_cast<int>(k % kN);
-      const int t = static_cast<int>((k / kN) % T);
+      const int n = static_cast<int>(k % kShips);
+      const int t = static_cast<int>((k / kShips) % T);
       const bool absolute = c.position == WmPosition::absolute;
       S* xs = x0 + I.row_s(k) * E;
       S* xa = x0 + I.row_a(k) * E;
@@ -440,11 +433,11 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
                        I.rope_sn.data(), I.pos.data() + r0);
         });
       }
-      Y.probs.resize(int64_t{B} * kN * H * Lq * Lq);
-      parallel_for(nt, int64_t{B} * kN, [&](int64_t g0, int64_t g1) {
+      Y.probs.resize(int64_t{B} * kShips * H * Lq * Lq);
+      parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
         for (int64_t g = g0; g < g1; ++g) {
-          const int64_t b = g / kN, n = g % kN;
-          const AttnGroup grp{b * T * 2 * kN + n, kN, Lq};
+          const int64_t b = g / kShips, n = g % kShips;
+          const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
           attention_forward(Y.att.data(), Y.probs.data() + g * H * Lq * Lq, Y.qkv.data(), E, H, grp,
                             true, static_cast<const uint8_t*>(nullptr),
                             static_cast<const S*>(nullptr));
@@ -459,13 +452,14 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
       silu_forward(Y.rb_act.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
       linear_forward(Y.rb.data(), Y.rb_act.data(), P + ob.rb2_w, P + ob.rb2_b, Mp, kRelBiasHidden,
                      H, nt);
-      Y.probs.resize(int64_t{B} * T * 2 * H * kN * kN);
+      Y.probs.resize(int64_t{B} * T * 2 * H * kShips * kShips);
       parallel_for(nt, int64_t{B} * T * 2, [&](int64_t g0, int64_t g1) {
         for (int64_t g = g0; g < g1; ++g) {
           const int64_t st = g / 2;  // (b, t)
-          const AttnGroup grp{g * kN, 1, kN};
-          attention_forward(Y.att.data(), Y.probs.data() + g * H * kN * kN, Y.qkv.data(), E, H, grp,
-                            false, &I.alive[st * kN], Y.rb.data() + st * kN * kN * H);
+          const AttnGroup grp{g * kShips, 1, kShips};
+          attention_forward(Y.att.data(), Y.probs.data() + g * H * kShips * kShips, Y.qkv.data(), E,
+                            H, grp, false, &I.alive[st * kShips],
+                            Y.rb.data() + st * kShips * kShips * H);
         }
       });
     }
@@ -498,17 +492,18 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   linear_forward(I.head_s.data(), I.za.data(), P + o.st_w, P + o.st_b, Ms, E, kTokenDim, nt);
   I.base.resize(Ms * kTokenDim);
   for (int64_t st = 0; st < int64_t{B} * T; ++st)
-    wm_state_base(c.state_base, &I.tokens[st * kN * kTokenDim], &I.base[st * kN * kTokenDim]);
+    wm_state_base(c.state_base, &I.tokens[st * kShips * kTokenDim],
+                  &I.base[st * kShips * kTokenDim]);
   for (int64_t i = 0; i < Ms * kTokenDim; ++i)
     I.spred[i] = static_cast<S>(I.base[i]) + I.scale[i % kTokenDim] * I.head_s[i];
   linear_forward(I.U.data(), I.za.data(), P + o.u_w, P + o.u_b, Ms, E, kRelDim * R, nt);
   linear_forward(I.V.data(), I.za.data(), P + o.v_w, P + o.v_b, Ms, E, kRelDim * R, nt);
   for (int64_t k = 0; k < Ms; ++k) {  // k = (b, t, i)
-    const int64_t st = k / kN;
-    for (int j = 0; j < kN; ++j) {
+    const int64_t st = k / kShips;
+    for (int j = 0; j < kShips; ++j) {
       const S* u = &I.U[k * kRelDim * R];
-      const S* v = &I.V[(st * kN + j) * kRelDim * R];
-      const int64_t pr = (k * kN + j) * kRelDim;
+      const S* v = &I.V[(st * kShips + j) * kRelDim * R];
+      const int64_t pr = (k * kShips + j) * kRelDim;
       for (int f = 0; f < kRelDim; ++f) {
         S acc = 0;
         for (int r = 0; r < R; ++r) acc += u[f * R + r] * v[f * R + r];
@@ -524,17 +519,17 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   I.drel.assign(Mp * kRelDim, S(0));
   auto step_valid = [&](int64_t st) { return I.valid[st] != 0; };  // st = b*T + t
   for (int64_t k = 0; k < Ms; ++k) {
-    const int64_t st = k / kN;
+    const int64_t st = k / kShips;
     const int t = static_cast<int>(st % T);
     if (step_valid(st) && I.alive[k]) ++L.action_count;
     if (t + 1 < T && step_valid(st + 1) && I.present[k]) ++L.state_count;
     if (t + 1 < T && step_valid(st + 1) && I.present[k])
-      for (int j = 0; j < kN; ++j)
-        if (j != k % kN && I.present[st * kN + j]) ++L.rel_count;
+      for (int j = 0; j < kShips; ++j)
+        if (j != k % kShips && I.present[st * kShips + j]) ++L.rel_count;
   }
   double ce[3] = {0, 0, 0}, mse_s = 0, mse_r = 0;
   for (int64_t k = 0; k < Ms; ++k) {
-    const int64_t st = k / kN;
+    const int64_t st = k / kShips;
     const int t = static_cast<int>(st % T);
     if (step_valid(st) && I.alive[k]) {
       const S* lg = &I.logits[k * kActionLogits];
@@ -542,15 +537,17 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
       for (int h = 0; h < 3; ++h) {
         const int a = I.actions[k * 3 + h];
         double mx = -1e300;
-        for (int i = 0; i < kHeadSize[h]; ++i) mx = std::max(mx, double(lg[kHeadStart[h] + i]));
+        for (int i = 0; i < kActionHeadSize[h]; ++i)
+          mx = std::max(mx, double(lg[kActionHeadStart[h] + i]));
         double sum = 0;
-        for (int i = 0; i < kHeadSize[h]; ++i) sum += std::exp(double(lg[kHeadStart[h] + i]) - mx);
+        for (int i = 0; i < kActionHeadSize[h]; ++i)
+          sum += std::exp(double(lg[kActionHeadStart[h] + i]) - mx);
         const double lse = mx + std::log(sum);
-        ce[h] += lse - double(lg[kHeadStart[h] + a]);
+        ce[h] += lse - double(lg[kActionHeadStart[h] + a]);
         const double scale = kActionWeight / static_cast<double>(L.action_count);
-        for (int i = 0; i < kHeadSize[h]; ++i) {
-          const double p = std::exp(double(lg[kHeadStart[h] + i]) - lse);
-          dl[kHeadStart[h] + i] = static_cast<S>(scale * (p - (i == a ? 1.0 : 0.0)));
+        for (int i = 0; i < kActionHeadSize[h]; ++i) {
+          const double p = std::exp(double(lg[kActionHeadStart[h] + i]) - lse);
+          dl[kActionHeadStart[h] + i] = static_cast<S>(scale * (p - (i == a ? 1.0 : 0.0)));
         }
       }
     }
@@ -558,15 +555,15 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
       const double scale = 2.0 / (kTokenDim * static_cast<double>(L.state_count));
       for (int f = 0; f < kTokenDim; ++f) {
         const double e =
-            double(I.spred[k * kTokenDim + f]) - double(I.tokens[(k + kN) * kTokenDim + f]);
+            double(I.spred[k * kTokenDim + f]) - double(I.tokens[(k + kShips) * kTokenDim + f]);
         mse_s += I.loss_w[f] * e * e;
         I.dspred[k * kTokenDim + f] = static_cast<S>(scale * I.loss_w[f] * e);
       }
       const double rscale = kRelWeight * 2.0 / (kRelDim * static_cast<double>(L.rel_count));
-      for (int j = 0; j < kN; ++j) {
-        if (j == k % kN || !I.present[st * kN + j]) continue;
-        const int64_t pr = (k * kN + j) * kRelDim;
-        const int64_t next = pr + int64_t{kN} * kN * kRelDim;  // same pair at t + 1
+      for (int j = 0; j < kShips; ++j) {
+        if (j == k % kShips || !I.present[st * kShips + j]) continue;
+        const int64_t pr = (k * kShips + j) * kRelDim;
+        const int64_t next = pr + int64_t{kShips} * kShips * kRelDim;  // same pair at t + 1
         for (int f = 0; f < kRelDim; ++f) {
           const double e = double(I.rpred[pr + f]) - double(I.rel[next + f]);
           mse_r += e * e;
@@ -606,10 +603,10 @@ void WorldModelT<S>::backward() {
   dU.assign(Ms * kRelDim * R, S(0));
   dV.assign(Ms * kRelDim * R, S(0));
   for (int64_t k = 0; k < Ms; ++k) {
-    const int64_t st = k / kN;
-    for (int j = 0; j < kN; ++j) {
-      const int64_t kj = st * kN + j;
-      const int64_t pr = (k * kN + j) * kRelDim;
+    const int64_t st = k / kShips;
+    for (int j = 0; j < kShips; ++j) {
+      const int64_t kj = st * kShips + j;
+      const int64_t pr = (k * kShips + j) * kRelDim;
       for (int f = 0; f < kRelDim; ++f) {
         const S d = I.drel[pr + f];
         if (d == S(0)) continue;
@@ -675,10 +672,10 @@ void WorldModelT<S>::backward() {
                     P + ob.proj_w, M, E, E, nt);
     if (wm_is_temporal(l)) {
       const int Lq = 2 * T;
-      parallel_for(nt, int64_t{B} * kN, [&](int64_t g0, int64_t g1) {
+      parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
         for (int64_t g = g0; g < g1; ++g) {
-          const int64_t b = g / kN, n = g % kN;
-          const AttnGroup grp{b * T * 2 * kN + n, kN, Lq};
+          const int64_t b = g / kShips, n = g % kShips;
+          const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
           attention_backward(dqkv.data(), static_cast<S*>(nullptr), datt.data(),
                              Y.probs.data() + g * H * Lq * Lq, Y.qkv.data(), E, H, grp);
         }
@@ -698,9 +695,9 @@ void WorldModelT<S>::backward() {
       parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
         for (int64_t st = s0; st < s1; ++st)
           for (int64_t g = 2 * st; g < 2 * st + 2; ++g) {
-            const AttnGroup grp{g * kN, 1, kN};
-            attention_backward(dqkv.data(), drb.data() + st * kN * kN * H, datt.data(),
-                               Y.probs.data() + g * H * kN * kN, Y.qkv.data(), E, H, grp);
+            const AttnGroup grp{g * kShips, 1, kShips};
+            attention_backward(dqkv.data(), drb.data() + st * kShips * kShips * H, datt.data(),
+                               Y.probs.data() + g * H * kShips * kShips, Y.qkv.data(), E, H, grp);
           }
       });
       std::vector<S>&dh = I.dh, &dpre = I.dpre;
@@ -722,8 +719,8 @@ void WorldModelT<S>::backward() {
   std::vector<S>&dsenc = I.dsenc, &daenc = I.daenc;
   dsenc.resize(Ms * E), daenc.resize(Ms * E);
   for (int64_t k = 0; k < Ms; ++k) {
-    const int n = static_cast<int>(k % kN);
-    const int t = static_cast<int>((k / kN) % T);
+    const int n = static_cast<int>(k % kShips);
+    const int t = static_cast<int>((k / kShips) % T);
     const bool absolute = c.position == WmPosition::absolute;
     const S* ds = &dx[I.row_s(k) * E];
     const S* da = &dx[I.row_a(k) * E];

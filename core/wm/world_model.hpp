@@ -27,7 +27,11 @@ inline constexpr int kContinuous = 12;  // continuous state values fed to the Fo
 inline constexpr int kFourierK = 4;     // dyadic frequencies k = 0..3
 inline constexpr int kStateFeatures = kContinuous * (1 + 2 * kFourierK);  // F = 108
 inline constexpr int kActionLogits = 12;                                  // 3 + 7 + 2
-inline constexpr int kRelRank = 8;                                        // R
+// Action logits per ship: [power 3 | turn 7 | shoot 2]; head h is the logits
+// kActionHeadStart[h] .. kActionHeadStart[h] + kActionHeadSize[h] - 1.
+inline constexpr int kActionHeadStart[3] = {0, 3, 10};
+inline constexpr int kActionHeadSize[3] = {3, 7, 2};
+inline constexpr int kRelRank = 8;  // R
 inline constexpr int kRelBiasHidden = 64;
 // Token indices of the 12 continuous values, in feature order (docs section 3).
 inline constexpr int kContinuousIndex[kContinuous] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14};

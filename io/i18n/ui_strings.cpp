@@ -126,9 +126,4 @@ std::string UiStrings::all_text() const {
   return out;
 }
 
-std::string default_i18n_dir() {
-  if (const char* d = std::getenv("POSLAB_ASSETS_DIR"); d && *d) return std::string(d) + "/i18n";
-  return POSLAB_SOURCE_ASSETS_DIR "/i18n";
-}
-
 }  // namespace poslab::io

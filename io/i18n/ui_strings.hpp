@@ -38,7 +38,4 @@ class UiStrings {
   mutable std::map<std::string, std::string, std::less<>> missing_;  // keys echoed back
 };
 
-// Where the data files are: $POSLAB_ASSETS_DIR/i18n, else the source tree's assets/i18n.
-std::string default_i18n_dir();
-
 }  // namespace poslab::io

@@ -6,17 +6,13 @@
 
 #include "core/wm/dream_lab_model.hpp"
 #include "io/checkpoint/wm_checkpoint.hpp"
+#include "io/data/data_dir.hpp"
 #include "io/dataset/bnb_dataset.hpp"
 
 namespace poslab::io {
 
-std::string dreams_models_dir() {
-  if (const char* d = std::getenv("POSLAB_MODELS_DIR"); d && *d) return d;
-  return std::string(POSLAB_SOURCE_DIR) + "/assets/models";
-}
-
 std::string dreams_model_path(const wm::DreamLabSettings& s) {
-  return wm::dream_model_path(s.model, s.window, dreams_models_dir());
+  return wm::dream_model_path(s.model, s.window, models_dir());
 }
 
 std::unique_ptr<wm::DreamModel> dreams_load_model(const std::string& path, wm::DreamVariant w) {

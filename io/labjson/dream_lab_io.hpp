@@ -11,8 +11,6 @@
 
 namespace poslab::io {
 
-// Where the shipped models live: $POSLAB_MODELS_DIR, else the source tree's assets/models.
-std::string dreams_models_dir();
 // The checkpoint path of the lab's settings (s.model, or the shipped one for s.window).
 std::string dreams_model_path(const wm::DreamLabSettings& s);
 // Reads the checkpoint and wraps it for dreaming in the settings' window mode (KV-cache

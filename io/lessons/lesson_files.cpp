@@ -300,12 +300,6 @@ bool valid_id(const std::string& id) {
   });
 }
 
-std::string exe_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
-}
-
 }  // namespace
 
 // ---- Pending labs and lookups -----------------------------------------------------------
@@ -352,23 +346,6 @@ const Lesson* LessonLibrary::find(const std::string& id) const {
 
 // ---- Folders ----------------------------------------------------------------------------
 
-std::string default_lessons_dir() {
-  if (const char* env = std::getenv("POSLAB_LESSONS_DIR"); env && *env) return env;
-  std::vector<std::string> candidates;
-  if (const std::string dir = exe_dir(); !dir.empty()) {
-    candidates.push_back(dir + "/lessons");
-    candidates.push_back(dir + "/../share/poslab/lessons");
-  }
-#ifdef POSLAB_SOURCE_LESSONS_DIR
-  candidates.push_back(POSLAB_SOURCE_LESSONS_DIR);
-#endif
-  std::error_code ec;
-  for (const auto& c : candidates)
-    if (fs::is_regular_file(fs::path(c) / "catalog.toml", ec))
-      return fs::path(c).lexically_normal().string();
-  return candidates.empty() ? std::string("lessons") : candidates.back();
-}
-
 std::string default_data_dir() {
   std::string base;
   if (const char* v = std::getenv("XDG_DATA_HOME"); v && *v)
@@ -386,7 +363,9 @@ std::vector<LessonEntry> load_catalog(const std::string& dir) {
   const std::string file = (fs::path(dir) / "catalog.toml").string();
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
-    throw FileError(file, "not found (set POSLAB_LESSONS_DIR to the folder holding catalog.toml)");
+    throw FileError(file,
+                    "not found (reinstall PosLab, or set POSLAB_DATA_DIR to the folder holding "
+                    "lessons/ and assets/)");
   std::vector<LessonProblem> problems;
   std::vector<LessonEntry> entries;
   auto fail_on_problems = [&] {

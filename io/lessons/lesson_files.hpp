@@ -78,10 +78,6 @@ bool lesson_link_to_pending_lab(const std::string& preset);
 
 inline constexpr int kCatalogFormat = 1;  // `format` key of catalog.toml this build reads
 
-// Where the lessons are: $POSLAB_LESSONS_DIR if set, else lessons/ next to the executable
-// or in ../share/poslab/, else the source tree's lessons/ (developer builds).
-std::string default_lessons_dir();
-
 // Where a learner's progress (and the last chosen language) lives: $XDG_DATA_HOME/poslab,
 // else ~/.local/share/poslab (the app uses the same folder). Not created here.
 std::string default_data_dir();

@@ -4,6 +4,7 @@
 // that the command-line test uses.
 #pragma once
 #include <hdf5.h>
+#include <sstream>
 
 #include <filesystem>
 #include <fstream>
@@ -41,7 +42,9 @@ inline std::vector<bnb::EpisodeRecord> write_valid_dataset(const std::string& pa
 
 inline std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
 }
 
 inline void check(bool ok, const char* what) {

@@ -36,4 +36,10 @@ expect_exit2 "--positions" rope --positions 1,x,3
 expect_exit2 "malformed JSON" rope --dim 4 --apply
 expect_exit2 "scaling" rope --scaling huge
 expect_exit2 "rope.dim" rope --preset 'rope?dim=seven'
+# An unknown subcommand is an error naming it, with or without --help; help still helps.
+expect_exit2 'unknown subcommand "lm"' lm --help
+expect_exit2 'unknown subcommand "lm"' lm
+expect_exit2 'unknown subcommand "lm"' --help lm
+"$cli" --help >/dev/null || { echo "FAIL: --help exits non-zero"; fail=1; }
+"$cli" rope --help >/dev/null || { echo "FAIL: rope --help exits non-zero"; fail=1; }
 exit $fail

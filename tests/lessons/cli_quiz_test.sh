@@ -3,7 +3,8 @@
 # accepts. Options are shown in a per-attempt shuffled order: the test finds the letter of
 # the right answer from quiz.toml's text (tomllib), never from the CLI's own grading.
 # Explanations open only on request, after the last try or for a right answer; numeric
-# answers made by a common mistake are named; the language is remembered between calls;
+# answers made by a common mistake are named; the language is --lang, else $POSLAB_LANG, else
+# the locale's, never the previous call's;
 # bad input exits 2 with a one-line error naming it.
 set -u
 cli="$1"
@@ -12,7 +13,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/../cli/cli_lib.sh"
 lessons="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../lessons" && pwd)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-export XDG_DATA_HOME="$tmp/data"   # the remembered language goes here, never to the user's files
+export XDG_DATA_HOME="$tmp/data"   # whatever the CLI might write goes here, never to the user's files
+unset LC_ALL LC_MESSAGES POSLAB_LANG  # the language tests below set these themselves
+export LANG=C.UTF-8
 
 # Letters (comma-separated) under which `show --seed S` lists the options quiz.toml marks
 # correct, matched by their English text.
@@ -86,14 +89,20 @@ check_json "'{' not in j['prompt'] and j['seed']==7" quiz show 07-relative-biase
 check_json "j['self_assessed'] and len(j['checklist'])>=2" quiz check 04-relative-proof q1-explain-relative
 check_json "j['your_answer']=='rotations cancel'" quiz check 04-relative-proof q1-explain-relative -a "rotations cancel"
 
-# The language is remembered: --lang zh once, then every call answers in Chinese.
-check_json "j['lang']=='zh'" quiz list --lang zh
-[ -f "$XDG_DATA_HOME/poslab/progress.json" ] || { echo "FAIL: --lang not saved in the data dir"; fail=1; }
-check_json "j['lang']=='zh' and j['lessons'][0]['title']=='为什么注意力需要位置信息'" quiz list
-check_json "j['prompt'].startswith('为什么')" quiz show 01-why-positions q1-why-encode
-check_json "j['lang']=='en'" quiz list --lang en
-check_json "j['lessons'][0]['title']=='Why attention needs positions'" quiz list
-
+# Stateless: --lang zh answers in Chinese for that call only; the next call without --lang
+# is English again, and nothing is written to the data directory.
+check_json "j['lang']=='zh' and j['lessons'][0]['title']=='为什么注意力需要位置信息'" quiz list --lang zh
+check_json "j['prompt'].startswith('为什么')" quiz show 01-why-positions q1-why-encode --lang zh
+check_json "j['lang']=='en' and j['lessons'][0]['title']=='Why attention needs positions'" quiz list
+[ ! -e "$XDG_DATA_HOME/poslab" ] || { echo "FAIL: quiz wrote to the data dir: $(ls -R "$XDG_DATA_HOME")"; fail=1; }
+# Without --lang: $POSLAB_LANG, else the locale (LC_ALL, LC_MESSAGES, LANG in that order).
+# (A variable before a shell function holds for that call only.)
+POSLAB_LANG=zh check_json "j['lang']=='zh'" quiz list
+POSLAB_LANG=zh check_json "j['lang']=='en'" quiz list --lang en
+LANG=zh_CN.UTF-8 check_json "j['lang']=='zh'" quiz list
+LANG=zh_CN.UTF-8 LC_ALL=C.UTF-8 check_json "j['lang']=='en'" quiz list
+LANG=zh_CN.UTF-8 POSLAB_LANG=en check_json "j['lang']=='en'" quiz list
+POSLAB_LANG=fr expect_exit2 "POSLAB_LANG = \"fr\"" quiz list
 check_json "len(j)>=20 and all('?' in p or p.isalpha() for p in j) and 'kv?pos=rope&scenario=stitch&method=reencode' in j" quiz presets
 
 # Issue 29 (M4): a progress file the CLI cannot read (a newer version, a folder where the

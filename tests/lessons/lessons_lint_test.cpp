@@ -310,6 +310,7 @@ TEST_CASE("answer cues: neither the first option nor the longest gives the answe
         std::vector<size_t> len;
         for (const auto& o : q.options)
           len.push_back(text_length(lang == 0 ? o.text.en : o.text.zh));
+        if (len.empty()) continue;  // no options: nothing to compare
         const size_t top = *std::max_element(len.begin(), len.end());
         const bool strictly_longest =
             len[static_cast<size_t>(right)] == top && std::count(len.begin(), len.end(), top) == 1;

@@ -2,6 +2,7 @@
 // progress starts fresh with a notice, and a writer killed at any moment mid-save never
 // leaves a file that fails to load (atomic replacement).
 #include <catch2/catch.hpp>
+#include <sstream>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,11 +34,12 @@ Progress sample(int lessons, int tag) {
   Progress p;
   p.language = "zh";
   for (int l = 0; l < lessons; ++l) {
-    LessonProgress& lp = p.lessons["lesson-" + std::to_string(l)];
+    LessonProgress& lp = p.lessons[std::string("lesson-").append(std::to_string(l))];
     lp.checklist = {true, false, l % 2 == 0};
     lp.completed = l % 3 == 0;
     for (int q = 0; q < 8; ++q) {
-      AnswerRecord& a = lp.answers["q" + std::to_string(q)];
+      AnswerRecord& a =
+          lp.answers[std::string("q").append(std::to_string(q))];  // GCC 12 -Wrestrict
       a.attempts = tag;
       a.answered = true;
       a.correct = q % 2 == 0;
@@ -105,7 +107,9 @@ TEST_CASE("a corrupt progress file is kept aside and progress starts fresh") {
     CHECK(fs::exists(l.backup_path));
     CHECK_FALSE(fs::exists(path));
     std::ifstream in(l.backup_path);
-    const std::string kept((std::istreambuf_iterator<char>(in)), {});
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    const std::string kept = bytes.str();
     CHECK(kept == text);  // the user's file is kept byte for byte
   }
   // Five corrupt loads in the same second: five distinct backups.

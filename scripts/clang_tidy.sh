@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# clang-tidy (Debian's clang-tidy-14; checks in .clang-tidy: bugprone-*, performance-*) over
+# every .cpp of core/, io/ and cli/ in a build's compile_commands.json, in parallel.
+#   scripts/clang_tidy.sh [BUILD_DIR]   (default build/release); exit 1 on any finding
+# Run by the ctest `clang_tidy` (label tidy: several CPU-minutes; `ctest -LE tidy` skips it).
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build="${1:-build/release}"
+[ -f "$build/compile_commands.json" ] || { echo "no $build/compile_commands.json: configure first" >&2; exit 2; }
+tidy="$(command -v run-clang-tidy-14 || true)"
+[ -n "$tidy" ] || { echo "run-clang-tidy-14 not found: apt-get install clang-tidy-14" >&2; exit 2; }
+mapfile -t files < <(python3 - "$build/compile_commands.json" "$PWD" <<'PY'
+import json, os, sys
+root = sys.argv[2]
+seen = set()
+for c in json.load(open(sys.argv[1])):
+    f = os.path.normpath(os.path.join(c["directory"], c["file"]))
+    rel = os.path.relpath(f, root)
+    if rel.split(os.sep)[0] in ("core", "io", "cli") and f not in seen:
+        seen.add(f)
+        print(f)
+PY
+)
+echo "clang-tidy: ${#files[@]} files of core/, io/, cli/"
+out="$(mktemp)"; trap 'rm -f "$out"' EXIT
+"$tidy" -p "$build" -j "$(nproc)" -quiet "${files[@]}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >"$out"
+findings=$(grep -cE '^/.*: (warning|error):' "$out")
+if [ "$findings" -ne 0 ]; then
+  grep -E '^/.*: (warning|error):' "$out" | sort -u
+  echo "clang-tidy: $findings findings (fix them, or turn a check off in .clang-tidy saying why)"
+  exit 1
+fi
+echo "clang-tidy: no findings"
