@@ -12,6 +12,7 @@ file(MAKE_DIRECTORY ${POSLAB_PKG_DIR})
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/lessons DESTINATION ${CMAKE_INSTALL_DATADIR}/poslab)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/assets/i18n ${PROJECT_SOURCE_DIR}/assets/models
+                  ${PROJECT_SOURCE_DIR}/assets/welcome
         DESTINATION ${CMAKE_INSTALL_DATADIR}/poslab/assets)
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/poslab.desktop
         DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)

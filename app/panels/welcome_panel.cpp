@@ -13,6 +13,7 @@
 #include "app/widgets/markdown_view.hpp"
 #include "app/widgets/tooltip.hpp"
 #include "core/common/preset.hpp"
+#include "io/data/data_dir.hpp"
 #include "io/i18n/ui_strings.hpp"
 
 namespace poslab::app {
@@ -106,7 +107,7 @@ class WelcomePanel final : public Panel {
   // One clickable picture per start, two per row, captioned with the start's button text.
   void draw_pictures(AppContext& ctx, float width) {
     const std::filesystem::path dir =
-        std::filesystem::path(io::default_i18n_dir()).parent_path() / "welcome";
+        std::filesystem::path(io::i18n_dir()).parent_path() / "welcome";
     const float gap = ImGui::GetStyle().ItemSpacing.x;
     const float cell = (width - gap) / 2.0f;
     ImGui::BeginGroup();

@@ -38,7 +38,13 @@ const char* const kLayout =
     "each episode is the terminal state (its action not executed, reward 0). Screen convention: y "
     "down.";
 
-// Owns one HDF5 identifier and closes it with the matching H5?close.
+}  // namespace
+
+// Owns one HDF5 identifier and closes it with the matching H5?close. Outside the anonymous
+// namespace: the writer's and reader's Handles (declared in the header) hold Hids, and a
+// class with external linkage may not hold a member of an internal type (gcc's
+// -Wsubobject-linkage, seen in the unity build).
+namespace bnb_hdf5 {
 class Hid {
  public:
   using Closer = herr_t (*)(hid_t);
@@ -71,6 +77,10 @@ class Hid {
   hid_t id_ = -1;
   Closer closer_ = nullptr;
 };
+}  // namespace bnb_hdf5
+using bnb_hdf5::Hid;
+
+namespace {
 
 void quiet_hdf5() {
   // No library clean-up at exit: when H5Fclose fails (a full disk), libhdf5 1.10 keeps the

@@ -109,7 +109,7 @@ TEST_CASE("escapes that decode to control characters are refused, naming the esc
     }
   }
   // Raw control characters (a link's own escapes already decoded) are named, never echoed.
-  for (const std::string bad : {std::string("\x1b[2J"), std::string("\n"), std::string(1, '\0')}) {
+  for (const std::string& bad : {std::string("\x1b[2J"), std::string("\n"), std::string(1, '\0')}) {
     try {
       PresetReader r("arena?source=file&file=/tmp/a" + bad + "b.h5", "arena");
       FAIL("accepted a raw control character");

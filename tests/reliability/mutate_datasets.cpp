@@ -31,9 +31,9 @@ int main(int argc, char** argv) {
   const uint64_t seed = std::strtoull(argv[3], nullptr, 10);
   const long min_contained = argc > 5 ? std::atol(argv[5]) : 0;
   std::ifstream in(valid_path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  const std::string valid = bytes.str();
+  std::ostringstream whole;
+  whole << in.rdbuf();
+  const std::string valid = whole.str();
   if (valid.size() < 4096) {
     std::fprintf(stderr, "mutate_datasets: %s is not a dataset of at least 4 KiB\n",
                  valid_path.c_str());
