@@ -190,7 +190,8 @@ SafetensorsFile::SafetensorsFile(std::string bytes, std::string path, uint64_t f
     t.name = key;
     if (!value["dtype"].is_string()) fail(where + "dtype is not a string");
     t.dtype = value["dtype"].get<std::string>();
-    if (t.dtype != "F32") fail(where + "dtype " + q(t.dtype) + " (PosLab checkpoints are F32)");
+    if (t.dtype != "F32")
+      fail(where + "dtype " + error_excerpt(t.dtype) + " (PosLab checkpoints are F32)");
     const auto& shape = value["shape"];
     if (!shape.is_array() || shape.size() > 8) fail(where + "shape is not an array of <= 8 sizes");
     uint64_t numel = 1;

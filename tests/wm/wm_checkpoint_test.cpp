@@ -375,7 +375,7 @@ TEST_CASE("world-model checkpoints of another config or format are named errors"
 TEST_CASE("hostile checkpoint headers: deep nesting and configs beyond the budget",
           "[checkpoint]") {
   CHECK(json_nesting_depth("") == 0);
-  CHECK(json_nesting_depth(R"({"a": [1, {"b": []}]})") == 3);
+  CHECK(json_nesting_depth(R"({"a": [1, {"b": []}]})") == 4);
   CHECK(json_nesting_depth(R"({"a": "[[[[{{{{\"[[["})") == 1);  // brackets in strings
   CHECK(json_nesting_depth(std::string(100000, '['), 8) == 9);  // stops counting past 8
   for (const int depth : {9, 1000, 100000}) {
