@@ -197,13 +197,14 @@ void require_sane_values(const std::string& path, const TensorLayout& layout,
                          std::span<const float> values, const char* prefix, float limit) {
   for (size_t i = 0; i < values.size(); ++i)
     if (!(std::abs(values[i]) <= limit)) {
-      char v[32];
-      std::snprintf(v, sizeof v, "%g", static_cast<double>(values[i]));
-      throw FileError(path,
-                      std::string("tensor '") + prefix + tensor_at(layout, i) + "' holds " + v +
-                          (std::isfinite(values[i]) ? ", beyond +-" : "") +
-                          (std::isfinite(values[i]) ? std::to_string(limit).substr(0, 7) : "") +
-                          " (a diverged run or a damaged file; retrain it)");
+      char v[96];
+      if (std::isfinite(values[i]))
+        std::snprintf(v, sizeof v, "%g, beyond +-%g", static_cast<double>(values[i]),
+                      static_cast<double>(limit));
+      else
+        std::snprintf(v, sizeof v, "%g", static_cast<double>(values[i]));
+      throw FileError(path, std::string("tensor '") + prefix + tensor_at(layout, i) + "' holds " +
+                                v + " (a diverged run or a damaged file; retrain it)");
     }
 }
 
