@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -14,21 +15,25 @@
 
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/user_dirs.hpp"
 
 namespace poslab::app {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string xdg_dir(const char* var, const char* fallback_under_home) {
-  std::string base;
-  if (const char* v = std::getenv(var); v && *v == '/')
-    base = v;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    base = std::string(home) + "/" + fallback_under_home;
-  else
-    base = "/tmp";
-  const std::string dir = base + "/poslab";
+// The user's folder (core/common/user_dirs.hpp: the same rule as the command line's),
+// created. When even the per-user temporary folder cannot be trusted, this session works
+// in a fresh private folder (mkdtemp, 0700) and says so: nothing is kept for the next one.
+std::string user_folder(UserDir kind) {
+  std::string dir;
+  try {
+    dir = user_dir(kind);
+  } catch (const Error& e) {
+    std::string templ = (fs::temp_directory_path() / "poslab-session-XXXXXX").string();
+    dir = ::mkdtemp(templ.data()) ? templ : std::string(".");
+    std::fprintf(stderr, "poslab: %s; using %s for this session only\n", e.what(), dir.c_str());
+  }
   std::error_code ec;
   fs::create_directories(dir, ec);
   return dir;
@@ -62,10 +67,10 @@ int read_pixels(const nlohmann::json& j, const char* key, int fallback, int lo, 
 }  // namespace
 
 std::string config_dir() {
-  return xdg_dir("XDG_CONFIG_HOME", ".config");
+  return user_folder(UserDir::config);
 }
 std::string data_dir() {
-  return xdg_dir("XDG_DATA_HOME", ".local/share");
+  return user_folder(UserDir::data);
 }
 
 std::string pictures_dir() {

@@ -16,12 +16,14 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "cli/bnb_json.hpp"
 #include "cli/commands.hpp"
 #include "core/bnb/bnb_episode.hpp"
 #include "core/common/errors.hpp"
+#include "core/nn/parallel.hpp"
 #include "io/dataset/bnb_dataset.hpp"
 
 namespace poslab::cli {
@@ -71,11 +73,7 @@ void run(const CollectArgs& a) {
   if (seed0 > UINT64_MAX - static_cast<uint64_t>(a.episodes - 1))
     throw InputError("--seed = " + a.seed + " with --episodes = " + std::to_string(a.episodes) +
                      ": the last episode's seed would pass 18446744073709551615");
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = a.threads == 0 ? hw : a.threads;
-  if (threads < 1 || threads > 256)
-    throw InputError("--threads = " + std::to_string(a.threads) +
-                     ": must be in [0, 256] (0 = all cores)");
+  const int threads = nn::resolve_threads(nn::threads_validate(a.threads, "--threads"));
   bnb::EpisodeSpec base;
   const auto [t0, t1] = parse_team_sizes(a.teams);
   base.config.team0_size = t0;
@@ -108,32 +106,49 @@ void run(const CollectArgs& a) {
   const auto t_start = std::chrono::steady_clock::now();
   std::vector<std::thread> pool;
   for (int i = 0; i < threads; ++i) {
-    pool.emplace_back([&] {
-      try {
-        for (;;) {
-          {
-            std::unique_lock lock(mu);
-            cv.wait(lock, [&] { return done.size() < window || g_interrupted.load() || failure; });
-          }
-          if (g_interrupted.load()) break;
-          const int64_t e = next.fetch_add(1);
-          if (e >= a.episodes) break;
-          bnb::EpisodeSpec spec = base;
-          spec.seed = seed0 + static_cast<uint64_t>(e);
-          bnb::EpisodeRecord rec = bnb::run_episode(spec);
-          std::lock_guard lock(mu);
-          done.emplace(e, std::move(rec));
-          cv.notify_all();
-        }
-      } catch (...) {
-        std::lock_guard lock(mu);
-        if (!failure) failure = std::current_exception();
-        g_interrupted.store(true);
-      }
+    // A thread that cannot start stops the run: the started ones finish their episode.
+    const auto start_failed = [&](const std::system_error& err) {
       std::lock_guard lock(mu);
-      --running;
+      running -= threads - i;
+      if (!failure)
+        failure = std::make_exception_ptr(Error("could not start thread " + std::to_string(i + 1) +
+                                                " of " + std::to_string(threads) + " (" +
+                                                err.what() + "); use fewer --threads"));
+      g_interrupted.store(true);
       cv.notify_all();
-    });
+    };
+    try {
+      pool.emplace_back([&] {
+        try {
+          for (;;) {
+            {
+              std::unique_lock lock(mu);
+              cv.wait(lock,
+                      [&] { return done.size() < window || g_interrupted.load() || failure; });
+            }
+            if (g_interrupted.load()) break;
+            const int64_t e = next.fetch_add(1);
+            if (e >= a.episodes) break;
+            bnb::EpisodeSpec spec = base;
+            spec.seed = seed0 + static_cast<uint64_t>(e);
+            bnb::EpisodeRecord rec = bnb::run_episode(spec);
+            std::lock_guard lock(mu);
+            done.emplace(e, std::move(rec));
+            cv.notify_all();
+          }
+        } catch (...) {
+          std::lock_guard lock(mu);
+          if (!failure) failure = std::current_exception();
+          g_interrupted.store(true);
+        }
+        std::lock_guard lock(mu);
+        --running;
+        cv.notify_all();
+      });
+    } catch (const std::system_error& err) {
+      start_failed(err);
+      break;
+    }
   }
 
   const bool show = !a.quiet && (a.progress || isatty(STDERR_FILENO));

@@ -26,6 +26,17 @@ struct InspectArgs {
   bool relational = false;
 };
 
+// A token value that is NaN, infinite or huge is an error here as in `wm train` (JSON has
+// no NaN: it would print as null with exit 0).
+void require_sane_tokens(const std::string& path, int64_t episode, const float* tokens,
+                         size_t rows) {
+  if (const std::string bad = token_problem(tokens, rows); !bad.empty())
+    throw FileError(path, "episode " + std::to_string(episode) + ", " + bad +
+                              ": token values must be finite and within +-" +
+                              std::to_string(static_cast<int>(kTokenMaxAbs)) +
+                              " (a damaged or edited dataset)");
+}
+
 Json frequencies(const std::vector<int64_t>& counts, int head) {
   int64_t total = 0;
   for (int64_t c : counts) total += c;
@@ -45,6 +56,7 @@ std::string inspect_json(const InspectArgs& a) {
   const io::BnbDatasetInfo& info = reader.info();
   if (a.episode >= 0) {
     const EpisodeRecord rec = reader.read_episode(a.episode);
+    require_sane_tokens(a.path, a.episode, rec.tokens.data(), static_cast<size_t>(rec.rows));
     Json out;
     out["file"] = a.path;
     out["episode"] = a.episode;
@@ -68,6 +80,7 @@ std::string inspect_json(const InspectArgs& a) {
     min_len = std::min(min_len, len);
     max_len = std::max(max_len, len);
     reader.read_rows(first, len, tokens, acts, exp);
+    require_sane_tokens(a.path, e, tokens.data(), static_cast<size_t>(len));
     int alive0[2] = {0, 0}, alive_end[2] = {0, 0};
     for (int k = 0; k < kSlots; ++k) {
       alive0[k / kSlotsPerTeam] += tokens[k * kTokenDim] > 0.5f;

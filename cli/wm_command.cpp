@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -26,6 +28,7 @@
 #include "cli/wm_dream_lab.hpp"
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "core/nn/parallel.hpp"
 #include "core/wm/eval.hpp"
 #include "core/wm/train.hpp"
 #include "io/checkpoint/wm_checkpoint.hpp"
@@ -161,18 +164,14 @@ DataSetup load_data(const std::vector<std::string>& given, const io::TensorMetad
                     const std::string& ckpt) {
   DataSetup d;
   d.paths = given;
-  const auto it = meta.find("data");
-  Json recorded;
-  if (it != meta.end()) recorded = Json::parse(it->second, nullptr, false);
+  const io::WmRecordedData recorded = io::wm_recorded_data(meta, ckpt);
   if (d.paths.empty()) {
-    if (!recorded.is_object() || !recorded.contains("files"))
+    if (recorded.files.empty())
       throw InputError(ckpt + ": records no dataset files; pass --data FILE");
-    for (const auto& f : recorded["files"]) d.paths.push_back(f.value("path", ""));
+    d.paths = recorded.files;
   }
-  if (recorded.is_object()) {
-    d.seed = recorded.value("seed", uint64_t{0});
-    d.val_fraction = recorded.value("val_fraction", 0.1);
-  }
+  d.seed = recorded.seed.value_or(0);
+  d.val_fraction = recorded.val_fraction.value_or(0.1);
   for (const auto& p : d.paths)
     if (!std::filesystem::exists(p))
       throw InputError(p + ": dataset file not found (make one with `poslab-cli collect`)");
@@ -245,9 +244,29 @@ std::string csv_prefix(const std::string& path, int64_t step, double& last_secon
   return out;
 }
 
+// The folder a file will be written to must exist and take files: checked before a run
+// spends minutes, not at its first checkpoint.
+void require_writable_folder(const std::string& file, const char* flag) {
+  const std::filesystem::path p(file);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw InputError(std::string(flag) + " " + file + ": the folder " + dir.string() +
+                     " does not exist (create it first)");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw InputError(std::string(flag) + " " + file + ": cannot write in the folder " +
+                     dir.string() + " (" + std::strerror(errno) + ")");
+  if (std::filesystem::exists(p, ec) && !std::filesystem::is_regular_file(p, ec))
+    throw InputError(std::string(flag) + " " + file +
+                     ": is not a regular file (a directory, FIFO or device?); give a file path");
+}
+
 void run_train(TrainArgs a) {
   if (a.output.empty()) throw InputError("--output: give the checkpoint file to write");
   if (a.log.empty()) a.log = std::filesystem::path(a.output).replace_extension(".csv").string();
+  nn::threads_validate(a.threads, "--threads");
+  require_writable_folder(a.output, "--output");
+  require_writable_folder(a.log, "--log");
   WmConfig config;
   nn::AdamWState opt;
   std::vector<float> params;
@@ -262,27 +281,14 @@ void run_train(TrainArgs a) {
     params = std::move(ck.params);
     opt = std::move(*ck.optim);
     resumed_meta = ck.metadata;
-    // The recorded settings win: the same batches follow as without the interruption.
-    const Json d =
-        Json::parse(resumed_meta.count("data") ? resumed_meta["data"] : "{}", nullptr, false);
-    const Json t = Json::parse(resumed_meta.count("training") ? resumed_meta["training"] : "{}",
-                               nullptr, false);
-    if (!d.is_object() || !t.is_object())
-      throw InputError(a.output + ": training metadata does not parse");
-    if (a.data.empty())
-      for (const auto& f : d.value("files", Json::array())) a.data.push_back(f.value("path", ""));
-    a.seed = d.value("seed", a.seed);
+    // The recorded settings win: the same batches follow as without the interruption. Each
+    // is checked for type and range before it is converted (io/checkpoint).
+    const io::WmRecordedData d = io::wm_recorded_data(resumed_meta, a.output);
+    if (a.data.empty()) a.data = d.files;
+    a.seed = d.seed.value_or(a.seed);
     a.dp.seed = a.seed;
-    a.dp.val_fraction = d.value("val_fraction", a.dp.val_fraction);
-    a.dp.batch = t.value("batch", a.dp.batch);
-    a.dp.short_steps = t.value("short_steps", a.dp.short_steps);
-    a.dp.long_steps = t.value("long_steps", a.dp.long_steps);
-    a.dp.long_every = t.value("long_every", a.dp.long_every);
-    a.ap.lr = t.value("lr", a.ap.lr);
-    a.ap.warmup_steps = t.value("warmup_steps", a.ap.warmup_steps);
-    a.ap.weight_decay = t.value("weight_decay", a.ap.weight_decay);
-    a.ap.swa_start = t.value("swa_start", a.ap.swa_start);
-    a.ap.swa_every = t.value("swa_every", a.ap.swa_every);
+    a.dp.val_fraction = d.val_fraction.value_or(a.dp.val_fraction);
+    io::wm_recorded_training(resumed_meta, a.output, a.dp, a.ap);
   } else {
     if (!a.resume && std::filesystem::exists(a.output))
       throw InputError(a.output + ": exists; pass --resume to continue it or remove it first");
@@ -427,9 +433,9 @@ void run_train(TrainArgs a) {
 // ---------------------------------------------------------------- info / export
 void run_info(const std::string& path) {
   if (!std::filesystem::exists(path)) throw InputError(path + ": checkpoint not found");
-  const auto f = io::SafetensorsFile::open(path);
-  const WmConfig c = io::wm_checkpoint_config(f);
-  const auto ck = io::wm_checkpoint_load(path);
+  const auto ck = io::wm_checkpoint_load(path);  // header first, then every check
+  const auto f = io::SafetensorsFile::open_header(path);
+  const WmConfig c = ck.config;
   Json out;
   out["file"] = path;
   out["file_bytes"] = std::filesystem::file_size(path);
@@ -440,7 +446,10 @@ void run_info(const std::string& path) {
   out["tensors"] = f.tensors().size();
   Json meta = Json::object();
   for (const auto& [k, v] : f.metadata()) {
-    const Json parsed = Json::parse(v, nullptr, false);
+    // Nesting bounded before parsing: printing a 100,000-deep value recurses per level.
+    const Json parsed = io::json_nesting_depth(v) <= io::kSafetensorsMaxDepth
+                            ? Json::parse(v, nullptr, false)
+                            : Json(nullptr);
     meta[k] = (!parsed.is_discarded() && parsed.is_object()) ? parsed : Json(v);
   }
   out["metadata"] = meta;
@@ -481,6 +490,16 @@ struct EvalArgs {
 void run_eval(const EvalArgs& a) {
   if (!std::filesystem::exists(a.checkpoint))
     throw InputError(a.checkpoint + ": checkpoint not found");
+  nn::threads_validate(a.threads, "--threads");
+  const auto count = [](int v, const char* flag, int lo, int hi) {
+    if (v < lo || v > hi)
+      throw InputError(std::string(flag) + " = " + std::to_string(v) + ": must be in [" +
+                       std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  };
+  count(a.dreams, "--dreams", 0, 100000);
+  count(a.stride, "--stride", 1, 1000000);
+  count(a.long_dreams, "--long-dreams", 0, 100000);
+  count(a.val_windows, "--val-windows", 1, 100000);
   const auto ck = io::wm_checkpoint_load(a.checkpoint);
   WorldModel model = load_model(ck, a.threads);
   const DataSetup d = load_data(a.data, ck.metadata, a.checkpoint);
@@ -583,6 +602,7 @@ void run_dream(DreamArgs a) {
   if (a.checkpoint.empty()) throw InputError("give a checkpoint file, or --preset 'dreams?...'");
   if (!std::filesystem::exists(a.checkpoint))
     throw InputError(a.checkpoint + ": checkpoint not found");
+  nn::threads_validate(a.threads, "--threads");
   const auto ck = io::wm_checkpoint_load(a.checkpoint);
   WorldModel model = load_model(ck, a.threads);
   a.p.loop = dream_loop_from_name(a.loop);
@@ -641,6 +661,8 @@ void run_dream(DreamArgs a) {
 }
 
 // ---------------------------------------------------------------- forward
+constexpr size_t kForwardMaxWindows = 64;  // a parity check needs a handful
+
 struct ForwardArgs {
   std::string checkpoint, data;
   std::vector<std::string> windows;  // "E:S:L"
@@ -654,6 +676,12 @@ void run_forward(const ForwardArgs& a) {
   if (a.data.empty() || !std::filesystem::exists(a.data))
     throw InputError((a.data.empty() ? std::string("--data") : a.data) +
                      ": dataset file not found");
+  nn::threads_validate(a.threads, "--threads");
+  // Outputs grow with windows x steps (B x T x N x N x 12 relational values): a budget on
+  // the batch keeps 200 windows from asking for gigabytes of JSON.
+  if (a.windows.size() > kForwardMaxWindows)
+    throw InputError("--window given " + std::to_string(a.windows.size()) + " times: at most " +
+                     std::to_string(kForwardMaxWindows) + " windows per call");
   const auto ck = io::wm_checkpoint_load(a.checkpoint);
   WorldModel model = load_model(ck, a.threads);
   const auto eps = io::wm_load_episodes({a.data});

@@ -2,6 +2,7 @@
 #include "core/bnb/bnb_features.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 
 namespace poslab::bnb {
@@ -92,6 +93,19 @@ void relational_from_tokens(const float* tokens, double* out) {
       const Relational r = relational(k[i], k[j]);
       for (int c = 0; c < kRelDim; ++c) out[(i * kSlots + j) * kRelDim + c] = r[c];
     }
+}
+
+std::string token_problem(const float* tokens, size_t rows) {
+  constexpr size_t per_row = static_cast<size_t>(kSlots) * kTokenDim;
+  for (size_t i = 0; i < rows * per_row; ++i)
+    if (!(std::abs(tokens[i]) <= kTokenMaxAbs)) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "row %zu, slot %zu, %s = %g", i / per_row,
+                    i % per_row / kTokenDim, kTokenNames[i % kTokenDim],
+                    static_cast<double>(tokens[i]));
+      return buf;
+    }
+  return "";
 }
 
 }  // namespace poslab::bnb

@@ -6,6 +6,8 @@
 //   relational layout: [r_x, r_y, rv_x, rv_y, d, inv, s, closing, dir_x, dir_y, ttca, dot]
 #pragma once
 #include <array>
+#include <cstddef>
+#include <string>
 
 #include "core/bnb/bnb_sim.hpp"
 
@@ -71,5 +73,13 @@ Relational relational_features(const SimState& s, int i, int j);
 // All ordered pairs from tokens: tokens is (8, 15), out is (8, 8, 12) row-major
 // (pair (i, j) at out[(i * 8 + j) * 12]); the diagonal is the self-pair (zeros but d, inv, s).
 void relational_from_tokens(const float* tokens, double* out);
+
+// Largest magnitude a token value may have: each is a flag, a sine or cosine, or a ratio of
+// at most a few (vx/180, cooldown/0.1s, delta/15deg); 1000 leaves room and keeps a model's
+// activations finite. A file holding a value beyond it (or NaN) is damaged or made.
+inline constexpr float kTokenMaxAbs = 1000.0f;
+// The first value of `tokens` (`rows` rows of (8, 15)) that is not finite or beyond
+// kTokenMaxAbs, as "row 3, slot 2, vx/180 = 3e+38"; "" when every value is sane.
+std::string token_problem(const float* tokens, size_t rows);
 
 }  // namespace poslab::bnb

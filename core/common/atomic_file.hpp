@@ -9,9 +9,34 @@
 namespace poslab {
 
 // Throws FileError naming the path if any step fails (the old file is then untouched).
-// Temporary files "<path>.tmp.<pid>" left by killed writers (pid no longer running) are
-// removed after a successful write.
+// The old file's permission bits are kept (a new file gets 0666 minus the umask); a target
+// that is a symbolic link we own is written through (the link stays a link); a target that
+// is not a regular file (a device such as /dev/full, a FIFO, a directory) is refused.
+// Temporary files "<path>.tmp.<pid>[.XXXXXX]" left by killed writers (pid no longer running)
+// are removed after a successful write.
 void write_file_atomically(const std::string& path, const std::string& contents);
+
+// What a write to `path` replaces: `path` itself, or the file a symbolic link at `path`
+// names when the link is ours (another user's link in a shared folder is refused, as the
+// kernel's protected_symlinks would). FileError when it exists and is not a regular file.
+struct ReplaceTarget {
+  std::string path;     // the file to rename over
+  bool exists = false;  // a regular file is there now
+  unsigned mode = 0;    // its permission bits (st_mode & 07777) when it exists
+  unsigned uid = 0, gid = 0;
+};
+ReplaceTarget replace_target(const std::string& path);
+
+// Creates an empty temporary file beside `path`, "<path>.tmp.<pid>.XXXXXX" with an
+// unpredictable suffix, with O_CREAT | O_EXCL (so never through a planted symbolic link) and
+// mode 0600; returns its descriptor and sets `name`. Throws FileError naming `path`.
+int create_temporary(const std::string& path, std::string& name);
+
+// Permission bits of a new file: 0666 minus the process's umask.
+unsigned new_file_mode();
+
+// Removes "<path>.tmp.<pid>[.XXXXXX]" files whose process is gone (killed writers').
+void remove_stale_temporaries(const std::string& path);
 
 // Reads a whole file; throws FileError naming the path if it cannot be opened, is not a
 // regular file (a FIFO would block forever, a device never end) or is larger than

@@ -172,8 +172,10 @@ void wm_check_episodes(const std::vector<bnb::EpisodeRecord>& episodes) {
     for (size_t i = 0; i < ep.actions.size(); i += 3)
       if (ep.actions[i] > 2 || ep.actions[i + 1] > 6 || ep.actions[i + 2] > 1)
         throw InputError(where + "action out of range at row " + std::to_string(i / (3 * N)));
-    for (float x : ep.tokens)
-      if (!std::isfinite(x)) throw InputError(where + "holds a non-finite token value");
+    if (const std::string bad = bnb::token_problem(ep.tokens.data(), R); !bad.empty())
+      throw InputError(where + bad + ": a token value must be finite and within +-" +
+                       std::to_string(static_cast<int>(bnb::kTokenMaxAbs)) +
+                       " (a damaged or edited dataset)");
   }
 }
 

@@ -5,6 +5,7 @@
 #include "core/wm/dream_lab.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
@@ -434,18 +435,40 @@ std::vector<bnb::ShipAction> dream_helm_actions_parse(const std::string& text) {
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t end = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, end - pos);
+    const std::string_view item(text.data() + pos, end - pos);
     pos = end + 1;
-    int p = -1, t = -1, sh = -1, n = 1, used = 0;
-    const int got = std::sscanf(item.c_str(), "%d.%d.%d%n*%d%n", &p, &t, &sh, &used, &n, &used);
-    if (got < 3 || used != static_cast<int>(item.size()) || p < 0 || p > 2 || t < 0 || t > 6 ||
-        sh < 0 || sh > 1 || n < 1 || n > 100000)
-      throw InputError("helm actions: '" + item +
+    // POWER.TURN.SHOOT[*COUNT], each a plain decimal read with its range checked (sscanf's
+    // %d wraps 4294967297 to 1).
+    const char* p = item.data();
+    const char* const stop = item.data() + item.size();
+    const auto number = [&](char sep, int lo, int hi, int& v) {
+      if (p < stop && *p == '-') return false;  // from_chars would take "-0"
+      const auto [next, ec] = std::from_chars(p, stop, v);
+      const bool ok = ec == std::errc() && v >= lo && v <= hi &&
+                      (sep == 0 ? next == stop : next < stop && *next == sep);
+      p = ok && sep != 0 ? next + 1 : next;
+      return ok;
+    };
+    int power = 0, turn = 0, shoot = 0, n = 1;
+    bool ok = number('.', 0, 2, power) && number('.', 0, 6, turn);
+    if (ok) {
+      const char* star = std::find(p, stop, '*');
+      ok = number(star == stop ? 0 : '*', 0, 1, shoot) &&
+           (star == stop || number(0, 1, static_cast<int>(kDreamHelmActionsMax), n));
+    }
+    if (!ok)
+      throw InputError("helm actions: '" + std::string(item.substr(0, 40)) +
+                       (item.size() > 40 ? "..." : "") +
                        "' is not POWER.TURN.SHOOT[*COUNT] (power 0-2, turn 0-6, shoot 0-1)");
+    if (out.size() + static_cast<size_t>(n) > kDreamHelmActionsMax)
+      throw InputError("helm actions: more than " + std::to_string(kDreamHelmActionsMax) +
+                       " steps in all (a dream is at most " +
+                       std::to_string(static_cast<int>(DreamLabSettings::cursor_range.hi)) +
+                       " steps)");
     bnb::ShipAction a;
-    a.power = static_cast<uint8_t>(p);
-    a.turn = static_cast<uint8_t>(t);
-    a.shoot = static_cast<uint8_t>(sh);
+    a.power = static_cast<uint8_t>(power);
+    a.turn = static_cast<uint8_t>(turn);
+    a.shoot = static_cast<uint8_t>(shoot);
     out.insert(out.end(), static_cast<size_t>(n), a);
   }
   return out;

@@ -281,7 +281,9 @@ void dream_session_run(DreamEngine& engine, DreamTimeline& timeline, int steps,
 // "P.T.S*N,..." (power, turn, shoot indices; N steps in a row); "" when helm < 0. With the
 // preset, this is all a session needs to be replayed exactly.
 std::string dream_helm_actions_text(const DreamTimeline& timeline, int helm);
-// Parses the text above; throws InputError naming the bad entry.
+// Parses the text above; throws InputError naming the bad entry, or when the counts add up
+// to more than kDreamHelmActionsMax steps (a 60-byte argument must not ask for gigabytes).
+inline constexpr size_t kDreamHelmActionsMax = 100000;
 std::vector<bnb::ShipAction> dream_helm_actions_parse(const std::string& text);
 // The lab's session from its settings: begin, then `steps` dream steps (fewer when it
 // finishes), the helm slot (s.helm, s.follow) flown with helm[i] at dream step i + 1 and

@@ -37,6 +37,10 @@ WmConfig wm_preset(std::string_view name, WmPosition position) {
   return c;
 }
 
+namespace {
+ParamLayout param_layout_of(const WmConfig& c);
+}  // namespace
+
 void wm_validate(const WmConfig& c) {
   require_in_range("embed", c.embed, WmConfig::embed_range);
   require_in_range("heads", c.heads, WmConfig::heads_range);
@@ -59,6 +63,17 @@ void wm_validate(const WmConfig& c) {
         s << "state_scale[" << i << "] = " << c.state_scale[i] << " is outside [1e-6, 1e3]";
         throw InputError(s.str());
       }
+  }
+  // The budgets last: the fields are in range, so the sizes cannot overflow.
+  const size_t P = param_layout_of(c).total;
+  if (P > WmConfig::max_params || wm_dream_cache_floats(c) > WmConfig::max_cache_floats) {
+    std::ostringstream s;
+    s << "embed " << c.embed << ", heads " << c.heads << ", layers " << c.layers << ", context "
+      << c.context << ": " << P << " parameters and a dream cache of " << wm_dream_cache_floats(c)
+      << " floats, beyond this build's budget of " << WmConfig::max_params << " and "
+      << WmConfig::max_cache_floats << " (the paper model needs "
+      << param_layout_of(wm_preset("paper")).total << ")";
+    throw InputError(s.str());
   }
 }
 
@@ -104,8 +119,10 @@ const TensorInfo& ParamLayout::find(std::string_view name) const {
   throw InputError("world model has no tensor '" + std::string(name) + "'");
 }
 
-ParamLayout wm_param_layout(const WmConfig& c) {
-  wm_validate(c);
+namespace {
+
+// The layout of a config whose fields are in range (wm_validate checks its budget with it).
+ParamLayout param_layout_of(const WmConfig& c) {
   const int E = c.embed, H = c.heads, Ea = wm_action_embed(c), R = kRelRank;
   ParamLayout L;
   auto add = [&](const std::string& name, std::vector<int> shape) {
@@ -161,6 +178,18 @@ ParamLayout wm_param_layout(const WmConfig& c) {
   linear("head.rel_u", kRelDim * R, E);
   linear("head.rel_v", kRelDim * R, E);
   return L;
+}
+
+}  // namespace
+
+ParamLayout wm_param_layout(const WmConfig& c) {
+  wm_validate(c);
+  return param_layout_of(c);
+}
+
+size_t wm_dream_cache_floats(const WmConfig& c) {
+  const size_t temporal = static_cast<size_t>(c.layers + 1) / 2;  // blocks 0, 2, 4, ...
+  return temporal * 2 * kShips * 2 * static_cast<size_t>(c.context) * static_cast<size_t>(c.embed);
 }
 
 size_t wm_param_count(const WmConfig& c) {

@@ -76,6 +76,12 @@ struct WmConfig {
   static constexpr ParamRange layers_range{1, 64};
   static constexpr ParamRange context_range{1, 4096};
   static constexpr ParamRange rope_base_range{1.000001, 1e9};
+  // Budgets a config may not pass, whatever its fields (a file can claim any config, and
+  // the model is allocated from it): far above the paper model (about 1.3 M parameters and a
+  // 2.4 M-float cache), far below the memory of the machines PosLab runs on.
+  static constexpr size_t max_params = 16'000'000;        // P: 64 MB of weights, 4x that
+                                                          // with the optimiser state
+  static constexpr size_t max_cache_floats = 64'000'000;  // wm_dream_cache_floats: 256 MB
 };
 
 // "tiny" (E 64, 4 heads, 4 layers, C 32) or "paper" (E 128, 4 heads, 6 layers, C 96).
@@ -116,6 +122,9 @@ struct ParamLayout {
 };
 ParamLayout wm_param_layout(const WmConfig& c);
 size_t wm_param_count(const WmConfig& c);
+// Floats of a dream's key/value caches: every temporal block keeps K and V of 2N tokens
+// per step of the context, (2N, C, E) each.
+size_t wm_dream_cache_floats(const WmConfig& c);
 
 // ---- Batch ----------------------------------------------------------------------------
 // Windows of T steps. present/alive are derived from the tokens (docs section 2).

@@ -13,6 +13,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace poslab::io {
@@ -33,6 +34,17 @@ std::string shape_text(const std::vector<int64_t>& shape);  // "[4, 64]"
 
 // Largest header we accept: far above any PosLab header, far below memory limits.
 inline constexpr uint64_t kSafetensorsMaxHeader = 64ull << 20;
+// Deepest JSON nesting of a header or of a JSON text in its metadata. PosLab's need 3
+// ({"tensor": {"shape": [..]}}, {"files": [{..}]}); a hostile file nests 100,000 deep
+// to overflow the stack of recursive JSON code.
+inline constexpr int kSafetensorsMaxDepth = 8;
+// Largest checkpoint file read whole (a model at the parameter budget of
+// core/wm/world_model.hpp with its three optimiser copies fits).
+inline constexpr uint64_t kSafetensorsMaxFile = uint64_t{300} << 20;
+
+// The deepest nesting of [ and { outside strings in `text`, counting no further than
+// stop_after + 1 (so a 100,000-deep text costs one pass and no memory).
+int json_nesting_depth(std::string_view text, int stop_after = kSafetensorsMaxDepth);
 
 // Serialises the tensors of `layout` taken from `flat` (little-endian F32) with the
 // metadata; the bytes of a complete file.
@@ -53,7 +65,11 @@ class SafetensorsFile {
  public:
   // Parses `bytes` (the whole file); `path` is only used in error messages.
   SafetensorsFile(std::string bytes, std::string path);
-  static SafetensorsFile open(const std::string& path);  // reads the file, then parses
+  // Reads the file (a regular file of at most max_bytes), then parses.
+  static SafetensorsFile open(const std::string& path, uint64_t max_bytes = kSafetensorsMaxFile);
+  // Reads only the length and the header, checking every tensor's byte range against the
+  // file's size: a cheap look at any file (no data is read; copy() and load() refuse).
+  static SafetensorsFile open_header(const std::string& path);
 
   const std::string& path() const { return path_; }
   const TensorMetadata& metadata() const { return metadata_; }
@@ -62,17 +78,25 @@ class SafetensorsFile {
   // Metadata value or a FileError naming the missing key.
   const std::string& meta(const std::string& key) const;
 
+  uint64_t file_bytes() const { return data_start_ + data_size_; }
+  bool header_only() const { return header_only_; }
+
   // Checks that the file holds exactly the tensors of `required` (names and shapes), plus
-  // any of `optional`, nothing else; then copies every present tensor into `flat` at its
-  // offset. Unknown, missing or misshapen tensors are FileErrors naming the tensor.
+  // any of `optional`, nothing else. Unknown, missing or misshapen tensors are FileErrors
+  // naming the tensor. Reads no data: call it before allocating what load() fills.
+  void check(const TensorLayout& required, const TensorLayout& optional = {}) const;
+  // check(), then copies every present tensor into `flat` at its offset.
   void load(const TensorLayout& required, std::span<float> flat, const TensorLayout& optional = {},
             std::span<float> optional_flat = {}) const;
   // Copies one tensor (must exist with this many values) into dst.
   void copy(const std::string& name, std::span<float> dst) const;
 
  private:
+  SafetensorsFile(std::string bytes, std::string path, uint64_t file_bytes);
   std::string bytes_, path_;
   size_t data_start_ = 0;
+  uint64_t data_size_ = 0;
+  bool header_only_ = false;
   TensorMetadata metadata_;
   std::vector<SafetensorsTensor> tensors_;
 };

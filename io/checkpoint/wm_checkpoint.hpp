@@ -12,6 +12,7 @@
 
 #include "core/bnb/bnb_episode.hpp"
 #include "core/nn/adamw.hpp"
+#include "core/wm/data.hpp"
 #include "core/wm/world_model.hpp"
 #include "io/checkpoint/safetensors.hpp"
 
@@ -40,9 +41,46 @@ struct WmCheckpoint {
 void wm_checkpoint_save(const std::string& path, const wm::WmConfig& c,
                         std::span<const float> params, int64_t step, const nn::AdamWState* optim,
                         const TensorMetadata& extra);
+// Every check of wm_checkpoint_peek, then the tensors are read; weights that are not finite
+// or beyond +-kWmMaxWeight (a diverged or crafted file that would dream nulls) are a
+// FileError naming the tensor and the value.
 WmCheckpoint wm_checkpoint_load(const std::string& path);
 // Format keys and config only (cheap checks for `wm info`).
 wm::WmConfig wm_checkpoint_config(const SafetensorsFile& f);
+
+// Largest weight magnitude a checkpoint may hold: trained weights are O(1).
+inline constexpr float kWmMaxWeight = 1e6f;
+
+// What a checkpoint is, found without reading its tensors or allocating its model: the
+// validated config (within the parameter budget of wm_validate), step, and that every
+// tensor the config implies is present with its shape and its bytes inside the file.
+// Milliseconds and a few KB for any file; call it before wm_checkpoint_load (the app's
+// model picker does, before it spends memory or a worker on a file a link named).
+struct WmCheckpointPeek {
+  wm::WmConfig config;
+  int64_t step = 0;
+  size_t param_count = 0;  // P of the config
+  bool has_optim = false;  // the AdamW moments ("optim.m.*", "optim.v.*")
+  bool has_swa = false;    // and the SWA average ("optim.swa.*")
+  uint64_t file_bytes = 0;
+  TensorMetadata metadata;
+};
+WmCheckpointPeek wm_checkpoint_peek(const std::string& path);
+// The same checks on a file already open (header-only or whole).
+WmCheckpointPeek wm_checkpoint_inspect(const SafetensorsFile& f);
+
+// The settings a training checkpoint recorded (its "data" and "training" metadata, JSON),
+// each checked for its type and range before it is converted: a seed of -1, a batch of
+// 1e10 or a val_fraction of 2 is a FileError naming the file and the key.
+struct WmRecordedData {
+  std::vector<std::string> files;  // dataset paths, in order
+  std::optional<uint64_t> seed;
+  std::optional<double> val_fraction;  // within WmDataParams::val_fraction_range
+};
+WmRecordedData wm_recorded_data(const TensorMetadata& meta, const std::string& path);
+// Applies the recorded training settings present in `meta` over `dp` and `ap`.
+void wm_recorded_training(const TensorMetadata& meta, const std::string& path, wm::WmDataParams& dp,
+                          nn::AdamWParams& ap);
 
 // Reads every episode of every dataset file (io/dataset), in file then episode order.
 // `sources` gets one entry per file: path and episode count.

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "io/dataset/isolated.hpp"
 
@@ -240,7 +241,8 @@ void fsync_parent_dir(const std::string& path) {
 // Copies `from` to a temporary file beside `to`, flushes it to disk and renames it over
 // `to`: readers of `to` see the old or the new snapshot, never a mix.
 void copy_atomically(const std::string& from, const std::string& to) {
-  const std::string tmp = to + ".tmp." + std::to_string(::getpid());
+  std::string tmp;
+  const int tmp_fd = create_temporary(to, tmp);  // unpredictable name, O_EXCL
   const auto fail = [&](const std::string& what, int in, int out) {
     const std::string why = std::strerror(errno);
     if (in >= 0) ::close(in);
@@ -248,10 +250,10 @@ void copy_atomically(const std::string& from, const std::string& to) {
     ::unlink(tmp.c_str());
     throw FileError(to, what + ": " + why + " (disk full?); the previous snapshot is kept");
   };
+  const int out = tmp_fd;
   const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) fail("cannot read the work file " + from, -1, -1);
-  const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out < 0) fail("cannot create " + tmp, in, -1);
+  if (in < 0) fail("cannot read the work file " + from, -1, out);
+  if (::fchmod(out, new_file_mode()) != 0) fail("cannot set the snapshot's permissions", in, out);
   for (;;) {
     const ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, 1 << 24, 0);
     if (n == 0) break;
@@ -297,7 +299,6 @@ struct BnbDatasetWriter::Handles {
 BnbDatasetWriter::BnbDatasetWriter(const std::string& path, const BnbWriterOptions& options)
     : h_(std::make_unique<Handles>()),
       path_(path),
-      work_path_(path + ".work"),
       partial_path_(bnb_partial_path(path)),
       options_(options) {
   quiet_hdf5();
@@ -322,9 +323,23 @@ BnbDatasetWriter::BnbDatasetWriter(const std::string& path, const BnbWriterOptio
                     "is left from an interrupted collection (it is a valid dataset of the "
                     "episodes committed before it stopped): rename it to keep them, or pass "
                     "--force to discard it");
-  if (std::filesystem::is_directory(path, ec))
-    throw FileError(path, "is a directory; give a file name for the dataset");
+  // What the finished file replaces: never a device or FIFO; through a symbolic link of ours.
+  const ReplaceTarget target = replace_target(path);
+  path_ = target.path;
+  // The work file: an unpredictable name created exclusively beside the output (a fixed
+  // "<out>.work" could be a link another user planted in a shared folder), with the mode
+  // the finished file will have.
+  {
+    const int fd = create_temporary(path_, work_path_);
+    const bool moded = ::fchmod(fd, target.exists ? target.mode : new_file_mode()) == 0;
+    ::close(fd);
+    if (!moded) {
+      ::unlink(work_path_.c_str());
+      throw FileError(path, "cannot set the permissions of the work file " + work_path_);
+    }
+  }
   h_->file = Hid(H5Fcreate(work_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (!h_->file.valid()) ::unlink(work_path_.c_str());
   if (!h_->file.valid())
     throw FileError(path, "cannot create the work file " + work_path_ +
                               " (does the directory exist and is it writable?)");
@@ -458,6 +473,9 @@ void BnbDatasetWriter::close() {
   }
   fsync_parent_dir(path_);
   ::unlink(partial_path_.c_str());
+  // Work files and snapshot copies of killed runs (their process is gone).
+  remove_stale_temporaries(path_);
+  remove_stale_temporaries(partial_path_);
   committed_ = episodes_;
   finished_ = true;
 }

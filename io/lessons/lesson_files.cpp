@@ -16,6 +16,7 @@
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
+#include "core/common/user_dirs.hpp"
 #include "core/labs.hpp"
 #include "core/quiz/numeric.hpp"
 
@@ -347,14 +348,7 @@ const Lesson* LessonLibrary::find(const std::string& id) const {
 // ---- Folders ----------------------------------------------------------------------------
 
 std::string default_data_dir() {
-  std::string base;
-  if (const char* v = std::getenv("XDG_DATA_HOME"); v && *v)
-    base = v;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    base = std::string(home) + "/.local/share";
-  else
-    base = "/tmp";
-  return base + "/poslab";
+  return user_dir(UserDir::data);
 }
 
 // ---- Catalog ----------------------------------------------------------------------------

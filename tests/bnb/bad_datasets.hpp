@@ -40,6 +40,22 @@ inline std::vector<bnb::EpisodeRecord> write_valid_dataset(const std::string& pa
   return out;
 }
 
+// Writes 3 valid episodes, then a fourth whose row 2, slot 0, value 8 (vx/180) is `value`
+// (NaN, an infinity or 1e30: what a damaged or edited file holds; issue 29).
+inline void write_dataset_with_token(const std::string& path, float value) {
+  io::BnbWriterOptions opts;
+  opts.overwrite = true;
+  io::BnbDatasetWriter w(path, opts);
+  for (int e = 0; e < 4; ++e) {
+    bnb::EpisodeSpec spec;
+    spec.seed = 200 + static_cast<uint64_t>(e);
+    bnb::EpisodeRecord rec = bnb::run_episode(spec);
+    if (e == 3) rec.tokens[2 * 8 * 15 + 8] = value;
+    w.append(rec);
+  }
+  w.close();
+}
+
 inline std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream bytes;

@@ -1,7 +1,8 @@
 // make_bad_dataset <kind> <path>: writes a small valid dataset, then breaks it one way
 // (kind: valid, version, magic, shape, missing, truncated, corrupt, huge, external-link,
-// external-storage). Used by
+// external-storage, nan-token, huge-token: episode 3 holds NaN or 1e30 in one token). Used by
 // tests/cli/cli_bnb_test.sh to check that `poslab-cli inspect` rejects each with exit 2.
+#include <cmath>
 #include <iostream>
 
 #include "tests/bnb/bad_datasets.hpp"
@@ -10,7 +11,7 @@ int main(int argc, char** argv) {
   if (argc != 3) {
     std::cerr << "usage: make_bad_dataset "
                  "valid|version|magic|shape|missing|truncated|corrupt|huge|external-link|"
-                 "external-storage <path>\n";
+                 "external-storage|nan-token|huge-token <path>\n";
     return 2;
   }
   namespace t = poslab::testing;
@@ -36,6 +37,10 @@ int main(int argc, char** argv) {
       t::make_external_link(path, path + ".other.h5", "tokens");
     } else if (kind == "external-storage")
       t::make_external_storage(path, path + ".raw");
+    else if (kind == "nan-token")
+      t::write_dataset_with_token(path, std::nanf(""));
+    else if (kind == "huge-token")
+      t::write_dataset_with_token(path, 1e30f);
     else if (kind != "valid")
       throw std::runtime_error("unknown kind " + kind);
   } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 // Hostile input to the core and io readers that the command-line tests cannot reach
 // directly: progress files (numbers out of range, deep nesting, wrapping integers), strict
-// UTF-8 in the tokenizer, read_file on FIFOs, and the clean-up of temporaries that a killed
-// atomic write leaves.
+// UTF-8 in the tokenizer, read_file on FIFOs, the clean-up of temporaries that a killed
+// atomic write leaves, and (issue 29) what atomic writes replace and where user files live.
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,10 +10,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "core/attention/tokenizer.hpp"
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/user_dirs.hpp"
 #include "io/lessons/progress_file.hpp"
 
 using namespace poslab;
@@ -145,4 +147,117 @@ TEST_CASE("an atomic write removes the temporaries of writers that were killed")
   CHECK(fs::exists(other));
   fs::remove(live);
   fs::remove(other);
+}
+
+// Issue 29 (M1): temporaries get unpredictable names created exclusively, so a link planted
+// at the old predictable name "<path>.tmp.<pid>" changes nothing; a device or FIFO target is
+// refused; the old file's mode is kept; a symbolic link of ours is written through.
+TEST_CASE("atomic writes: planted links, device and FIFO targets, modes and our own links") {
+  const std::string path = scratch("m1.json");
+  const std::string victim = scratch("m1_victim");
+  { std::ofstream(victim) << "secret"; }
+  fs::remove(path + ".tmp." + std::to_string(::getpid()));
+  fs::create_symlink(victim, path + ".tmp." + std::to_string(::getpid()));
+  write_file_atomically(path, "new");
+  CHECK(read_file(victim) == "secret");
+  CHECK(read_file(path) == "new");
+  fs::remove(path + ".tmp." + std::to_string(::getpid()));
+
+  const std::string fifo = scratch("m1.fifo");
+  fs::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(write_file_atomically(fifo, "x"), Catch::Contains("is a FIFO"));
+  CHECK(fs::is_fifo(fifo));
+  CHECK_THROWS_WITH(write_file_atomically("/dev/null", "x"),
+                    Catch::Contains("is a character device; refusing to replace it"));
+  CHECK(fs::is_character_file("/dev/null"));
+  CHECK_THROWS_WITH(write_file_atomically(fs::path(path).parent_path().string(), "x"),
+                    Catch::Contains("is a directory"));
+
+  ::chmod(path.c_str(), 0640);
+  write_file_atomically(path, "again");
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+
+  const std::string link = scratch("m1_link.json");
+  fs::remove(link);
+  fs::create_symlink(path, link);
+  write_file_atomically(link, "through");
+  CHECK(fs::is_symlink(link));
+  CHECK(read_file(path) == "through");
+  const std::string dangling = scratch("m1_dangling.json"), later = scratch("m1_later.json");
+  fs::remove(dangling);
+  fs::remove(later);
+  fs::create_symlink(later, dangling);
+  write_file_atomically(dangling, "created");
+  CHECK(fs::is_symlink(dangling));
+  CHECK(read_file(later) == "created");
+
+  // A new file: 0666 minus the umask; no temporaries left.
+  const std::string fresh = scratch("m1_fresh.json");
+  fs::remove(fresh);
+  const mode_t old_mask = ::umask(027);
+  write_file_atomically(fresh, "{}");
+  ::umask(old_mask);
+  REQUIRE(::stat(fresh.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+  for (const auto& e : fs::directory_iterator(fs::path(path).parent_path()))
+    CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+
+  // A temporary name is unpredictable: two in a row differ, and both are created anew.
+  std::string a, b;
+  const int fa = create_temporary(path, a), fb = create_temporary(path, b);
+  CHECK(a != b);
+  CHECK(a.rfind(path + ".tmp." + std::to_string(::getpid()) + ".", 0) == 0);
+  ::close(fa);
+  ::close(fb);
+  fs::remove(a);
+  fs::remove(b);
+}
+
+// Issue 29: with HOME and XDG_* unset, files went to one shared /tmp/poslab owned by whoever
+// came first. Now a per-user folder, private, or an error naming it.
+TEST_CASE("user folders: XDG, HOME, and a private per-user folder without either") {
+  const auto saved = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  const auto home = saved("HOME"), xdg = saved("XDG_DATA_HOME"), cfg = saved("XDG_CONFIG_HOME"),
+             tmpdir = saved("TMPDIR");
+  const std::string tmp = scratch("tmpdir");
+  fs::create_directories(tmp);
+  ::setenv("XDG_DATA_HOME", "/x/data", 1);
+  ::setenv("XDG_CONFIG_HOME", "relative/is/ignored", 1);
+  ::setenv("HOME", "/home/someone", 1);
+  CHECK(user_dir(UserDir::data) == "/x/data/poslab");
+  CHECK(user_dir(UserDir::config) == "/home/someone/.config/poslab");
+  ::unsetenv("XDG_DATA_HOME");
+  ::unsetenv("XDG_CONFIG_HOME");
+  ::unsetenv("HOME");
+  ::setenv("TMPDIR", tmp.c_str(), 1);
+  const std::string mine = tmp + "/poslab-" + std::to_string(::geteuid());
+  CHECK(user_dir(UserDir::data) == mine + "/data");
+  CHECK(user_dir(UserDir::config) == mine + "/config");
+  struct stat st {};
+  REQUIRE(::lstat(mine.c_str(), &st) == 0);
+  CHECK(S_ISDIR(st.st_mode));
+  CHECK((st.st_mode & 0777) == 0700);
+  // Open to others (as if another user had made it first for us): refused, named.
+  ::chmod(mine.c_str(), 0777);
+  CHECK_THROWS_WITH(user_dir(UserDir::data), Catch::StartsWith(mine + ": is not a private folder"));
+  fs::remove(mine);
+  fs::create_symlink(tmp, mine);  // a link planted at our name
+  CHECK_THROWS_WITH(user_dir(UserDir::data), Catch::Contains("is not a private folder"));
+  fs::remove(mine);
+  const auto restore = [](const char* name, const std::optional<std::string>& v) {
+    if (v)
+      ::setenv(name, v->c_str(), 1);
+    else
+      ::unsetenv(name);
+  };
+  restore("HOME", home);
+  restore("XDG_DATA_HOME", xdg);
+  restore("XDG_CONFIG_HOME", cfg);
+  restore("TMPDIR", tmpdir);
 }

@@ -45,7 +45,10 @@ TEST_CASE("helm actions round-trip through their text", "[dreams]") {
   CHECK(a[2] == bnb::ShipAction{1, 2, 0});
   CHECK(a[3] == bnb::ShipAction{0, 0, 1});
   CHECK(a[5] == bnb::ShipAction{2, 6, 1});
-  for (const char* bad : {"3.0.0", "1.7.0", "1.0.2", "1.0", "1.0.0*0", "1.0.0x", ",", "a.b.c"}) {
+  // Issue 29: 4294967297 wrapped to 1 through sscanf's %d; counts beyond the budget in all.
+  for (const char* bad : {"3.0.0", "1.7.0", "1.0.2", "1.0", "1.0.0*0", "1.0.0x", ",", "a.b.c",
+                          "4294967297.0.0", "1.0.0*4294967297", "-0.0.0", "1.0.0*-1", "1. 0.0",
+                          "1.0.0*100001", "2.6.1*100000,2.6.1*1"}) {
     INFO(bad);
     CHECK_THROWS_AS(dream_helm_actions_parse(bad), InputError);
   }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/errors.hpp"
+#include "core/common/excerpt.hpp"
 #include "core/common/random.hpp"
 #include "io/checkpoint/safetensors.hpp"
 #include "io/checkpoint/wm_checkpoint.hpp"
@@ -365,5 +366,124 @@ TEST_CASE("world-model checkpoints of another config or format are named errors"
   md.erase("config");
   md["param_count"] = std::to_string(m.params.size());
   expect(md, "lacks 'config'");
+  std::filesystem::remove(path);
+}
+
+// Issue 29: a header nested 100,000 deep crashed the reader (recursive JSON code building
+// the error), and a 1.7 KB file claiming a 64-layer model made the loader allocate 12.5 GB
+// before it looked at the tensors. Both now fail from the header, in a short line.
+TEST_CASE("hostile checkpoint headers: deep nesting and configs beyond the budget",
+          "[checkpoint]") {
+  CHECK(json_nesting_depth("") == 0);
+  CHECK(json_nesting_depth(R"({"a": [1, {"b": []}]})") == 4);
+  CHECK(json_nesting_depth(R"({"a": "[[[[{{{{\"[[["})") == 1);  // brackets in strings
+  CHECK(json_nesting_depth(std::string(100000, '['), 8) == 9);  // stops counting past 8
+  for (const int depth : {9, 1000, 100000}) {
+    const std::string deep =
+        std::string(static_cast<size_t>(depth), '[') + std::string(static_cast<size_t>(depth), ']');
+    for (const std::string& header :
+         {R"({"t": {"dtype": "F32", "shape": )" + deep + R"(, "data_offsets": [0, 4]}})",
+          R"({"__metadata__": {"x": )" + deep + R"(}, "t": {"dtype": "F32", "shape": [1],
+             "data_offsets": [0, 4]}})"}) {
+      INFO("depth " << depth);
+      try {
+        SafetensorsFile f(make_file(header, 4), "deep.safetensors");
+        FAIL("no error");
+      } catch (const FileError& e) {
+        const std::string what = e.what();
+        CHECK(what.find("deep.safetensors: ") == 0);
+        CHECK(what.find("nested deeper than 8") != std::string::npos);
+        CHECK(what.size() < 200);
+      }
+    }
+  }
+  // A long hostile name is quoted as an excerpt, never whole.
+  const std::string name(100000, 'x');
+  try {
+    SafetensorsFile f(make_file(R"({")" + name + R"(": {"dtype": "F64", "shape": [1],
+                                 "data_offsets": [0, 4]}})",
+                                4),
+                      "long.safetensors");
+    FAIL("no error");
+  } catch (const FileError& e) {
+    CHECK(std::string(e.what()).size() < 200);
+  }
+  CHECK(error_excerpt(std::string("a\x1b[2Jb\n") + std::string(50, 'c')) ==
+        "a?[2Jb?" + std::string(33, 'c') + "...");
+
+  // The budget: the paper model fits, a 1024-wide 64-layer one does not.
+  CHECK_NOTHROW(wm::wm_validate(wm::wm_preset("paper")));
+  CHECK(wm::wm_param_count(wm::wm_preset("paper")) * 4 < wm::WmConfig::max_params);
+  wm::WmConfig huge;
+  huge.embed = 1024, huge.heads = 64, huge.layers = 64, huge.context = 4096;
+  CHECK_THROWS_WITH(wm::wm_validate(huge), Catch::Contains("beyond this build's budget"));
+  wm::WmConfig long_ctx;  // few parameters, but a 4096-step cache of width 1024
+  long_ctx.embed = 1024, long_ctx.heads = 4, long_ctx.layers = 1, long_ctx.context = 4096;
+  CHECK_THROWS_WITH(wm::wm_validate(long_ctx), Catch::Contains("dream cache"));
+}
+
+TEST_CASE("wm_checkpoint_peek checks a file from its header without reading tensors",
+          "[checkpoint]") {
+  const auto c = micro_config(wm::WmPosition::rope);
+  wm::WorldModel m(c);
+  m.init(2);
+  const auto path = temp_path("poslab_wm_peek.safetensors");
+  nn::AdamWState opt = nn::adamw_init(m.params.size());
+  opt.step = 5;
+  wm_checkpoint_save(path, c, m.params, 5, &opt, {{"note", "x"}});
+  const WmCheckpointPeek p = wm_checkpoint_peek(path);
+  CHECK(p.config == c);
+  CHECK(p.step == 5);
+  CHECK(p.param_count == m.params.size());
+  CHECK(p.has_optim);
+  CHECK_FALSE(p.has_swa);
+  CHECK(p.file_bytes == std::filesystem::file_size(path));
+  CHECK(p.metadata.at("note") == "x");
+  // A header-only file refuses to hand out data.
+  const auto header = SafetensorsFile::open_header(path);
+  CHECK(header.header_only());
+  std::vector<float> dst(4);
+  CHECK_THROWS_AS(header.copy(header.tensors().front().name, dst), InputError);
+
+  // The config claims a model the file does not hold: refused before any allocation.
+  const std::string first = wm::wm_param_layout(c).tensors.front().name;
+  auto bigger = c;
+  bigger.layers = 4;
+  const TensorMetadata meta{{"format", kWmCheckpointFormat},
+                            {"format_version", "1"},
+                            {"config", wm_config_to_json(bigger)},
+                            {"step", "0"},
+                            {"param_count", std::to_string(wm::wm_param_count(bigger))}};
+  safetensors_save(path, {{first, {1}, 0}}, std::vector<float>{1.0f}, meta);
+  CHECK_THROWS_WITH(wm_checkpoint_peek(path), Catch::Contains("has shape [1], this model needs"));
+  CHECK_THROWS_WITH(wm_checkpoint_load(path), Catch::Contains("has shape [1], this model needs"));
+
+  // Metadata of the wrong type or range is named (was: wrapped, or converted first).
+  const auto with = [&](const std::string& key, const std::string& value) {
+    TensorMetadata md{{key, value}};
+    return md;
+  };
+  CHECK_THROWS_WITH(wm_recorded_data(with("data", R"({"seed": -1})"), "c"),
+                    Catch::Contains("recorded seed = -1"));
+  CHECK_THROWS_WITH(wm_recorded_data(with("data", R"({"val_fraction": 2})"), "c"),
+                    Catch::Contains("recorded val_fraction = 2"));
+  CHECK_THROWS_WITH(wm_recorded_data(with("data", R"({"files": [3]})"), "c"),
+                    Catch::Contains("recorded files"));
+  wm::WmDataParams dp;
+  nn::AdamWParams ap;
+  CHECK_THROWS_WITH(wm_recorded_training(with("training", R"({"batch": 1e10})"), "c", dp, ap),
+                    Catch::Contains("recorded batch"));
+  CHECK_THROWS_WITH(wm_recorded_training(with("training", R"({"batch": 4294967297})"), "c", dp, ap),
+                    Catch::Contains("recorded batch"));
+  CHECK_THROWS_WITH(wm_recorded_training(with("training", R"({"lr": "1"})"), "c", dp, ap),
+                    Catch::Contains("recorded lr"));
+  wm_recorded_training(with("training", R"({"batch": 3, "lr": 0.002, "swa_start": -1})"), "c", dp,
+                       ap);
+  CHECK(dp.batch == 3);
+  CHECK(ap.lr == 0.002);
+  const auto d = wm_recorded_data(with("data", R"({"files": [{"path": "a.h5"}], "seed": 7})"), "c");
+  CHECK(d.files == std::vector<std::string>{"a.h5"});
+  CHECK(d.seed == 7u);
+  CHECK_FALSE(d.val_fraction.has_value());
   std::filesystem::remove(path);
 }
