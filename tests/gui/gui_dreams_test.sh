@@ -52,18 +52,12 @@ case "$case_" in
   deep-header)
     # Issue 29 (S1): a checkpoint whose header nests a tensor shape 100,000 JSON arrays deep
     # (200 KB) crashed the window by stack overflow. Given on the command line (trusted, read
-    # at once on the model job): a red banner naming it, and the app keeps running. Skipped
-    # while the checkpoint reader has no nesting bound (poslab-cli wm info crashes on it).
-    python3 - "$tmp/deep.safetensors" <<'EOP'
-import struct, sys
-depth = 100000
-header = ('{"w":{"dtype":"F32","shape":' + '[' * depth + '1' + ']' * depth +
-          ',"data_offsets":[0,4]}}').encode()
-open(sys.argv[1], 'wb').write(struct.pack('<Q', len(header)) + header + b'\0' * 4)
-EOP
+    # at once on the model job): a red banner naming it, and the app keeps running; the CLI
+    # refuses it with exit 2.
+    python3 "$(dirname "$0")/make_deep_checkpoint.py" "$tmp/deep.safetensors"
     cli="$(dirname "$app")/../cli/poslab-cli"
     "$cli" wm info "$tmp/deep.safetensors" >/dev/null 2>&1; cli_rc=$?
-    [ "$cli_rc" -ge 128 ] && { echo "SKIP: poslab-cli wm info dies with signal $((cli_rc - 128)) on the deep header: the reader has no nesting bound yet"; exit 77; }
+    [ "$cli_rc" -eq 2 ] || { echo "poslab-cli wm info on the deep header exited $cli_rc, expected 2"; exit 1; }
     expect_banner "dreams?model=$tmp/deep.safetensors" "deep.safetensors"
     ;;
   bad-file)

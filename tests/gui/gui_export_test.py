@@ -7,7 +7,10 @@ must print the exported JSON. Also: the lessons lab exports a picture, a lab wit
 command says why, a poslab: link opens the right lab, an unwritable folder and an existing
 file (without --overwrite) are clear errors with exit code 2.
 Usage: gui_export_test.py POSLAB CLI"""
-import csv, json, math, os, shlex, struct, subprocess, sys, tempfile, zlib
+import csv, json, math, os, shlex, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import png_check  # noqa: E402
 
 APP, CLI = sys.argv[1], sys.argv[2]
 XVFB = ["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "xvfb.sh")]  # the app's own exit code
@@ -46,17 +49,9 @@ failures = []
 
 
 def png_size_and_varies(path):
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
-    w, h = struct.unpack(">II", data[16:24])
-    idat, pos = b"", 8
-    while pos < len(data):
-        n = struct.unpack(">I", data[pos:pos + 4])[0]
-        if data[pos + 4:pos + 8] == b"IDAT":
-            idat += data[pos + 8:pos + 8 + n]
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    return w, h, len(set(raw[1:1 + 3 * w])) > 1 or len(set(raw)) > 8
+    r = png_check.png_size_and_varies(path)
+    assert r is not None, path
+    return r
 
 
 def sections(path):

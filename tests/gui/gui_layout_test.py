@@ -5,7 +5,10 @@ the lab's main view (Panel::main_view_rect, the part of it inside the window, pr
 `poslab --frames` as "main view: W x H px on screen") at least its floor on each side.
 A squeezed plot or map fails here instead of in front of a class.
 Usage: gui_layout_test.py POSLAB [OUT_DIR]  (OUT_DIR keeps the PNGs for people to look at)"""
-import os, re, struct, subprocess, sys, tempfile, zlib
+import os, re, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from png_check import png_size_and_varies  # noqa: E402
 
 APP = sys.argv[1]
 OUT = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="poslab-layout-")
@@ -32,19 +35,9 @@ SIZES = [(1024, 700, 1), (1280, 720, 1), (1600, 1000, 1), (1600, 1000, 2)]
 
 
 def png_varies(path):
-    """True when the PNG is not one flat colour (decoded with zlib: no imaging library)."""
-    data = open(path, "rb").read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        return False
-    w = struct.unpack(">I", data[16:20])[0]
-    idat, pos = b"", 8
-    while pos < len(data):
-        n = struct.unpack(">I", data[pos:pos + 4])[0]
-        if data[pos + 4:pos + 8] == b"IDAT":
-            idat += data[pos + 8:pos + 8 + n]
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    return len(set(raw[1:1 + 3 * w])) > 1 or len(set(raw[::97])) > 8
+    """True when the PNG is not one flat colour."""
+    r = png_size_and_varies(path)
+    return bool(r and r[2])
 
 
 failures = []

@@ -29,13 +29,7 @@ export APP="$app" CLI="$cli" TMP="$tmp"
 . "$(dirname "$0")/x_window.sh"   # app_start, app_quit, on_fresh_server
 
 # A safetensors file whose header nests a tensor shape 100,000 JSON arrays deep (200 KB).
-python3 - "$tmp/deep.safetensors" <<'EOP'
-import struct, sys
-depth = 100000
-header = ('{"w":{"dtype":"F32","shape":' + '[' * depth + '1' + ']' * depth +
-          ',"data_offsets":[0,4]}}').encode()
-open(sys.argv[1], 'wb').write(struct.pack('<Q', len(header)) + header + b'\0' * 4)
-EOP
+python3 "$(dirname "$0")/make_deep_checkpoint.py" "$tmp/deep.safetensors"
 printf 'not an HDF5 file' > "$tmp/stranger.h5"
 printf 'not an HDF5 file either' > "$tmp/mine.h5"
 
