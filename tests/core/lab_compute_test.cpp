@@ -82,7 +82,7 @@ TEST_CASE("attention lab compute: demos sample what both faces show") {
   s.params.encoding = AttentionEncoding::none;
   const AttentionLabResult p = attention_lab_compute(s, nullptr, {.only_head = 1});
   REQUIRE(p.has_pair);
-  CHECK(p.pair.max_abs_score_diff < 1e-5);  // no encoding: only permuted
+  CHECK(p.pair.max_abs_score_diff < 1e-5);       // no encoding: only permuted
   CHECK(p.result.heads[1].weights.rows() == 7);  // the default sentence: seven words
   CHECK(p.result.heads[0].weights.size() == 0);  // only the head asked for
   CHECK_THROWS_AS(attention_lab_compute(s, nullptr, {.only_head = 4}), InputError);
