@@ -95,6 +95,15 @@ until_ "j['picture_scale'] == 2" "2x chosen"
 click save.picture
 until_file "$OUT/poslab-rope.png"
 until_ "j['status'].startswith('Saved the picture') and 'close' in r" "the popup back, saying the picture is saved"
+# The frames right after a 2x capture may still carry the capture's layout (the dials fit
+# their pane from the previous frame): wake a few frames until the view's width settles.
+prev=""
+for i in $(seq 25); do
+  xdotool mousemove --window "$wid" $((30 + i % 2)) 300; sleep 0.3
+  now=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["view"])' "$rects" 2>/dev/null)
+  [ -n "$now" ] && [ "$now" = "$prev" ] && break
+  prev="$now"
+done
 cp "$rects" "$OUT/after-picture.json"
 click save.csv
 until_file "$OUT/poslab-rope.csv"
