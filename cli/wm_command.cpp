@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "cli/wm_dream_lab.hpp"
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/excerpt.hpp"
 #include "core/nn/parallel.hpp"
 #include "core/wm/eval.hpp"
 #include "core/wm/train.hpp"
@@ -693,17 +695,27 @@ void run_forward(const ForwardArgs& a) {
                     std::to_string(a.length));
   int T = 0;
   for (const auto& s : specs) {
-    long long e = 0, st = 0, len = 0;
-    char tail = 0;
-    if (std::sscanf(s.c_str(), "%lld:%lld:%lld%c", &e, &st, &len, &tail) != 3)
-      throw InputError("--window '" + s + "': use EPISODE:START:LENGTH, e.g. 0:10:16");
+    // EPISODE:START:LENGTH, three plain decimals read with from_chars (sscanf's %lld has no
+    // defined result past its range), the text quoted only as a short excerpt.
+    const std::string quoted = "--window " + error_excerpt(s);
+    long long v[3] = {0, 0, 0};
+    const char* p = s.data();
+    const char* const stop = s.data() + s.size();
+    bool ok = true;
+    for (int i = 0; i < 3 && ok; ++i) {
+      const auto [next, ec] = std::from_chars(p, stop, v[i]);
+      ok = ec == std::errc() && next != p && (i < 2 ? next < stop && *next == ':' : next == stop);
+      p = next + (i < 2 ? 1 : 0);
+    }
+    if (!ok) throw InputError(quoted + ": use EPISODE:START:LENGTH, e.g. 0:10:16");
+    const long long e = v[0], st = v[1], len = v[2];
     if (e < 0 || e >= static_cast<long long>(eps.size()))
-      throw InputError("--window '" + s + "': episode out of range (the file has " +
+      throw InputError(quoted + ": episode out of range (the file has " +
                        std::to_string(eps.size()) + ")");
     const int rows = eps[static_cast<size_t>(e)].rows;
-    if (st < 0 || len < 1 || st + len > rows)
-      throw InputError("--window '" + s + "': rows out of range (episode has " +
-                       std::to_string(rows) + " rows)");
+    if (st < 0 || len < 1 || st > rows || len > rows - st)
+      throw InputError(quoted + ": rows out of range (episode has " + std::to_string(rows) +
+                       " rows)");
     wins.push_back({static_cast<int>(e), static_cast<int>(st), static_cast<int>(len)});
     T = std::max(T, static_cast<int>(len));
   }

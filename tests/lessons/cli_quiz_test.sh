@@ -106,16 +106,17 @@ POSLAB_LANG=fr expect_exit2 "POSLAB_LANG = \"fr\"" quiz list
 check_json "len(j)>=20 and all('?' in p or p.isalpha() for p in j) and 'kv?pos=rope&scenario=stitch&method=reencode' in j" quiz presets
 
 # Issue 29 (M4): a progress file the CLI cannot read (a newer version, a folder where the
-# file should be) is never moved or rewritten, by `list` nor by `list --lang`.
+# file should be) is never moved or rewritten, by `list` nor by `list --lang` (the command
+# line is stateless: it does not read the progress file to list or to pick a language).
 pf="$XDG_DATA_HOME/poslab/progress.json"
+mkdir -p "$XDG_DATA_HOME/poslab"  # the CLI itself never writes there (stateless)
 printf '{"format": "poslab-progress", "version": 99, "lessons": {}}\n' > "$pf"
 before=$(sha256sum "$pf")
 for args in "quiz list" "quiz list --lang zh"; do
   # shellcheck disable=SC2086  # two words
-  err=$("$cli" $args 2>&1 >/dev/null) || { echo "FAIL: $args exited non-zero with a newer progress file"; fail=1; }
+  "$cli" $args >/dev/null 2>&1 || { echo "FAIL: $args exited non-zero with a newer progress file"; fail=1; }
   [ "$(sha256sum "$pf")" = "$before" ] || { echo "FAIL: $args rewrote a newer progress file"; fail=1; }
   ls "$XDG_DATA_HOME/poslab/" | grep -q 'corrupt' && { echo "FAIL: $args moved the progress file aside"; fail=1; }
-  grep -q "version 99 is not supported.*left untouched" <<<"$err" || { echo "FAIL: $args did not say why: $err"; fail=1; }
 done
 rm "$pf"; mkdir "$pf"
 "$cli" quiz list >/dev/null 2>&1 && [ -d "$pf" ] || { echo "FAIL: quiz list with an unreadable progress file"; fail=1; }
