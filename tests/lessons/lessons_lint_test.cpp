@@ -470,8 +470,7 @@ TEST_CASE("lessons open with their goal and end with steps to try in a lab") {
       CHECK((first == "Goal" || first == "目标"));
       CHECK((last == "Try this" || last == "动手试试"));
       MdDocument tail;
-      tail.blocks.assign(doc->blocks.begin() + static_cast<std::ptrdiff_t>(h2.back()),
-                         doc->blocks.end());
+      for (size_t i = h2.back(); i < doc->blocks.size(); ++i) tail.blocks.push_back(doc->blocks[i]);
       CHECK_FALSE(markdown_lab_links(tail).empty());
     }
   }
