@@ -568,6 +568,7 @@ int main(int argc, char** argv) {
 #endif
   Options opt;
   CLI::App cli{"PosLab: see why position encodings in transformers work"};
+  cli.set_version_flag("--version", "poslab " POSLAB_VERSION);
   cli.add_option("--panel", opt.panel, "lab to show first (rope, attention, kv, arena, lessons)");
   cli.add_option("--preset", opt.preset, "open the lab named by this preset in its state");
   cli.add_option("--frames", opt.frames, "render this many frames, then exit")

@@ -13,6 +13,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"PosLab command line: position-encoding computations as JSON"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "poslab-cli " POSLAB_VERSION);
   poslab::cli::add_rope_command(app);
   poslab::cli::add_sim_command(app);
   poslab::cli::add_collect_command(app);
@@ -51,6 +52,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "error: " << e.what() << " (see --help)\n";

@@ -49,7 +49,7 @@ if(HELP2MAN_EXECUTABLE)
     set(page ${POSLAB_PKG_DIR}/${prog}.1)
     add_custom_command(
       OUTPUT ${page}.gz
-      COMMAND ${HELP2MAN_EXECUTABLE} --no-info --version-string=${PROJECT_VERSION}
+      COMMAND ${HELP2MAN_EXECUTABLE} --no-info --version-option=--version
               --name=${_poslab_man_${prog}} --output=${page} $<TARGET_FILE:${prog}>
       COMMAND ${GZIP_EXECUTABLE} -9nf ${page}
       DEPENDS ${prog}

@@ -42,4 +42,7 @@ expect_exit2 'unknown subcommand "lm"' lm
 expect_exit2 'unknown subcommand "lm"' --help lm
 "$cli" --help >/dev/null || { echo "FAIL: --help exits non-zero"; fail=1; }
 "$cli" rope --help >/dev/null || { echo "FAIL: rope --help exits non-zero"; fail=1; }
+# --version names the program and the project's version (help2man reads it for the man page).
+[[ "$("$cli" --version)" =~ ^poslab-cli\ [0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+  { echo "FAIL: --version prints '$("$cli" --version 2>&1)'"; fail=1; }
 exit $fail
