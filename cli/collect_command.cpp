@@ -99,7 +99,7 @@ void run(const CollectArgs& a) {
   int running = threads;
   std::exception_ptr failure;
   int64_t written = 0;
-  const size_t window = static_cast<size_t>(4 * threads);
+  const size_t window = static_cast<size_t>(4) * static_cast<size_t>(threads);
 
   g_interrupted.store(false);
   const auto old_handler = std::signal(SIGINT, on_sigint);

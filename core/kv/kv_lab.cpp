@@ -15,6 +15,7 @@ namespace {
 
 std::string join(const std::vector<KvMethod>& ms) {
   std::vector<std::string> names;
+  names.reserve(ms.size());
   for (auto m : ms) names.push_back(kv_method_name(m));
   return poslab::join(names);
 }

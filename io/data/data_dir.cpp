@@ -62,7 +62,7 @@ std::string data_dir_rule() {
 }
 
 std::string lessons_dir() {
-  if (const std::string d = env("POSLAB_LESSONS_DIR"); !d.empty()) return d;
+  if (std::string d = env("POSLAB_LESSONS_DIR"); !d.empty()) return d;
   return (choose().dir / "lessons").string();
 }
 
@@ -72,7 +72,7 @@ std::string i18n_dir() {
 }
 
 std::string models_dir() {
-  if (const std::string d = env("POSLAB_MODELS_DIR"); !d.empty()) return d;
+  if (std::string d = env("POSLAB_MODELS_DIR"); !d.empty()) return d;
   return (choose().dir / "assets" / "models").string();
 }
 

@@ -70,7 +70,7 @@ std::string csv_cell(const Json& v) {
     const auto r = std::to_chars(buf, buf + sizeof buf, v.get<double>());
     return std::string(buf, r.ptr);
   }
-  const std::string s = v.is_string() ? v.get<std::string>() : dump_json(v);
+  std::string s = v.is_string() ? v.get<std::string>() : dump_json(v);
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
