@@ -70,7 +70,7 @@ StepError step_error(std::span<const float> real, std::span<const float> pred); 
 // ---- KV-cache index bookkeeping (the token strip) ---------------------------------------
 // Tokens S_0 A_0 S_1 A_1 ... of one ship. nominal = 2t (S_t) or 2t+1 (A_t). A cached token
 // has the index its key was stored (encoded) with and the index the model uses it at now;
-// they differ only in the `reset` window after the first slide.
+// they differ only in the `naive` window after the first slide.
 struct StripToken {
   int step = 0;         // t
   bool action = false;  // false: S_t, true: A_t
@@ -245,7 +245,7 @@ void dream_session_append(DreamTimeline& timeline, std::vector<DreamFrame> frame
 void dream_session_run(DreamEngine& engine, DreamTimeline& timeline, int steps,
                        const HelmInput& helm = {});
 
-// ---- Replaying the lab's session (`poslab-cli wm dream --preset`) ------------------------
+// ---- Helm actions (`poslab-cli wm dream --preset --helm-actions`) -------------------------
 // The helm ship's actions of the dream steps h = 1 .. dream_steps, run-length coded as
 // "P.T.S*N,..." (power, turn, shoot indices; N steps in a row); "" when helm < 0. With the
 // preset, this is all a session needs to be replayed exactly.
