@@ -34,6 +34,7 @@
 #include "core/wm/eval.hpp"
 #include "core/wm/train.hpp"
 #include "io/checkpoint/wm_checkpoint.hpp"
+#include "io/labjson/dream_lab_io.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -82,56 +83,9 @@ Json loss_json(const WmLoss& l) {
   return j;
 }
 
-Json summary_json(const ErrorSummary& s) {
-  Json j;
-  j["pos_px"] = s.pos_px;
-  j["vel_px_s"] = s.vel_px_s;
-  j["att_deg"] = s.att_deg;
-  j["health"] = s.health;
-  j["power"] = s.power;
-  j["alive_agree"] = s.alive_agree;
-  j["ships"] = s.alive_count;
-  return j;
-}
-
-// {"pos_px": [k=1..K], ...} per-step arrays.
-Json curves_json(const ErrorAccumulator& a, int K) {
-  Json j;
-  for (const char* key :
-       {"pos_px", "vel_px_s", "att_deg", "health", "power", "alive_agree", "ships"})
-    j[key] = Json::array();
-  for (int k = 1; k <= K; ++k) {
-    const Json s = summary_json(a.at(k));
-    for (auto& [key, v] : s.items()) j[key].push_back(v);
-  }
-  return j;
-}
-
-// `window` is the decoder's mode past the context (wm_decode.hpp WmOverflow).
-Json dream_summary_json(const DreamSummary& s, const DreamParams& p) {
-  Json j;
-  j["dreams"] = s.dreams;
-  j["steps"] = p.steps;
-  j["loop"] = dream_loop_name(p.loop);
-  j["window"] = wm_overflow_name(p.window);
-  j["model"] = curves_json(s.model, p.steps);
-  j["copy_last"] = curves_json(s.copy_last, p.steps);
-  j["constant_velocity"] = curves_json(s.const_velocity, p.steps);
-  Json at = Json::object();
-  for (int k : kHorizonPrint) {
-    if (k > p.steps) continue;
-    at[std::to_string(k)] = {{"model", s.model.at(k).pos_px},
-                             {"copy_last", s.copy_last.at(k).pos_px},
-                             {"constant_velocity", s.const_velocity.at(k).pos_px}};
-  }
-  j["pos_px_at"] = at;
-  bool beats = true;
-  for (int k = 1; k <= p.steps; ++k)
-    if (s.model.at(k).alive_count > 0 && s.model.at(k).pos_px >= s.const_velocity.at(k).pos_px)
-      beats = false;
-  j["beats_constant_velocity_every_step"] = beats;
-  return j;
-}
+// Every dream's JSON (error summaries, curves, states) is io/labjson/dream_lab_io's.
+using io::dream_error_json;
+using io::dream_summary_json;
 
 Json floats_json(const float* x, std::vector<int> shape) {
   if (shape.size() == 1) return Json(std::vector<float>(x, x + shape[0]));
@@ -521,9 +475,9 @@ void run_eval(const EvalArgs& a) {
   tfj["windows"] = windows.size();
   tfj["window_steps"] = T;
   tfj["loss"] = loss_json(tf.loss);
-  tfj["one_step"] = {{"model", summary_json(tf.model.at(1))},
-                     {"copy_last", summary_json(tf.copy_last.at(1))},
-                     {"constant_velocity", summary_json(tf.const_velocity.at(1))}};
+  tfj["one_step"] = {{"model", dream_error_json(tf.model.at(1))},
+                     {"copy_last", dream_error_json(tf.copy_last.at(1))},
+                     {"constant_velocity", dream_error_json(tf.const_velocity.at(1))}};
   tfj["action_accuracy"] = {{"power", tf.action_accuracy[0]},
                             {"turn", tf.action_accuracy[1]},
                             {"shoot", tf.action_accuracy[2]}};
@@ -634,31 +588,11 @@ void run_dream(DreamArgs a) {
   wm_check_episodes({ep});
   const int start = a.start >= 0 ? a.start : std::min(a.p.history, ep.rows - 2);
   const DreamResult r = wm_dream(model, ep, start, a.p);
-  Json out;
-  out["checkpoint"] = a.checkpoint;
-  out["source"] = source;
-  out["episode_rows"] = ep.rows;
-  out["start"] = r.start;
-  out["steps"] = r.steps;
-  out["loop"] = a.loop;
-  out["window"] = a.window;
-  out["temperature"] = a.p.temperature;
-  out["model"] = curves_json(r.model, r.steps);
-  out["copy_last"] = curves_json(r.copy_last, r.steps);
-  out["constant_velocity"] = curves_json(r.const_velocity, r.steps);
-  out["dreamt"] = floats_json(r.dreamt.data(), {r.steps + 1, kShips, kTokenDim});
-  out["real"] = floats_json(r.real.data(), {r.steps + 1, kShips, kTokenDim});
-  Json acts = Json::array();
-  for (int t = 0; t < r.steps; ++t) {
-    Json row = Json::array();
-    for (int n = 0; n < kShips; ++n) {
-      const uint8_t* x =
-          r.actions.data() + (static_cast<size_t>(t) * kShips + static_cast<size_t>(n)) * 3;
-      row.push_back({x[0], x[1], x[2]});
-    }
-    acts.push_back(row);
-  }
-  out["actions"] = acts;
+  Json head;
+  head["checkpoint"] = a.checkpoint;
+  head["source"] = source;
+  head["episode_rows"] = ep.rows;
+  const Json out = io::dream_result_json(std::move(head), r, a.loop, a.window, a.p.temperature);
   std::cout << out.dump() << "\n";
 }
 

@@ -22,7 +22,6 @@
 
 #include "app/app_context.hpp"
 #include "app/panels/arena_help.hpp"
-#include "app/panels/dreams_session_key.hpp"
 #include "app/panels/dreams_views.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
@@ -87,11 +86,13 @@ class DreamsPanel final : public Panel {
   // ------------------------
   std::vector<std::string> cli_args() const override {
     const DreamsUi& u = ui_;
-    if (!u.model || !u.replay_note.empty() || u.timeline.frames.empty() || awaiting_approval())
+    if (!u.model || !u.replay_note.empty() || u.runner.timeline().frames.empty() ||
+        awaiting_approval())
       return {};
-    std::vector<std::string> a{"wm",     "dream",   "--preset",
-                               preset(), "--steps", std::to_string(u.timeline.dream_steps())};
-    const std::string helm = wm::dream_helm_actions_text(u.timeline, u.lab.helm);
+    std::vector<std::string> a{"wm",       "dream",
+                               "--preset", preset(),
+                               "--steps",  std::to_string(u.runner.timeline().dream_steps())};
+    const std::string helm = wm::dream_helm_actions_text(u.runner.timeline(), u.lab.helm);
     if (!helm.empty()) a.insert(a.end(), {"--helm-actions", helm});
     return a;
   }
@@ -102,17 +103,18 @@ class DreamsPanel final : public Panel {
     return share_message("share.why.no_dream");
   }
   LabNumbers numbers() const override {
-    if (ui_.timeline.frames.empty()) return LabNumbers::none(share_message("share.why.no_dream"));
+    if (ui_.runner.timeline().frames.empty())
+      return LabNumbers::none(share_message("share.why.no_dream"));
     const io::Json j = session_json();
     return LabNumbers::of(io::dump_json(j, 2) + "\n", io::dreams_lab_csv(j));
   }
 
   bool animating() const override {
-    return (ui_.lab.playing && !ui_.timeline.finished) || ui_.train.running();
+    return (ui_.lab.playing && !ui_.runner.timeline().finished) || ui_.train.running();
   }
   void cancel_jobs() override {
     ui_.model_job.abandon();  // a checkpoint being read does not look at a cancel flag
-    ui_.stepper.cancel();
+    ui_.runner.cancel();
     ui_.compare_job.cancel();
     ui_.train.cancel();
     ui_.recorder.cancel();
@@ -138,7 +140,7 @@ class DreamsPanel final : public Panel {
 
   std::string check_state() const override {
     const DreamsUi& u = ui_;
-    const auto& fr = u.timeline.frames;
+    const auto& fr = u.runner.timeline().frames;
     if (fr.empty()) return "no session was started";
     for (size_t i = 0; i < fr.size(); ++i) {
       if (fr[i].step != static_cast<int>(i))
@@ -146,17 +148,17 @@ class DreamsPanel final : public Panel {
       for (float v : fr[i].dream_tokens)
         if (!std::isfinite(v)) return "dream frame " + std::to_string(i) + " holds NaN or inf";
     }
-    if (u.timeline.start > static_cast<int>(fr.size()) - 1)
+    if (u.runner.timeline().start > static_cast<int>(fr.size()) - 1)
       return "dream starts after the newest frame";
     if (!u.model && u.model_error.empty()) return "no model and no error shown";
     // Headless frames step once each (waited for): a playing dream must have
     // kept up.
-    if (u.model && u.lab.playing && !u.timeline.finished &&
-        u.timeline.dream_steps() < u.frames_in_session - 2)
-      return "dreamt " + std::to_string(u.timeline.dream_steps()) + " steps in " +
+    if (u.model && u.lab.playing && !u.runner.timeline().finished &&
+        u.runner.timeline().dream_steps() < u.frames_in_session - 2)
+      return "dreamt " + std::to_string(u.runner.timeline().dream_steps()) + " steps in " +
              std::to_string(u.frames_in_session) + " frames";
-    if (u.model && u.timeline.dream_steps() > 0 && u.lab.playing && fr.back().error.ships == 0 &&
-        fr.back().error.present > 0 && !fr.back().real.done)
+    if (u.model && u.runner.timeline().dream_steps() > 0 && u.lab.playing &&
+        fr.back().error.ships == 0 && fr.back().error.present > 0 && !fr.back().real.done)
       return "a dream step without an error measurement";
     if (u.lab.strip && u.model && u.strip_steps >= 0) {
       const int cursor = dreams_shown_frame(u);
@@ -183,12 +185,12 @@ class DreamsPanel final : public Panel {
     end_control_column();
     ImGui::SameLine();
     ImGui::BeginChild("##dreams_main", ImVec2(0, 0), false);
-    poll_stepper(ctx, false);
+    poll_runner(ctx, false);
     ensure_model(ctx);
     ensure_session(ctx);
-    if (u.pending_restart >= 0 && u.engine && !u.stepper.running())
+    if (u.pending_restart >= 0 && u.runner.has_engine())
       start_restart(std::exchange(u.pending_restart, -1));
-    if (u.timeline.frames.empty()) {  // the worker is still starting the session
+    if (u.runner.timeline().frames.empty()) {  // the worker is still starting the session
       text_wrapped("%s", ctx.tr("dreams.starting"));
       ImGui::EndChild();
       return;
@@ -200,7 +202,7 @@ class DreamsPanel final : public Panel {
       // stepping.
     } else if (u.recorder.recording()) {
       record_steps(ctx);
-    } else if (u.lab.playing && !u.timeline.finished && !u.stepper.running()) {
+    } else if (u.lab.playing && !u.runner.timeline().finished && !u.runner.running()) {
       const double rate = 25.0 * u.lab.speed;
       u.step_accum =
           std::min(u.step_accum + ImGui::GetIO().DeltaTime * rate, double(kMaxStepsPerJob));
@@ -230,7 +232,7 @@ class DreamsPanel final : public Panel {
     dreams_maps(ctx, u, map_side);
     ImGui::EndGroup();
     view_rect_ = last_item_rect();
-    if (!u.stepper.running())  // the content has reached the due video frame
+    if (!u.runner.running())  // the content has reached the due video frame
       u.recorder.capture(ctx, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
     if (plot_beside) ImGui::SameLine();
     ImGui::BeginGroup();
@@ -240,7 +242,7 @@ class DreamsPanel final : public Panel {
     ImGui::EndGroup();
     if (u.lab.strip) dreams_strip(ctx, u);
     if (u.lab.attention) dreams_attention(ctx, u);
-    if (u.lab.compare) dreams_compare(ctx, u, session_key(u.lab));
+    if (u.lab.compare) dreams_compare(ctx, u, wm::dreams_session_of(u.lab));
     if (u.lab.train) {
       if (std::exchange(u.scroll_to_train, false)) ImGui::SetScrollHereY(0.0f);
       dreams_section(ctx.tr("dreams.train_heading"));
@@ -261,7 +263,7 @@ class DreamsPanel final : public Panel {
     return ui_.lab.start == wm::DreamSource::file && !ui_.confirmed_file.approves(ui_.lab.file);
   }
   io::Json session_json() const {
-    return io::dreams_session_json(preset(), ui_.model_path, ui_.model.get(), ui_.timeline,
+    return io::dreams_session_json(preset(), ui_.model_path, ui_.model.get(), ui_.runner.timeline(),
                                    ui_.lab.helm);
   }
 
@@ -270,9 +272,9 @@ class DreamsPanel final : public Panel {
   // capture: the same video on any machine (widgets/recorder.hpp).
   void record_steps(AppContext& ctx) {
     DreamsUi& u = ui_;
-    if (u.stepper.running() || u.recorder.frame_due()) return;
+    if (u.runner.running() || u.recorder.frame_due()) return;
     const double dt = u.recorder.pace(ctx, ImGui::GetIO().DeltaTime);
-    if (!u.lab.playing || u.timeline.finished) return;
+    if (!u.lab.playing || u.runner.timeline().finished) return;
     u.step_accum += dt * 25.0 * u.lab.speed;
     const int n = static_cast<int>(u.step_accum);
     u.step_accum -= n;
@@ -294,7 +296,7 @@ class DreamsPanel final : public Panel {
     u.model.reset();
     u.model_error.clear();
     u.model_waiting = false;
-    u.applied_key.clear();  // a new model starts a new session
+    u.applied.reset();  // a new model starts a new session
     std::error_code ec;
     if (u.lab.model.empty() && !std::filesystem::exists(path, ec)) {
       // No shipped weights in this tree (yet): a state, not a fault. Named
@@ -320,7 +322,7 @@ class DreamsPanel final : public Panel {
     DreamsUi& u = ui_;
     auto out = u.model_job.poll(ctx, true);
     if (!out || out->key != u.model_path) return;
-    u.applied_key.clear();  // the session starts over with the model
+    u.applied.reset();  // the session starts over with the model
     if (out->value) {
       u.model = std::move(*out->value);
     } else if (out->cancelled) {
@@ -354,17 +356,15 @@ class DreamsPanel final : public Panel {
     // A file the user has not approved is not opened: the seed's episode runs
     // meanwhile.
     const bool pending = awaiting_approval();
-    const std::string key = session_key(u.lab) + (pending ? "#unapproved" : "");
-    if (key == u.applied_key && (u.engine || u.stepper.running())) return;
+    const wm::DreamLabSession key = wm::dreams_session_of(u.lab, pending);
+    if (key == u.applied && (u.runner.has_engine() || u.runner.running())) return;
     if (u.model_job.running()) return;  // "starting the dream" until the model is read
-    if (u.stepper.running()) {          // let the worker return the engine first
-      u.stepper.cancel();
-      u.stepper.poll(ctx, true);
-      if (u.stepper.running()) return;
+    if (u.runner.running()) {           // let the worker return the engine first
+      u.runner.cancel();
+      u.runner.poll(ctx, false);
+      if (u.runner.running()) return;
     }
-    u.applied_key = key;
-    u.engine.reset();
-    u.timeline = wm::DreamTimeline{};  // "starting the dream" until the worker is done
+    u.applied = key;
     u.replay_note = {};
     u.pending_restart = -1;
     u.step_accum = 0;
@@ -372,24 +372,11 @@ class DreamsPanel final : public Panel {
     DreamLabSettings s = u.lab;
     if (pending) s.start = wm::DreamSource::seed;
     // The worker's own copy of the model: each start (and the default episode's, if the
-    // first fails) dreams with a clone of it.
+    // first fails) dreams with a clone of it. "Starting the dream" until the worker is done.
     std::shared_ptr<const wm::DreamModel> model(u.model ? u.model->clone() : nullptr);
-    u.stepper.start(key, [s, model](auto&) {
-      const auto begin = [&model](const wm::DreamSessionConfig& config, DreamsStepResult& r) {
-        r.engine = std::make_unique<wm::DreamEngine>();
-        r.timeline.emplace();
-        wm::dream_session_begin(config, model ? model->clone() : nullptr, *r.engine, *r.timeline);
-      };
-      DreamsStepResult r;
-      try {
-        begin(io::dreams_session_config(s), r);
-      } catch (const Error& e) {
-        r.start_error = e.what();
-        begin(wm::dream_session_config(DreamLabSettings{}), r);
-      }
-      return r;
-    });
-    if (ctx.waits_for_jobs()) poll_stepper(ctx, true);  // checks and captures see the session
+    u.runner.start([s] { return io::dreams_session_config(s); }, std::move(model),
+                   wm::dream_session_config(DreamLabSettings{}));
+    if (ctx.waits_for_jobs()) poll_runner(ctx, true);  // checks and captures see the session
   }
 
   // "Restart dream here": the engine and a copy of the timeline go to the worker, which
@@ -397,24 +384,14 @@ class DreamsPanel final : public Panel {
   // timeline until it is done.
   void start_restart(int at) {
     DreamsUi& u = ui_;
-    auto engine = std::shared_ptr<wm::DreamEngine>(u.engine.release());
-    auto timeline = std::make_shared<wm::DreamTimeline>(u.timeline);
-    const bool helm_flew = u.timeline.dream_steps() > 0 && u.helm_at_start >= 0;
-    u.stepper.start(u.applied_key, [engine, timeline, at, helm_flew](auto&) {
-      wm::dream_session_restart(*engine, *timeline, at);
-      DreamsStepResult r;
-      r.engine = std::make_unique<wm::DreamEngine>(std::move(*engine));
-      r.timeline = std::move(*timeline);
-      r.restarted_at = at;
-      r.helm_flew = helm_flew;
-      return r;
-    });
+    const bool helm_flew = u.runner.timeline().dream_steps() > 0 && u.helm_at_start >= 0;
+    u.runner.restart(at, helm_flew);
   }
 
   void start_steps(int n) {
     DreamsUi& u = ui_;
-    if (!u.engine) return;
-    if (u.timeline.dream_steps() == 0) {
+    if (!u.runner.has_engine()) return;
+    if (u.runner.timeline().dream_steps() == 0) {
       u.helm_at_start = u.lab.helm;
       u.follow_at_start = u.lab.follow;
     } else if (u.replay_note.empty() && (u.lab.helm != u.helm_at_start ||
@@ -427,46 +404,32 @@ class DreamsPanel final : public Panel {
       helm.action = u.helm_keys ? arena_helm_action() : bnb::ShipAction{};
       helm.real_follows = u.lab.follow;
     }
-    auto engine = std::shared_ptr<wm::DreamEngine>(u.engine.release());
-    const wm::DreamTimeline* tl = &u.timeline;  // the UI does not change it while this runs
-    u.stepper.start(u.applied_key, [engine, tl, n, helm](auto& control) {
-      DreamsStepResult r;
-      r.frames = wm::dream_session_advance(*engine, *tl, n, helm);
-      control.set_progress(1, 1);
-      r.engine = std::make_unique<wm::DreamEngine>(std::move(*engine));
-      return r;
-    });
+    u.runner.advance(n, helm);
   }
 
   // Takes the worker's result when it is done (new frames, or a started or restarted
   // session); `block`: wait for it first.
-  void poll_stepper(AppContext& ctx, bool block) {
+  void poll_runner(AppContext& ctx, bool block) {
     DreamsUi& u = ui_;
-    if (block) u.stepper.wait();
-    auto out = u.stepper.poll(ctx, true);  // headless: waits, so each frame is one step
-    if (!out) return;
-    if (!out->value) {
-      u.applied_key.clear();  // the engine is gone: the session starts over
-      if (out->cancelled) return;
-      if (!out->error.empty()) ctx.report_error(ctx.tr("title.dreams"), out->error);
+    const auto ev = u.runner.poll(ctx, block);
+    if (!ev) return;
+    if (!ev->ok) {
+      u.applied.reset();  // the engine is gone: the session starts over
+      if (ev->cancelled) return;
+      if (!ev->error.empty()) ctx.report_error(ctx.tr("title.dreams"), ev->error);
       u.lab.playing = false;
       return;
     }
-    DreamsStepResult& r = *out->value;
-    u.engine = std::move(r.engine);
-    if (r.timeline) {
-      u.timeline = std::move(*r.timeline);
-      if (!r.start_error.empty()) {
-        ctx.report_error(ctx.tr("title.dreams"), r.start_error);
+    if (ev->new_timeline) {
+      if (!ev->start_error.empty()) {
+        ctx.report_error(ctx.tr("title.dreams"), ev->start_error);
         u.replay_note =
-            share_message("share.why.start_failed", {message_arg("error", r.start_error)});
+            share_message("share.why.start_failed", {message_arg("error", ev->start_error)});
       }
-      if (r.restarted_at >= 0) restarted(r.restarted_at, r.helm_flew);
+      if (ev->restarted_at >= 0) restarted(ev->restarted_at, ev->helm_flew);
       return;
     }
-    const double steps = static_cast<double>(r.frames.size());
-    if (steps > 0 && out->seconds > 0) u.steps_per_s = steps / out->seconds;
-    wm::dream_session_append(u.timeline, std::move(r.frames));
+    if (ev->steps > 0 && ev->seconds > 0) u.steps_per_s = ev->steps / ev->seconds;
   }
 
   // After a restart at frame `at`: closed loop without the helm replays reality up to `at`
@@ -478,7 +441,7 @@ class DreamsPanel final : public Panel {
     if (u.lab.loop == wm::DreamLoop::closed && !helm_flew &&
         at <= DreamLabSettings::from_range.hi) {
       u.lab.from = at;
-      u.applied_key = session_key(u.lab) + (awaiting_approval() ? "#unapproved" : "");
+      u.applied = wm::dreams_session_of(u.lab, awaiting_approval());
     } else if (u.replay_note.empty()) {
       u.replay_note = share_message("share.why.restarted");
     }
@@ -568,7 +531,7 @@ void DreamsPanel::controls(AppContext& ctx) {
   // Two buttons, two ideas: the same dream again from its own start, or a new dream from
   // the cursor (one button that moved the start made a dream impossible to replay).
   if (ImGui::Button(L("dreams.replay", "Replay this dream").c_str()))
-    restart_at(ctx, ui_.timeline.start);
+    restart_at(ctx, ui_.runner.timeline().start);
   tooltip(ctx.tr("dreams.tip_replay"));
   ImGui::SameLine();
   if (ImGui::Button(L("dreams.restart", "Restart dream here").c_str()))
@@ -606,7 +569,7 @@ void DreamsPanel::model_controls(AppContext& ctx) {
         JobAction::cancel) {
       u.model_job.abandon();  // the read cannot be interrupted: the window goes on at once
       u.model_error = ctx.tr("dreams.model_cancelled");
-      u.applied_key.clear();
+      u.applied.reset();
     }
     return;
   }
@@ -680,20 +643,20 @@ void DreamsPanel::file_controls(AppContext& ctx) {
 // waits for a running step.
 void DreamsPanel::restart_at(AppContext& ctx, int frame) {
   DreamsUi& u = ui_;
-  if (u.timeline.frames.empty()) return;  // the session is still starting
-  u.pending_restart = std::clamp(frame, 0, static_cast<int>(u.timeline.frames.size()) - 1);
+  if (u.runner.timeline().frames.empty()) return;  // the session is still starting
+  u.pending_restart = std::clamp(frame, 0, static_cast<int>(u.runner.timeline().frames.size()) - 1);
   if (ctx.waits_for_jobs()) {
-    if (u.stepper.running()) poll_stepper(ctx, true);
-    if (u.engine) {
+    if (u.runner.running()) poll_runner(ctx, true);
+    if (u.runner.has_engine()) {
       start_restart(std::exchange(u.pending_restart, -1));
-      poll_stepper(ctx, true);
+      poll_runner(ctx, true);
     }
   }
 }
 
 void DreamsPanel::timeline_bar(AppContext& ctx) {
   DreamsUi& u = ui_;
-  const int newest = static_cast<int>(u.timeline.frames.size()) - 1;
+  const int newest = static_cast<int>(u.runner.timeline().frames.size()) - 1;
   int t = dreams_shown_frame(u);
   if (ImGui::ArrowButton("##back", ImGuiDir_Left)) {
     u.lab.playing = false;
@@ -706,7 +669,7 @@ void DreamsPanel::timeline_bar(AppContext& ctx) {
       u.lab.cursor = t + 1;
     else {
       u.lab.cursor = -1;
-      if (!u.stepper.running() && !u.timeline.finished) start_steps(1);
+      if (!u.runner.running() && !u.runner.timeline().finished) start_steps(1);
     }
   }
   ImGui::SameLine();
@@ -717,11 +680,13 @@ void DreamsPanel::timeline_bar(AppContext& ctx) {
   }
   tooltip(ctx.tr("dreams.tip_timeline"));
   ImGui::SameLine();
-  const int h = t - u.timeline.start;
-  const char* state = !u.timeline.finished                 ? ""
-                      : u.timeline.frames.back().real.done ? ctx.tr("dreams.episode_over")
-                                                           : ctx.tr("dreams.horizon_reached");
-  text_wrapped(ctx.tr("dreams.timeline_status"), u.timeline.start, std::max(h, 0), u.steps_per_s,
+  const int h = t - u.runner.timeline().start;
+  const char* state = !u.runner.timeline().finished ? ""
+                      : u.runner.timeline().frames.back().real.done
+                          ? ctx.tr("dreams.episode_over")
+                          : ctx.tr("dreams.horizon_reached");
+  text_wrapped(ctx.tr("dreams.timeline_status"), u.runner.timeline().start, std::max(h, 0),
+               u.steps_per_s,
                state);  // wrapped: never cut off at the window's edge
 }
 

@@ -36,7 +36,7 @@ ArenaFrame frame_from_tokens(const std::vector<wm::DreamFrame>& frames, int at, 
 }  // namespace
 
 int dreams_shown_frame(const DreamsUi& u) {
-  const int newest = static_cast<int>(u.timeline.frames.size()) - 1;
+  const int newest = static_cast<int>(u.runner.timeline().frames.size()) - 1;
   return u.lab.cursor < 0 ? newest : std::min(u.lab.cursor, newest);
 }
 
@@ -51,9 +51,9 @@ std::string dreams_label(const AppContext& ctx, const char* key, const char* id)
 
 // ---- maps ---------------------------------------------------------------------------------
 void dreams_maps(AppContext& ctx, DreamsUi& u, float side) {
-  const auto& fr = u.timeline.frames;
+  const auto& fr = u.runner.timeline().frames;
   const int t = dreams_shown_frame(u);
-  const bool has_dream = u.model != nullptr && t >= u.timeline.start;
+  const bool has_dream = u.model != nullptr && t >= u.runner.timeline().start;
   ArenaViewOptions opt;
   opt.selected = u.lab.selected;
   opt.helm = u.lab.helm;
@@ -93,22 +93,23 @@ void dreams_maps(AppContext& ctx, DreamsUi& u, float side) {
   u.helm_keys = u.lab.helm >= 0 &&
                 (in.hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
   const wm::StepError& e = fr[t].error;
-  if (has_dream && t > u.timeline.start) {
+  if (has_dream && t > u.runner.timeline().start) {
     // Wrapped under the maps (it says these are errors of the dream, not positions).
     char line[512];
-    std::snprintf(line, sizeof line, ctx.tr("dreams.step_error"), t, t - u.timeline.start, e.pos_px,
-                  e.vel, e.att_deg, e.alive_agree, e.present);
+    std::snprintf(line, sizeof line, ctx.tr("dreams.step_error"), t, t - u.runner.timeline().start,
+                  e.pos_px, e.vel, e.att_deg, e.alive_agree, e.present);
     const float maps_w =
         u.lab.view == wm::DreamView::side ? 2 * side + ImGui::GetStyle().ItemSpacing.x : side;
     wrapped_text(line, ImGui::GetCursorPosX() + maps_w);
   } else
-    ImGui::TextDisabled(ctx.tr("dreams.step_plain"), t,
-                        ctx.tr(t < u.timeline.start ? "dreams.the_prompt" : "dreams.dream_start"));
+    ImGui::TextDisabled(
+        ctx.tr("dreams.step_plain"), t,
+        ctx.tr(t < u.runner.timeline().start ? "dreams.the_prompt" : "dreams.dream_start"));
 }
 
 // ---- error curves -------------------------------------------------------------------------
 void dreams_error_plot(AppContext& ctx, DreamsUi& u) {
-  const wm::DreamCurves c = wm::dream_curves(u.timeline);
+  const wm::DreamCurves c = wm::dream_curves(u.runner.timeline());
   const char* metrics[] = {ctx.tr("dreams.metric_pos"), ctx.tr("dreams.metric_vel"),
                            ctx.tr("dreams.metric_att"), ctx.tr("dreams.metric_health"),
                            ctx.tr("dreams.metric_power")};
@@ -143,7 +144,7 @@ void dreams_error_plot(AppContext& ctx, DreamsUi& u) {
 
 // ---- token strip ----------------------------------------------------------------------------
 void dreams_strip(AppContext& ctx, DreamsUi& u) {
-  const auto& f = u.timeline.frames[dreams_shown_frame(u)];
+  const auto& f = u.runner.timeline().frames[dreams_shown_frame(u)];
   dreams_section(ctx.tr("dreams.strip_heading"));
   if (!u.model) {
     ImGui::TextDisabled("%s", ctx.tr("dreams.strip_no_model"));
@@ -165,10 +166,10 @@ void dreams_strip(AppContext& ctx, DreamsUi& u) {
 
 // ---- attention --------------------------------------------------------------------------
 void dreams_attention(AppContext& ctx, DreamsUi& u) {
-  const auto& f = u.timeline.frames[dreams_shown_frame(u)];
+  const auto& f = u.runner.timeline().frames[dreams_shown_frame(u)];
   dreams_section(ctx.tr("dreams.attention_heading"));
   if (!f.attention) {
-    const bool dreamt = dreams_shown_frame(u) > u.timeline.start;
+    const bool dreamt = dreams_shown_frame(u) > u.runner.timeline().start;
     ImGui::TextDisabled("%s", ctx.tr(!u.model ? "dreams.attention_no_model"
                                      : dreamt ? "dreams.attention_not_reported"
                                               : "dreams.attention_prompt"));
@@ -179,10 +180,10 @@ void dreams_attention(AppContext& ctx, DreamsUi& u) {
 }
 
 // ---- position variants compared past the context --------------------------------------------
-void dreams_compare(AppContext& ctx, DreamsUi& u, const std::string& key) {
+void dreams_compare(AppContext& ctx, DreamsUi& u, const wm::DreamLabSession& session) {
   dreams_section(ctx.tr("dreams.compare_heading"));
-  if (u.compare_key != key && !u.compare_job.running()) {
-    u.compare_key = key;
+  if (u.compared != session && !u.compare_job.running()) {
+    u.compared = session;
     using Models = std::vector<std::pair<std::string, std::shared_ptr<wm::DreamModel>>>;
     auto models = std::make_shared<Models>();
     const std::string dir = io::models_dir();
@@ -208,7 +209,7 @@ void dreams_compare(AppContext& ctx, DreamsUi& u, const std::string& key) {
     }
     wm::DreamSessionConfig config = wm::dream_session_config(u.lab);
     const int horizon = 3 * (models->empty() ? 32 : models->front().second->context());
-    u.compare_job.start(key, [models, config, horizon](auto& control) {
+    u.compare_job.start("compare", [models, config, horizon](auto& control) {
       std::vector<std::pair<std::string, const wm::DreamModel*>> list;
       for (const auto& [label, m] : *models) list.emplace_back(label, m.get());
       return wm::dream_compare(config, list, horizon, control.cancel_flag());

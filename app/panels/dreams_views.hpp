@@ -13,6 +13,7 @@
 #include "app/gfx/arena_view.hpp"
 #include "app/widgets/attention_maps.hpp"
 #include "app/widgets/background_job.hpp"
+#include "app/widgets/dream_runner.hpp"
 #include "app/widgets/recorder.hpp"
 #include "app/widgets/train_view.hpp"
 #include "core/common/message.hpp"
@@ -20,25 +21,11 @@
 
 namespace poslab::app {
 
-// What the dream lab's worker hands back: the engine it was lent, and either new frames
-// to append (a step job) or a whole new timeline (a session start or a restart, which
-// prompt the model with up to 511 steps: the UI thread never runs them itself).
-struct DreamsStepResult {
-  std::unique_ptr<wm::DreamEngine> engine;
-  std::vector<wm::DreamFrame> frames;
-  std::optional<wm::DreamTimeline> timeline;  // replaces the UI's timeline when set
-  std::string start_error;                    // the session start failed: default episode runs
-  int restarted_at = -1;                      // a restart job: the frame it re-seeded from
-  bool helm_flew = false;                     // ... and the helm had flown the dream before it
-};
-
 struct DreamsUi {
   wm::DreamLabSettings lab;
-  // Session: the timeline lives here; the engine is lent to the worker while it steps.
-  std::unique_ptr<wm::DreamEngine> engine;
-  wm::DreamTimeline timeline;
-  std::string applied_key;  // session key the timeline was started with
-  BackgroundJob<DreamsStepResult> stepper;
+  // Session: the runner holds the timeline and lends the engine to its worker.
+  DreamRunner runner;
+  std::optional<wm::DreamLabSession> applied;  // what the timeline was started with
   double step_accum = 0;
   int pending_restart = -1;  // "Restart dream here" asked at this frame, waiting for the worker
   // Model: the loaded prototype (cloned into each session) and where it came from. A
@@ -60,7 +47,8 @@ struct DreamsUi {
   // Variants compared past the context (a worker job).
   BackgroundJob<wm::DreamComparison> compare_job;
   wm::DreamComparison comparison;
-  std::string compare_key, compare_note;
+  std::optional<wm::DreamLabSession> compared;  // the session the comparison was started for
+  std::string compare_note;
   // Drawing.
   ArenaView real_view, dream_view;
   AttentionMapTextures attention_tex;
@@ -93,6 +81,6 @@ void dreams_error_plot(AppContext& ctx, DreamsUi& u);
 void dreams_strip(AppContext& ctx, DreamsUi& u);
 void dreams_attention(AppContext& ctx, DreamsUi& u);
 // The comparison of the position variants (starts its worker when the session changed).
-void dreams_compare(AppContext& ctx, DreamsUi& u, const std::string& session_key);
+void dreams_compare(AppContext& ctx, DreamsUi& u, const wm::DreamLabSession& session);
 
 }  // namespace poslab::app

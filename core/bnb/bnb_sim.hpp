@@ -128,6 +128,8 @@ struct EpisodeConfig {
   int team1_size = 0;  // ships of team 1, 0 = same as team 0 (random when both 0), [0, 4]
   int max_steps = kMaxEpisodeSteps;  // truncation, agent steps, [1, 100000]
 
+  bool operator==(const EpisodeConfig&) const = default;
+
   static constexpr ParamRange team_size_range{0, 4};
   static constexpr ParamRange max_steps_range{1, 100000};
 };

@@ -230,10 +230,14 @@ void PresetReader::read_text(const std::string& key, std::string& out) {
   if (const auto* v = find(key)) out = *v;
 }
 
-void PresetReader::read_choice(const std::string& key, int& out,
-                               const std::vector<std::string>& names) {
+void PresetReader::read_choice(
+    const std::string& key, int& out, const std::vector<std::string>& names,
+    const std::vector<std::pair<std::string, std::string>>& value_aliases) {
   if (const auto* v = find(key)) {
-    out = enum_index_from_name(lab_ + "." + key, *v, names);
+    const std::string* name = v;
+    for (const auto& [old_name, current] : value_aliases)
+      if (*v == old_name) name = &current;
+    out = enum_index_from_name(lab_ + "." + key, *name, names);
   }
 }
 

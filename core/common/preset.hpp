@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/common/param_range.hpp"
@@ -55,7 +56,9 @@ class PresetReader {
   void read(const std::string& key, bool& out);
   void read_text(const std::string& key, std::string& out);
   // Reads one of `names` (index into the list) into out.
-  void read_choice(const std::string& key, int& out, const std::vector<std::string>& names);
+  // `value_aliases`: older value names that still load, as {old, current} pairs.
+  void read_choice(const std::string& key, int& out, const std::vector<std::string>& names,
+                   const std::vector<std::pair<std::string, std::string>>& value_aliases = {});
   // Throws InputError naming any key no read() call asked for.
   void finish() const;
   // The keys the preset names (so a lab can tell given values from defaults).

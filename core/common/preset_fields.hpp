@@ -49,7 +49,9 @@ struct PresetField {
   std::function<std::string(const S&)> get_text;  // text
   std::function<void(S&, const std::string&)> set_text;
   std::vector<std::string> aliases;  // older keys that still load (read before `key`)
-  std::string flag;                  // CLI11 option names ("--base,--rope-base"); "" = none
+  // choice: older value names that still load, {old, current} ("reset" -> "naive")
+  std::vector<std::pair<std::string, std::string>> value_aliases;
+  std::string flag;  // CLI11 option names ("--base,--rope-base"); "" = none
 };
 
 template <class S>
@@ -153,6 +155,16 @@ PresetField<S> preset_choice(std::string key, Ref ref, const std::vector<std::st
   return f;
 }
 
+// A choice field whose older value names still load: {old, current} pairs, e.g.
+// with_value_aliases(preset_choice<S>("variant", ...), {{"reset", "naive"}}). Presets are
+// written with the current name.
+template <class S>
+PresetField<S> with_value_aliases(PresetField<S> f,
+                                  std::vector<std::pair<std::string, std::string>> value_aliases) {
+  f.value_aliases = std::move(value_aliases);
+  return f;
+}
+
 // The fields of a sub-struct's table (e.g. RopeParams) seen through `ref` (s.model.rope).
 template <class S, class Sub, class Ref>
 PresetTable<S> preset_fields_of(const PresetTable<Sub>& sub, Ref ref) {
@@ -162,6 +174,7 @@ PresetTable<S> preset_fields_of(const PresetTable<Sub>& sub, Ref ref) {
     f.range = g.range;
     f.choices = g.choices;
     f.aliases = g.aliases;
+    f.value_aliases = g.value_aliases;
     f.flag = g.flag;
     if (g.get) {
       f.get = [get = g.get, ref](const S& s) { return get(ref(s)); };
@@ -268,7 +281,7 @@ void preset_read(PresetReader& in, const PresetTable<S>& table, S& s) {
         }
         case PresetKind::choice: {
           int v = static_cast<int>(f.get(s));
-          in.read_choice(key, v, *f.choices);
+          in.read_choice(key, v, *f.choices, f.value_aliases);
           f.set(s, v);
           break;
         }

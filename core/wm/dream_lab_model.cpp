@@ -36,31 +36,16 @@ std::string dream_model_path(const std::string& model, DreamVariant w,
 }
 
 bnb::JointAction dream_sample_actions(std::span<const float> logits, double temperature,
-                                      SeededStream& rng) {
+                                      uint64_t seed, int t) {
   if (logits.size() != bnb::kSlots * kActionLogits)
     throw InputError("dream_sample_actions: logits (8, 12) expected");
   bnb::JointAction out{};
   for (int k = 0; k < bnb::kSlots; ++k) {
     uint8_t pick[bnb::kActionHeads];
-    int first = 0;
-    for (int h = 0; h < bnb::kActionHeads; ++h) {
-      const int n = bnb::kActionSizes[h];
-      const float* z = logits.data() + k * kActionLogits + first;
-      int best = static_cast<int>(std::max_element(z, z + n) - z);
-      if (temperature > 0) {  // softmax at temperature T, inverse CDF with one uniform
-        double w[8], sum = 0;
-        for (int i = 0; i < n; ++i) sum += w[i] = std::exp((z[i] - z[best]) / temperature);
-        double u = rng.uniform() * sum;
-        best = n - 1;
-        for (int i = 0; i < n; ++i)
-          if ((u -= w[i]) < 0) {
-            best = i;
-            break;
-          }
-      }
-      pick[h] = static_cast<uint8_t>(best);
-      first += n;
-    }
+    for (int h = 0; h < bnb::kActionHeads; ++h)
+      pick[h] = static_cast<uint8_t>(
+          wm_pick_action(logits.data() + k * kActionLogits + kActionHeadStart[h],
+                         kActionHeadSize[h], temperature > 0, temperature, seed, t, k, h));
     out[k] = {pick[0], pick[1], pick[2]};
   }
   return out;
@@ -128,7 +113,8 @@ class WindowDreamModel final : public DreamModel {
         std::copy_n(actions.begin() + t * bnb::kSlots * 3, bnb::kSlots * 3, h.action.begin());
       push(h);
     }
-    rng_ = SeededStream(sample_seed, "wm-dream-action", steps - 1);
+    seed_ = sample_seed;
+    t_ = static_cast<int>(steps) - 1;  // steps the decoder would have taken: S_t is step t_
   }
 
   DreamStep step(const DreamChoice& choice) override {
@@ -141,7 +127,7 @@ class WindowDreamModel final : public DreamModel {
       const float* l =
           model_.action_logits() + static_cast<size_t>(last) * bnb::kSlots * kActionLogits;
       out.actions =
-          dream_sample_actions({l, bnb::kSlots * kActionLogits}, choice.temperature, rng_);
+          dream_sample_actions({l, bnb::kSlots * kActionLogits}, choice.temperature, seed_, t_);
     }
     for (int k = 0; k < bnb::kSlots; ++k)
       if (choice.use_given[k]) out.actions[k] = choice.given[k];
@@ -160,6 +146,7 @@ class WindowDreamModel final : public DreamModel {
     HistoryStep h;
     h.state = out.next;
     push(h);
+    ++t_;
     return out;
   }
 
@@ -188,20 +175,18 @@ class WindowDreamModel final : public DreamModel {
   WorldModel model_;
   DreamVariant window_;
   std::vector<float> params_;
-  std::deque<HistoryStep> history_;            // the last <= C steps, oldest first
-  SeededStream rng_{0, "wm-dream-action", 0};  // open loop sampling
+  std::deque<HistoryStep> history_;  // the last <= C steps, oldest first
+  uint64_t seed_ = 0;                // open loop sampling stream
+  int t_ = 0;                        // dream step of S_t (the sampler's draw index)
 };
 
 // The cached decoder. Variants: rope = slide, recompute = recompute, naive = slide with
 // learned positions (the cached keys keep their stored rows), patch = UniZero's patch.
 class CachedDreamModel final : public DreamModel {
  public:
-  CachedDreamModel(std::shared_ptr<const WorldModel> model, DreamVariant variant)
-      : model_(std::move(model)),
-        variant_(variant),
-        dreamer_(*model_, variant == DreamVariant::recompute ? WmOverflow::recompute
-                          : variant == DreamVariant::patch   ? WmOverflow::patch
-                                                             : WmOverflow::slide) {}
+  CachedDreamModel(std::shared_ptr<const WorldModel> model, DreamVariant variant,
+                   WmOverflow overflow)
+      : model_(std::move(model)), variant_(variant), dreamer_(*model_, overflow) {}
   int context() const override { return model_->config().context; }
   DreamVariant variant() const override { return variant_; }
   DreamModelInfo info() const override {
@@ -285,7 +270,7 @@ class CachedDreamModel final : public DreamModel {
   }
 
   std::unique_ptr<DreamModel> clone() const override {
-    return std::make_unique<CachedDreamModel>(model_, variant_);
+    return std::make_unique<CachedDreamModel>(model_, variant_, dreamer_.overflow());
   }
 
  private:
@@ -319,7 +304,21 @@ std::unique_ptr<DreamModel> make_dream_model(const WmConfig& config, std::vector
     throw InputError("dream model: " + std::to_string(params.size()) +
                      " parameters given, the config needs " + std::to_string(model->params.size()));
   model->params = std::move(params);
-  return std::make_unique<CachedDreamModel>(std::move(model), variant);
+  return std::make_unique<CachedDreamModel>(std::move(model), variant,
+                                            dream_variant_overflow(variant));
+}
+
+std::unique_ptr<DreamModel> make_dream_model(const WorldModel& model, WmOverflow overflow) {
+  // The variant the strip's bookkeeping follows (the decoder's own indices override it).
+  const bool rope = model.config().position == WmPosition::rope;
+  const DreamVariant variant = overflow == WmOverflow::recompute ? DreamVariant::recompute
+                               : overflow == WmOverflow::patch   ? DreamVariant::patch
+                               : rope                            ? DreamVariant::rope
+                                                                 : DreamVariant::naive;
+  // Borrowed, not owned: an aliasing pointer with no control block.
+  return std::make_unique<CachedDreamModel>(
+      std::shared_ptr<const WorldModel>(std::shared_ptr<const WorldModel>(), &model), variant,
+      overflow);
 }
 
 }  // namespace poslab::wm

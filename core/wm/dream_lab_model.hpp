@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/common/random.hpp"
-#include "core/wm/dream_lab.hpp"
+#include "core/wm/dream_session.hpp"
 #include "core/wm/world_model.hpp"
 
 namespace poslab::wm {
@@ -23,26 +23,30 @@ std::string dream_model_file(DreamVariant w);
 std::string dream_model_path(const std::string& model, DreamVariant w,
                              const std::string& models_dir);
 
-// Samples one action per ship from action-head logits (8, 12) = [power 3 | turn 7 |
-// shoot 2] at `temperature` (0: argmax), ship by ship and head by head, one uniform from
-// `rng` per draw: the same draws as core/wm/eval's open-loop dreams (`poslab-cli wm dream`).
+// Picks one action per ship from action-head logits (8, 12) = [power 3 | turn 7 | shoot 2]
+// at `temperature` (0: argmax) with the decoder's sampler (wm_decode.hpp wm_pick_action) at
+// dream step t of the stream `seed`: the draws of the KV-cache decoder, so every dream
+// samples the same way.
 bnb::JointAction dream_sample_actions(std::span<const float> logits, double temperature,
-                                      SeededStream& rng);
+                                      uint64_t seed, int t);
 
 // How a DreamModel computes a step.
 enum class DreamCompute {
   kv_cache,     // core/wm/wm_decode's cached decoder, as core/wm/eval's wm_dream (`poslab-cli
                 // wm dream`) runs it: live speed, attention weights, the cache's own
-                // stored/used indices; rope slides, recompute re-encodes the window, reset
-                // keeps the stored keys (UniZero's approximation)
+                // stored/used indices; rope and naive slide, recompute re-encodes the
+                // window, patch applies UniZero's correction
   full_forward  // the window of the last C steps through the training forward pass each
                 // step: the reference the cache is checked against (reset recomputes here)
 };
 
 // The model as a DreamModel. Throws InputError if `variant` does not fit the model's
-// position variant (RoPE model: rope; absolute model: recompute or reset).
+// position variant (RoPE model: rope; absolute model: recompute, naive or patch).
 std::unique_ptr<DreamModel> make_dream_model(const WmConfig& config, std::vector<float> params,
                                              DreamVariant variant,
                                              DreamCompute compute = DreamCompute::kv_cache);
+// The KV-cache decoder over a model the caller keeps alive while the DreamModel lives (and
+// does not change), in any of the decoder's window modes: core/wm/eval's wm_dream.
+std::unique_ptr<DreamModel> make_dream_model(const WorldModel& model, WmOverflow overflow);
 
 }  // namespace poslab::wm

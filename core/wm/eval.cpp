@@ -1,6 +1,7 @@
 // World-model evaluation (see eval.hpp): teacher-forced scores, dreams against the real
-// simulator, and the baselines beside them. Dreams run on wm's KV-cache decoder
-// (core/wm/wm_decode.hpp), one step per agent step.
+// simulator, and the baselines beside them. Dreams are the dream session
+// (core/wm/dream_session.hpp) on wm's KV-cache decoder (core/wm/wm_decode.hpp), one step per
+// agent step.
 #include "core/wm/eval.hpp"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "core/bnb/bnb_features.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
+#include "core/wm/dream_lab_model.hpp"
 #include "core/wm/train.hpp"
 
 namespace poslab::wm {
@@ -37,17 +39,6 @@ void renormalise(float& a, float& b) {
 }
 
 }  // namespace
-
-const char* dream_loop_name(DreamLoop l) {
-  return l == DreamLoop::closed ? "closed" : "open";
-}
-// Written out (not enum_from_name): its error says what each choice means.
-DreamLoop dream_loop_from_name(const std::string& s) {
-  if (s == "closed") return DreamLoop::closed;
-  if (s == "open") return DreamLoop::open;
-  throw InputError("loop '" + s +
-                   "': use closed (recorded actions) or open (the model's action head)");
-}
 
 void dream_validate(const DreamParams& p) {
   require_in_range("steps", p.steps, DreamParams::steps_range);
@@ -114,71 +105,62 @@ bnb::SimState wm_replay_to(const bnb::EpisodeRecord& ep, int row) {
   return s;
 }
 
-DreamResult wm_dream(WorldModel& model, const bnb::EpisodeRecord& ep, int start,
-                     const DreamParams& p) {
-  WmDreamer dreamer(model, p.window);
-  return wm_dream(dreamer, ep, start, p);
-}
-
-DreamResult wm_dream(WmDreamer& dreamer, const bnb::EpisodeRecord& ep, int start,
+DreamResult wm_dream(const WorldModel& model, const bnb::EpisodeRecord& ep, int start,
                      const DreamParams& p) {
   dream_validate(p);
   if (start < 0 || start + 1 >= ep.rows)
     throw InputError("dream start row " + std::to_string(start) +
                      " must leave a real step after it (episode has " + std::to_string(ep.rows) +
                      " rows)");
-  dreamer.reset();
-  const int first = std::max(0, start - p.history);
-  const int K = p.steps;
-  // The real history, teacher-forced into the cache.
-  for (int r = first; r < start; ++r)
-    dreamer.step_with_actions(ep.tokens.data() + static_cast<size_t>(r) * N * F,
-                              ep.actions.data() + static_cast<size_t>(r) * N * 3);
+  // The session from the record: reality replayed (untruncated past the record, where an
+  // open loop dream may go), the newest `history` real steps as the prompt, a closed loop
+  // ending with the record.
+  DreamSessionConfig c = dream_session_config_of_record(ep, bnb::EpisodeConfig::max_steps_range.hi);
+  c.from = start;
+  c.history = p.history;
+  c.loop = p.loop;
+  c.horizon = p.loop == DreamLoop::closed ? std::min(p.steps, ep.rows - 1 - start) : p.steps;
+  c.temperature = p.temperature;
+  c.sample_seed = p.seed;
+  c.views = false;
+  DreamEngine engine;
+  DreamTimeline tl;
+  dream_session_begin(c, make_dream_model(model, p.window), engine, tl);
+  dream_session_run(engine, tl, c.horizon);
+  if (tl.start != start)
+    throw InputError("episode with seed " + std::to_string(ep.seed) + " ends before row " +
+                     std::to_string(start) +
+                     " when replayed (dataset from another PosLab "
+                     "version?)");
+  // Reality as replayed must be the record (a dataset from another simulator is not).
+  const int checked =
+      p.loop == DreamLoop::closed ? static_cast<int>(tl.frames.size()) : tl.start + 1;
+  for (int r = 0; r < checked; ++r)
+    if (!std::equal(tl.frames[r].real_tokens.begin(), tl.frames[r].real_tokens.end(),
+                    ep.tokens.begin() + static_cast<long>(r) * N * F))
+      throw InputError("episode with seed " + std::to_string(ep.seed) +
+                       " diverges from its record by row " + std::to_string(r) +
+                       " (dataset from another PosLab version?)");
+  // The frames copied out, scored per horizon as accumulators (wm_dream_many merges them).
   DreamResult res;
   res.start = start;
-  res.model = res.copy_last = res.const_velocity = ErrorAccumulator(K);
-  const float* start_state = ep.tokens.data() + static_cast<size_t>(start) * N * F;
+  res.steps = tl.dream_steps();
+  res.model = res.copy_last = res.const_velocity = ErrorAccumulator(p.steps);
+  const float* start_state = tl.frames[start].real_tokens.data();
   res.dreamt.assign(start_state, start_state + N * F);
   res.real.assign(start_state, start_state + N * F);
-  bnb::SimState sim;
-  if (p.loop == DreamLoop::open) sim = wm_replay_to(ep, start);
-  WmActionChoice choice;
-  choice.sample = p.temperature > 0;
-  choice.temperature = p.temperature > 0 ? p.temperature : 1.0;
-  choice.seed = p.seed;
-  std::vector<float> state(start_state, start_state + N * F), clean(N * F), base(N * F),
-      real(N * F);
-  for (int j = 0; j < K; ++j) {
-    const int r = start + j;
-    if (p.loop == DreamLoop::closed && r + 1 >= ep.rows) break;
-    if (p.loop == DreamLoop::open && sim.done) break;
-    const WmStepResult out =
-        p.loop == DreamLoop::closed
-            ? dreamer.step_with_actions(state.data(),
-                                        ep.actions.data() + static_cast<size_t>(r) * N * 3)
-            : dreamer.step(state.data(), choice);
-    wm_clean_state(out.state_pred.data(), state.data(), clean.data());
-    res.actions.insert(res.actions.end(), out.actions.begin(), out.actions.end());
-    if (p.loop == DreamLoop::closed) {
-      std::copy_n(ep.tokens.begin() + static_cast<long>(r + 1) * N * F, N * F, real.begin());
-    } else {
-      bnb::JointAction ja;
-      for (int n = 0; n < N; ++n)
-        ja[static_cast<size_t>(n)] = {out.actions[static_cast<size_t>(n * 3)],
-                                      out.actions[static_cast<size_t>(n * 3 + 1)],
-                                      out.actions[static_cast<size_t>(n * 3 + 2)]};
-      bnb::sim_step(sim, ja);
-      bnb::write_tokens(sim, real.data());
-    }
-    res.dreamt.insert(res.dreamt.end(), clean.begin(), clean.end());
-    res.real.insert(res.real.end(), real.begin(), real.end());
-    res.model.add(j + 1, clean.data(), real.data());
-    baseline_copy_last(start_state, j + 1, base.data());
-    res.copy_last.add(j + 1, base.data(), real.data());
-    baseline_constant_velocity(start_state, j + 1, base.data());
-    res.const_velocity.add(j + 1, base.data(), real.data());
-    res.steps = j + 1;
-    state = clean;
+  std::vector<float> base(N * F);
+  for (int h = 1; h <= res.steps; ++h) {
+    const DreamFrame& f = tl.frames[static_cast<size_t>(start + h)];
+    for (const bnb::ShipAction& a : f.dream_action)
+      res.actions.insert(res.actions.end(), {a.power, a.turn, a.shoot});
+    res.dreamt.insert(res.dreamt.end(), f.dream_tokens.begin(), f.dream_tokens.end());
+    res.real.insert(res.real.end(), f.real_tokens.begin(), f.real_tokens.end());
+    res.model.add(h, f.dream_tokens.data(), f.real_tokens.data());
+    baseline_copy_last(start_state, h, base.data());
+    res.copy_last.add(h, base.data(), f.real_tokens.data());
+    baseline_constant_velocity(start_state, h, base.data());
+    res.const_velocity.add(h, base.data(), f.real_tokens.data());
   }
   return res;
 }
@@ -268,17 +250,15 @@ std::vector<DreamStart> wm_dream_starts(const std::vector<bnb::EpisodeRecord>& e
   return all;
 }
 
-DreamSummary wm_dream_many(WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
+DreamSummary wm_dream_many(const WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
                            const std::vector<DreamStart>& starts, const DreamParams& p) {
   DreamSummary s;
   s.model = s.copy_last = s.const_velocity = ErrorAccumulator(p.steps);
-  WmDreamer dreamer(model, p.window);
   for (const auto& d : starts) {
     DreamParams q = p;
     q.seed =
         p.seed + static_cast<uint64_t>(d.episode) * 1000003ull + static_cast<uint64_t>(d.start);
-    const DreamResult r =
-        wm_dream(dreamer, episodes.at(static_cast<size_t>(d.episode)), d.start, q);
+    const DreamResult r = wm_dream(model, episodes.at(static_cast<size_t>(d.episode)), d.start, q);
     s.model.merge(r.model);
     s.copy_last.merge(r.copy_last);
     s.const_velocity.merge(r.const_velocity);

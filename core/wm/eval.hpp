@@ -2,9 +2,9 @@
 // accuracy, and dreams of K steps from real states (closed loop: the recorded actions are
 // fed in; open loop: the model's action head flies), scored per step against the real
 // simulator driven by the same actions, next to the copy-last and constant-velocity
-// baselines (core/wm/baselines.hpp). Past the context, dreams slide a window of C steps:
-// exact for RoPE; for learned absolute positions (a) recompute the window with positions
-// reset to 0, or (b) keep the cache and reset only the new index (core/wm/wm_decode.hpp).
+// baselines (core/wm/baselines.hpp). A dream here is the one dream session
+// (core/wm/dream_session.hpp) with its views off, started from a recorded episode; past the
+// context it uses the decoder's window modes (core/wm/wm_decode.hpp WmOverflow).
 //   K = dreamt steps, N = 8 slots, states (N, 15) as in spec section 5
 #pragma once
 #include <cstdint>
@@ -14,17 +14,16 @@
 #include "core/common/param_range.hpp"
 #include "core/wm/baselines.hpp"
 #include "core/wm/data.hpp"
+#include "core/wm/dream_session.hpp"
 #include "core/wm/wm_decode.hpp"
 #include "core/wm/world_model.hpp"
 
 namespace poslab::wm {
 
-enum class DreamLoop { closed, open };
 // Past the context a dream uses the decoder's window modes (wm_decode.hpp): slide,
-// recompute, patch; wm_overflow_name / wm_overflow_from_name name them.
+// recompute, patch; wm_overflow_name / wm_overflow_from_name name them. DreamLoop is the
+// session's (dream_session.hpp).
 using DreamWindow = WmOverflow;
-const char* dream_loop_name(DreamLoop l);              // "closed" / "open"
-DreamLoop dream_loop_from_name(const std::string& s);  // throws InputError
 
 struct DreamParams {
   int steps = 50;                      // K: dreamt steps, [1, 100000]
@@ -56,11 +55,11 @@ struct DreamResult {
 
 // One dream from row `start` of a real episode (whose seed replays it in the simulator): the
 // real rows start - history .. start - 1 go into the cache teacher-forced, then each step
-// feeds the (cleaned) dreamt state back. Throws InputError if the episode cannot be
-// replayed or start is out of range.
-DreamResult wm_dream(WorldModel& model, const bnb::EpisodeRecord& episode, int start,
-                     const DreamParams& p);
-DreamResult wm_dream(WmDreamer& dreamer, const bnb::EpisodeRecord& episode, int start,
+// feeds the (cleaned) dreamt state back. A thin wrapper: the session of
+// dream_session_config_of_record (views off, reality as recorded, closed loop ending with
+// the record) on the KV-cache decoder, its frames copied out. Throws InputError if the
+// episode cannot be replayed or start is out of range.
+DreamResult wm_dream(const WorldModel& model, const bnb::EpisodeRecord& episode, int start,
                      const DreamParams& p);
 
 // Replays the recorded actions of `episode` up to row `row` in the simulator (the episode
@@ -94,7 +93,7 @@ struct DreamSummary {
   int dreams = 0;
   ErrorAccumulator model{1}, copy_last{1}, const_velocity{1};
 };
-DreamSummary wm_dream_many(WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
+DreamSummary wm_dream_many(const WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
                            const std::vector<DreamStart>& starts, const DreamParams& p);
 
 }  // namespace poslab::wm

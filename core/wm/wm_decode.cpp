@@ -365,6 +365,28 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
       }
 }
 
+int wm_pick_action(const float* lg, int size, bool sample, double temperature, uint64_t seed, int t,
+                   int n, int h) {
+  int best = 0;
+  for (int i = 1; i < size; ++i)
+    if (lg[i] > lg[best]) best = i;
+  if (!sample) return best;
+  require_in_range("temperature", temperature, ParamRange{1e-6, 100});
+  if (size > kActionLogits) throw InputError("wm_pick_action: a head has at most 12 logits");
+  double p[kActionLogits], sum = 0;
+  for (int i = 0; i < size; ++i) sum += (p[i] = std::exp((lg[i] - lg[best]) / temperature));
+  SeededStream rng(
+      seed, "wm/dream",
+      (static_cast<uint64_t>(t) * kN + static_cast<uint64_t>(n)) * 3 + static_cast<uint64_t>(h));
+  double u = rng.uniform() * sum;
+  best = size - 1;
+  for (int i = 0; i < size; ++i) {
+    if (u < p[i]) return i;
+    u -= p[i];
+  }
+  return best;
+}
+
 WmStepResult WmDreamer::step(const float* state, const WmActionChoice& choice) {
   const WmConfig& c = config_;
   const int H = c.heads, C = c.context;
@@ -410,30 +432,10 @@ WmStepResult WmDreamer::step(const float* state, const WmActionChoice& choice) {
       }
       continue;
     }
-    for (int h = 0; h < 3; ++h) {
-      const float* lg = &r.action_logits[n * kActionLogits + kActionHeadStart[h]];
-      int best = 0;
-      for (int i = 1; i < kActionHeadSize[h]; ++i)
-        if (lg[i] > lg[best]) best = i;
-      if (choice.sample) {
-        require_in_range("temperature", choice.temperature, ParamRange{1e-6, 100});
-        double p[7], sum = 0;
-        for (int i = 0; i < kActionHeadSize[h]; ++i)
-          sum += (p[i] = std::exp((lg[i] - lg[best]) / choice.temperature));
-        SeededStream rng(choice.seed, "wm/dream",
-                         (static_cast<uint64_t>(t) * kN + static_cast<uint64_t>(n)) * 3 + h);
-        double u = rng.uniform() * sum;
-        best = kActionHeadSize[h] - 1;
-        for (int i = 0; i < kActionHeadSize[h]; ++i) {
-          if (u < p[i]) {
-            best = i;
-            break;
-          }
-          u -= p[i];
-        }
-      }
-      r.actions[n * 3 + h] = static_cast<uint8_t>(best);
-    }
+    for (int h = 0; h < 3; ++h)
+      r.actions[n * 3 + h] = static_cast<uint8_t>(wm_pick_action(
+          &r.action_logits[n * kActionLogits + kActionHeadStart[h]], kActionHeadSize[h],
+          choice.sample, choice.temperature, choice.seed, t, n, h));
   }
   std::copy_n(r.actions.data(), kN * 3, &hist_actions_[static_cast<size_t>(w) * kN * 3]);
 

@@ -60,6 +60,13 @@ struct WmActionChoice {
   uint64_t seed = 0;         // sampling stream: (seed, "wm/dream", step), portable
 };
 
+// The one action sampler of every dream: the action of head h (its `size` logits) for ship
+// n at dream step t. Argmax unless `sample`; sampling is a softmax at `temperature` (in
+// (0, 100], else InputError) drawn by inverse CDF with one uniform of the stream
+// (seed, "wm/dream", (t * N + n) * 3 + h), so a draw does not depend on any other.
+int wm_pick_action(const float* logits, int size, bool sample, double temperature, uint64_t seed,
+                   int t, int n, int h);
+
 // Everything one step produced.
 struct WmStepResult {
   int step = 0;                      // dream step index t (0 = first step fed)

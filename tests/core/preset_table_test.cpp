@@ -4,6 +4,8 @@
 // every CLI flag a table names is listed by `poslab-cli <command> --help`. With the table
 // as the one place a field is written, these checks replace keeping 4-6 places in sync.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -137,6 +139,18 @@ void check_table(const std::string& lab, const PresetTable<S>& table) {
         CHECK(f.get_text(t) == "x");
       else
         CHECK(f.get(t) == Approx(f.get(s)).epsilon(1e-5));
+    }
+    for (const auto& [old_name, current] : f.value_aliases) {  // an old value loads as current
+      INFO("value alias " << old_name << " -> " << current);
+      REQUIRE(f.kind == PresetKind::choice);
+      const auto at = std::find(f.choices->begin(), f.choices->end(), current);
+      REQUIRE(at != f.choices->end());  // names a current choice
+      CHECK(std::find(f.choices->begin(), f.choices->end(), old_name) == f.choices->end());
+      PresetReader in(lab + "?" + f.key + "=" + old_name, lab);
+      S t{};
+      preset_read(in, table, t);
+      in.finish();
+      CHECK(f.get(t) == double(at - f.choices->begin()));
     }
   }
   CHECK_THROWS_WITH(read_text(lab, table, lab + "?no_such_key=1"),
