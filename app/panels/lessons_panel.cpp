@@ -164,7 +164,22 @@ class LessonsPanel final : public Panel {
     const Lesson* lesson = ui_.lab.lesson.empty() ? nullptr : ui_.lib.find(ui_.lab.lesson);
     if (lesson == nullptr) {
       ui_.lab.lesson.clear();
-      catalog(pal);
+      // A wide window: the catalog on the left, the next lesson and its labs on the right
+      // (the right half was empty on a projector).
+      const float scale = ctx.ui_scale(), avail = ImGui::GetContentRegionAvail().x;
+      const Lesson* next = next_lesson();
+      if (next != nullptr && avail >= 1100.0f * scale) {
+        ImGui::BeginChild("##catalog_left", ImVec2(avail * 0.6f, 0), false);
+        catalog(pal);
+        ImGui::EndChild();
+        ImGui::SameLine();
+        ImGui::BeginChild("##catalog_next", ImVec2(0, 0), false);
+        next_lesson_column(ctx, *next, scale);
+        ImGui::EndChild();
+      } else {
+        ui_.lab_links_drawn = -1;
+        catalog(pal);
+      }
     } else {
       lesson_view(ctx, *lesson, pal);
     }
@@ -328,6 +343,35 @@ class LessonsPanel final : public Panel {
                                      : saved_here_);
   }
 
+  // The first lesson not completed (the first one when all are), or nullptr.
+  const Lesson* next_lesson() const {
+    for (const auto& l : ui_.lib.lessons) {
+      const auto it = ui_.progress.lessons.find(l.entry.id);
+      if (!l.broken() && (it == ui_.progress.lessons.end() || !it->second.completed)) return &l;
+    }
+    return ui_.lib.lessons.empty() ? nullptr : &ui_.lib.lessons.front();
+  }
+
+  // Beside the catalog: the next lesson's title and summary, a button opening it, its labs.
+  void next_lesson_column(AppContext& ctx, const Lesson& l, float scale) {
+    ImGui::PushFont(heading_font_);
+    ImGui::TextUnformatted(w("next_lesson").c_str());
+    ImGui::PopFont();
+    ImGui::TextUnformatted(l.entry.title.in(language()).c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    wrapped_text(l.entry.summary.in(language()));
+    ImGui::PopStyleColor();
+    const float width = std::min(ImGui::GetContentRegionAvail().x, 560.0f * scale);
+    if (ImGui::Button((w("open_lesson") + "###open_next").c_str(), ImVec2(width, 0))) {
+      ui_.lab.lesson = l.entry.id;
+      ui_.lab.view = LessonsView::text;
+      ui_.select_view = true;
+    }
+    ImGui::Spacing();
+    lessons_labs_column(ctx, ui_, heading_font_, lessons_lab_links(l.text(language())), width);
+    ui_.lab_links_drawn = -1;  // the check counts the open lesson's column only
+  }
+
   // ---- lesson view (text and quiz tabs) ----------------------------------------------------
   void lesson_view(AppContext& ctx, const Lesson& lesson, const Palette& pal) {
     ui_.drawn_lesson = lesson.entry.id;
@@ -367,7 +411,7 @@ class LessonsPanel final : public Panel {
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const bool column = !lab_links.empty() && avail_w >= text_w + 300.0f * scale;
     ui_.lab_links_drawn = -1;
-    const float left_w = column ? std::max(text_w, avail_w * 0.58f) : 0.0f;
+    const float left_w = column ? std::max(text_w, avail_w * 0.5f) : 0.0f;
     auto labs_column = [&] {
       if (!column) return;
       ImGui::SameLine();
