@@ -219,7 +219,11 @@ class AttentionPanel final : public Panel {
     schedule(ctx);
     ImGui::SameLine();
     ImGui::BeginChild("##att_view", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    // Text wraps at the visible edge: ImGui 1.86 would wrap it at last frame's content width
+    // in a sideways-scrolling window, so one overflowing frame kept the text too wide for good.
+    ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x + ImGui::GetScrollX());
     draw_view(ctx, scale);
+    ImGui::PopTextWrapPos();
     ImGui::EndChild();
     view_rect_ = last_item_rect();
   }
@@ -536,7 +540,10 @@ class AttentionPanel final : public Panel {
       text_wrapped("%s", this->T("attention.rope_extrapolation_note"));
       ImGui::PopStyleColor();
     }
-    const float avail = ImGui::GetContentRegionAvail().x;
+    // The view's visible width: ImGui 1.86 widens a sideways-scrolling window's work rect to
+    // last frame's content, so a layout sized by GetContentRegionAvail keeps any overflow.
+    const float avail =
+        ImGui::GetWindowContentRegionMax().x + ImGui::GetScrollX() - ImGui::GetCursorPosX();
 
     if (s.source == AttentionSource::grid && s.demo == AttentionDemo::none) {
       draw_grid_mode(ctx, *c, scale, avail);

@@ -185,8 +185,12 @@ void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed
   int undefined = 0;
   for (double v : e) undefined += std::isnan(v) ? 1 : 0;
   const RopeAngleReach& reach = d.slowest_pair;
-  const float plot_w = std::max(200.0f * scale, avail - side - 150.0f * scale);
-  ImGui::TextUnformatted(ctx.tr("attention.entropy_title"));
+  const float plot_w = std::max(kPlotMinWidth * scale,
+                                avail - side - ImGui::GetStyle().ItemSpacing.x - 72.0f * scale);
+  // Beside the map and its row labels (~72 px). Titles and notes wrap at the plots width:
+  // the group never grows past the view.
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + plot_w);
+  text_wrapped("%s", ctx.tr("attention.entropy_title"));
   PlotSpec spec;
   spec.id = "entropy";
   spec.scale = scale;
@@ -202,6 +206,7 @@ void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed
     ImGui::TextColored(ImColor(theme_colour(ImVec4(1, 0.6f, 0.4f, 1))), "%d %s", undefined,
                        ctx.tr("attention.rows_undefined"));
   if (reach.pair >= 0) attention_draw_angle_reach(ctx, reach, d.trained_length, scale, plot_w);
+  ImGui::PopTextWrapPos();
   ImGui::EndGroup();
 }
 
@@ -209,7 +214,7 @@ void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed
 void attention_draw_angle_reach(const AppContext& ctx, const RopeAngleReach& r, int trained_length,
                                 float scale, float width) {
   ImGui::Spacing();
-  ImGui::TextUnformatted(ctx.tr("attention.angle_title"));
+  text_wrapped("%s", ctx.tr("attention.angle_title"));
   PlotSpec spec;
   spec.id = "slowest_angle";
   spec.scale = scale;
