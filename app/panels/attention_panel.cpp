@@ -520,9 +520,11 @@ class AttentionPanel final : public Panel {
                   : s.demo == AttentionDemo::alibi_slopes && c->demo_matrix.rows() > 0
                       ? static_cast<int>(c->demo_matrix.rows())
                       : static_cast<int>(c->model.input.tokens.size());
-    // The ALiBi demo is ALiBi's whatever the lab's encoding (core computes it so).
+    // The ALiBi and T5 demos are those encodings' whatever the lab's (core computes them so).
     const AttentionEncoding shown_encoding =
-        s.demo == AttentionDemo::alibi_slopes ? AttentionEncoding::alibi : p.encoding;
+        s.demo == AttentionDemo::alibi_slopes ? AttentionEncoding::alibi
+        : s.demo == AttentionDemo::t5_buckets ? AttentionEncoding::t5
+                                              : p.encoding;
     text_wrapped("%s  |  %d %s, %s %d / %d, %s %.4g  |  %.0f ms",
                  attention_encoding_text(ctx, shown_encoding), T, this->T("attention.n_tokens"),
                  this->T("attention.head"), s.head, p.heads, this->T("attention.scale"),
