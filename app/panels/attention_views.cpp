@@ -179,16 +179,18 @@ void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed
                                      ctx.tr("attention.rows_cols"), d.trained_length);
   ImGui::EndGroup();
   if (hv.row >= 0) attention_cell_tooltip(ctx, c, d.model, d.result, hv.row, hv.col);
-  ImGui::SameLine();
+  // Beside the map and its row labels (~72 px) when the plots keep their minimum width there,
+  // else below it (UI scale 2). Titles and notes wrap at the plots' width: the group never
+  // grows past the view.
+  const float beside_w = avail - side - ImGui::GetStyle().ItemSpacing.x - 72.0f * scale;
+  const bool beside = beside_w >= kPlotMinWidth * scale;
+  if (beside) ImGui::SameLine();
   ImGui::BeginGroup();
   const std::vector<double>& e = d.row_entropy[c.lab.head];
   int undefined = 0;
   for (double v : e) undefined += std::isnan(v) ? 1 : 0;
   const RopeAngleReach& reach = d.slowest_pair;
-  const float plot_w = std::max(kPlotMinWidth * scale,
-                                avail - side - ImGui::GetStyle().ItemSpacing.x - 72.0f * scale);
-  // Beside the map and its row labels (~72 px). Titles and notes wrap at the plots width:
-  // the group never grows past the view.
+  const float plot_w = std::max(kPlotMinWidth * scale, beside ? beside_w : avail - 24.0f * scale);
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + plot_w);
   text_wrapped("%s", ctx.tr("attention.entropy_title"));
   PlotSpec spec;
