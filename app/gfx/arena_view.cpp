@@ -404,4 +404,9 @@ bnb::ShipAction arena_helm_action() {
   return a;
 }
 
+bool arena_helm_start_pressed() {
+  if (ImGui::GetIO().WantTextInput) return false;
+  return ImGui::IsKeyPressed(GLFW_KEY_W, false) || ImGui::IsKeyPressed(GLFW_KEY_UP, false);
+}
+
 }  // namespace poslab::app

@@ -132,7 +132,10 @@ ImU32 arena_team_colour(int team, bool dark, float alpha = 1.0f);
 // The helm ship's action from the keyboard: W/Up boost, S/Down reverse, A/Left and D/Right
 // turn, Shift makes turns sharp, both sideways keys air-brake, Space fires. Coasts while a
 // text field has the keyboard.
-bnb::ShipAction arena_helm_action();  // The key list for players is the interface text
-                                      // kHelmKeysHelp (app/panels/arena_help.hpp).
+// The key list for players is the interface text kHelmKeysHelp (app/panels/arena_help.hpp).
+bnb::ShipAction arena_helm_action();
+// True in the frame W or Up (the helm's boost keys) is pressed, unless a text field has the
+// keyboard: the arena's paused start takes the helm and plays on it.
+bool arena_helm_start_pressed();
 
 }  // namespace poslab::app

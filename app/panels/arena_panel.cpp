@@ -82,10 +82,11 @@ class ArenaPanel final : public Panel {
   ViewRect main_view_rect() const override { return view_rect_; }
 
   std::vector<std::string> check_presets() const override {
-    return {"arena?team0=1&team1=4&speed=16&trail=100&ship=0",
-            "arena?team0=0&team1=0&seed=2147483647&policy=random&helm=7&ship=7",
+    return {"arena?team0=1&team1=4&speed=16&trail=100&ship=0&play=1",
+            "arena?team0=0&team1=0&seed=2147483647&policy=random&helm=7&ship=7&play=1",
             "arena?play=0&grid=0&trail=0&ship=3&speed=0.1&policy=noisy",
-            "arena?team0=4&team1=1&seed=0&helm=0&ship=4",
+            "arena?team0=4&team1=1&seed=0&helm=0&ship=4&play=1",
+            "arena?helm=0&practice=1&team1=1&team0=1",  // the welcome page's start: waits for W
             "arena?source=file&episode=1000000000&row=1000000"};
   }
 
@@ -98,6 +99,9 @@ class ArenaPanel final : public Panel {
         return "team 0 has " + std::to_string(sizes[0]) + " ships";
       if (u.lab.team1_size > 0 && sizes[1] != u.lab.team1_size)
         return "team 1 has " + std::to_string(sizes[1]) + " ships";
+      // Nobody presses W, Play or Step under --check: a paused match waits at step 0.
+      if (!u.lab.playing && u.helm_lost_step < 0 && !u.sim.done && u.sim.step != 0)
+        return "the match ran to step " + std::to_string(u.sim.step) + " without being started";
       for (int k = 0; k < kSlots; ++k) {
         const bnb::Ship& s = u.sim.ships[k];
         if (s.present &&
@@ -581,6 +585,7 @@ class ArenaPanel final : public Panel {
     ui_.helm_keys_active =
         u.lab.helm >= 0 &&
         (in.hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
+    draw_start_prompt(scale);
     if (in.hovered) {
       if (in.hovered_slot >= 0)
         tooltip_showf("%s %d: %s", T("arena.slot"), in.hovered_slot, T("arena.click_inspect"));
@@ -592,6 +597,50 @@ class ArenaPanel final : public Panel {
     text_wrapped("%s %gx%g", T("arena.screen_convention"), bnb::kWorldW, bnb::kWorldH);
     text_wrapped("%s %.2f", T("arena.angle_convention"), scale);
     ImGui::PopStyleColor();
+  }
+
+  // A live episode that has not started waits for the player: "take the helm: press W" over
+  // the map. The first W (or Up) takes the helm (team 0's first ship unless one was chosen)
+  // and plays; Play in the controls watches instead.
+  void draw_start_prompt(float scale) {
+    ArenaUi& u = ui_;
+    bnb::ArenaLabSettings& s = u.lab;
+    if (s.source != bnb::ArenaSource::live || s.playing || u.sim.step != 0 || u.sim.done) return;
+    if (arena_helm_start_pressed()) {
+      if (s.helm < 0 || !u.sim.ships[s.helm].alive)
+        for (int k = 0; k < kSlots; ++k)
+          if (u.sim.ships[k].alive) {
+            s.helm = k;
+            break;
+          }
+      if (s.selected < 0) s.selected = s.helm;
+      s.playing = true;
+      return;
+    }
+    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+    ImFont* font = ImGui::GetFont();
+    const float big = ImGui::GetFontSize() * 1.8f, small = ImGui::GetFontSize();
+    const char* head = T("arena.start_prompt");
+    const char* sub = T("arena.start_prompt_sub");
+    const ImVec2 hs = font->CalcTextSizeA(big, FLT_MAX, 0.0f, head);
+    const float wrap = std::min(hi.x - lo.x - 40.0f * scale, 520.0f * scale);
+    const ImVec2 ss = font->CalcTextSizeA(small, FLT_MAX, wrap, sub);
+    const float box_w = std::max(hs.x, ss.x) + 32.0f * scale;
+    const float box_h = hs.y + ss.y + 36.0f * scale;
+    // Low on the map, over as few ships as a fixed place can be.
+    const ImVec2 c((lo.x + hi.x) * 0.5f, hi.y - box_h * 0.5f - 24.0f * scale);
+    const ImVec2 b0(c.x - box_w * 0.5f, c.y - box_h * 0.5f),
+        b1(c.x + box_w * 0.5f, c.y + box_h * 0.5f);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(b0, b1, dark_ ? IM_COL32(10, 14, 24, 225) : IM_COL32(250, 250, 245, 235),
+                      8.0f * scale);
+    dl->AddRect(b0, b1, dark_ ? IM_COL32(255, 215, 80, 255) : IM_COL32(150, 90, 0, 255),
+                8.0f * scale, 0, 2.0f * scale);
+    dl->AddText(font, big, ImVec2(c.x - hs.x * 0.5f, b0.y + 12.0f * scale),
+                dark_ ? IM_COL32(255, 215, 80, 255) : IM_COL32(150, 90, 0, 255), head);
+    dl->AddText(font, small, ImVec2(c.x - ss.x * 0.5f, b0.y + 24.0f * scale + hs.y),
+                dark_ ? IM_COL32(230, 230, 230, 255) : IM_COL32(30, 30, 30, 255), sub, nullptr,
+                wrap);
   }
 
   ArenaUi ui_;

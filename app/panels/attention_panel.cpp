@@ -49,6 +49,7 @@ using ComputedPtr = std::shared_ptr<const AttentionComputed>;
 // The GPU side: textures and what was last uploaded into them.
 struct AttentionTextures {
   gfx::HeatmapTexture main, second, diff, grid_a, grid_b, terrain, demo;
+  std::vector<std::unique_ptr<gfx::HeatmapTexture>> heads;  // ALiBi demo: one map per head
   std::string uploaded;                     // upload key (computed key + view choices)
   double main_spread = 0;                   // std of the main map's colour positions (check)
   double main_range = 0, second_range = 0;  // |value| covered by the left and right scales
@@ -124,6 +125,7 @@ class AttentionPanel final : public Panel {
     for (gfx::HeatmapTexture* h :
          {&t.main, &t.second, &t.diff, &t.grid_a, &t.grid_b, &t.terrain, &t.demo})
       h->release();
+    for (auto& h : t.heads) h->release();
     t.uploaded.clear();
   }
 
@@ -217,7 +219,11 @@ class AttentionPanel final : public Panel {
     schedule(ctx);
     ImGui::SameLine();
     ImGui::BeginChild("##att_view", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    // Text wraps at the visible edge: ImGui 1.86 would wrap it at last frame's content width
+    // in a sideways-scrolling window, so one overflowing frame kept the text too wide for good.
+    ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x + ImGui::GetScrollX());
     draw_view(ctx, scale);
+    ImGui::PopTextWrapPos();
     ImGui::EndChild();
     view_rect_ = last_item_rect();
   }
@@ -403,10 +409,15 @@ class AttentionPanel final : public Panel {
     if (s.demo == AttentionDemo::shift)
       slider_double(L("attention.shift_k").c_str(), s.shift, AttentionLabSettings::shift_range,
                     "%.6g", true, T("attention.shift_k_tip"));
-    if (s.demo == AttentionDemo::extrapolation)
+    if (s.demo == AttentionDemo::extrapolation) {
       slider_int(L("attention.tokens_shown").c_str(), s.extrapolate_tokens,
                  AttentionLabSettings::extrapolate_tokens_range, true,
                  T("attention.tokens_shown_tip"));
+      // L is the learned table's length; the other encodings are "trained" on it as well.
+      if (s.params.encoding != AttentionEncoding::learned)
+        slider_int(L("attention.trained_length").c_str(), s.params.table_length,
+                   AttentionParams::table_length_range, true, T("attention.trained_length_tip"));
+    }
     if (s.demo == AttentionDemo::rope_decay)
       slider_int(L("attention.max_distance").c_str(), s.decay_max,
                  AttentionLabSettings::decay_max_range, true, T("attention.max_distance_tip"));
@@ -451,6 +462,15 @@ class AttentionPanel final : public Panel {
     if (c.demo_matrix.size())
       heatmap_upload(t.demo, c.demo_matrix.cast<float>(),
                      c.lab.demo == AttentionDemo::alibi_slopes);
+    if (!c.demo_heads.empty()) {  // every head on one scale: the steep slopes look darker
+      float range = 0;
+      for (const RowMatrix& b : c.demo_heads)
+        range = std::max(range, heatmap_abs_max(heatmap_display_values(b.cast<float>())));
+      while (t.heads.size() < c.demo_heads.size())
+        t.heads.push_back(std::make_unique<gfx::HeatmapTexture>());
+      for (size_t k = 0; k < c.demo_heads.size(); ++k)
+        heatmap_upload(*t.heads[k], c.demo_heads[k].cast<float>(), true, range);
+    }
     if (c.lab.source == AttentionSource::grid) {
       const int q = s.query_row * c.lab.grid_cols + s.query_col;
       const RowMatrixF ga = grid_row(h.weights, q, c.lab.grid_rows, c.lab.grid_cols);
@@ -500,8 +520,13 @@ class AttentionPanel final : public Panel {
                   : s.demo == AttentionDemo::alibi_slopes && c->demo_matrix.rows() > 0
                       ? static_cast<int>(c->demo_matrix.rows())
                       : static_cast<int>(c->model.input.tokens.size());
+    // The ALiBi and T5 demos are those encodings' whatever the lab's (core computes them so).
+    const AttentionEncoding shown_encoding =
+        s.demo == AttentionDemo::alibi_slopes ? AttentionEncoding::alibi
+        : s.demo == AttentionDemo::t5_buckets ? AttentionEncoding::t5
+                                              : p.encoding;
     text_wrapped("%s  |  %d %s, %s %d / %d, %s %.4g  |  %.0f ms",
-                 attention_encoding_text(ctx, p.encoding), T, this->T("attention.n_tokens"),
+                 attention_encoding_text(ctx, shown_encoding), T, this->T("attention.n_tokens"),
                  this->T("attention.head"), s.head, p.heads, this->T("attention.scale"),
                  c->result.scale, c->seconds * 1e3);
     if (!c->result.note_message.empty())
@@ -517,7 +542,10 @@ class AttentionPanel final : public Panel {
       text_wrapped("%s", this->T("attention.rope_extrapolation_note"));
       ImGui::PopStyleColor();
     }
-    const float avail = ImGui::GetContentRegionAvail().x;
+    // The view's visible width: ImGui 1.86 widens a sideways-scrolling window's work rect to
+    // last frame's content, so a layout sized by GetContentRegionAvail keeps any overflow.
+    const float avail =
+        ImGui::GetWindowContentRegionMax().x + ImGui::GetScrollX() - ImGui::GetCursorPosX();
 
     if (s.source == AttentionSource::grid && s.demo == AttentionDemo::none) {
       draw_grid_mode(ctx, *c, scale, avail);
@@ -535,7 +563,8 @@ class AttentionPanel final : public Panel {
         attention_draw_decay(ctx, *c, ui_.tex.demo, scale, avail);
         return;
       case AttentionDemo::alibi_slopes:
-        attention_draw_slopes(ctx, *c, ui_.tex.demo, scale, avail);
+        if (const int h = attention_draw_slopes(ctx, *c, ui_.tex.heads, scale, avail); h >= 0)
+          ui_.lab.head = h;
         return;
       case AttentionDemo::t5_buckets:
         attention_draw_buckets(ctx, *c, ui_.tex.demo, scale, avail);

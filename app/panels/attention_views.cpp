@@ -14,6 +14,7 @@
 #include "app/widgets/rope_controls.hpp"
 #include "app/widgets/theme_colour.hpp"
 #include "app/widgets/token_heatmap.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
 
@@ -178,16 +179,25 @@ void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed
                                      ctx.tr("attention.rows_cols"), d.trained_length);
   ImGui::EndGroup();
   if (hv.row >= 0) attention_cell_tooltip(ctx, c, d.model, d.result, hv.row, hv.col);
-  ImGui::SameLine();
+  // Beside the map and its row labels (~72 px) when the plots keep their minimum width there,
+  // else below it (UI scale 2). Titles and notes wrap at the plots' width: the group never
+  // grows past the view.
+  const float beside_w = avail - side - ImGui::GetStyle().ItemSpacing.x - 72.0f * scale;
+  const bool beside = beside_w >= kPlotMinWidth * scale;
+  if (beside) ImGui::SameLine();
   ImGui::BeginGroup();
   const std::vector<double>& e = d.row_entropy[c.lab.head];
   int undefined = 0;
   for (double v : e) undefined += std::isnan(v) ? 1 : 0;
-  ImGui::TextUnformatted(ctx.tr("attention.entropy_title"));
+  const RopeAngleReach& reach = d.slowest_pair;
+  const float plot_w = std::max(kPlotMinWidth * scale, beside ? beside_w : avail - 24.0f * scale);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + plot_w);
+  text_wrapped("%s", ctx.tr("attention.entropy_title"));
   PlotSpec spec;
   spec.id = "entropy";
   spec.scale = scale;
-  spec.size = ImVec2(std::max(200.0f * scale, avail - side - 150.0f * scale), 200.0f * scale);
+  spec.size =
+      ImVec2(plot_w, reach.pair >= 0 ? std::max(140.0f * scale, side * 0.32f) : 200.0f * scale);
   spec.x.label = ctx.tr("attention.query_position");
   spec.legend = false;
   spec.series.push_back({.label = ctx.tr("attention.entropy"),
@@ -197,7 +207,53 @@ void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed
   if (undefined)
     ImGui::TextColored(ImColor(theme_colour(ImVec4(1, 0.6f, 0.4f, 1))), "%d %s", undefined,
                        ctx.tr("attention.rows_undefined"));
+  if (reach.pair >= 0) attention_draw_angle_reach(ctx, reach, d.trained_length, scale, plot_w);
+  ImGui::PopTextWrapPos();
   ImGui::EndGroup();
+}
+
+// RoPE past L: the slowest pair's angle against position, the angles training saw shaded.
+void attention_draw_angle_reach(const AppContext& ctx, const RopeAngleReach& r, int trained_length,
+                                float scale, float width) {
+  ImGui::Spacing();
+  text_wrapped("%s", ctx.tr("attention.angle_title"));
+  PlotSpec spec;
+  spec.id = "slowest_angle";
+  spec.scale = scale;
+  spec.size =
+      ImVec2(width, std::max(160.0f * scale, ImGui::GetContentRegionAvail().y -
+                                                 4.5f * ImGui::GetTextLineHeightWithSpacing()));
+  spec.x.label = ctx.tr("attention.position_m");
+  spec.y.label = ctx.tr("attention.angle_axis");
+  spec.y.lo = 0;
+  spec.legend = false;
+  spec.series.push_back({.label = ctx.tr("attention.angle_series"),
+                         .y = r.angle,
+                         .colour = theme_colour(IM_COL32(90, 170, 255, 255)),
+                         .thickness = 2.0f});
+  spec.bands.push_back({.lo = 0,
+                        .hi = r.trained_max,
+                        .colour = theme_colour(IM_COL32(80, 200, 120, 70)),
+                        .label = ctx.tr("attention.seen_in_training"),
+                        .label_colour = theme_colour(IM_COL32(120, 230, 150, 255))});
+  spec.x_marks.push_back({.x = static_cast<double>(trained_length),
+                          .colour = theme_colour(IM_COL32(255, 80, 80, 255)),
+                          .label = "L = " + std::to_string(trained_length)});
+  plot(spec);
+  const double last = r.angle.empty() ? 0.0 : r.angle.back();
+  char theta[32], seen[32], reached[32], times[32];
+  std::snprintf(theta, sizeof theta, "%.4g", r.inv_freq);
+  std::snprintf(seen, sizeof seen, "%.4g", r.trained_max);
+  std::snprintf(reached, sizeof reached, "%.4g", last);
+  std::snprintf(times, sizeof times, "%.2f", r.trained_max > 0 ? last / r.trained_max : 0.0);
+  text_wrapped("%s", tr_args(ctx.tr("attention.angle_reach"),
+                             {{"pair", std::to_string(r.pair)},
+                              {"theta", theta},
+                              {"seen", seen},
+                              {"last", std::to_string(static_cast<int>(r.angle.size()) - 1)},
+                              {"reached", reached},
+                              {"times", times}})
+                         .c_str());
 }
 
 void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c,
@@ -224,15 +280,16 @@ void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c,
   ImGui::TextDisabled("poslab-cli attention --preset '%s'", c.key.c_str());
 }
 
-void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
-                           gfx::HeatmapTexture& demo, float scale, float avail) {
+int attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
+                          std::vector<std::unique_ptr<gfx::HeatmapTexture>>& heads, float scale,
+                          float avail) {
   text_wrapped("%s", ctx.tr("attention.slopes_text"));
+  const float table_w = 210.0f * scale;
   ImGui::BeginGroup();
   if (ImGui::BeginTable(
           "slopes", 3,
           ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
-          ImVec2(260.0f * scale,
-                 std::max(150.0f * scale, ImGui::GetContentRegionAvail().y - 10.0f)))) {
+          ImVec2(table_w, std::max(150.0f * scale, ImGui::GetContentRegionAvail().y - 10.0f)))) {
     ImGui::TableSetupColumn(ctx.tr("attention.head"));
     ImGui::TableSetupColumn(ctx.tr("attention.slope"));
     ImGui::TableSetupColumn("log2");
@@ -251,14 +308,54 @@ void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginGroup();
-  ImGui::Text("%s %d (%s %.4g)", ctx.tr("attention.bias_of_head"), c.lab.head,
-              ctx.tr("attention.slope"), c.slopes[c.lab.head]);
-  const float side =
-      std::clamp(std::min(avail - 300.0f * scale, ImGui::GetContentRegionAvail().y - 90.0f * scale),
-                 120.0f * scale, 700.0f * scale);
-  token_heatmap("slopes_bias", demo, c.model.input.tokens, side, scale,
-                ctx.tr("attention.rows_cols"));
+  const int H = static_cast<int>(c.demo_heads.size());
+  const int T = static_cast<int>(c.demo_matrix.rows());
+  text_wrapped("%s", tr_args(ctx.tr("attention.all_heads_title"),
+                             {{"heads", std::to_string(H)}, {"tokens", std::to_string(T)}})
+                         .c_str());
+  // Small multiples: the column count that gives the largest square maps in the pane.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float w = std::max(200.0f * scale, avail - table_w - st.ItemSpacing.x - 8.0f * scale);
+  const float h = std::max(200.0f * scale, ImGui::GetContentRegionAvail().y - 2.0f * line);
+  int cols = 1;
+  float cell = 0;
+  for (int k = 1; k <= std::max(H, 1); ++k) {
+    const int rows = (H + k - 1) / k;
+    const float side = std::min((w - (k - 1) * st.ItemSpacing.x) / k,
+                                (h - rows * (line + st.ItemSpacing.y)) / std::max(rows, 1));
+    if (side > cell) cell = side, cols = k;
+  }
+  cell = std::clamp(cell, 40.0f * scale, 400.0f * scale);
+  int clicked = -1, hovered = -1;
+  ImVec2 hover_cell(-1, -1);
+  for (int k = 0; k < H && k < static_cast<int>(heads.size()); ++k) {
+    if (k % cols) ImGui::SameLine();
+    ImGui::BeginGroup();
+    // The slope, and the bias it gives the farthest key: steep heads only see nearby keys.
+    ImGui::Text("%s %d: %.4g  (%d: %.3g)", ctx.tr("attention.head"), k, c.slopes[k], T - 1,
+                -c.slopes[k] * (T - 1));
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const ImVec2 hv = heads[k]->draw(ImVec2(cell, cell));
+    if (ImGui::IsItemClicked()) clicked = k;
+    if (hv.x >= 0) hovered = k, hover_cell = hv;
+    if (k == c.lab.head)
+      ImGui::GetWindowDrawList()->AddRect(
+          ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + cell + 2, at.y + cell + 2),
+          theme_colour(IM_COL32(255, 215, 80, 255)), 0, 0, 2.0f * scale);
+    ImGui::EndGroup();
+  }
+  if (!heads.empty()) heads[0]->draw_colorbar(ImVec2(std::min(w, 360.0f * scale), 14.0f * scale));
+  if (hovered >= 0) {
+    const int i = static_cast<int>(hover_cell.y), j = static_cast<int>(hover_cell.x);
+    ImGui::BeginTooltip();
+    ImGui::Text("%s %d (%s %d, %s %d): %.4g", ctx.tr("attention.bias_of_head"), hovered,
+                ctx.tr("attention.query"), i, ctx.tr("attention.key"), j,
+                static_cast<double>(c.demo_heads[hovered](i, j)));
+    ImGui::EndTooltip();
+  }
   ImGui::EndGroup();
+  return clicked;
 }
 
 void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c,
@@ -345,6 +442,13 @@ void attention_record_numbers(const AttentionComputed& c) {
   if (c.has_extrapolation) {
     n["demo/trained_length"] = c.extrapolation.trained_length;
     n["demo/heads/0/row_entropy"] = c.extrapolation.row_entropy[head];
+    const RopeAngleReach& r = c.extrapolation.slowest_pair;
+    if (r.pair >= 0) {
+      n["demo/slowest_pair/pair"] = r.pair;
+      n["demo/slowest_pair/inv_freq"] = r.inv_freq;
+      n["demo/slowest_pair/trained_max"] = r.trained_max;
+      n["demo/slowest_pair/angle"] = r.angle;
+    }
   }
   if (c.has_decay) {
     n["demo/deltas"] = c.decay.deltas;
@@ -354,6 +458,9 @@ void attention_record_numbers(const AttentionComputed& c) {
   if (!c.slopes.empty()) {
     n["demo/slopes"] = c.slopes;
     rows("demo/bias", c.demo_matrix);
+    n["demo/tokens"] = c.demo_matrix.rows();
+    for (size_t k = 0; k < c.demo_heads.size(); ++k)
+      rows("demo/head_biases/" + std::to_string(k), c.demo_heads[k]);
   }
   if (!c.bucket_ranges.empty()) {
     nlohmann::json ranges = nlohmann::json::array();

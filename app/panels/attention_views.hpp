@@ -4,7 +4,9 @@
 // attention_panel.cpp, which holds the panel class, its controls and its job; all numbers come from
 // core.
 #pragma once
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "app/app_context.hpp"
 #include "app/gfx/heatmap_texture.hpp"
@@ -35,10 +37,16 @@ void attention_encoding_controls(const AppContext& ctx, AttentionParams& p, floa
 // Demo views; `demo` is the texture holding the demo's matrix.
 void attention_draw_extrapolation(const AppContext& ctx, const AttentionComputed& c,
                                   gfx::HeatmapTexture& demo, float scale, float avail);
+// RoPE's extrapolation: the slowest pair's angle against position, training's range shaded.
+void attention_draw_angle_reach(const AppContext& ctx, const RopeAngleReach& r, int trained_length,
+                                float scale, float width);
 void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c,
                           gfx::HeatmapTexture& demo, float scale, float avail);
-void attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
-                           gfx::HeatmapTexture& demo, float scale, float avail);
+// The ALiBi demo: the slopes table and every head's bias as small multiples on one colour
+// scale. Returns the head clicked (to show it elsewhere), or -1.
+int attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
+                          std::vector<std::unique_ptr<gfx::HeatmapTexture>>& heads, float scale,
+                          float avail);
 void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c,
                             gfx::HeatmapTexture& demo, float scale, float avail);
 // Appends what the panel drew to $POSLAB_DRAWN_NUMBERS (app/widgets/drawn_numbers.hpp).

@@ -77,6 +77,11 @@ class LessonsPanel final : public Panel {
     ui_.lab.language = lang == "zh" ? Language::zh : Language::en;
   }
 
+  void release_gl() override {
+    for (auto& [lab, picture] : ui_.lab_pictures)
+      if (picture) picture->release();
+  }
+
   std::vector<std::string> check_presets() const override {
     // Every lesson in both views, alternating the language, plus the catalog in Chinese.
     std::vector<std::string> out{"lessons?lang=zh"};
@@ -124,6 +129,11 @@ class LessonsPanel final : public Panel {
         return "drew " + std::to_string(ui_.questions_drawn) + " of " + std::to_string(want) +
                " questions";
     }
+    // The labs column (a wide window): one button per distinct lab link of the lesson.
+    const auto links = lessons_lab_links(l->text(language()));
+    if (ui_.lab_links_drawn >= 0 && ui_.lab_links_drawn != static_cast<int>(links.size()))
+      return "labs column drew " + std::to_string(ui_.lab_links_drawn) + " of " +
+             std::to_string(links.size()) + " lab links";
     const auto it = ui_.progress.lessons.find(l->entry.id);
     if (it != ui_.progress.lessons.end()) {
       const LessonScore s = quiz_lesson_score(l->quiz, it->second);
@@ -154,7 +164,22 @@ class LessonsPanel final : public Panel {
     const Lesson* lesson = ui_.lab.lesson.empty() ? nullptr : ui_.lib.find(ui_.lab.lesson);
     if (lesson == nullptr) {
       ui_.lab.lesson.clear();
-      catalog(pal);
+      // A wide window: the catalog on the left, the next lesson and its labs on the right
+      // (the right half was empty on a projector).
+      const float scale = ctx.ui_scale(), avail = ImGui::GetContentRegionAvail().x;
+      const Lesson* next = next_lesson();
+      if (next != nullptr && avail >= 1100.0f * scale) {
+        ImGui::BeginChild("##catalog_left", ImVec2(avail * 0.6f, 0), false);
+        catalog(pal);
+        ImGui::EndChild();
+        ImGui::SameLine();
+        ImGui::BeginChild("##catalog_next", ImVec2(0, 0), false);
+        next_lesson_column(ctx, *next, scale);
+        ImGui::EndChild();
+      } else {
+        ui_.lab_links_drawn = -1;
+        catalog(pal);
+      }
     } else {
       lesson_view(ctx, *lesson, pal);
     }
@@ -318,6 +343,35 @@ class LessonsPanel final : public Panel {
                                      : saved_here_);
   }
 
+  // The first lesson not completed (the first one when all are), or nullptr.
+  const Lesson* next_lesson() const {
+    for (const auto& l : ui_.lib.lessons) {
+      const auto it = ui_.progress.lessons.find(l.entry.id);
+      if (!l.broken() && (it == ui_.progress.lessons.end() || !it->second.completed)) return &l;
+    }
+    return ui_.lib.lessons.empty() ? nullptr : &ui_.lib.lessons.front();
+  }
+
+  // Beside the catalog: the next lesson's title and summary, a button opening it, its labs.
+  void next_lesson_column(AppContext& ctx, const Lesson& l, float scale) {
+    ImGui::PushFont(heading_font_);
+    ImGui::TextUnformatted(w("next_lesson").c_str());
+    ImGui::PopFont();
+    ImGui::TextUnformatted(l.entry.title.in(language()).c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    wrapped_text(l.entry.summary.in(language()));
+    ImGui::PopStyleColor();
+    const float width = std::min(ImGui::GetContentRegionAvail().x, 560.0f * scale);
+    if (ImGui::Button((w("open_lesson") + "###open_next").c_str(), ImVec2(width, 0))) {
+      ui_.lab.lesson = l.entry.id;
+      ui_.lab.view = LessonsView::text;
+      ui_.select_view = true;
+    }
+    ImGui::Spacing();
+    lessons_labs_column(ctx, ui_, heading_font_, lessons_lab_links(l.text(language())), width);
+    ui_.lab_links_drawn = -1;  // the check counts the open lesson's column only
+  }
+
   // ---- lesson view (text and quiz tabs) ----------------------------------------------------
   void lesson_view(AppContext& ctx, const Lesson& lesson, const Palette& pal) {
     ui_.drawn_lesson = lesson.entry.id;
@@ -348,6 +402,24 @@ class LessonsPanel final : public Panel {
       ImGui::TextColored(pal.good, "  %s", w("completed").c_str());
     }
 
+    // A wide window puts the lesson's labs beside its text (the right half was empty); the
+    // text keeps its reading width.
+    const std::vector<LessonLabLink> lab_links = lessons_lab_links(lesson.text(language()));
+    const float scale = ctx.ui_scale();
+    const float text_w = markdown_reading_width() + ImGui::GetStyle().ScrollbarSize +
+                         2 * ImGui::GetStyle().WindowPadding.x;
+    const float avail_w = ImGui::GetContentRegionAvail().x;
+    const bool column = !lab_links.empty() && avail_w >= text_w + 300.0f * scale;
+    ui_.lab_links_drawn = -1;
+    const float left_w = column ? std::max(text_w, avail_w * 0.5f) : 0.0f;
+    auto labs_column = [&] {
+      if (!column) return;
+      ImGui::SameLine();
+      ImGui::BeginChild("##labs", ImVec2(0, 0), false);
+      lessons_labs_column(ctx, ui_, heading_font_, lab_links,
+                          std::min(ImGui::GetContentRegionAvail().x, 560.0f * scale));
+      ImGui::EndChild();
+    };
     if (ImGui::BeginTabBar("##lesson_tabs")) {
       const bool pick = ui_.select_view;
       ui_.select_view = false;
@@ -360,7 +432,8 @@ class LessonsPanel final : public Panel {
         if (!pick) ui_.lab.view = LessonsView::text;
         ImGui::PushID(lesson.entry.id.c_str());
         // The scrollbar is always there, so the wrap width never changes under the text.
-        ImGui::BeginChild("##text", ImVec2(0, 0), false, ImGuiWindowFlags_AlwaysVerticalScrollbar);
+        ImGui::BeginChild("##text", ImVec2(left_w, 0), false,
+                          ImGuiWindowFlags_AlwaysVerticalScrollbar);
         int links = 0;
         MdView view(ctx, pal, links, markdown_reading_width());
         ui_.blocks_drawn = lessons_text(ctx, ui_, heading_font_, lesson, lp, view, pal);
@@ -371,15 +444,18 @@ class LessonsPanel final : public Panel {
           ctx.request_frames(3);  // the tab switches next frame: draw it without a mouse move
         }
         ImGui::EndChild();
+        labs_column();
         ImGui::PopID();
         ImGui::EndTabItem();
       }
       if (ImGui::BeginTabItem(quiz_tab.c_str(), nullptr, quiz_flags)) {
         if (!pick) ui_.lab.view = LessonsView::quiz;
         ImGui::PushID(lesson.entry.id.c_str());
-        ImGui::BeginChild("##quiz", ImVec2(0, 0), false, ImGuiWindowFlags_AlwaysVerticalScrollbar);
+        ImGui::BeginChild("##quiz", ImVec2(left_w, 0), false,
+                          ImGuiWindowFlags_AlwaysVerticalScrollbar);
         lessons_quiz(ctx, ui_, heading_font_, lesson, lp, pal);
         ImGui::EndChild();
+        labs_column();
         ImGui::PopID();
         ImGui::EndTabItem();
       }

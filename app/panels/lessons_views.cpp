@@ -9,12 +9,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "app/widgets.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
+#include "io/data/data_dir.hpp"
 #include "io/lessons/progress_file.hpp"
 #include "io/lessons/quiz_feedback.hpp"
 
@@ -609,6 +611,90 @@ int lessons_text(AppContext& ctx, LessonsUi& u, ImFont* heading_font, const io::
   drawn += view.document(doc, at, doc.blocks.size());
   u.blocks_folded = folded;
   return drawn;
+}
+
+std::vector<LessonLabLink> lessons_lab_links(const io::MdDocument& doc) {
+  std::vector<LessonLabLink> out;
+  auto add = [&out](const std::vector<io::MdSpan>& spans) {
+    std::string text, target;
+    auto flush = [&] {
+      if (target.rfind(io::kLabLinkPrefix, 0) == 0) {
+        const std::string preset = target.substr(std::string(io::kLabLinkPrefix).size());
+        const bool seen = std::any_of(out.begin(), out.end(),
+                                      [&](const LessonLabLink& l) { return l.preset == preset; });
+        if (!seen) out.push_back({text, preset});
+      }
+      text.clear();
+      target.clear();
+    };
+    for (const io::MdSpan& sp : spans) {  // a link's words may be several styled spans
+      if (sp.link != target) flush();
+      target = sp.link;
+      if (!sp.link.empty()) text += sp.text;
+    }
+    flush();
+  };
+  for (const io::MdBlock& b : doc.blocks) {
+    add(b.spans);
+    for (const auto& cell : b.cells) add(cell);
+  }
+  return out;
+}
+
+void lessons_labs_column(AppContext& ctx, LessonsUi& u, ImFont* heading_font,
+                         const std::vector<LessonLabLink>& links, float width) {
+  ImGui::PushFont(heading_font);
+  ImGui::TextUnformatted(lessons_word(u, "labs_in_lesson").c_str());
+  ImGui::PopFont();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  text_wrapped("%s", lessons_word(u, "labs_in_lesson_note").c_str());
+  ImGui::PopStyleColor();
+  // One group per lab, in the order the lesson first opens it.
+  std::vector<std::string> labs;
+  for (const LessonLabLink& l : links) {
+    const std::string lab = preset_lab(l.preset);
+    if (std::find(labs.begin(), labs.end(), lab) == labs.end()) labs.push_back(lab);
+  }
+  const std::filesystem::path dir = std::filesystem::path(io::i18n_dir()).parent_path() / "welcome";
+  const float pad = 2 * ImGui::GetStyle().FramePadding.x;
+  int drawn = 0;
+  for (const std::string& lab : labs) {
+    ImGui::Spacing();
+    ImGui::Separator();
+    const std::string title_key = "title." + lab;
+    ImGui::TextUnformatted(ctx.tr(title_key.c_str()));
+    auto& pic = u.lab_pictures[lab];
+    if (!pic) pic = std::make_unique<gfx::ImageTexture>();
+    const LessonLabLink* first = nullptr;
+    for (const LessonLabLink& l : links)
+      if (preset_lab(l.preset) == lab) {
+        first = &l;
+        break;
+      }
+    if (pic->load((dir / (lab + ".png")).string()) && first != nullptr) {
+      // The lab's picture opens its first link; a tall picture shows its top part.
+      const float w = std::max(64.0f, width - pad);
+      const float h = w * static_cast<float>(pic->height()) / static_cast<float>(pic->width());
+      const float shown_h = std::min(h, w * 0.5f);
+      ImGui::PushID(lab.c_str());
+      if (ImGui::ImageButton(pic->texture(), ImVec2(w, shown_h), ImVec2(0, 0),
+                             ImVec2(1, shown_h / h)))
+        ctx.open_lab(first->preset);
+      ImGui::PopID();
+      tooltip(first->preset.c_str());
+    }
+    for (const LessonLabLink& l : links) {
+      if (preset_lab(l.preset) != lab) continue;
+      ImGui::PushID(l.preset.c_str());
+      // The column's width: long link words are clipped, the tooltip has them whole.
+      const std::string label = l.text.empty() ? l.preset : l.text;
+      if (ImGui::Button(label.c_str(), ImVec2(width - pad, 0))) ctx.open_lab(l.preset);
+      tooltip((label + "\n" + l.preset).c_str());
+      ImGui::PopID();
+      ++drawn;
+    }
+  }
+  u.lab_links_drawn = drawn;
 }
 
 }  // namespace poslab::app

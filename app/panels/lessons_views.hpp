@@ -5,11 +5,13 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "app/app_context.hpp"
+#include "app/gfx/image_texture.hpp"
 #include "app/widgets/markdown_view.hpp"
 #include "core/quiz/lessons_lab.hpp"
 #include "core/quiz/numeric.hpp"
@@ -65,6 +67,9 @@ struct LessonsUi {
   int blocks_folded = 0;  // text blocks folded behind a prediction not yet made
   int questions_drawn = -1;
   int catalog_rows_drawn = -1;
+  int lab_links_drawn = -1;  // buttons of the lesson's labs column (-1: column not shown)
+  // Pictures of the labs a lesson opens (assets/welcome/<lab>.png), by lab id.
+  std::map<std::string, std::unique_ptr<gfx::ImageTexture>> lab_pictures;
 };
 
 // The language the lessons are drawn in (Chinese only while a Chinese font is available).
@@ -75,6 +80,18 @@ std::string lessons_word(const LessonsUi& u, const std::string& key);
 const io::MdDocument& lessons_md(LessonsUi& u, const std::string& text);
 // Writes the progress file (never in checks and captures); a failure becomes a banner.
 void lessons_save(AppContext& ctx, LessonsUi& u);
+
+// The lab links of a lesson's text in document order ("lab:" stripped), each preset once,
+// with the link's own words.
+struct LessonLabLink {
+  std::string text;    // the link's words in the lesson
+  std::string preset;  // e.g. "rope?dim=16"
+};
+std::vector<LessonLabLink> lessons_lab_links(const io::MdDocument& doc);
+// Beside the lesson on a wide window: every lab the lesson opens, a picture of it and one
+// button per link, `width` px wide. Sets u.lab_links_drawn.
+void lessons_labs_column(AppContext& ctx, LessonsUi& u, ImFont* heading_font,
+                         const std::vector<LessonLabLink>& links, float width);
 
 // The lesson's text: its Markdown with each Predict callout drawn as a question card, and
 // the text after an unmade prediction folded (io/lessons MdCallout). Returns the blocks

@@ -382,15 +382,18 @@ class RopeWheelsPanel final : public Panel {
   void draw_dials(WheelsLabSettings& s, const WheelsDerived& d, float scale) {
     const int P = static_cast<int>(d.inv.size());
     const std::vector<std::pair<int, int>> bands = dial_bands(P);
-    const float size =
-        fitted_dial_size(P, static_cast<float>(s.dial_size) * scale, scale,
-                         ImGui::GetContentRegionAvail(), static_cast<float>(bands.size()));
+    // The pane's visible width, not GetContentRegionAvail's: in a window that scrolls
+    // sideways ImGui 1.86 widens the work rect to last frame's content, so a caption wrapped
+    // there (or a grid sized there) kept its own width, clipped, with a scrollbar (scale 2).
+    const float right = ImGui::GetWindowContentRegionMax().x + ImGui::GetScrollX();
+    const ImVec2 pane(right - ImGui::GetCursorPosX(), ImGui::GetContentRegionAvail().y);
+    const float size = fitted_dial_size(P, static_cast<float>(s.dial_size) * scale, scale, pane,
+                                        static_cast<float>(bands.size()));
     const float cell_w = size + 14.0f * scale,
                 cell_h = size + ImGui::GetTextLineHeight() * 2 + 10.0f * scale;
     const float stride = cell_w + ImGui::GetStyle().ItemSpacing.x;  // SameLine adds the spacing
-    const int cols = std::max(
-        1, static_cast<int>((ImGui::GetContentRegionAvail().x + ImGui::GetStyle().ItemSpacing.x) /
-                            stride));
+    const int cols =
+        std::max(1, static_cast<int>((pane.x + ImGui::GetStyle().ItemSpacing.x) / stride));
     ui_.dials_laid_out = 0;
     const bool scaled = s.rope.scaling != RopeScaling::none;
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -425,9 +428,11 @@ class RopeWheelsPanel final : public Panel {
                                                 "wheels.band_slow"};
         dl->ChannelsSetCurrent(1);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::PushTextWrapPos(right);
         text_wrapped("%s %d-%d: λ %s - %s %s", T(kCaptions[band]), first, end - 1,
                      compact(kTwoPi / d.inv[first]).c_str(),
                      compact(kTwoPi / d.inv[end - 1]).c_str(), T("wheels.tokens"));
+        ImGui::PopTextWrapPos();
         ImGui::PopStyleColor();
       }
       const int band_pairs = end - first;

@@ -196,6 +196,14 @@ PlotHover plot(const PlotSpec& spec) {
   }
 
   dl->PushClipRect(a, b, true);
+  for (const PlotBand& band : spec.bands) {
+    if (!usable(band.lo, spec.y.log) || !usable(band.hi, spec.y.log)) continue;
+    const float ya = py(to_axis(band.hi, spec.y.log)), yb = py(to_axis(band.lo, spec.y.log));
+    dl->AddRectFilled(ImVec2(a.x, std::max(a.y, ya)), ImVec2(b.x, std::min(b.y, yb)), band.colour);
+    if (!band.label.empty())
+      dl->AddText(ImVec2(a.x + 4.0f * sc, std::clamp(ya + 2.0f * sc, a.y, b.y - line)),
+                  band.label_colour, band.label.c_str());
+  }
   for (const PlotMark& m : spec.marks) {
     if (!usable(m.y, spec.y.log)) continue;
     const float y = py(to_axis(m.y, spec.y.log));

@@ -44,6 +44,14 @@ struct PlotXMark {
   std::string label;  // shown beside the line's top end
 };
 
+// A shaded horizontal band from lo to hi (e.g. "angles seen in training"), under the curves.
+struct PlotBand {
+  double lo, hi;      // where, in data units
+  ImU32 colour;       // fill (give it a low alpha)
+  std::string label;  // shown inside the band's top left corner
+  ImU32 label_colour = IM_COL32(200, 200, 200, 255);
+};
+
 // Smallest plot the widget draws, in unscaled pixels: a caller asking for less (a narrow
 // window) gets this much and the window scrolls, so a plot never shrinks to a sliver.
 inline constexpr float kPlotMinWidth = 220.0f;
@@ -56,6 +64,7 @@ struct PlotSpec {
   std::vector<PlotSeries> series;  // curves, drawn in order (last on top)
   std::vector<PlotMark> marks;     // horizontal reference lines
   std::vector<PlotXMark> x_marks;  // vertical reference lines
+  std::vector<PlotBand> bands;     // shaded horizontal bands, under everything else
   bool legend = true;              // legend row(s) above the data area (never over it)
   bool tooltip = true;             // hover tooltip with every series' value at the cursor
   float scale = 1.0f;              // UI scale

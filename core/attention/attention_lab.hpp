@@ -82,18 +82,19 @@ inline constexpr int kAttentionDecayPoints = 512;
 // comparison or demo the settings ask for, with captions for the two sides. The panel
 // draws it and `poslab-cli attention` prints it; neither computes anything else.
 struct AttentionLabResult {
-  AttentionLabSettings lab;          // the settings it was computed for
-  AttentionModel model;              // left side: the lab's tokens and encoding
-  AttentionResult result;            // per head (only `only_head` filled when asked)
-  bool has_pair = false;             // comparison: encodings, orderings, permutation or shift
-  AttentionComparison pair;          // valid when has_pair
-  std::string caption_a, caption_b;  // what the two sides show
-  bool has_extrapolation = false;    // extrapolation demo
-  ExtrapolationDemo extrapolation;   // valid when has_extrapolation
-  bool has_decay = false;            // RoPE decay demo
-  RopeDecay decay;                   // kAttentionDecayPoints samples over [0, decay_max]
-  std::vector<double> slopes;        // ALiBi demo: one slope per head
-  RowMatrix demo_matrix;             // ALiBi demo: bias of the shown head; T5 demo: bucket map
+  AttentionLabSettings lab;           // the settings it was computed for
+  AttentionModel model;               // left side: the lab's tokens and encoding
+  AttentionResult result;             // per head (only `only_head` filled when asked)
+  bool has_pair = false;              // comparison: encodings, orderings, permutation or shift
+  AttentionComparison pair;           // valid when has_pair
+  std::string caption_a, caption_b;   // what the two sides show
+  bool has_extrapolation = false;     // extrapolation demo
+  ExtrapolationDemo extrapolation;    // valid when has_extrapolation
+  bool has_decay = false;             // RoPE decay demo
+  RopeDecay decay;                    // kAttentionDecayPoints samples over [0, decay_max]
+  std::vector<double> slopes;         // ALiBi demo: one slope per head
+  RowMatrix demo_matrix;              // ALiBi demo: bias of the shown head; T5 demo: bucket map
+  std::vector<RowMatrix> demo_heads;  // ALiBi demo: every head's bias, H x (T, T), T >= 32
   std::vector<T5BucketRange> bucket_ranges;  // T5 demo: key - query range of every bucket
   int bucket_horizon = 0;  // T5 demo: ranges cover |key - query| up to this distance
 };

@@ -10,10 +10,12 @@
 
 namespace poslab {
 
-// The ALiBi slopes demo draws its bias over at least this many tokens ("t0".."t31" when
-// the lab's own tokens are fewer): on a 3-word sentence the linear penalty has nowhere to
-// grow (issue 24).
+// The ALiBi slopes demo draws every head's bias over at least this many tokens ("t0".."t31"
+// when the lab's own tokens are fewer): on a 3-word sentence the linear penalty has nowhere
+// to grow (issue 24). Past kAttentionSlopesMaxTokens it uses t0..t31 too: H maps of 1024^2
+// would be hundreds of MB for a picture of one straight line per head.
 constexpr int kAttentionSlopesTokens = 32;
+constexpr int kAttentionSlopesMaxTokens = 64;
 
 AttentionLabResult attention_lab_compute(const AttentionLabSettings& s,
                                          const std::atomic<bool>* cancel,
@@ -76,10 +78,12 @@ AttentionLabResult attention_lab_compute(const AttentionLabSettings& s,
       AttentionParams q = p;
       q.encoding = AttentionEncoding::alibi;
       q.use_position = true;
-      c.demo_matrix = attention_bias(
-          attention_build(
-              q, T >= kAttentionSlopesTokens ? in : attention_count_input(kAttentionSlopesTokens)),
-          head);
+      // Every head (they differ only in slope), so the lab can show them side by side.
+      const bool own = T >= kAttentionSlopesTokens && T <= kAttentionSlopesMaxTokens;
+      const AttentionModel m =
+          attention_build(q, own ? in : attention_count_input(kAttentionSlopesTokens));
+      for (int h = 0; h < p.heads; ++h) c.demo_heads.push_back(attention_bias(m, h));
+      c.demo_matrix = c.demo_heads[head];
       break;
     }
     case AttentionDemo::t5_buckets: {

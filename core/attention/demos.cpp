@@ -186,6 +186,21 @@ std::vector<double> attention_row_entropy(const RowMatrixF& weights) {
   return e;
 }
 
+RopeAngleReach rope_slowest_pair_reach(const RopeParams& p, int tokens, int trained_length) {
+  RopeAngleReach r;
+  std::vector<double> positions(static_cast<size_t>(std::max(tokens, 0)));
+  for (size_t m = 0; m < positions.size(); ++m) positions[m] = static_cast<double>(m);
+  const RowMatrix angles = rope_angles(p, positions);  // (T, P)
+  r.pair = static_cast<int>(angles.cols()) - 1;
+  // The trained range from the same function, at the last trained position L - 1.
+  const RowMatrix last = rope_angles(p, {static_cast<double>(std::max(trained_length, 1) - 1)});
+  r.inv_freq = rope_inv_freq(p)(r.pair);
+  r.trained_max = last(0, r.pair);
+  r.angle.resize(positions.size());
+  for (Eigen::Index m = 0; m < angles.rows(); ++m) r.angle[m] = angles(m, r.pair);
+  return r;
+}
+
 ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens,
                                                int only_head) {
   ExtrapolationDemo d;
@@ -220,6 +235,7 @@ ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tok
       break;
     case AttentionEncoding::rope:
       d.note_message = note("attention.note.extrapolation_rope", {L});
+      d.slowest_pair = rope_slowest_pair_reach(attention_rope_params(p), tokens, p.table_length);
       break;
     case AttentionEncoding::alibi:
       d.note_message = note("attention.note.extrapolation_alibi", {L});

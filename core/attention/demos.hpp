@@ -55,6 +55,17 @@ std::vector<int> attention_reversal(int tokens);
 AttentionComparison attention_shift_demo(const AttentionParams& p, const AttentionInput& in,
                                          double k, int only_head = -1);
 
+// The slowest rotary pair's angle against position (radians, not reduced: rope_angles'
+// last column). angle[m] > trained_max exactly when m >= trained_length.
+struct RopeAngleReach {
+  int pair = -1;              // index of the slowest pair (P - 1), -1 when not RoPE
+  double inv_freq = 0;        // theta_min, radians per position
+  std::vector<double> angle;  // T: m * theta_min for positions m = 0 .. T-1
+  double trained_max = 0;     // (L - 1) * theta_min: the largest angle training saw
+  bool operator==(const RopeAngleReach&) const = default;
+};
+RopeAngleReach rope_slowest_pair_reach(const RopeParams& p, int tokens, int trained_length);
+
 // Extrapolation demo: `tokens` positions 0 .. tokens-1 when the model was trained on
 // `trained_length` (the learned table's length). Per query row, the entropy of its
 // weights (nats) and its largest weight, so the change past the trained length shows.
@@ -67,6 +78,11 @@ struct ExtrapolationDemo {
   std::vector<std::vector<double>> row_max;  // H x T (empty: head skipped)
   std::string note;                          // what this encoding does past L (English)
   Message note_message;                      // the same, translatable (note == its text)
+  // RoPE only (empty otherwise): what DOES change at L while the weights are random. The
+  // slowest rotary pair (the last, frequency theta_min) turns by m * theta_min at position m;
+  // training saw positions 0 .. L-1, so angles 0 .. (L-1) * theta_min. Past L that pair
+  // reaches angles no trained position had (the faster pairs wrapped many times already).
+  RopeAngleReach slowest_pair;
 };
 ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tokens,
                                                int only_head = -1);

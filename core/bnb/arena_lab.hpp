@@ -13,11 +13,13 @@ namespace poslab::bnb {
 enum class ArenaSource { live, file };  // a live simulation, or episodes from an HDF5 file
 
 struct ArenaLabSettings {
-  int seed = 298;         // live episode seed, [0, 2147483647] (298: a 4v4 fight lasting ~10 s)
-  int team0_size = 4;     // ships of team 0, 0 = random 1..4 (both teams equal), [0, 4]
-  int team1_size = 4;     // ships of team 1, 0 = same as team 0, [0, 4]
-  int policy = 0;         // computer ships: 0 expert, 1 noisy expert, 2 random
-  bool playing = true;    // run the live episode / play the file episode
+  int seed = 298;      // live episode seed, [0, 2147483647] (298: a 4v4 fight lasting ~10 s)
+  int team0_size = 4;  // ships of team 0, 0 = random 1..4 (both teams equal), [0, 4]
+  int team1_size = 4;  // ships of team 1, 0 = same as team 0, [0, 4]
+  int policy = 0;      // computer ships: 0 expert, 1 noisy expert, 2 random
+  // Run the live episode / play the file episode. Paused by default: a newcomer first sees
+  // "take the helm: press W" instead of a 20 s match ending before the helm is found (issue 24).
+  bool playing = false;
   bool practice = false;  // computer ships never fire (physics unchanged): learn to fly and aim
   double speed = 0.5;     // playback speed, x real time (25 agent steps/s), [0.1, 16]
   int helm = -1;          // slot steered from the keyboard, -1 none, [-1, 7]

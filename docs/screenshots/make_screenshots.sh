@@ -18,6 +18,6 @@ shot wheels 10 'rope?dim=512&scaling=yarn&factor=8'
 shot attention_orderings 10 'attention?enc=sin&compare=orderings'
 shot kv_sliding 10 'kv'
 shot kv_stitch 10 'kv?pos=rope&scenario=stitch'
-shot arena 150 'arena?ship=2'
-shot arena_light 150 'arena?ship=2&helm=1' --theme light
+shot arena 150 'arena?ship=2&play=1'
+shot arena_light 150 'arena?ship=2&helm=1&play=1' --theme light
 shot lesson_zh 10 'lessons?lesson=03-rope&lang=zh'

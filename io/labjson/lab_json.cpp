@@ -87,6 +87,11 @@ Json attention_demo_json(const AttentionLabSettings& s, const AttentionLabResult
                         {"row_entropy", vector_json(d.row_entropy[h])},
                         {"row_max", vector_json(d.row_max[h])}});
       demo["heads"] = hs;
+      if (d.slowest_pair.pair >= 0)  // RoPE: what changes at L while the weights are random
+        demo["slowest_pair"] = {{"pair", d.slowest_pair.pair},
+                                {"inv_freq", d.slowest_pair.inv_freq},
+                                {"trained_max", d.slowest_pair.trained_max},
+                                {"angle", d.slowest_pair.angle}};
       break;
     }
     case AttentionDemo::rope_decay:
@@ -99,6 +104,9 @@ Json attention_demo_json(const AttentionLabSettings& s, const AttentionLabResult
       demo = {{"slopes", lab.slopes},
               {"head", only_head >= 0 ? only_head : s.head},
               {"bias", matrix_json(lab.demo_matrix)}};
+      demo["tokens"] = lab.demo_matrix.rows();
+      demo["head_biases"] = Json::array();
+      for (const RowMatrix& b : lab.demo_heads) demo["head_biases"].push_back(matrix_json(b));
       break;
     case AttentionDemo::t5_buckets: {
       Json ranges = Json::array();

@@ -358,3 +358,61 @@ TEST_CASE("the mixed-layout bug breaks RoPE's shift invariance, correct RoPE kee
   CHECK(lab_preset_canonical("attention?enc=rope&rope_mixed=1").find("rope_mixed=1") !=
         std::string::npos);
 }
+
+TEST_CASE("RoPE extrapolation: the slowest pair passes the trained angles exactly from L on") {
+  for (const int head_dim : {8, 16, 64, 128}) {
+    for (const int L : {1, 20, 64}) {
+      AttentionParams p = params_for(AttentionEncoding::rope);
+      p.head_dim = head_dim;
+      p.table_length = L;
+      const int T = 2 * L + 7;
+      INFO("head dim " << head_dim << ", L " << L << ", tokens " << T);
+      const ExtrapolationDemo d = attention_extrapolation_demo(p, T);
+      const RopeAngleReach& r = d.slowest_pair;
+      const RopeParams rp = attention_rope_params(p);
+      REQUIRE(r.pair == rope_num_pairs(rp) - 1);
+      // Independent reference: theta_min = base^(-(R-2)/R), written out.
+      const double theta = std::pow(rp.base, -static_cast<double>(head_dim - 2) / head_dim);
+      CHECK(r.inv_freq == Approx(theta).epsilon(1e-13));
+      CHECK(r.inv_freq == rope_inv_freq(rp).minCoeff());
+      REQUIRE(r.angle.size() == static_cast<size_t>(T));
+      CHECK(r.trained_max == Approx((L - 1) * theta).epsilon(1e-13));
+      for (int m = 0; m < T; ++m) {
+        INFO("position " << m);
+        CHECK(r.angle[m] == Approx(m * theta).epsilon(1e-13).margin(1e-300));
+        CHECK((r.angle[m] > r.trained_max) == (m >= L));
+      }
+    }
+  }
+  // Other encodings have no rotary pairs: nothing to plot.
+  CHECK(attention_extrapolation_demo(params_for(AttentionEncoding::alibi), 80).slowest_pair.pair ==
+        -1);
+  CHECK(attention_extrapolation_demo(params_for(AttentionEncoding::learned), 80)
+            .slowest_pair.angle.empty());
+}
+
+TEST_CASE(
+    "ALiBi demo: one bias map per head (minus slope times distance) over at least 32 tokens") {
+  for (const int heads : {1, 4, 6, 64}) {
+    for (const int tokens : {3, 32, 40, 100}) {
+      AttentionLabSettings s;
+      s.params.heads = heads;
+      s.source = AttentionSource::count;
+      s.token_count = tokens;
+      s.demo = AttentionDemo::alibi_slopes;
+      INFO(heads << " heads, " << tokens << " tokens");
+      const AttentionLabResult c = attention_lab_compute(s);
+      const int T = tokens >= 32 && tokens <= 64 ? tokens : 32;
+      REQUIRE(c.demo_heads.size() == static_cast<size_t>(heads));
+      REQUIRE(c.slopes.size() == static_cast<size_t>(heads));
+      for (int h = 0; h < heads; ++h) {
+        REQUIRE(c.demo_heads[h].rows() == T);
+        REQUIRE(c.demo_heads[h].cols() == T);
+        for (int i = 0; i < T; ++i)
+          for (int j = 0; j < T; ++j)
+            CHECK(c.demo_heads[h](i, j) == Approx(-c.slopes[h] * std::abs(i - j)).margin(1e-12));
+      }
+      CHECK(c.demo_matrix == c.demo_heads[s.head]);  // the shown head is one of them
+    }
+  }
+}

@@ -39,6 +39,15 @@ check_json "'base=5e+05' in j['preset']" attention --preset 'attention?rope_base
 # The decay demo samples 512 distances, as the panel draws.
 check_json "len(j['demo']['ones'])==512 and j['demo']['deltas'][-1]==64" attention --demo decay --preset 'attention?decay_max=64'
 check_json "j['scale']==1 and 't5_buckets' in j" attention --encoding t5 --tokens 5
+# Issue 24: RoPE's extrapolation prints the slowest pair's angle m*theta_min (theta_min =
+# base^(-(D-2)/D), head dim 16, base 10000 written out here), above the trained range
+# exactly from position L on.
+check_json "(lambda d: d['pair']==7 and abs(d['inv_freq']-10000**(-14/16))<1e-15 and all(abs(a-m*d['inv_freq'])<1e-12 for m,a in enumerate(d['angle'])) and [m for m,a in enumerate(d['angle']) if a>d['trained_max']]==list(range(20,50)))(j['demo']['slowest_pair'])" \
+  attention --preset 'attention?enc=rope&demo=extrapolation&extrapolate=50&L=20'
+check_json "'slowest_pair' not in j['demo']" attention --preset 'attention?enc=alibi&demo=extrapolation'
+# Issue 24: the ALiBi demo has one bias map per head over 32 tokens (-slope * |i - j|).
+check_json "j['demo']['tokens']==32 and len(j['demo']['head_biases'])==6 and all(abs(b[i][k]+s*abs(i-k))<1e-9 for b,s in zip(j['demo']['head_biases'],j['demo']['slopes']) for i in range(32) for k in range(32))" \
+  attention --preset 'attention?enc=alibi&heads=6&demo=slopes'
 check_json "all(abs(t['cc']+t['cp']+t['pc']+t['pp']-l)<1e-4 for h in j['per_head'] for tr,lr in zip(h['terms'],h['logits']) for t,l in zip(tr,lr))" \
   attention --encoding sin --tokens 6 --terms
 check_json "all(b<=0 for r in j['per_head'][0]['bias'] for b in r) and len(j['terrain_m'])==4" \

@@ -39,7 +39,7 @@ LABS = [  # (preset, frames)
     ("rope?dim=64&pos=1000", 20),
     ("attention?heads=2", 20),
     ("kv", 20),
-    ("arena?seed=7&speed=4", 20),
+    ("arena?seed=7&speed=4&play=1", 20),
 ]
 if HAVE_MODEL:  # a plain dream, and one whose command must carry the helm's actions
     LABS += [("dreams?seed=3&from=20", 15), ("dreams?helm=2&follow=0&view=ghost", 15)]

@@ -7,7 +7,8 @@
 # crash-loop (a crash while a lab draws; the next start opens in defaults and says so),
 # bad-datasets <make_bad_dataset> (arena presets naming broken files: banner, no abort),
 # settings-paths (symlink loop, long name, FIFO, unwritable dir, stale temp files),
-# presets-file-bad-line (--check reports the line instead of aborting),
+# presets-file-bad-line (--check reports the line instead of aborting), arena-start (the
+# default match waits at step 0; W takes the helm and starts it),
 # quit-during-computation (Ctrl+Q during a minutes-long KV run ends the process at once,
 # settings saved; the bound is generous: it checks "does not wait for the computation"),
 # record <webp_info> (--record: N frames decode to N with libwebp's decoder, for the arena
@@ -200,6 +201,30 @@ EOS
       grep -q "active: welcome" "$tmp/b.png.err" ||
       { echo "Back did not return to the page with the link: $(cat "$tmp/b.png.err")"; exit 1; }
     ;;
+  arena-start)
+    # Issue 24: the default match waits for the player ("take the helm: press W"): 60 frames
+    # leave it at step 0. The first W takes the helm (team 0's first ship) and starts it.
+    row_of() { sed -n 's/^row,//p' "$1" | head -1; }
+    "${xvfb[@]}" "$app" --preset arena --frames 60 --export-numbers "$tmp/idle.csv" 2>"$tmp/idle.err" ||
+      { echo "app failed: $(cat "$tmp/idle.err")"; exit 1; }
+    [ "$(row_of "$tmp/idle.csv")" = 0 ] || { echo "the default match ran to step $(row_of "$tmp/idle.csv") unstarted"; exit 1; }
+    grep -q "active: arena$" "$tmp/idle.err" || { echo "not the default match: $(cat "$tmp/idle.err")"; exit 1; }
+    command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+    cat > "$tmp/w.sh" <<'EOS'
+. "$X_WINDOW_SH"
+out="$1"
+app_start "$out.err" --width 1600 --height 1000 --preset arena --screenshot-at-quit "$out"
+xdotool mousemove --window "$wid" 700 600; sleep 0.4
+xdotool key --window "$wid" w; sleep 2
+app_quit
+EOS
+    on_fresh_server "$tmp/w.sh" "$tmp/w.png" || { echo "app failed: $(cat "$tmp/w.png.err")"; exit 1; }
+    active=$(grep "active:" "$tmp/w.png.err" | tail -1)
+    echo "$active"
+    for kv in play=1 helm=0; do
+      grep -q "[?&]$kv" <<<"$active" || { echo "W did not start the match at the helm: no $kv"; exit 1; }
+    done
+    ;;
   dream-from-here)
     # The arena's "Dream from here" opens the dream lab on the same fight: seed and team
     # sizes of the arena's episode, the dream starting at the step the arena had reached.
@@ -207,7 +232,7 @@ EOS
     cat > "$tmp/dream.sh" <<'EOS'
 . "$X_WINDOW_SH"
 out="$1"
-app_start "$out.err" --width 1600 --height 1000 --preset 'arena?seed=11&team0=2&team1=3' --screenshot-at-quit "$out"
+app_start "$out.err" --width 1600 --height 1000 --preset 'arena?seed=11&team0=2&team1=3&play=1' --screenshot-at-quit "$out"
 sleep 1
 app_click "78 360"
 sleep 1
@@ -234,7 +259,7 @@ EOS
     [ "$rc" -eq 2 ] && grep -q "export picture: .*rope.png" <<<"$err" || { echo "picture on a full disk: exit $rc: $err"; exit 1; }
     err=$(full --preset 'rope?dim=512' --frames 5 --export-numbers "$out/rope.csv" --overwrite 2>&1 >/dev/null); rc=$?
     [ "$rc" -eq 2 ] && grep -q "export numbers of rope: .*rope.csv" <<<"$err" || { echo "numbers on a full disk: exit $rc: $err"; exit 1; }
-    err=$(full --preset 'arena?seed=7&speed=1' --record "$out/arena.webp" --frames 60 --overwrite 2>&1 >/dev/null); rc=$?
+    err=$(full --preset 'arena?seed=7&speed=1&play=1' --record "$out/arena.webp" --frames 60 --overwrite 2>&1 >/dev/null); rc=$?
     [ "$rc" -eq 2 ] && grep -q "record: .*arena.webp" <<<"$err" || { echo "recording on a full disk: exit $rc: $err"; exit 1; }
     [ "$(cd "$out" && sha256sum rope.png rope.csv arena.webp)" = "$before" ] || { echo "a failed write changed the previous file"; exit 1; }
     left=$(ls -A "$out" | grep -v -x -e rope.png -e rope.csv -e arena.webp)
@@ -242,7 +267,7 @@ EOS
     ;;
   record)
     info="$1"; out="$tmp/rec"; mkdir -p "$out"
-    "${xvfb[@]}" "$app" --preset 'arena?seed=7&speed=1' --record "$out/arena.webp" --frames 40 --record-width 480 >"$out/log" 2>&1 ||
+    "${xvfb[@]}" "$app" --preset 'arena?seed=7&speed=1&play=1' --record "$out/arena.webp" --frames 40 --record-width 480 >"$out/log" 2>&1 ||
       { echo "arena recording failed: $(cat "$out/log")"; exit 1; }
     "$info" "$out/arena.webp" | grep -q '"frames": 40, .*"duration_ms": 1600' ||
       { echo "arena: not 40 frames of 40 ms: $("$info" "$out/arena.webp" 2>&1)"; exit 1; }
@@ -254,7 +279,7 @@ EOS
     err=$("${xvfb[@]}" "$app" --preset 'arena?seed=7' --record "$out/arena.webp" --frames 5 2>&1); rc=$?
     [ "$rc" -eq 2 ] && grep -q "exists; add --overwrite" <<<"$err" || { echo "existing file: exit $rc: $err"; exit 1; }
     [ "$(md5sum < "$out/arena.webp")" = "$sum" ] || { echo "the existing file was changed"; exit 1; }
-    "${xvfb[@]}" "$app" --preset 'arena?seed=8&speed=1' --record "$out/arena.webp" --frames 5 --overwrite >/dev/null 2>&1 &&
+    "${xvfb[@]}" "$app" --preset 'arena?seed=8&speed=1&play=1' --record "$out/arena.webp" --frames 5 --overwrite >/dev/null 2>&1 &&
       "$info" "$out/arena.webp" | grep -q '"frames": 5,' || { echo "--overwrite did not replace the file"; exit 1; }
     for bad in "$out/missing/a.webp" "/sys/poslab-test.webp"; do
       err=$("${xvfb[@]}" "$app" --preset 'arena?seed=7' --record "$bad" --frames 5 2>&1); rc=$?
@@ -274,7 +299,7 @@ EOS
     cat > "$tmp/click.sh" <<'EOS'
 . "$X_WINDOW_SH"
 file="$1"; log="$2"
-app_start "$log.err" --preset 'arena?seed=7&speed=1&practice=1' --width 1600 --height 1000 --screenshot-at-quit "$log.png"
+app_start "$log.err" --preset 'arena?seed=7&speed=1&practice=1&play=1' --width 1600 --height 1000 --screenshot-at-quit "$log.png"
 xdotool mousemove --window "$wid" 35 765; sleep 0.4; xdotool click --window "$wid" 1   # Record
 sleep 2
 xdotool click --window "$wid" 1                                                        # Stop
