@@ -177,6 +177,18 @@ try {
       } else {
         console.log(`note ${lab}: no numbers to compare (${n.why_not || 'no poslab-cli command'})`);
       }
+      if (lab === 'rope') {
+        // A new link in the same page (hashchange): the lab follows, and its numbers too.
+        await page.evaluate(() => { location.hash = 'rope?dim=32&base=500000'; });
+        const f = (await status(page)).frames;
+        await waitFrames(page, f + 5, 30000);
+        const m = await numbers(page);
+        const native = JSON.parse(execFileSync(cli, m.cli_args, { encoding: 'utf8' }));
+        const diff = compare(m.json, native);
+        const opened = /dim=32/.test(m.preset) && /base=(500000|5e\+05)(&|$)/.test(m.preset);
+        check('rope: a changed URL hash reopens the lab in that state', opened && !diff,
+              `preset ${m.preset} ${diff || ''}`);
+      }
       const shot = path.join(shotDir, `${lab}.png`);
       await page.screenshot({ path: shot });
       check(`${lab}: screenshot ${shot} not blank`, pngVaries(shot));
