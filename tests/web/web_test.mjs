@@ -131,6 +131,30 @@ function pngVaries(file) {
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[s.length >> 1] : NaN; };
 
+// core/common/charconv's fallback on the browser's libc writes what std::to_chars writes
+// natively (charconv_dump.cpp built both ways, run under node and natively).
+function charconvCheck() {
+  const dir = path.join(webDir, 'charconv');
+  fs.mkdirSync(dir, { recursive: true });
+  const src = [path.join(repo, 'tests/web/charconv_dump.cpp'), path.join(repo, 'core/common/charconv.cpp')];
+  const flags = ['-std=c++20', '-O1', `-I${repo}`, ...src];
+  try {
+    execFileSync('c++', [...flags, '-o', path.join(dir, 'native')]);
+    execFileSync('em++', [...flags, '-sSINGLE_FILE=1', '-o', path.join(dir, 'web.js')],
+                 { env: { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' } });
+    const native = execFileSync(path.join(dir, 'native'), { encoding: 'utf8' });
+    const web = execFileSync(process.execPath, [path.join(dir, 'web.js')], { encoding: 'utf8' });
+    const lines = native.split('\n').length - 1;
+    const firstDiff = native.split('\n').findIndex((l, i) => l !== web.split('\n')[i]);
+    check(`charconv: the web build writes and reads ${lines} doubles as native std does`,
+          native === web && !/ 0$/m.test(web),
+          firstDiff >= 0 ? `line ${firstDiff + 1}: native ${native.split('\n')[firstDiff]} web ${web.split('\n')[firstDiff]}` : '');
+  } catch (e) {
+    check('charconv: the web build writes and reads doubles as native std does', false, e.message.split('\n')[0]);
+  }
+}
+
+charconvCheck();
 const server = await serve();
 const browser = await puppeteer.launch({
   executablePath: process.env.POSLAB_CHROMIUM || '/usr/bin/chromium',
