@@ -12,6 +12,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+#ifdef __EMSCRIPTEN__
+constexpr bool kBrowser = true;
+#else
+constexpr bool kBrowser = false;
+#endif
+
 const char* first_existing(std::initializer_list<const char*> paths) {
   for (const char* p : paths)
     if (fs::exists(p)) return p;
@@ -83,7 +89,8 @@ Fonts load_fonts(float scale, const std::string& lessons_dir, const std::string&
   f.has_cjk = cjk != nullptr;
   if (!sans)
     f.note = "DejaVu fonts not found (install fonts-dejavu-core); using ImGui's built-in font. ";
-  if (!cjk)
+  // The browser version preloads no Chinese font (5 MB); its lessons panel says so.
+  if (!cjk && !kBrowser)
     f.note += "No Chinese font found (install fonts-wqy-microhei); lessons are shown in English.";
   io.Fonts->Build();
   return f;

@@ -4,22 +4,33 @@
 #   scripts/setup.sh test   install what is missing, build (release), run every test;
 #                           with POSLAB_SANITIZE_RUN=1 also the sanitizer run: the tests
 #                           labelled 'sanitize' under ASan + UBSan (build/sanitize) and
-#                           every libFuzzer harness for POSLAB_FUZZ_SECONDS (default 5) each
+#                           every libFuzzer harness for POSLAB_FUZZ_SECONDS (default 5) each;
+#                           with POSLAB_WEB_TESTS=1 also the browser build and its tests
+#   scripts/setup.sh web    install what is missing (also scripts/debian-packages-web.txt),
+#                           build the browser version (build/web), serve it on 127.0.0.1
 # Safe to run again: installs only missing packages, rebuilds only what changed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 mode="${1:-}"
-if [[ "$mode" != "run" && "$mode" != "test" ]]; then
-  echo "usage: scripts/setup.sh run|test" >&2
+if [[ "$mode" != "run" && "$mode" != "test" && "$mode" != "web" ]]; then
+  echo "usage: scripts/setup.sh run|test|web" >&2
   exit 2
 fi
+web_tests="${POSLAB_WEB_TESTS:-0}"
 
-# 1. Debian packages (list in scripts/debian-packages.txt).
-mapfile -t wanted < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/debian-packages.txt)
+# 1. Debian packages (list in scripts/debian-packages.txt; the browser build's in
+#    scripts/debian-packages-web.txt, only for `web` and POSLAB_WEB_TESTS=1).
+lists=(scripts/debian-packages.txt)
+[[ "$mode" == "web" || "$web_tests" == 1 ]] && lists+=(scripts/debian-packages-web.txt)
+mapfile -t wanted < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${lists[@]}")
 missing=()
 for pkg in "${wanted[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" && continue
+  # npm: also present when the machine's node is not Debian's (nodesource's bundles npm,
+  # and conflicts with Debian's npm package).
+  [[ "$pkg" == npm ]] && command -v npm >/dev/null && continue
+  missing+=("$pkg")
 done
 if ((${#missing[@]})); then
   if [[ $(id -u) -eq 0 ]]; then
@@ -40,6 +51,9 @@ fi
 #    here and clang-14 in the sanitizer tree, so the build stays warning-free; a user's own
 #    build keeps warnings as warnings (a newer compiler's new warning must not stop it).
 jobs="$(nproc 2>/dev/null || echo 2)"
+if [[ "$mode" == "web" ]]; then
+  exec scripts/web_build.sh serve
+fi
 werror=OFF
 [[ "${POSLAB_SANITIZE_RUN:-0}" == 1 ]] && werror=ON
 cmake --preset release -DPOSLAB_WERROR="$werror" >/dev/null
@@ -86,6 +100,14 @@ fi
 # clang-tidy (label tidy, several CPU-minutes, serial) is run by hand for now:
 #   ctest --preset release -L tidy
 phase "release suite" ctest --preset release -j "$jobs" -LE "tidy${san_pid:+|script}"
+
+# 4b. With POSLAB_WEB_TESTS=1: the browser build (build/web, emscripten) and its tests in
+#     headless Chromium against this tree's poslab-cli (tests/web/run.sh). Off in CI until
+#     its cost is measured there.
+if [[ "$web_tests" == 1 ]]; then
+  phase "web build" scripts/web_build.sh
+  phase "web tests" tests/web/run.sh build/web build/release/cli/poslab-cli
+fi
 
 # 5. Sanitizers and fuzzing (POSLAB_SANITIZE_RUN=1). One clang-14 tree (the 'sanitize'
 #    preset: ASan + UBSan, coverage for libFuzzer) builds only the tests labelled 'sanitize'

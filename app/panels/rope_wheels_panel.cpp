@@ -27,6 +27,7 @@
 #include "app/widgets/theme_colour.hpp"
 #include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
+#include "core/common/charconv.hpp"
 #include "core/common/errors.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/wheels_lab.hpp"
@@ -93,7 +94,7 @@ std::string decay_cli_hint(const WheelsLabSettings& s) {
 std::string position_text(double v) {
   char buf[64];
   const auto fmt = std::abs(v) < 1e15 ? std::chars_format::fixed : std::chars_format::general;
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, fmt);
+  const auto [end, ec] = chars::to_chars(buf, buf + sizeof buf, v, fmt);
   return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
 }
 

@@ -23,6 +23,15 @@
 
 namespace poslab::app {
 
+// The browser build is single-threaded (no -pthread, so its page needs no COOP/COEP
+// headers): there a job's work runs inside start(), and poll() hands its outcome out as it
+// does a worker's. Long work (training) holds the page while it runs.
+#ifdef __EMSCRIPTEN__
+inline constexpr bool kJobsInline = true;
+#else
+inline constexpr bool kJobsInline = false;
+#endif
+
 // What the panel can read about a job while it runs (a snapshot; copies, no locks held).
 struct JobProgress {
   bool running = false;  // a worker is active (finished results not yet polled count too)
@@ -120,14 +129,10 @@ class BackgroundJob {
     auto state = std::make_shared<State>();
     state->key = std::move(key);
     state_ = state;
-    thread_ = std::thread([state, work = std::move(work)] {
-      try {
-        state->value.emplace(work(state->control));
-      } catch (...) {
-        state->error = std::current_exception();
-      }
-      state->finished.store(true, std::memory_order_release);
-    });
+    if constexpr (kJobsInline)
+      run(*state, work);
+    else
+      thread_ = std::thread([state, work = std::move(work)] { run(*state, work); });
   }
 
   bool running() const { return state_ != nullptr; }
@@ -222,6 +227,14 @@ class BackgroundJob {
     std::exception_ptr error;
     std::atomic<bool> finished{false};
   };
+  static void run(State& state, const Work& work) {
+    try {
+      state.value.emplace(work(state.control));
+    } catch (...) {
+      state.error = std::current_exception();
+    }
+    state.finished.store(true, std::memory_order_release);
+  }
   void stop() {
     if (!state_) return;
     state_->control.request_cancel();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/common/charconv.hpp"
 #include "core/common/names.hpp"
 #include "core/common/preset_messages.hpp"
 
@@ -86,7 +87,7 @@ std::string percent_decode(std::string_view s) {
 
 std::string format_double(double v) {
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  auto res = chars::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
 }
 
@@ -95,7 +96,7 @@ double parse_double(std::string_view text, const std::string& what) {
   const char* first = text.data();
   const char* last = text.data() + text.size();
   if (!text.empty() && *first == '+') ++first;
-  auto res = std::from_chars(first, last, v);
+  auto res = chars::from_chars(first, last, v);
   if (text.empty() || res.ec != std::errc() || res.ptr != last || !std::isfinite(v))
     throw InputError(
         preset_message("errors.value.not_finite",

@@ -7,8 +7,8 @@
 // other standard-library template, stay in the plain build (a template compiled with AVX2
 // here could be the copy the linker keeps for everyone).
 #include <algorithm>
-#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -40,7 +40,9 @@ inline float exp_approx(float x) {
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
   const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  return p * std::bit_cast<float>(bits);
+  float scale;  // 2^n; memcpy is std::bit_cast (absent from the web build's libc++), no template
+  std::memcpy(&scale, &bits, sizeof scale);  // instantiated in this AVX2 unit
+  return p * scale;
 }
 template <class S>
 inline S exp_fast(S x) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/bnb/bnb_features.hpp"
+#include "core/common/charconv.hpp"
 
 namespace poslab::io {
 namespace {
@@ -67,7 +68,7 @@ std::string csv_cell(const Json& v) {
   if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
   if (v.is_number_float()) {
     char buf[40];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v.get<double>());
+    const auto r = chars::to_chars(buf, buf + sizeof buf, v.get<double>());
     return std::string(buf, r.ptr);
   }
   std::string s = v.is_string() ? v.get<std::string>() : dump_json(v);

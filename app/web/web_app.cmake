@@ -1,0 +1,36 @@
+# The browser build of the app (POSLAB_WEB; included by app/CMakeLists.txt): the app's
+# sources with web/main.cpp for main.cpp, linked to build/web/poslab.{html,js,wasm,data}.
+# Single-threaded (no -pthread: the page needs no COOP/COEP headers; background jobs run
+# inline, app/widgets/background_job.hpp), WebGL 2 through emscripten's GLFW, exceptions on.
+# The data folder (lessons, interface texts, shipped models, welcome pictures) and the DejaVu
+# fonts are preloaded at the paths the desktop app reads them from; the Chinese font is
+# left out (5 MB; lessons show in English, as on a desktop without fonts-wqy-microhei).
+add_executable(poslab web/main.cpp web/stb_impl.cpp ${POSLAB_APP_SOURCES})
+target_include_directories(poslab PRIVATE ${PROJECT_SOURCE_DIR})
+target_compile_definitions(poslab PRIVATE IMGUI_DISABLE_OBSOLETE_FUNCTIONS)
+target_link_libraries(poslab PRIVATE poslab_core poslab_io_dataset poslab_io_checkpoint
+  poslab_io_lessons poslab_io_video poslab_io_labjson poslab_io_dreams poslab_web_imgui
+  poslab_web_cli11 nlohmann_json::nlohmann_json)
+poslab_target_defaults(poslab)
+set_target_properties(poslab PROPERTIES SUFFIX ".html"
+                      RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
+set(_fonts /usr/share/fonts/truetype/dejavu)
+set(_data)  # SHELL: keeps CMake from merging the repeated --preload-file flags
+foreach(d lessons assets/i18n assets/models assets/welcome)
+  list(APPEND _data "SHELL:--preload-file ${PROJECT_SOURCE_DIR}/${d}@/poslab/${d}")
+endforeach()
+foreach(f DejaVuSans.ttf DejaVuSans-Bold.ttf DejaVuSansMono.ttf)
+  list(APPEND _data "SHELL:--preload-file ${_fonts}/${f}@${_fonts}/${f}")
+endforeach()
+target_link_options(poslab PRIVATE
+  -sUSE_GLFW=3 -sMIN_WEBGL_VERSION=2 -sMAX_WEBGL_VERSION=2
+  -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=134217728
+  -sEXPORTED_FUNCTIONS=_main,_poslab_web_status,_poslab_web_numbers,_poslab_web_open
+  -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString
+  -sMINIFY_HTML=0 "--shell-file=${CMAKE_CURRENT_SOURCE_DIR}/web/shell.html"
+  ${_data})
+set_property(TARGET poslab APPEND PROPERTY LINK_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/web/shell.html")
+# stb's implementation sections have no include guard: keep them out of the unity batches.
+set_source_files_properties(web/stb_impl.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+# EM_ASM's JavaScript names its arguments $0, $1.
+set_source_files_properties(web/main.cpp PROPERTIES COMPILE_OPTIONS -Wno-dollar-in-identifier-extension)

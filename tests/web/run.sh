@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Browser tests of the web build: installs puppeteer-core (the version tests/web/package.json
+# pins; npm registry) into build/web/node once, runs tests/web/web_test.mjs in headless
+# Chromium against native poslab-cli (screenshots in build/web/screenshots).
+#   tests/web/run.sh [BUILD_WEB_DIR] [NATIVE_CLI]   (defaults build/web, build/release/cli/poslab-cli)
+# Prints "N passed, N failed"; exit 1 on a failure.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+web="${1:-build/web}"
+cli="${2:-build/release/cli/poslab-cli}"
+for f in "$web/poslab.html" "$cli" /usr/bin/chromium; do
+  [[ -e "$f" ]] || { echo "web tests: $f is missing (scripts/web_build.sh; scripts/setup.sh web)" >&2; exit 1; }
+done
+node_dir="$web/node"
+if ! cmp -s tests/web/package.json "$node_dir/package.json" || [[ ! -d "$node_dir/node_modules/puppeteer-core" ]]; then
+  mkdir -p "$node_dir"
+  cp tests/web/package.json "$node_dir/package.json"
+  (cd "$node_dir" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+rm -rf "$web/screenshots"
+exec node tests/web/web_test.mjs "$web" "$cli" "$web/screenshots"
