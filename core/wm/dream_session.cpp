@@ -385,6 +385,7 @@ DreamComparison dream_compare(const DreamSessionConfig& config,
   c.horizon = horizon;
   auto pos = [](const std::vector<StepError>& v) {
     std::vector<double> y;
+    y.reserve(v.size());
     for (const StepError& e : v) y.push_back(e.ships > 0 ? e.pos_px : std::nan(""));
     return y;
   };

@@ -192,7 +192,7 @@ TeacherForcedResult wm_teacher_forced(WorldModel& model,
           out.const_velocity.add(1, base.data(), next);
         }
         const float* logits = model.action_logits() + bt * N * kActionLogits;
-        const size_t row = static_cast<size_t>(part[bi].start + t);
+        const size_t row = static_cast<size_t>(part[bi].start) + static_cast<size_t>(t);
         for (int n = 0; n < N; ++n) {
           if (!token_alive(tok + n * F)) continue;
           ++out.action_count;
@@ -243,6 +243,7 @@ std::vector<DreamStart> wm_dream_starts(const std::vector<bnb::EpisodeRecord>& e
       full += d.start + p.steps < episodes[static_cast<size_t>(d.episode)].rows;
     const int pool = full >= max_dreams ? full : static_cast<int>(all.size());
     std::vector<DreamStart> out;
+    out.reserve(static_cast<size_t>(max_dreams));
     for (int i = 0; i < max_dreams; ++i)
       out.push_back(all[static_cast<size_t>(static_cast<int64_t>(i) * pool / max_dreams)]);
     return out;
