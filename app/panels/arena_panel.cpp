@@ -627,8 +627,16 @@ class ArenaPanel final : public Panel {
     const ImVec2 ss = font->CalcTextSizeA(small, FLT_MAX, wrap, sub);
     const float box_w = std::max(hs.x, ss.x) + 32.0f * scale;
     const float box_h = hs.y + ss.y + 36.0f * scale;
-    // Low on the map, over as few ships as a fixed place can be.
-    const ImVec2 c((lo.x + hi.x) * 0.5f, hi.y - box_h * 0.5f - 24.0f * scale);
+    // In the half of the map away from the ship W will fly (the helm slot, else team 0's
+    // first ship alive), so the prompt never hides the player's own ship.
+    int fly = s.helm;
+    for (int k = 0; fly < 0 && k < kSlots; ++k)
+      if (u.sim.ships[k].alive) fly = k;
+    const bool ship_low =
+        fly >= 0 && u.sim.ships[fly].pos.y > bnb::kWorldH * 0.5;  // y grows downwards
+    const float cy =
+        ship_low ? lo.y + box_h * 0.5f + 24.0f * scale : hi.y - box_h * 0.5f - 24.0f * scale;
+    const ImVec2 c((lo.x + hi.x) * 0.5f, cy);
     const ImVec2 b0(c.x - box_w * 0.5f, c.y - box_h * 0.5f),
         b1(c.x + box_w * 0.5f, c.y + box_h * 0.5f);
     ImDrawList* dl = ImGui::GetWindowDrawList();

@@ -113,7 +113,9 @@ void arena_inspector(const AppContext& ctx, ArenaUi& u, bool dark) {
   const int sel = u.lab.selected;
   ImGui::Separator();
   if (sel < 0 || !u.view.ships[sel].present) {
-    ImGui::TextDisabled("%s", T("arena.click_ship"));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    wrapped_text(T("arena.click_ship"));  // a narrow inspector at 1024x700 must not clip it
+    ImGui::PopStyleColor();
     return;
   }
   // Token and relational features from core, for the live state or the file row.
