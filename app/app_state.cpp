@@ -598,14 +598,18 @@ void AppState::draw_lab(Panel& p) {
   // scrolls only below its unscaled minimum: at UI scale 2 a lab wider than the window would
   // lay its grids out for columns nobody sees, so it takes the window's width instead (its
   // control column folds to give the view room); down, the page scrolls.
+  // When the page scrolls down, its scrollbar takes width: the lab gets the visible width,
+  // else its right edge (header text, plots) would sit under the scrollbar.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float min_w = std::min(p.min_width() * scale_, std::max(p.min_width(), avail.x));
   const float min_h = p.min_height() * scale_;
   const float bar = ImGui::GetStyle().ScrollbarSize;
+  const bool tall = avail.y < min_h;
+  const float visible_w = avail.x - (tall ? bar : 0);
+  const float min_w = std::min(p.min_width() * scale_, std::max(p.min_width(), visible_w));
   ImGuiWindowFlags lab_flags = 0;
-  if (avail.x < min_w || avail.y < min_h) {
-    const bool scroll_x = avail.x < min_w;
-    const bool scroll_y = avail.y - (scroll_x ? bar : 0) < min_h;
+  if (visible_w < min_w || tall) {
+    const bool scroll_x = visible_w < min_w;
+    const bool scroll_y = tall || avail.y - (scroll_x ? bar : 0) < min_h;
     ImGui::SetNextWindowContentSize(ImVec2(std::max(avail.x - (scroll_y ? bar : 0), min_w),
                                            std::max(avail.y - (scroll_x ? bar : 0), min_h)));
     if (scroll_x) lab_flags |= ImGuiWindowFlags_HorizontalScrollbar;
