@@ -513,7 +513,9 @@ int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
     }
   }
   int failures = bad_lines;
-  for (const auto& [id, preset] : jobs) {
+  for (const auto& job : jobs) {
+    const std::string& id = job.first;  // clang 14 cannot capture structured bindings
+    const std::string& preset = job.second;
     auto* panel = state.find_panel(id);
     auto fail = [&](const std::string& why) {
       std::printf("FAIL panel=%s preset=%s: %s\n", id.c_str(), preset.c_str(), why.c_str());
