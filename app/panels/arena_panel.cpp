@@ -599,6 +599,16 @@ class ArenaPanel final : public Panel {
     ImGui::PopStyleColor();
   }
 
+  // The ship the first W flies: the helm slot while its ship is alive, else the first ship
+  // alive (team 0's first); the slot as it is when no ship is alive.
+  int ship_to_fly() const {
+    const bnb::ArenaLabSettings& s = ui_.lab;
+    if (s.helm >= 0 && ui_.sim.ships[s.helm].alive) return s.helm;
+    for (int k = 0; k < kSlots; ++k)
+      if (ui_.sim.ships[k].alive) return k;
+    return s.helm;
+  }
+
   // A live episode that has not started waits for the player: "take the helm: press W" over
   // the map. The first W (or Up) takes the helm (team 0's first ship unless one was chosen)
   // and plays; Play in the controls watches instead.
@@ -607,12 +617,7 @@ class ArenaPanel final : public Panel {
     bnb::ArenaLabSettings& s = u.lab;
     if (s.source != bnb::ArenaSource::live || s.playing || u.sim.step != 0 || u.sim.done) return;
     if (arena_helm_start_pressed()) {
-      if (s.helm < 0 || !u.sim.ships[s.helm].alive)
-        for (int k = 0; k < kSlots; ++k)
-          if (u.sim.ships[k].alive) {
-            s.helm = k;
-            break;
-          }
+      s.helm = ship_to_fly();
       if (s.selected < 0) s.selected = s.helm;
       s.playing = true;
       return;
@@ -629,9 +634,7 @@ class ArenaPanel final : public Panel {
     const float box_h = hs.y + ss.y + 36.0f * scale;
     // In the half of the map away from the ship W will fly (the helm slot, else team 0's
     // first ship alive), so the prompt never hides the player's own ship.
-    int fly = s.helm;
-    for (int k = 0; fly < 0 && k < kSlots; ++k)
-      if (u.sim.ships[k].alive) fly = k;
+    const int fly = ship_to_fly();
     const bool ship_low =
         fly >= 0 && u.sim.ships[fly].pos.y > bnb::kWorldH * 0.5;  // y grows downwards
     const float cy =
