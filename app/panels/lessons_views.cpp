@@ -655,7 +655,7 @@ void lessons_labs_column(AppContext& ctx, LessonsUi& u, ImFont* heading_font,
     const std::string lab = preset_lab(l.preset);
     if (std::find(labs.begin(), labs.end(), lab) == labs.end()) labs.push_back(lab);
   }
-  const std::filesystem::path dir = std::filesystem::path(io::i18n_dir()).parent_path() / "welcome";
+  const std::filesystem::path dir = io::welcome_dir();
   const float pad = 2 * ImGui::GetStyle().FramePadding.x;
   int drawn = 0;
   for (const std::string& lab : labs) {

@@ -106,8 +106,7 @@ class WelcomePanel final : public Panel {
  private:
   // One clickable picture per start, two per row, captioned with the start's button text.
   void draw_pictures(AppContext& ctx, float width) {
-    const std::filesystem::path dir =
-        std::filesystem::path(io::i18n_dir()).parent_path() / "welcome";
+    const std::filesystem::path dir = io::welcome_dir();
     const float gap = ImGui::GetStyle().ItemSpacing.x;
     const float cell = (width - gap) / 2.0f;
     ImGui::BeginGroup();

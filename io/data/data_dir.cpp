@@ -71,6 +71,11 @@ std::string i18n_dir() {
   return (choose().dir / "assets" / "i18n").string();
 }
 
+std::string welcome_dir() {
+  if (const std::string d = env("POSLAB_ASSETS_DIR"); !d.empty()) return d + "/welcome";
+  return (choose().dir / "assets" / "welcome").string();
+}
+
 std::string models_dir() {
   if (std::string d = env("POSLAB_MODELS_DIR"); !d.empty()) return d;
   return (choose().dir / "assets" / "models").string();

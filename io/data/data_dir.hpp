@@ -15,6 +15,7 @@ std::string data_dir();       // the folder the rules above choose (absolute, no
 std::string data_dir_rule();  // which rule chose it: "POSLAB_DATA_DIR", "installed", "source tree"
 std::string lessons_dir();    // $POSLAB_LESSONS_DIR, else data_dir()/lessons
 std::string i18n_dir();       // $POSLAB_ASSETS_DIR/i18n, else data_dir()/assets/i18n
+std::string welcome_dir();    // $POSLAB_ASSETS_DIR/welcome, else data_dir()/assets/welcome
 std::string models_dir();     // $POSLAB_MODELS_DIR, else data_dir()/assets/models
 
 // What the app needs and does not find, one line each naming the path and what to do: the
