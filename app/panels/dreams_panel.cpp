@@ -504,6 +504,12 @@ void DreamsPanel::controls(AppContext& ctx) {
                 "dreams.variant_patch"}))
     s.window = static_cast<DreamVariant>(window);
   tooltip(ctx.tr("dreams.tip_positions"));
+  if (s.model.empty()) {
+    int size = static_cast<int>(s.size);
+    if (combo_tr(ctx, "dreams.size", "size", size, {"dreams.size_tiny", "dreams.size_paper"}))
+      s.size = static_cast<wm::DreamModelSize>(size);
+    tooltip(ctx.tr("dreams.tip_size"));
+  }
   int loop = static_cast<int>(s.loop);
   if (combo_tr(ctx, "dreams.loop", "loop", loop, {"dreams.loop_closed", "dreams.loop_open"}))
     s.loop = static_cast<wm::DreamLoop>(loop);

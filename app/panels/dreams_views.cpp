@@ -187,8 +187,8 @@ void dreams_compare(AppContext& ctx, DreamsUi& u, const wm::DreamLabSession& ses
     using Models = std::vector<std::pair<std::string, std::shared_ptr<wm::DreamModel>>>;
     auto models = std::make_shared<Models>();
     const std::string dir = io::models_dir();
-    const std::string rope = wm::dream_model_path("", wm::DreamVariant::rope, dir);
-    const std::string abs = wm::dream_model_path("", wm::DreamVariant::recompute, dir);
+    const std::string rope = wm::dream_model_path("", wm::DreamVariant::rope, dir, u.lab.size);
+    const std::string abs = wm::dream_model_path("", wm::DreamVariant::recompute, dir, u.lab.size);
     std::error_code ec;
     u.compare_note.clear();
     if (!std::filesystem::exists(rope, ec) || !std::filesystem::exists(abs, ec)) {

@@ -60,7 +60,10 @@ const PresetTable<DreamLabSettings>& dreams_preset_fields() {
                          {{"reset", "naive"}}),
       preset_field<S>(
           "model", [](auto& s) -> auto& { return s.model; },
-          "checkpoint path; empty = the shipped one for the variant"),
+          "checkpoint path; empty = the shipped one for the variant and size"),
+      preset_choice<S>(
+          "size", [](auto& s) -> auto& { return s.size; }, dream_model_size_names(),
+          "shipped model: tiny (context 32 steps) or paper (E 128, 6 blocks, context 96)"),
       preset_choice<S>(
           "loop", [](auto& s) -> auto& { return s.loop; }, kLoops,
           "closed loop (argmax fed back) or open loop (sampled)"),
@@ -154,6 +157,7 @@ DreamLabSession dreams_session_of(const DreamLabSettings& s, bool unapproved) {
   o.horizon = s.horizon;
   o.window = s.window;
   o.model = s.model;
+  o.size = s.size;
   o.loop = s.loop;
   o.temperature = s.temperature;
   return k;

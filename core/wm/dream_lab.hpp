@@ -32,7 +32,8 @@ struct DreamLabSettings {
   int from = 8;      // real steps played before the dream starts (the prompt), [0, 511]
   int horizon = 96;  // dream steps at most, [1, 1536]
   DreamVariant window = DreamVariant::rope;  // position variant and window mode (model file too)
-  std::string model;  // checkpoint path; empty = the shipped one for the variant
+  std::string model;  // checkpoint path; empty = the shipped one for the variant and size
+  DreamModelSize size = DreamModelSize::tiny;  // shipped model's size (model empty)
   DreamLoop loop = DreamLoop::closed;
   double temperature = 1.0;  // open loop sampling temperature, 0 = argmax, [0, 3]
   int helm = -1;             // slot flown from the keyboard, -1 none, [-1, 7]
@@ -79,8 +80,8 @@ DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSetti
 
 // ---- The lab's session (core/wm/dream_session.hpp) -------------------------------------
 // What defines the lab's session: the settings that say where it starts, which model dreams
-// and how (start, seed, teams, policy, file, episode, from, horizon, variant, model, loop,
-// temp), with the view fields (view, play, speed, t, ship, layer, head, attn, strip,
+// and how (start, seed, teams, policy, file, episode, from, horizon, variant, model, size,
+// loop, temp), with the view fields (view, play, speed, t, ship, layer, head, attn, strip,
 // compare, train, helm, follow) at their defaults. When it changes, the session starts over:
 // the panel compares it with ==.
 struct DreamLabSession {

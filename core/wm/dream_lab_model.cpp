@@ -25,14 +25,15 @@ std::string describe_dream_model(const DreamModelInfo& i) {
   return s;
 }
 
-std::string dream_model_file(DreamVariant w) {
-  return w == DreamVariant::rope ? "wm_tiny_rope.safetensors" : "wm_tiny_absolute.safetensors";
+std::string dream_model_file(DreamVariant w, DreamModelSize size) {
+  return std::string("wm_") + (size == DreamModelSize::paper ? "paper" : "tiny") +
+         (w == DreamVariant::rope ? "_rope" : "_absolute") + ".safetensors";
 }
 
 std::string dream_model_path(const std::string& model, DreamVariant w,
-                             const std::string& models_dir) {
+                             const std::string& models_dir, DreamModelSize size) {
   if (!model.empty()) return model;
-  return (std::filesystem::path(models_dir) / dream_model_file(w)).string();
+  return (std::filesystem::path(models_dir) / dream_model_file(w, size)).string();
 }
 
 bnb::JointAction dream_sample_actions(std::span<const float> logits, double temperature,

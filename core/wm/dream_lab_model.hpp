@@ -16,12 +16,14 @@
 
 namespace poslab::wm {
 
-// Shipped checkpoint file of a window mode: RoPE dreams with the RoPE model, both absolute
-// modes with the learned-position model ("wm_tiny_rope.safetensors", "wm_tiny_absolute...").
-std::string dream_model_file(DreamVariant w);
-// `model` if not empty, else models_dir / dream_model_file(w).
+// Shipped checkpoint file of a window mode and size: RoPE dreams with the RoPE model, the
+// absolute modes with the learned-position model ("wm_tiny_rope.safetensors",
+// "wm_paper_absolute.safetensors", ...).
+std::string dream_model_file(DreamVariant w, DreamModelSize size = DreamModelSize::tiny);
+// `model` if not empty, else models_dir / dream_model_file(w, size).
 std::string dream_model_path(const std::string& model, DreamVariant w,
-                             const std::string& models_dir);
+                             const std::string& models_dir,
+                             DreamModelSize size = DreamModelSize::tiny);
 
 // Picks one action per ship from action-head logits (8, 12) = [power 3 | turn 7 | shoot 2]
 // at `temperature` (0: argmax) with the decoder's sampler (wm_decode.hpp wm_pick_action) at

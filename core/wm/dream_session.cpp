@@ -29,6 +29,11 @@ const std::vector<std::string>& dream_variant_names() {
   return names;
 }
 
+const std::vector<std::string>& dream_model_size_names() {
+  static const std::vector<std::string> names{"tiny", "paper"};
+  return names;
+}
+
 WmOverflow dream_variant_overflow(DreamVariant v) {
   return v == DreamVariant::recompute ? WmOverflow::recompute
          : v == DreamVariant::patch   ? WmOverflow::patch

@@ -48,6 +48,11 @@ using FrameTokens = std::array<float, kFrameValues>;               // slot k at 
 // itself has one vocabulary, the decoder's WmOverflow (slide / recompute / patch).
 enum class DreamVariant { rope, recompute, naive, patch };
 const std::vector<std::string>& dream_variant_names();  // "rope", "recompute", "naive", "patch"
+// Which shipped model dreams (when the lab names no checkpoint of its own): the tiny one
+// (E 64, 4 blocks, context 32 steps: starts fastest) or the paper-size one (E 128, 6 blocks,
+// context 96 steps, the design's size). Either comes with RoPE and with learned positions.
+enum class DreamModelSize { tiny, paper };
+const std::vector<std::string>& dream_model_size_names();  // "tiny", "paper"
 // The decoder's window mode of a variant: rope and naive slide, recompute, patch.
 WmOverflow dream_variant_overflow(DreamVariant v);
 

@@ -12,7 +12,7 @@
 namespace poslab::io {
 
 std::string dreams_model_path(const wm::DreamLabSettings& s) {
-  return wm::dream_model_path(s.model, s.window, models_dir());
+  return wm::dream_model_path(s.model, s.window, models_dir(), s.size);
 }
 
 std::unique_ptr<wm::DreamModel> dreams_load_model(const std::string& path, wm::DreamVariant w) {

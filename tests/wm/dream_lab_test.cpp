@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <numbers>
 
 #include "core/bnb/bnb_episode.hpp"
@@ -137,6 +138,18 @@ TEST_CASE("dreams preset round trip and defaults", "[dreams]") {
   CHECK(dreams_from_preset("dreams?variant=patch").window == DreamVariant::patch);
   CHECK(dreams_to_preset(dreams_from_preset("dreams?variant=patch")) == "dreams?variant=patch");
   CHECK_THROWS_AS(dreams_from_preset("dreams?variant=resetx"), InputError);
+  // The shipped model's size picks the file; a named checkpoint wins over it.
+  const DreamLabSettings paper = dreams_from_preset("dreams?size=paper&variant=patch");
+  CHECK(paper.size == DreamModelSize::paper);
+  CHECK(dreams_to_preset(paper) == "dreams?variant=patch&size=paper");
+  CHECK(dream_model_path("", paper.window, "m", paper.size) ==
+        (std::filesystem::path("m") / "wm_paper_absolute.safetensors").string());
+  CHECK(dream_model_path("", DreamVariant::rope, "m") ==
+        (std::filesystem::path("m") / "wm_tiny_rope.safetensors").string());
+  CHECK(dream_model_path("own.safetensors", DreamVariant::rope, "m", DreamModelSize::paper) ==
+        "own.safetensors");
+  CHECK(dreams_session_of(paper) != dreams_session_of(dreams_from_preset("dreams?variant=patch")));
+  CHECK_THROWS_AS(dreams_from_preset("dreams?size=huge"), InputError);
   CHECK_THROWS_AS(dreams_from_preset("dreams?temp=9"), InputError);
   CHECK(dreams_from_preset("dreams?train=2").train == 2);
   CHECK_THROWS_AS(dreams_from_preset("dreams?train=3"), InputError);
