@@ -441,6 +441,7 @@ struct EvalArgs {
   int long_dreams = 8;
   double temperature = 0;
   uint64_t seed = 0;
+  bool unseen = false;  // every episode of --data is held out (a collection nobody trained on)
 };
 
 void run_eval(const EvalArgs& a) {
@@ -458,7 +459,14 @@ void run_eval(const EvalArgs& a) {
   count(a.val_windows, "--val-windows", 1, 100000);
   const auto ck = io::wm_checkpoint_load(a.checkpoint);
   WorldModel model = load_model(ck, a.threads);
-  const DataSetup d = load_data(a.data, ck.metadata, a.checkpoint);
+  if (a.unseen && a.data.empty())
+    throw InputError("--unseen needs --data: a dataset the model never trained on");
+  DataSetup d = load_data(a.data, ck.metadata, a.checkpoint);
+  if (a.unseen) {
+    d.split.train.clear();
+    d.split.val.resize(d.episodes.size());
+    for (size_t i = 0; i < d.episodes.size(); ++i) d.split.val[i] = static_cast<int>(i);
+  }
   if (d.split.val.empty())
     throw InputError("no validation episodes (the checkpoint's split holds none)");
   const auto t0 = std::chrono::steady_clock::now();
@@ -467,6 +475,7 @@ void run_eval(const EvalArgs& a) {
   out["config"] = Json::parse(io::wm_config_to_json(ck.config));
   out["step"] = ck.step;
   out["val_episodes"] = d.split.val.size();
+  out["val_split"] = a.unseen ? "unseen: every episode of --data" : "the checkpoint's split";
   // Teacher forced.
   const int T = std::min(ck.config.context, 32);
   const auto windows = wm_val_windows(d.episodes, d.split.val, T, a.val_windows);
@@ -749,6 +758,9 @@ void add_wm_command(CLI::App& app) {
                  "open loop: action sampling temperature (0 = argmax)");
   ev->add_option("--seed", ea->seed, "open loop: action sampling");
   ev->add_option("--threads", ea->threads, "threads, 0 = all cores");
+  ev->add_flag("--unseen", ea->unseen,
+               "every episode of --data is held out (a collection with another seed, so models "
+               "trained on different data are scored on the same episodes)");
   ev->callback([ea] { run_eval(*ea); });
 
   auto da = std::make_shared<DreamArgs>();

@@ -89,6 +89,12 @@ cmp -s "$tmp/o1.json" "$tmp/o2.json" || { echo "FAIL: open-loop dream with one s
 py_check "eval" "set(j['dreams'])=={'closed','open'} and len(j['dreams']['closed']['constant_velocity']['pos_px'])==4 \
   and j['beyond_context']['steps']==96 and 'rope_slide' in j['beyond_context'] \
   and 0<=j['teacher_forced']['action_accuracy']['turn']<=1" "$tmp/eval.json"
+# --unseen: every episode of --data is held out (more than the checkpoint's 10 % split)
+"$cli" wm eval "$tmp/small.safetensors" --data "$tmp/d.h5" --unseen --dreams 1 --steps 4 --long-dreams 1 --val-windows 2 \
+  --threads 1 > "$tmp/eval_unseen.json" || { echo "FAIL: eval --unseen exited non-zero"; fail=1; }
+py_check "eval --unseen" "j['val_episodes']>json.load(open('$tmp/eval.json'))['val_episodes'] \
+  and j['val_split'].startswith('unseen')" "$tmp/eval_unseen.json"
+expect_exit2 "--unseen needs --data" wm eval "$tmp/small.safetensors" --unseen
 
 # --- interruptions leave a loadable checkpoint ---
 "$cli" wm train --preset tiny --position absolute --data "$tmp/d.h5" --steps 100000 --seed 1 "${base[@]}" \
