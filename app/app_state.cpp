@@ -78,7 +78,7 @@ AppState::AppState(AppStateOptions opt) : opt_(std::move(opt)) {
     remove_stale_temp_files(config_dir_);
     remove_stale_temp_files(data_dir_);
     settings_ = load_settings(config_dir_, warning);
-    safe_start_ = start_marker_begin(config_dir_, marker_path_);
+    if (opt_.start_marker) safe_start_ = start_marker_begin(config_dir_, marker_path_);
   }
   set_language(settings_.language);
   // Reported once the interface texts are loaded, so the banner is in the user's language.

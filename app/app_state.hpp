@@ -2,6 +2,7 @@
 // the crash-loop guard and the frame-pacing state. main.cpp owns exactly one; panels reach
 // it only through AppContext.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,7 +25,13 @@ struct AppStateOptions {
   bool headless = false;     // check/capture modes: no user, jobs are waited for
   bool live_jobs = false;    // headless, but jobs are not waited for (as for a user)
   bool use_settings = true;  // load settings.json at start and keep the start marker
+  bool start_marker = true;  // with use_settings: the crash-loop guard's marker (off in the
+                             // browser: a reload ends the page without a clean finish)
   std::string lessons_dir;   // lesson files (fonts take the glyphs they use)
+  std::string link_base;     // "" = `poslab:` preset links; else the page's address (the
+                             // browser build): links are <link_base>#<preset>
+  // Called with each file the Share popup wrote (the browser build offers it as a download).
+  std::function<void(const std::string& path)> on_file_exported;
 };
 
 // A message on a banner: shell-wide (lab empty) or belonging to one lab.
@@ -125,6 +132,14 @@ class AppState final : public AppContext {
   // The active lab's poslab-cli command and preset link ("" if no lab is active).
   std::string active_cli_command();
   std::string active_preset_link();
+  // A link that opens `preset`: "poslab:<preset>", or <link_base>#<preset> in the browser.
+  std::string preset_link(const std::string& preset) const;
+  // The Share popup's picture (take_picture_request) rendered and saved as PNG: the frame is
+  // drawn twice offscreen by `draw(k, framebuffer)` at k times the UI scale (no popups,
+  // animations held), the active lab's view read back with its caption, picture_done told.
+  // `fb_width` x `fb_height`: the window's framebuffer. Returns "" or why not.
+  std::string export_picture(const PictureRequest& req, int fb_width, int fb_height,
+                             const std::function<void(int k, unsigned framebuffer)>& draw);
   // Opens a `poslab:` link as if pasted (files it names wait for approval); a bad link
   // becomes a banner message. Returns false then.
   bool open_link(const std::string& uri);

@@ -12,12 +12,10 @@
 namespace poslab::app {
 
 void write_screenshot(const std::string& path, int width, int height) {
+  // Read as RGBA (what WebGL 2 reads reliably too), written as RGB.
+  const std::vector<uint8_t> rgba = read_screen_rgba(0, 0, width, height, height);
   std::vector<unsigned char> pixels(static_cast<size_t>(width) * height * 3);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadBuffer(GL_BACK);
-  glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
-  // GL's origin is bottom-left; PNG rows go top-down.
-  stbi_flip_vertically_on_write(1);
+  for (size_t i = 0, j = 0; j < pixels.size(); i += 4, j += 3) std::copy_n(&rgba[i], 3, &pixels[j]);
   if (!stbi_write_png(path.c_str(), width, height, 3, pixels.data(), width * 3))
     throw FileError(
         path, "could not write the screenshot (does the directory exist and is it writable?)");

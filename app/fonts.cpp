@@ -89,7 +89,7 @@ Fonts load_fonts(float scale, const std::string& lessons_dir, const std::string&
   f.has_cjk = cjk != nullptr;
   if (!sans)
     f.note = "DejaVu fonts not found (install fonts-dejavu-core); using ImGui's built-in font. ";
-  // The browser version preloads no Chinese font (5 MB); its lessons panel says so.
+  // The browser version fetches its Chinese font when Chinese is chosen (app/web/main.cpp).
   if (!cjk && !kBrowser)
     f.note += "No Chinese font found (install fonts-wqy-microhei); lessons are shown in English.";
   io.Fonts->Build();

@@ -199,56 +199,12 @@ class Frontend {
       if (const char* ready = std::getenv("POSLAB_READY_FILE")) std::ofstream(ready) << "ready\n";
   }
 
-  // The active lab's main view at k times the screen resolution, with its caption, as PNG.
-  // The frame is drawn again offscreen (no popups, animations held) at k times the UI scale,
-  // so text and lines are drawn with k times the pixels, not enlarged. Returns "" or why not.
+  // The active lab's main view at k times the screen resolution, with its caption, as PNG
+  // (AppState::export_picture, drawn with this frontend's frames). Returns "" or why not.
   std::string export_picture(const poslab::app::PictureRequest& req) {
-    const int k = std::clamp(req.scale, 1, 4);
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
-    GLint max_size = 0;
-    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
-    if (w * k > max_size || h * k > max_size)
-      return req.path + ": the window is too large for a " + std::to_string(k) +
-             "x picture on this GPU (limit " + std::to_string(max_size) + " px)";
-    GLuint fbo = 0, colour = 0;
-    glGenFramebuffers(1, &fbo);
-    glGenRenderbuffers(1, &colour);
-    glBindRenderbuffer(GL_RENDERBUFFER, colour);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w * k, h * k);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour);
-    std::string error;
-    poslab::app::RgbImage img;
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-      error = req.path + ": could not make an offscreen framebuffer for the picture";
-    } else {
-      state_.set_capture(true, k);
-      // Two frames: the first lays windows out at the new scale, the second is drawn.
-      for (int i = 0; i < 2; ++i) frame(k, fbo);
-      const poslab::app::ViewRect r = state_.export_rect();
-      const float fx = ImGui::GetIO().DisplayFramebufferScale.x;
-      const float fy = ImGui::GetIO().DisplayFramebufferScale.y;
-      glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
-      img = poslab::app::read_pixels(h * k, std::clamp(static_cast<int>(r.x0 * fx), 0, w * k),
-                                     std::clamp(static_cast<int>(r.y0 * fy), 0, h * k),
-                                     std::clamp(static_cast<int>(r.x1 * fx), 0, w * k),
-                                     std::clamp(static_cast<int>(r.y1 * fy), 0, h * k));
-      poslab::app::add_caption(img, req.caption, state_.caption_font(), state_.dark_theme());
-    }
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glDeleteRenderbuffers(1, &colour);
-    glDeleteFramebuffers(1, &fbo);
-    state_.set_capture(false, 1);
-    if (error.empty()) {
-      try {
-        poslab::app::write_png(req.path, img);
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-    }
-    state_.picture_done(req.path, error);
-    return error;
+    return state_.export_picture(req, w, h, [&](int k, unsigned fbo) { frame(k, fbo); });
   }
   void screenshot(const std::string& path) {
     int w = 0, h = 0;

@@ -49,7 +49,8 @@ add_library(poslab_web_imgui STATIC
   ${_im}/backends/imgui_impl_glfw.cpp ${_im}/backends/imgui_impl_opengl3.cpp)
 target_include_directories(poslab_web_imgui SYSTEM PUBLIC ${_im} ${_im}/misc/cpp
                            PRIVATE ${_im}/backends)
-target_compile_definitions(poslab_web_imgui PUBLIC IMGUI_IMPL_OPENGL_ES3)
+# The test-engine hooks give the page's tests each labelled item's place (app/web/main.cpp).
+target_compile_definitions(poslab_web_imgui PUBLIC IMGUI_IMPL_OPENGL_ES3 IMGUI_ENABLE_TEST_ENGINE)
 
 # PosLab's errors are exceptions (core throws, the app shows them): catching them is on.
 add_compile_options(-fexceptions)

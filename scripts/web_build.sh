@@ -19,6 +19,9 @@ command -v emcmake >/dev/null || {
 
 scripts/web_sources.sh "$build"
 launcher=()
+# A compiler cache inside the build folder (unless CCACHE_DIR names another): a rebuild of
+# a kept build/web, in CI too, compiles only what changed.
+export CCACHE_DIR="${CCACHE_DIR:-$PWD/$build/ccache}"
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi

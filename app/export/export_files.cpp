@@ -53,13 +53,16 @@ RgbImage read_pixels(int fb_height, int x0, int y0, int x1, int y1) {
   img.height = std::max(0, y1 - y0);
   img.rgb.resize(static_cast<size_t>(img.width) * img.height * 3);
   if (img.rgb.empty()) return img;
-  std::vector<unsigned char> up(img.rgb.size());
+  // RGBA: the one read-back format every GL and WebGL 2 guarantees (WebGL has no reliable
+  // GL_RGB read of the default framebuffer); the alpha is dropped below.
+  std::vector<unsigned char> up(static_cast<size_t>(img.width) * img.height * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(x0, fb_height - y1, img.width, img.height, GL_RGB, GL_UNSIGNED_BYTE, up.data());
-  const size_t row = static_cast<size_t>(img.width) * 3;
-  for (int y = 0; y < img.height; ++y)  // GL rows go bottom-up
-    std::copy_n(up.data() + static_cast<size_t>(img.height - 1 - y) * row, row,
-                img.rgb.data() + static_cast<size_t>(y) * row);
+  glReadPixels(x0, fb_height - y1, img.width, img.height, GL_RGBA, GL_UNSIGNED_BYTE, up.data());
+  for (int y = 0; y < img.height; ++y) {  // GL rows go bottom-up
+    const unsigned char* from = up.data() + static_cast<size_t>(img.height - 1 - y) * img.width * 4;
+    unsigned char* to = img.rgb.data() + static_cast<size_t>(y) * img.width * 3;
+    for (int x = 0; x < img.width; ++x, from += 4, to += 3) std::copy_n(from, 3, to);
+  }
   return img;
 }
 

@@ -8,10 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
 #include "app/app_state.hpp"
+#include "app/gfx/gl.hpp"
 #include "app/imgui_modal.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
@@ -140,6 +142,7 @@ void AppState::picture_done(const std::string& path, const std::string& error) {
   share_.reopen = false;
   if (error.empty()) {
     remember_export_dir(path);
+    if (opt_.on_file_exported) opt_.on_file_exported(path);
   } else {
     const std::string saved = drawing_lab_;
     drawing_lab_ = settings_.active_lab;
@@ -147,6 +150,54 @@ void AppState::picture_done(const std::string& path, const std::string& error) {
     drawing_lab_ = saved;
   }
   request_frames(3);
+}
+
+std::string AppState::export_picture(const PictureRequest& req, int w, int h,
+                                     const std::function<void(int, unsigned)>& draw) {
+  const int k = std::clamp(req.scale, 1, 4);
+  GLint max_size = 0;
+  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
+  if (w * k > max_size || h * k > max_size)
+    return req.path + ": the window is too large for a " + std::to_string(k) +
+           "x picture on this GPU (limit " + std::to_string(max_size) + " px)";
+  GLuint fbo = 0, colour = 0;
+  glGenFramebuffers(1, &fbo);
+  glGenRenderbuffers(1, &colour);
+  glBindRenderbuffer(GL_RENDERBUFFER, colour);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w * k, h * k);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour);
+  std::string error;
+  RgbImage img;
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+    error = req.path + ": could not make an offscreen framebuffer for the picture";
+  } else {
+    set_capture(true, k);
+    // Two frames: the first lays windows out at the new scale, the second is drawn.
+    for (int i = 0; i < 2; ++i) draw(k, fbo);
+    const ViewRect r = export_rect_;
+    const float fx = ImGui::GetIO().DisplayFramebufferScale.x;
+    const float fy = ImGui::GetIO().DisplayFramebufferScale.y;
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+    img = read_pixels(h * k, std::clamp(static_cast<int>(r.x0 * fx), 0, w * k),
+                      std::clamp(static_cast<int>(r.y0 * fy), 0, h * k),
+                      std::clamp(static_cast<int>(r.x1 * fx), 0, w * k),
+                      std::clamp(static_cast<int>(r.y1 * fy), 0, h * k));
+    add_caption(img, req.caption, caption_font(), dark_theme());
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glDeleteRenderbuffers(1, &colour);
+  glDeleteFramebuffers(1, &fbo);
+  set_capture(false, 1);
+  if (error.empty()) {
+    try {
+      write_png(req.path, img);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  picture_done(req.path, error);
+  return error;
 }
 
 void AppState::remember_export_dir(const std::string& written) {
@@ -164,12 +215,19 @@ std::string AppState::active_cli_command() {
 
 std::string AppState::active_preset_link() {
   Panel* p = find_panel(settings_.active_lab);
-  return p ? preset_uri(p->preset()) : std::string();
+  return p ? preset_link(p->preset()) : std::string();
+}
+
+std::string AppState::preset_link(const std::string& preset) const {
+  const std::string uri = preset_uri(preset);
+  return opt_.link_base.empty() ? uri : opt_.link_base + "#" + uri.substr(uri.find(':') + 1);
 }
 
 bool AppState::open_link(const std::string& uri) {
   try {
-    open_lab(preset_from_uri(uri));
+    const std::string web = opt_.link_base + "#";  // the browser's own links
+    const bool ours = !opt_.link_base.empty() && uri.rfind(web, 0) == 0;
+    open_lab(preset_from_uri(ours ? "poslab:" + uri.substr(web.size()) : uri));
     return !last_open_failed_;  // a bad preset inside a good link is on the banner already
   } catch (const std::exception& e) {
     report_error(tr("share.where.link"), tr_error(*this, e));
@@ -217,6 +275,7 @@ void AppState::share_save(Panel& p, ShareTarget t, const std::string& path, bool
     s.status = fill(tr("share.saved_file"), path, std::to_string(fs::file_size(path, ec)));
     s.status_error = false;
     remember_export_dir(path);
+    if (opt_.on_file_exported) opt_.on_file_exported(path);
   } catch (const InputError& e) {  // no numbers now: the lab says why
     s.status = tr_error(*this, e);
     s.status_error = true;
@@ -321,7 +380,7 @@ void AppState::draw_share(Panel& p) {
   }
   ImGui::Separator();
   ImGui::TextDisabled("%s", tr("share.link_heading"));
-  if (copy_field("link", preset_uri(p.preset()), tr("share.copy"), scale_))
+  if (copy_field("link", preset_link(p.preset()), tr("share.copy"), scale_))
     copied(tr("share.copied_link"));
   s.note_item("copy.link");
   if (!s.status.empty()) {

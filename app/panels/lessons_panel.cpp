@@ -253,7 +253,12 @@ class LessonsPanel final : public Panel {
     tooltip(ctx.tr("lessons.language_tip"));
     if (!ui_.cjk) {
       ImGui::SameLine();
-      ImGui::TextDisabled("%s", ui_.words.get("no_cjk_font", Language::en).c_str());
+#ifdef __EMSCRIPTEN__
+      const char* why = "no_cjk_font_web";  // the page fetches it (app/web/main.cpp)
+#else
+      const char* why = "no_cjk_font";
+#endif
+      ImGui::TextDisabled("%s", ui_.words.get(why, Language::en).c_str());
     }
     if (ctx.developer()) {  // reading edited lesson files again: a lesson writer's tool
       ImGui::SameLine(0, ImGui::GetFontSize() * 2);

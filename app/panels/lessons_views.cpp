@@ -36,13 +36,32 @@ const io::MdDocument& lessons_md(LessonsUi& u, const std::string& text) {
   return it->second;
 }
 
+namespace {
+
+// `merged` taken into `into` value by value, so every lesson and answer record keeps its
+// address: the quiz drawing holds references to them across a save (ensure_seed, Check
+// answer), and replacing the maps freed what they pointed to (the browser build trapped on
+// it). A merge never removes anything, so nothing `into` holds goes away.
+void progress_assign_in_place(Progress& into, const Progress& merged) {
+  into.language = merged.language;
+  for (const auto& [id, from] : merged.lessons) {
+    LessonProgress& to = into.lessons[id];
+    to.checklist = from.checklist;
+    to.completed = from.completed;
+    for (const auto& [qid, answer] : from.answers) to.answers[qid] = answer;
+  }
+}
+
+}  // namespace
+
 void lessons_save(AppContext& ctx, LessonsUi& u) {
   u.progress.language = u.lab.language == Language::zh ? "zh" : "en";
   if (u.headless || u.progress_file.empty())
     return;  // checks and captures leave the user's file alone
   try {
     // Another window (or poslab-cli) may have saved answers since: merged, not overwritten.
-    u.progress = io::save_progress_merged(u.progress_file, u.progress_base, u.progress);
+    progress_assign_in_place(
+        u.progress, io::save_progress_merged(u.progress_file, u.progress_base, u.progress));
     u.progress_base = u.progress;
   } catch (const Error& e) {
     ctx.report_error(lessons_word(u, "save_failed"), e.what());

@@ -2,7 +2,9 @@
 // emscripten's main loop instead of main.cpp's blocking loop (POSLAB_WEB builds this file
 // in place of main.cpp). The page's URL hash is the preset (…/poslab.html#rope?dim=64): it
 // opens that lab at start and when it changes, and follows the active lab's state, so the
-// address bar is always a link to what is on screen. Tests read the page through the three
+// address bar is always a link to what is on screen. Settings and lesson progress persist in
+// the browser: the user folders (core/common/user_dirs) are IndexedDB-backed (IDBFS), loaded
+// before the app starts and stored after each atomic write. Tests read the page through the
 // exported functions below (tests/web/). Single-threaded: background jobs run inline.
 #include <emscripten.h>
 #include <emscripten/html5.h>
@@ -10,7 +12,9 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +26,7 @@
 #include "app/app_state.hpp"
 #include "app/gfx/font_texture.hpp"
 #include "app/gfx/gl.hpp"
+#include "app/settings.hpp"
 #include "io/data/data_dir.hpp"
 
 namespace {
@@ -30,15 +35,45 @@ using poslab::app::AppState;
 
 // What lives between frames. One instance, owned by main() for the page's life; emscripten
 // calls the frame and the exported functions without a user pointer, hence the global.
+// A labelled item ImGui drew (button, radio, checkbox, menu item...), where the page shows
+// it: tests click them as a user would (poslab_web_items).
+struct DrawnItem {
+  std::string label;  // as given to ImGui, "##" suffix included
+  std::string window;
+  ImRect rect;  // visible part, CSS pixels of the canvas
+  bool disabled = false;
+};
+
 struct WebApp {
   GLFWwindow* window = nullptr;
-  std::unique_ptr<AppState> state;
+  std::unique_ptr<AppState> state;  // made once the user folders are loaded (start_app)
+  bool record_items = false;        // poslab_web_items was asked for: keep the lists
+  ImRect last_item_rect;            // the item ImGui added last (ItemAdd precedes ItemInfo)
+  ImGuiID last_item_id = 0;
+  std::vector<DrawnItem> items, shown_items;  // this frame's, the last finished frame's
   long frames = 0;
   std::deque<double> frame_ms;  // CPU time of the last frames (UI + GL calls), ms
   std::string shown_preset;     // the preset last written to the address bar
   std::string reply;            // the exported functions' last answer (kept alive for JS)
+  std::string clipboard;        // what PosLab copied last (the browser's is write-only here)
+  enum class Cjk { none, fetching, ready, failed } cjk = Cjk::none;  // the Chinese font
 };
+
+// The Chinese font is not preloaded (5 MB): it is fetched when Chinese is first chosen,
+// written where the desktop app finds it (app/fonts.cpp), and the fonts are rebuilt.
+constexpr const char* kCjkFont = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
+
+void fetch_cjk_font() {
+  EM_ASM({ Module.poslabFetchFont(UTF8ToString($0)); }, kCjkFont);
+}
 WebApp* g_app = nullptr;
+
+// The user folders on IndexedDB (Module.poslabMount in page.js: read back before the app
+// starts, stored after each atomic write into them).
+void mount_user_dirs() {
+  const std::string config = poslab::app::config_dir(), data = poslab::app::data_dir();
+  EM_ASM({ Module.poslabMount(UTF8ToString($0), UTF8ToString($1)); }, config.c_str(), data.c_str());
+}
 
 // The page's hash without '#', percent-decoded ("" when none).
 std::string location_preset() {
@@ -56,32 +91,121 @@ void fit_canvas(GLFWwindow* w) {
     glfwSetWindowSize(w, static_cast<int>(css_w), static_cast<int>(css_h));
 }
 
+// A file the Share popup wrote (in the page's memory) handed to the user as a download.
+void offer_download(const std::string& path) {
+  EM_ASM({ Module.poslabDownload(UTF8ToString($0)); }, path.c_str());
+}
+
+// ImGui's copy goes to the browser's clipboard too (navigator.clipboard: the page must be
+// focused, as it is right after the click that copied). Paste reads only PosLab's own copy:
+// the browser lets a page read its clipboard only asynchronously, after asking the user.
+void set_clipboard(void*, const char* text) {
+  g_app->clipboard = text ? text : "";
+  EM_ASM({ Module.poslabCopy(UTF8ToString($0)); }, g_app->clipboard.c_str());
+}
+const char* get_clipboard(void*) {
+  return g_app->clipboard.c_str();
+}
+
+// The app itself, once the user folders are loaded: settings and progress as the desktop
+// app reads them, then the lab the page's URL names.
+void start_app(WebApp& app) {
+  poslab::app::AppStateOptions aso;
+  aso.start_marker = false;  // a reload is how a page ends: nothing to remove the marker
+  aso.lessons_dir = poslab::io::lessons_dir();
+  const char* page = emscripten_run_script_string("location.href.split('#')[0]");
+  aso.link_base = page ? page : "";
+  aso.on_file_exported = offer_download;
+  app.state = std::make_unique<AppState>(aso);
+  app.state->setup_style(1.0f);
+  if (const std::string preset = location_preset(); !preset.empty()) {
+    app.shown_preset = preset;
+    app.state->open_lab(preset);
+  }
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// One frame of the app drawn into `target` (0 = the page's canvas) at k times the canvas's
+// size (k > 1: a Share picture, AppState::export_picture).
+void draw(WebApp& app, int k, unsigned target) {
+  AppState& state = *app.state;
+  if (state.fonts_dirty()) {
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    state.rebuild_fonts(1.0f);
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
+  ImGui_ImplOpenGL3_NewFrame();
+  poslab::app::gfx::use_nearest_font_filter();
+  ImGui_ImplGlfw_NewFrame();
+  if (target) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover in pictures
+  ImGui::GetIO().DisplaySize.x *= static_cast<float>(k);
+  ImGui::GetIO().DisplaySize.y *= static_cast<float>(k);
+  ImGui::NewFrame();
+  state.draw_frame();
+  ImGui::Render();
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(app.window, &w, &h);
+  w *= k;
+  h *= k;
+  glBindFramebuffer(GL_FRAMEBUFFER, target);
+  glViewport(0, 0, w, h);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  glClearColor(bg.x, bg.y, bg.z, bg.w);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  state.deliver_captures(w, h);
+}
+
+void update_cjk_font(WebApp& app) {
+  AppState& state = *app.state;
+  // Chosen: as the interface language, or as a lab's own text language (lessons?lang=zh).
+  const auto* p = state.find_panel(state.settings().active_lab);
+  const bool chosen =
+      state.settings().language == "zh" || (p && p->preset().find("lang=zh") != std::string::npos);
+  if (app.cjk == WebApp::Cjk::none && chosen) {
+    app.cjk = WebApp::Cjk::fetching;
+    fetch_cjk_font();
+  } else if (app.cjk == WebApp::Cjk::fetching) {
+    const char* got = emscripten_run_script_string("Module.poslabCjk || ''");
+    const std::string answer = got ? got : "";
+    if (answer == "ready") {
+      app.cjk = WebApp::Cjk::ready;
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      state.rebuild_fonts(1.0f);
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+    } else if (!answer.empty()) {
+      app.cjk = WebApp::Cjk::failed;
+      state.report_error("fonts", std::string("the Chinese font could not be loaded (") + answer +
+                                      "); texts are shown in English where they need it");
+    }
+  }
+}
+
 void frame() {
   WebApp& app = *g_app;
+  if (!app.state) {
+    if (!EM_ASM_INT({ return Module.poslabFsReady ? 1 : 0; })) return;
+    start_app(app);
+  }
   AppState& state = *app.state;
   const auto t0 = std::chrono::steady_clock::now();
   fit_canvas(app.window);
   try {
-    if (state.fonts_dirty()) {
-      ImGui_ImplOpenGL3_DestroyFontsTexture();
-      state.rebuild_fonts(1.0f);
-      ImGui_ImplOpenGL3_CreateFontsTexture();
+    update_cjk_font(app);
+    GImGui->TestEngineHookItems = app.record_items;
+    app.items.clear();
+    draw(app, 1, 0);
+    GImGui->TestEngineHookItems = false;  // a picture's frames are not on the page
+    app.shown_items.swap(app.items);
+    if (auto req = state.take_picture_request()) {
+      int w = 0, h = 0;
+      glfwGetFramebufferSize(app.window, &w, &h);
+      state.export_picture(*req, w, h, [&](int k, unsigned fbo) { draw(app, k, fbo); });
     }
-    ImGui_ImplOpenGL3_NewFrame();
-    poslab::app::gfx::use_nearest_font_filter();
-    ImGui_ImplGlfw_NewFrame();
-    ImGui::NewFrame();
-    state.draw_frame();
-    ImGui::Render();
-    int w = 0, h = 0;
-    glfwGetFramebufferSize(app.window, &w, &h);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glViewport(0, 0, w, h);
-    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-    glClearColor(bg.x, bg.y, bg.z, bg.w);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    state.deliver_captures(w, h);
+    state.autosave(now_s());
   } catch (const std::exception& e) {  // the panels catch their own; this is the shell's
     std::fprintf(stderr, "poslab: frame: %s\n", e.what());
   }
@@ -107,14 +231,15 @@ extern "C" {
 // Opens a preset as a link does (untrusted: files it names wait for approval); the page
 // calls it when its hash changes.
 EMSCRIPTEN_KEEPALIVE void poslab_web_open(const char* preset) {
-  if (!g_app || !preset || !*preset) return;
+  if (!g_app || !g_app->state || !preset || !*preset) return;
   g_app->shown_preset = preset;
   g_app->state->open_lab(preset);
 }
 
-// {"frames", "lab", "preset", "errors": [...], "frame_ms": [...]} as JSON.
+// {"frames", "lab", "preset", "errors": [...], "frame_ms": [...], "cjk_font", "settings":
+// {"dark_theme", "language", "ui_scale", "config_dir", "data_dir"}} as JSON.
 EMSCRIPTEN_KEEPALIVE const char* poslab_web_status() {
-  if (!g_app) return "{}";
+  if (!g_app || !g_app->state) return "{\"frames\": 0}";
   AppState& state = *g_app->state;
   nlohmann::json j;
   j["frames"] = g_app->frames;
@@ -123,6 +248,13 @@ EMSCRIPTEN_KEEPALIVE const char* poslab_web_status() {
   j["preset"] = p ? p->preset() : "";
   j["errors"] = state.errors();
   j["frame_ms"] = std::vector<double>(g_app->frame_ms.begin(), g_app->frame_ms.end());
+  j["cjk_font"] = state.cjk_font() != nullptr;  // the Chinese font is loaded and merged
+  const poslab::app::Settings& s = state.settings();
+  j["settings"] = {{"dark_theme", s.dark_theme},
+                   {"language", s.language},
+                   {"ui_scale", s.ui_scale},
+                   {"config_dir", state.config_dir()},
+                   {"data_dir", state.data_dir()}};
   g_app->reply = j.dump();
   return g_app->reply.c_str();
 }
@@ -130,7 +262,7 @@ EMSCRIPTEN_KEEPALIVE const char* poslab_web_status() {
 // The active lab's numbers as poslab-cli prints them for the same state: {"lab", "preset",
 // "cli_args": [...], "json": <poslab-cli's JSON> or null, "why_not"}.
 EMSCRIPTEN_KEEPALIVE const char* poslab_web_numbers() {
-  if (!g_app) return "{}";
+  if (!g_app || !g_app->state) return "{}";
   AppState& state = *g_app->state;
   nlohmann::json j;
   auto* p = state.find_panel(state.settings().active_lab);
@@ -145,7 +277,52 @@ EMSCRIPTEN_KEEPALIVE const char* poslab_web_numbers() {
   return g_app->reply.c_str();
 }
 
+// Saves settings now (the page calls it when it is hidden or closed; autosave covers the
+// rest). Storing them in IndexedDB follows, asynchronously.
+EMSCRIPTEN_KEEPALIVE void poslab_web_save() {
+  if (g_app && g_app->state) g_app->state->save();
+}
+
+// The labelled items of the last frame, [{"label", "window", "x", "y", "w", "h",
+// "disabled"}] in CSS pixels; the first call starts recording (the next frame has them).
+EMSCRIPTEN_KEEPALIVE const char* poslab_web_items() {
+  if (!g_app) return "[]";
+  g_app->record_items = true;
+  nlohmann::json j = nlohmann::json::array();
+  for (const DrawnItem& it : g_app->shown_items)
+    j.push_back({{"label", it.label},
+                 {"window", it.window},
+                 {"x", it.rect.Min.x},
+                 {"y", it.rect.Min.y},
+                 {"w", it.rect.GetWidth()},
+                 {"h", it.rect.GetHeight()},
+                 {"disabled", it.disabled}});
+  g_app->reply = j.dump();
+  return g_app->reply.c_str();
+}
+
 }  // extern "C"
+
+// Dear ImGui's test-engine hooks (IMGUI_ENABLE_TEST_ENGINE in the browser build's ImGui,
+// cmake/poslab_web.cmake): ItemAdd gives each item's rectangle, ItemInfo the label of the
+// one just added, for the items ImGui did not clip. Called only while recording.
+void ImGuiTestEngineHook_ItemAdd(ImGuiContext*, const ImRect& bb, ImGuiID id) {
+  g_app->last_item_rect = bb;
+  g_app->last_item_id = id;
+}
+void ImGuiTestEngineHook_ItemInfo(ImGuiContext* ctx, ImGuiID id, const char* label,
+                                  ImGuiItemStatusFlags) {
+  if (id != g_app->last_item_id || !label || !ctx->CurrentWindow) return;
+  ImRect r = g_app->last_item_rect;
+  r.ClipWith(ctx->CurrentWindow->ClipRect);
+  if (r.GetWidth() <= 0 || r.GetHeight() <= 0) return;
+  g_app->items.push_back(
+      {label, ctx->CurrentWindow->Name, r, (ctx->CurrentItemFlags & ImGuiItemFlags_Disabled) != 0});
+}
+void ImGuiTestEngineHook_Log(ImGuiContext*, const char*, ...) {}
+const char* ImGuiTestEngine_FindItemDebugLabel(ImGuiContext*, ImGuiID) {
+  return "";
+}
 
 int main() {
   // The data folder the page preloaded (app/web/web_app.cmake), as the desktop app finds it.
@@ -156,10 +333,7 @@ int main() {
   }
   static WebApp app;  // lives until the page closes (the main loop never returns)
   g_app = &app;
-  poslab::app::AppStateOptions aso;
-  aso.use_settings = false;  // settings in the browser (IDBFS) are not kept yet
-  aso.lessons_dir = poslab::io::lessons_dir();
-  app.state = std::make_unique<AppState>(aso);
+  mount_user_dirs();
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
   app.window = glfwCreateWindow(1280, 800, "PosLab", nullptr, nullptr);
@@ -173,9 +347,8 @@ int main() {
   ImGui::GetIO().IniFilename = nullptr;
   ImGui_ImplGlfw_InitForOpenGL(app.window, true);
   ImGui_ImplOpenGL3_Init("#version 300 es");
-  app.state->setup_style(1.0f);
-  if (const std::string preset = location_preset(); !preset.empty())
-    poslab_web_open(preset.c_str());
-  emscripten_set_main_loop(frame, 0, true);
+  ImGui::GetIO().SetClipboardTextFn = set_clipboard;
+  ImGui::GetIO().GetClipboardTextFn = get_clipboard;
+  emscripten_set_main_loop(frame, 0, true);  // start_app runs in the first frame that can
   return 0;
 }

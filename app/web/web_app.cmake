@@ -1,10 +1,10 @@
 # The browser build of the app (POSLAB_WEB; included by app/CMakeLists.txt): the app's
 # sources with web/main.cpp for main.cpp, linked to build/web/poslab.{html,js,wasm,data}.
-# Single-threaded (no -pthread: the page needs no COOP/COEP headers; background jobs run
+# The user folders are IndexedDB-backed (-lidbfs.js; web/main.cpp). Single-threaded (no -pthread: the page needs no COOP/COEP headers; background jobs run
 # inline, app/widgets/background_job.hpp), WebGL 2 through emscripten's GLFW, exceptions on.
 # The data folder (lessons, interface texts, shipped models, welcome pictures) and the DejaVu
-# fonts are preloaded at the paths the desktop app reads them from; the Chinese font is
-# left out (5 MB; lessons show in English, as on a desktop without fonts-wqy-microhei).
+# fonts are preloaded at the paths the desktop app reads them from; the Chinese font (5 MB)
+# is not: it lies beside the page (fonts/) and is fetched when Chinese is chosen.
 add_executable(poslab web/main.cpp web/stb_impl.cpp ${POSLAB_APP_SOURCES})
 target_include_directories(poslab PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(poslab PRIVATE IMGUI_DISABLE_OBSOLETE_FUNCTIONS)
@@ -25,12 +25,23 @@ endforeach()
 target_link_options(poslab PRIVATE
   -sUSE_GLFW=3 -sMIN_WEBGL_VERSION=2 -sMAX_WEBGL_VERSION=2
   -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=134217728
-  -sEXPORTED_FUNCTIONS=_main,_poslab_web_status,_poslab_web_numbers,_poslab_web_open
-  -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString
+  -sEXPORTED_FUNCTIONS=_main,_poslab_web_status,_poslab_web_numbers,_poslab_web_open,_poslab_web_save,_poslab_web_items
+  -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,FS -lidbfs.js
   -sMINIFY_HTML=0 "--shell-file=${CMAKE_CURRENT_SOURCE_DIR}/web/shell.html"
+  "--pre-js=${CMAKE_CURRENT_SOURCE_DIR}/web/page.js"
   ${_data})
-set_property(TARGET poslab APPEND PROPERTY LINK_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/web/shell.html")
+# The Chinese font beside the page, fetched only when Chinese is chosen (web/main.cpp).
+set(_cjk /usr/share/fonts/truetype/wqy/wqy-microhei.ttc)
+if(EXISTS ${_cjk})
+  configure_file(${_cjk} ${PROJECT_BINARY_DIR}/fonts/wqy-microhei.ttc COPYONLY)
+else()
+  message(WARNING "${_cjk} not found (fonts-wqy-microhei): the browser build will show no Chinese")
+endif()
+set_property(TARGET poslab APPEND PROPERTY LINK_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/web/shell.html"
+             "${CMAKE_CURRENT_SOURCE_DIR}/web/page.js")
 # stb's implementation sections have no include guard: keep them out of the unity batches.
 set_source_files_properties(web/stb_impl.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+# The page's own file: its anonymous helpers (frame, now_s) stay out of the app's batches.
+set_source_files_properties(web/main.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 # EM_ASM's JavaScript names its arguments $0, $1.
 set_source_files_properties(web/main.cpp PROPERTIES COMPILE_OPTIONS -Wno-dollar-in-identifier-extension)

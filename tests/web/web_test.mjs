@@ -103,6 +103,239 @@ async function waitFrames(page, n, timeoutMs) {
   }
 }
 
+const nextFrames = async (page, n) => waitFrames(page, (await status(page)).frames + n, 30000);
+const itemsLast = (page) => page.evaluate(() => JSON.parse(Module.UTF8ToString(Module._poslab_web_items())));
+// The labelled items of a frame drawn now (the first call starts the recording).
+const items = async (page) => {
+  await itemsLast(page);
+  await nextFrames(page, 2);
+  return itemsLast(page);
+};
+const readFile = (page, file) => page.evaluate((f) => {
+  try { return Module.FS.readFile(f, { encoding: 'utf8' }); } catch (e) { return null; }
+}, file);
+
+// Clicks the first enabled item ImGui drew that `match` accepts, as a user would: the
+// pointer moves there, presses, releases, a few frames apart (ImGui polls once a frame).
+async function clickItem(page, match, what) {
+  const t0 = Date.now();
+  for (;;) {
+    const it = (await itemsLast(page)).find((i) => match(i) && !i.disabled);
+    if (it) {
+      await page.mouse.move(it.x + it.w / 2, it.y + it.h / 2);
+      await nextFrames(page, 2);
+      await page.mouse.down();
+      await nextFrames(page, 2);
+      await page.mouse.up();
+      await nextFrames(page, 2);
+      return it;
+    }
+    if (Date.now() - t0 > 20000) throw new Error(`no enabled ${what} on the page`);
+    await nextFrames(page, 1);
+  }
+}
+
+// Waits until the user folders are stored in IndexedDB `after` more times than `since`.
+async function waitStored(page, since, timeoutMs = 20000) {
+  const t0 = Date.now();
+  for (;;) {
+    const s = await page.evaluate(() => ({ n: Module.poslabStores || 0, busy: !!Module.poslabStoring }));
+    if (s.n > since && !s.busy) return s.n;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`settings not stored in IndexedDB after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+// A quiz answered through the page, a setting changed from the menu, the page reloaded:
+// both kept (IndexedDB under the user folders). Its own browser context: empty storage.
+async function quizAndReload(browser, base) {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  const logs = [];
+  page.on('pageerror', (e) => logs.push('pageerror: ' + e.message));
+  const lesson = '01-why-positions';
+  try {
+    await page.goto(`${base}poslab.html#${encodeURIComponent(`lessons?lesson=${lesson}&view=quiz`)}`);
+    await waitFrames(page, 5, 60000);
+    const dirs = (await status(page)).settings;
+    const progressFile = `${dirs.data_dir}/progress.json`, settingsFile = `${dirs.config_dir}/settings.json`;
+    const answered = (p) => Object.entries(p?.lessons?.[lesson]?.answers || {}).filter(([, a]) => a.answered);
+    check('storage: a fresh browser has no answer yet',
+          answered(JSON.parse((await readFile(page, progressFile)) || '{}')).length === 0);
+    // The first option of the first question, then its "Check answer".
+    const stores = await page.evaluate(() => Module.poslabStores);
+    await clickItem(page, (i) => i.label === 'A.', 'quiz option "A."');
+    await clickItem(page, (i) => i.label === 'Check answer', '"Check answer" button');
+    await waitStored(page, stores);
+    const progress = JSON.parse((await readFile(page, progressFile)) || '{}');
+    const answers = answered(progress);
+    const verdict = answers.length === 1 ? answers[0] : null;
+    check('quiz: an option clicked in the page and checked is saved as an answer', !!verdict && verdict[1].attempts === 1 &&
+          verdict[1].chosen?.length === 1, verdict ? `${verdict[0]}: ${verdict[1].correct ? 'right' : 'wrong'}, chosen ${verdict[1].chosen}` :
+          `answers ${JSON.stringify(progress.lessons || null)}`);
+    const optionsNow = (await items(page)).filter((i) => i.label === 'A.');
+    check('quiz: the answered question shows answered (its options locked)',
+          optionsNow.length > 0 && optionsNow[0].disabled,
+          JSON.stringify(optionsNow.slice(0, 2)));
+    report.quiz = verdict ? { question: verdict[0], correct: verdict[1].correct } : null;
+    await page.screenshot({ path: path.join(shotDir, 'quiz_answered.png') });
+    // A setting: View > Light theme.
+    const stores2 = await page.evaluate(() => Module.poslabStores);
+    await clickItem(page, (i) => i.label === 'View', 'View menu');
+    await clickItem(page, (i) => i.label === 'Light theme', '"Light theme" menu item');
+    check('settings: the menu switched to the light theme', (await status(page)).settings.dark_theme === false);
+    await waitStored(page, stores2);  // autosave (within 2 s), then IndexedDB
+    check('settings: saved atomically in the user folder', /"dark_theme":\s*false/.test((await readFile(page, settingsFile)) || ''));
+    // Reload: the in-memory files are gone; IndexedDB brings them back before the app starts.
+    await page.reload();
+    await waitFrames(page, 5, 60000);
+    const after = await status(page);
+    check('reload: the light theme is kept', after.settings.dark_theme === false, `dark_theme ${after.settings.dark_theme}`);
+    const progress2 = JSON.parse((await readFile(page, progressFile)) || '{}');
+    const kept = verdict && progress2.lessons?.[lesson]?.answers?.[verdict[0]];
+    check('reload: the quiz answer is kept', !!kept && kept.answered && kept.correct === verdict[1].correct &&
+          JSON.stringify(kept.chosen) === JSON.stringify(verdict[1].chosen));
+    const shownAgain = (await items(page)).filter((i) => i.label === 'A.');
+    check('reload: the answered question is shown answered', shownAgain.length > 0 && shownAgain[0].disabled,
+          JSON.stringify(shownAgain.slice(0, 2)));
+    check('storage: no page error', logs.length === 0, logs.slice(0, 3).join(' | '));
+  } catch (e) {
+    check('quiz and reload: runs', false, e.message + (logs.length ? ' | ' + logs.slice(-3).join(' | ') : ''));
+  }
+  await context.close();
+}
+
+// Waits for a downloaded file in `dir` (Chromium writes NAME.crdownload first).
+async function waitDownload(dir, name, timeoutMs = 30000) {
+  const t0 = Date.now();
+  for (;;) {
+    const f = path.join(dir, name);
+    if (fs.existsSync(f) && fs.statSync(f).size > 0) return f;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`${name} was not downloaded in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// Share in the browser: File > Copy preset link puts a web link on the clipboard; the Share
+// popup's three Save buttons give PNG, CSV and JSON downloads; the JSON equals native
+// poslab-cli's numbers for the same command.
+async function shareExports(browser, base) {
+  const context = await browser.createBrowserContext();
+  await context.overridePermissions(base.replace(/\/$/, ''), ['clipboard-read', 'clipboard-write',
+                                                              'clipboard-sanitized-write']);
+  const page = await context.newPage();
+  const logs = [];
+  page.on('pageerror', (e) => logs.push('pageerror: ' + e.message));
+  const dir = path.join(path.dirname(shotDir), 'downloads');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  try {
+    const cdp = await browser.target().createCDPSession();
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir,
+                                                    browserContextId: context.id });
+    await page.goto(`${base}poslab.html#${encodeURIComponent('rope?dim=32&base=10000')}`);
+    await page.bringToFront();
+    await waitFrames(page, 5, 60000);
+    const preset = (await status(page)).preset;
+    await clickItem(page, (i) => i.label === 'File', 'File menu');
+    await clickItem(page, (i) => i.label === 'Copy preset link', '"Copy preset link"');
+    const clip = await page.evaluate(() => navigator.clipboard.readText());
+    const want = `${base}poslab.html#${preset}`;
+    check('share: Copy preset link gives the page\'s own link', clip === want, `clipboard ${clip}, expected ${want}`);
+    await clickItem(page, (i) => i.label === 'File', 'File menu');
+    await clickItem(page, (i) => i.label === 'Export and share...', '"Export and share..."');
+    const saveButton = async (row) => {  // rows: picture, CSV, JSON (top to bottom)
+      const t0 = Date.now();
+      for (;;) {
+        const saves = (await items(page)).filter((i) => i.label === 'Save').sort((a, b) => a.y - b.y);
+        if (saves.length === 3) return clickItem(page, (i) => i.label === 'Save' && i.y === saves[row].y, `Save (row ${row})`);
+        if (Date.now() - t0 > 20000) throw new Error(`the Share popup shows ${saves.length} Save buttons`);
+        await nextFrames(page, 1);
+      }
+    };
+    await saveButton(2);
+    const offered = async (name) => {  // the page offered it (before the browser saves it)
+      for (let t0 = Date.now(); Date.now() - t0 < 20000; await nextFrames(page, 1)) {
+        const list = await page.evaluate(() => Module.poslabDownloads || []);
+        if (list.includes(name)) return;
+      }
+      const st = await status(page);
+      throw new Error(`the page offered no ${name} (errors: ${st.errors.join(' | ') || 'none'})`);
+    };
+    await offered('poslab-rope.json');
+    const json = JSON.parse(fs.readFileSync(await waitDownload(dir, 'poslab-rope.json'), 'utf8'));
+    const n = await numbers(page);
+    const native = JSON.parse(execFileSync(cli, n.cli_args, { encoding: 'utf8', maxBuffer: 1 << 28 }));
+    const diff = compare(json, native);
+    check(`share: the JSON download equals native poslab-cli ${n.cli_args.join(' ')}`, !diff, diff || '');
+    await saveButton(1);
+    await offered('poslab-rope.csv');
+    const csv = fs.readFileSync(await waitDownload(dir, 'poslab-rope.csv'), 'utf8');
+    check('share: the CSV download has a header and rows', csv.split('\n').filter(Boolean).length > 2,
+          JSON.stringify(csv.slice(0, 60)));
+    await saveButton(0);
+    await offered('poslab-rope.png');
+    await page.screenshot({ path: path.join(shotDir, 'share_popup.png') });
+    const png = await waitDownload(dir, 'poslab-rope.png');
+    check(`share: the PNG download (RGBA read-back) is a picture, not blank`, pngVaries(png),
+          `${fs.statSync(png).size} bytes`);
+    const s = await status(page);
+    check('share: no error', s.errors.length === 0 && logs.length === 0, s.errors.concat(logs).slice(0, 3).join(' | '));
+  } catch (e) {
+    check('share: runs', false, e.message + (logs.length ? ' | ' + logs.slice(-3).join(' | ') : ''));
+  }
+  await context.close();
+}
+
+// What the page fetched so far: [{name, transfer, decoded}] (transfer: bytes over the wire,
+// headers included, gzip-compressed where the server compressed).
+const fetched = (page) => page.evaluate(() => performance.getEntriesByType('navigation')
+  .concat(performance.getEntriesByType('resource'))
+  .map((e) => ({ name: e.name.split('/').pop().split('#')[0], transfer: e.transferSize, decoded: e.decodedBodySize })));
+
+// The first load's size over the wire (gzip from scripts/web_serve.py), without the Chinese
+// font; then Chinese chosen from the menu fetches the font and the fonts gain it.
+async function firstLoadAndChinese(browser, base) {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  const logs = [];
+  page.on('pageerror', (e) => logs.push('pageerror: ' + e.message));
+  page.on('console', (m) => { if (/error|abort|exception/i.test(m.text())) logs.push(m.text()); });
+  try {
+    const t0 = Date.now();
+    await page.goto(`${base}poslab.html#lessons`);
+    await waitFrames(page, 1, 60000);
+    const firstFrame = Date.now() - t0;
+    const load = await fetched(page);
+    const wire = load.reduce((a, e) => a + e.transfer, 0), size = load.reduce((a, e) => a + e.decoded, 0);
+    report.first_load = { over_the_wire_bytes: wire, uncompressed_bytes: size, first_frame_ms: firstFrame,
+                          files: Object.fromEntries(load.map((e) => [e.name, e.transfer])) };
+    check('first load: under 6 MB over the wire, no Chinese font', wire < 6e6 && !load.some((e) => /wqy/.test(e.name)),
+          `${(wire / 1e6).toFixed(2)} MB over the wire (${(size / 1e6).toFixed(2)} MB uncompressed)`);
+    check('first load: files are sent gzip-compressed', wire < 0.8 * size);
+    await clickItem(page, (i) => i.label === 'View', 'View menu');
+    await clickItem(page, (i) => i.label === 'Language', 'Language menu');
+    await clickItem(page, (i) => i.label === '中文', '"中文" menu item');
+    const tc = Date.now();
+    let s = await status(page);
+    while (!s.cjk_font && Date.now() - tc < 30000) {
+      await nextFrames(page, 2);
+      s = await status(page);
+    }
+    const font = (await fetched(page)).find((e) => /wqy/.test(e.name));
+    await nextFrames(page, 3);
+    await page.screenshot({ path: path.join(shotDir, 'lessons_zh.png') });
+    report.chinese_font = font ? { over_the_wire_bytes: font.transfer, bytes: font.decoded, ms: Date.now() - tc } : null;
+    check('Chinese: choosing it fetches the font, and the fonts gain it', s.settings.language === 'zh' && s.cjk_font && !!font,
+          `${font ? (font.transfer / 1e6).toFixed(2) + ' MB over the wire' : 'not fetched'}, language ${s.settings.language}, ` +
+          `font ${s.cjk_font}, page ${await page.evaluate(() => String(Module.poslabCjk))}`);
+    check('Chinese: no error', s.errors.length === 0 && logs.length === 0, s.errors.concat(logs).slice(0, 3).join(' | '));
+  } catch (e) {
+    check('first load and Chinese: runs', false, e.message + (logs.length ? ' | ' + logs.slice(-3).join(' | ') : ''));
+  }
+  await context.close();
+}
+
 // Median and 90th percentile of the intervals between the page's next 60 animation frames.
 const rafTimes = (page) => page.evaluate(() => new Promise((resolve) => {
   const t = [];
@@ -221,6 +454,9 @@ try {
     }
     await page.close();
   }
+  await quizAndReload(browser, server.base);
+  await shareExports(browser, server.base);
+  await firstLoadAndChinese(browser, server.base);
 } finally {
   await browser.close();
   server.proc.kill();
