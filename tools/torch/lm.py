@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from poslab_random import seeded_normals
+from poslab_random import seeded_stream_normals
 
 VOCAB = 256
 LN_EPS = 1e-5
@@ -34,7 +34,7 @@ class LmConfig:
     FIELDS = ("embed", "heads", "layers", "context", "position", "rope_base", "t5_buckets",
               "t5_max_distance")
 
-    def __init__(self, embed=64, heads=4, layers=4, context=128, position="rope",
+    def __init__(self, embed=64, heads=4, layers=2, context=128, position="rope",
                  rope_base=10000.0, t5_buckets=32, t5_max_distance=128):
         self.embed = int(embed)  # E: width, E/H even
         self.heads = int(heads)  # H: attention heads
@@ -50,20 +50,20 @@ class LmConfig:
         def bad(field, why):
             raise ValueError(f"config {field} = {getattr(self, field)}: {why}")
 
-        if self.embed < 2:
-            bad("embed", "must be at least 2")
-        if self.heads < 1 or self.embed % self.heads or (self.embed // self.heads) % 2:
-            bad("heads", "must divide embed into an even head dim")
-        if self.layers < 1:
-            bad("layers", "must be at least 1")
-        if self.context < 1:
-            bad("context", "must be at least 1")
+        if not 8 <= self.embed <= 1024:
+            bad("embed", "must be in [8, 1024]")
+        if not 1 <= self.heads <= 64 or self.embed % self.heads or (self.embed // self.heads) % 2:
+            bad("heads", "must be in [1, 64] and divide embed into an even head dim")
+        if not 1 <= self.layers <= 32:
+            bad("layers", "must be in [1, 32]")
+        if not 2 <= self.context <= 65536:
+            bad("context", "must be in [2, 65536]")
         if self.position not in POSITIONS:
             bad("position", f"must be one of {', '.join(POSITIONS)}")
         if not self.rope_base > 1.0:
             bad("rope_base", "must exceed 1")
-        if self.t5_buckets < 2 or self.t5_buckets % 2:
-            bad("t5_buckets", "must be even and >= 2")
+        if not 4 <= self.t5_buckets <= 256 or self.t5_buckets % 2:
+            bad("t5_buckets", "must be even and in [4, 256]")
         if self.t5_max_distance <= self.t5_buckets // 2:
             bad("t5_max_distance", "must exceed half the buckets")
 
@@ -108,12 +108,12 @@ def param_count(c):
 
 
 def init_params(c, seed):
-    """GPT-2-like: weights N(0, 0.02^2), residual projections (attn.proj, mlp.proj) scaled
-    by 1/sqrt(2N), pos_emb N(0, 0.01^2), biases and the T5 table 0, LayerNorm gains 1. Each
-    tensor draws from its own PosLab stream (seed, "lm.init", index in the layout). The C++
-    init is not required to equal this one: parity is checked on a shared checkpoint."""
+    """core/lm/lm.hpp's init, element for element: GPT-2-like, tok_emb, qkv and fc ~
+    N(0, 0.02^2), attn.proj and mlp.proj ~ N(0, (0.02/sqrt(2N))^2), pos_emb ~ N(0, 0.01^2),
+    t5_bias and every bias 0, LayerNorm weights 1; element e of tensor `name` is the first
+    normal of PosLab's SeededStream(seed, "lm:" + name, e)."""
     out = {}
-    for idx, (name, shape) in enumerate(param_layout(c)):
+    for name, shape in param_layout(c):
         n = int(np.prod(shape))
         if name.endswith(".bias") or name == "t5_bias.weight":
             a = np.zeros(n)
@@ -123,7 +123,7 @@ def init_params(c, seed):
             std = 0.01 if name == "pos_emb.weight" else 0.02
             if name.endswith("attn.proj.weight") or name.endswith("mlp.proj.weight"):
                 std /= math.sqrt(2 * c.layers)
-            a = std * seeded_normals(seed, "lm.init", idx, n)
+            a = std * seeded_stream_normals(seed, "lm:" + name, n)
         out[name] = a.reshape(shape).astype(np.float32)
     return out
 
