@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from poslab_random import seeded_stream_normals
+from poslab_random import seeded_normals
 
 VOCAB = 256
 LN_EPS = 1e-5
@@ -110,8 +110,8 @@ def param_count(c):
 def init_params(c, seed):
     """core/lm/lm.hpp's init, element for element: GPT-2-like, tok_emb, qkv and fc ~
     N(0, 0.02^2), attn.proj and mlp.proj ~ N(0, (0.02/sqrt(2N))^2), pos_emb ~ N(0, 0.01^2),
-    t5_bias and every bias 0, LayerNorm weights 1; element e of tensor `name` is the first
-    normal of PosLab's SeededStream(seed, "lm:" + name, e)."""
+    t5_bias and every bias 0, LayerNorm weights 1; element e of tensor `name` is normal
+    number e of PosLab's SeededStream(seed, "lm:" + name, 0)."""
     out = {}
     for name, shape in param_layout(c):
         n = int(np.prod(shape))
@@ -123,7 +123,7 @@ def init_params(c, seed):
             std = 0.01 if name == "pos_emb.weight" else 0.02
             if name.endswith("attn.proj.weight") or name.endswith("mlp.proj.weight"):
                 std /= math.sqrt(2 * c.layers)
-            a = std * seeded_stream_normals(seed, "lm:" + name, n)
+            a = std * seeded_normals(seed, "lm:" + name, 0, n)
         out[name] = a.reshape(shape).astype(np.float32)
     return out
 

@@ -64,17 +64,3 @@ def seeded_normals(seed, purpose, index, count):
     u1 = 1.0 - uni[0::2]
     u2 = uni[1::2]
     return np.sqrt(-2.0 * np.log(u1)) * np.cos(6.283185307179586 * u2)
-
-
-def seeded_stream_normals(seed, purpose, count):
-    """[SeededStream(seed, purpose, i).normal() for i in range(count)], float64, vectorised:
-    one stream per element, its first normal (draws 1 and 2)."""
-    h = np.uint64(hash_text(purpose))
-    with np.errstate(over="ignore"):
-        idx = np.arange(count, dtype=np.uint64) + np.uint64(0x632BE59BD9B4E019)
-        state = _mix_array(np.uint64(seed & _M64) ^ _mix_array(h ^ _mix_array(idx)))
-        d1 = _mix_array(state + np.uint64(_GAMMA))
-        d2 = _mix_array(state + np.uint64(2 * _GAMMA & _M64))
-    u1 = 1.0 - (d1 >> np.uint64(11)).astype(np.float64) * (2.0**-53)
-    u2 = (d2 >> np.uint64(11)).astype(np.float64) * (2.0**-53)
-    return np.sqrt(-2.0 * np.log(u1)) * np.cos(6.283185307179586 * u2)
