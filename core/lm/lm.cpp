@@ -11,6 +11,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/random.hpp"
+#include "core/lm/lm_attention.hpp"
 #include "core/nn/layers.hpp"
 #include "core/nn/parallel.hpp"
 
@@ -415,10 +416,9 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
     Y.probs.resize(static_cast<size_t>(M) * H * T);
     parallel_for(nt, B, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
-        const AttnGroup grp{b * T, 1, T};
-        nn::attention_forward(Y.att.data(), Y.probs.data() + b * H * T * T, Y.qkv.data(), E, H, grp,
-                              true, static_cast<const uint8_t*>(nullptr),
-                              has_bias ? I.bias.data() : static_cast<const S*>(nullptr));
+        lm_attention_forward(Y.att.data() + b * T * E, Y.probs.data() + b * H * T * T,
+                             Y.qkv.data() + b * T * 3 * E, E, H, T,
+                             has_bias ? I.bias.data() : static_cast<const S*>(nullptr));
       }
     });
     nn::linear_forward(Y.xmid.data(), Y.att.data(), P + ob.proj_w, P + ob.proj_b, M, E, E, nt);
@@ -520,10 +520,10 @@ void LmModelT<S>::backward() {
     if (t5) std::fill(I.dbias.begin(), I.dbias.end(), S(0));
     parallel_for(nt, B, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
-        const AttnGroup grp{b * T, 1, T};
-        nn::attention_backward(
-            dqkv.data(), t5 ? I.dbias.data() + b * T * T * H : static_cast<S*>(nullptr),
-            datt.data(), Y.probs.data() + b * H * T * T, Y.qkv.data(), E, H, grp);
+        lm_attention_backward(dqkv.data() + b * T * 3 * E,
+                              t5 ? I.dbias.data() + b * T * T * H : static_cast<S*>(nullptr),
+                              datt.data() + b * T * E, Y.probs.data() + b * H * T * T,
+                              Y.qkv.data() + b * T * 3 * E, E, H, T);
       }
     });
     if (t5) {  // the shared table: sum over windows and over the pairs of each bucket
