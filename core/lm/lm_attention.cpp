@@ -4,10 +4,10 @@
 // the pairwise loop.
 #include "core/lm/lm_attention.hpp"
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "core/nn/layers.hpp"
@@ -50,19 +50,12 @@ void lm_attention_forward(S* out, S* probs, const S* qkv, int E, int H, int T, c
     nn::linear_forward(P, q.data(), k.data(), static_cast<const S*>(nullptr), T, D, T);  // q·kᵀ
     for (int i = 0; i < T; ++i) {
       S* p = P + static_cast<int64_t>(i) * T;
-      S mx = -std::numeric_limits<S>::infinity();
-      for (int j = 0; j <= i; ++j) {
-        p[j] *= scale;
-        if (bias) p[j] += bias[(static_cast<int64_t>(i) * T + j) * H + h];
-        mx = std::max(mx, p[j]);
-      }
-      S sum = 0;
-      for (int j = 0; j <= i; ++j) {
-        p[j] = std::exp(p[j] - mx);
-        sum += p[j];
-      }
-      const S inv = S(1) / sum;
-      for (int j = 0; j <= i; ++j) p[j] *= inv;
+      Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> row(p, i + 1);  // keys s <= t
+      row *= scale;
+      if (bias)
+        for (int j = 0; j <= i; ++j) p[j] += bias[(static_cast<int64_t>(i) * T + j) * H + h];
+      row = (row - row.maxCoeff()).exp();  // Eigen's vectorised exp
+      row *= S(1) / row.sum();
       std::fill(p + i + 1, p + T, S(0));
     }
     nn::linear_forward(o.data(), P, vt.data(), static_cast<const S*>(nullptr), T, T, D);  // P·v
