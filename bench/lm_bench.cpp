@@ -59,11 +59,11 @@ void BM_lm_train_step(benchmark::State& state) {
 }
 BENCHMARK(BM_lm_train_step)
     ->ArgNames({"position", "B", "T", "threads"})
-    ->Args({static_cast<int>(LmPosition::rope), 16, 128, 1})
-    ->Args({static_cast<int>(LmPosition::rope), 16, 128, 2})
-    ->Args({static_cast<int>(LmPosition::alibi), 16, 128, 2})
-    ->Args({static_cast<int>(LmPosition::t5), 16, 128, 2})
-    ->Args({static_cast<int>(LmPosition::learned), 16, 128, 2})
+    ->ArgsProduct({{static_cast<int>(LmPosition::rope), static_cast<int>(LmPosition::alibi),
+                    static_cast<int>(LmPosition::t5), static_cast<int>(LmPosition::learned)},
+                   {16},
+                   {128},
+                   {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
