@@ -23,7 +23,7 @@ LN_EPS = 1e-5
 POSITIONS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
 SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
 SINUSOID_BASE = 10000.0  # core/attention's sinusoidal_encoding base for the model's table
-CHECKPOINT_FORMAT = "poslab-lm"
+CHECKPOINT_FORMAT = "poslab-byte-lm"  # io/checkpoint/lm_checkpoint.hpp kLmCheckpointFormat
 CHECKPOINT_FORMAT_VERSION = "1"
 LEARNED_PAST_L = "clamped to row L-1"
 
@@ -229,6 +229,16 @@ class RopeScaling:
     def to_dict(self):
         return {"scaling": self.kind, "factor": self.factor}
 
+    @staticmethod
+    def from_json(text):
+        """The checkpoint's "scaling" metadata ({"scaling": name, "factor": s})."""
+        d = json.loads(text)
+        if not isinstance(d, dict) or set(d) != {"scaling", "factor"}:
+            raise ValueError("scaling must be an object with exactly scaling and factor")
+        if not isinstance(d["factor"], (int, float)) or not 1 <= d["factor"] <= 1024:
+            raise ValueError(f"factor {d['factor']!r} must be a number in [1, 1024]")
+        return RopeScaling(d["scaling"], float(d["factor"]))
+
 
 def rope_tables(T, D, base, L, scaling=None):
     """cos, sin (T, D/2) float32 for positions 0..T-1: angles in float64, times the
@@ -415,11 +425,13 @@ def config_from_metadata(meta, path):
 
 
 class Checkpoint:
-    """config, step, params {name: array}, metadata, AdamW moments m, v (or None)."""
+    """config, step, params {name: array}, metadata, AdamW moments m, v (or None), and the
+    RoPE scaling a fine-tuned model was tuned with (RopeScaling("none") for a base model)."""
 
-    def __init__(self, config, step, params, metadata, m=None, v=None):
+    def __init__(self, config, step, params, metadata, m=None, v=None, scaling=None):
         self.config, self.step, self.params, self.metadata, self.m, self.v = (
             config, step, params, metadata, m, v)
+        self.scaling = scaling or RopeScaling()
 
 
 def read_lm_checkpoint(path):
@@ -427,9 +439,17 @@ def read_lm_checkpoint(path):
 
     tensors, meta = read_checkpoint(path)
     c = config_from_metadata(meta, path)
-    step = meta.get("step", "0")
-    if not step.isdigit():
-        raise CheckpointError(path, f"metadata 'step' = {step!r} is not a non-negative integer")
+    for key in ("step", "param_count"):
+        if not meta.get(key, "").isdigit():
+            raise CheckpointError(path, f"metadata '{key}' = {meta.get(key)!r} is not a whole number")
+    step = meta["step"]
+    if int(meta["param_count"]) != param_count(c):
+        raise CheckpointError(path, f"param_count {meta['param_count']} does not match its config "
+                                    f"({param_count(c)})")
+    try:
+        scaling = RopeScaling.from_json(meta.get("scaling", '{"scaling":"none","factor":4}'))
+    except (ValueError, TypeError) as e:
+        raise CheckpointError(path, f"bad scaling in metadata: {e}") from None
     layout = param_layout(c)
     names = [n for n, _ in layout]
     has_m = "optim.m." + names[0] in tensors
@@ -448,24 +468,28 @@ def read_lm_checkpoint(path):
     params = {n: tensors[n] for n in names}
     if not all(np.all(np.isfinite(a)) for a in params.values()):
         raise CheckpointError(path, "holds non-finite weights (a diverged run?)")
-    ck = Checkpoint(c, int(step), params, meta)
+    ck = Checkpoint(c, int(step), params, meta, scaling=scaling)
     if has_m:
+        if meta.get("optim_step") != step:
+            raise CheckpointError(path, "optimiser step and model step differ (damaged file?)")
         ck.m = {n: tensors["optim.m." + n] for n in names}
         ck.v = {n: tensors["optim.v." + n] for n in names}
     return ck
 
 
 def load_checkpoint(path, device="cpu"):
-    """(ByteLm, metadata) from a PosLab lm safetensors checkpoint."""
+    """(ByteLm, Checkpoint) from a PosLab lm safetensors checkpoint; evaluate with
+    scaling=ck.scaling, the one it was tuned with, by default."""
     ck = read_lm_checkpoint(path)
     m = ByteLm(ck.config)
     m.load_arrays(ck.params, path)
-    return m.to(device), ck.metadata
+    return m.to(device), ck
 
 
-def save_checkpoint(path, model, step, extra_meta=None, m=None, v=None):
+def save_checkpoint(path, model, step, extra_meta=None, m=None, v=None, scaling=None):
     """Writes the tensors in checkpoint order (optionally AdamW m, v) and the metadata the
-    C++ reader checks; atomically."""
+    C++ reader checks (format, format_version, config, step, param_count, scaling);
+    atomically."""
     from safetensors_io import write_checkpoint
 
     c = model.config
@@ -476,6 +500,7 @@ def save_checkpoint(path, model, step, extra_meta=None, m=None, v=None):
         "config": json.dumps(c.to_dict(), separators=(",", ":")),
         "step": str(int(step)),
         "param_count": str(param_count(c)),
+        "scaling": json.dumps((scaling or RopeScaling()).to_dict(), separators=(",", ":")),
     })
     if c.position == "learned":
         meta["learned_past_L"] = LEARNED_PAST_L

@@ -45,8 +45,9 @@ def parse_args(argv=None):
     p.add_argument("--context", type=int, default=d.context, help="L: training length in bytes")
     p.add_argument("--position", default=d.position, choices=lm.POSITIONS)
     p.add_argument("--rope-base", type=float, default=d.rope_base)
-    p.add_argument("--scaling", default="none", choices=lm.SCALINGS,
-                   help="RoPE scaling to train with (fine-tuning past L; rope only)")
+    p.add_argument("--scaling", choices=lm.SCALINGS,
+                   help="RoPE scaling to train with (fine-tuning past L; rope only; default: "
+                        "the resumed checkpoint's, else none)")
     p.add_argument("--factor", type=float, default=4.0, help="the scaling's factor s")
     p.add_argument("--length", type=int, default=0, help="training window in bytes (default L)")
     p.add_argument("--steps", type=int, default=2000, help="train until this step")
@@ -127,9 +128,12 @@ def main(argv=None):
             sys.exit(f"error: {e}")
     if a.steps <= start:
         sys.exit(f"error: --steps {a.steps}: the model is at step {start}, nothing to train")
-    if a.scaling != "none" and cfg.position != "rope":
-        sys.exit(f"error: --scaling {a.scaling}: only a rope model has a scaling (this is {cfg.position})")
-    scaling = lm.RopeScaling(a.scaling, a.factor)
+    if a.scaling is None:
+        scaling = resumed.scaling if resumed is not None else lm.RopeScaling()
+    else:
+        scaling = lm.RopeScaling(a.scaling, a.factor)
+    if scaling.kind != "none" and cfg.position != "rope":
+        sys.exit(f"error: --scaling {scaling.kind}: only a rope model has a scaling (this is {cfg.position})")
     T = a.length or cfg.context
     train, val, files = load_split(a.text, a.val_fraction)
     if len(train) < T + 1:
@@ -163,15 +167,13 @@ def main(argv=None):
                                 "weight_decay": a.weight_decay, "clip": a.clip, "seed": a.seed,
                                 "device": device.type}),
     }
-    if a.scaling != "none":
-        meta["scaling"] = json.dumps(scaling.to_dict())
 
     def save(step):
         m = {n: opt.state.get(p, {}).get("exp_avg", torch.zeros_like(p)).detach().cpu().numpy()
              for n, p in named.items()}
         v = {n: opt.state.get(p, {}).get("exp_avg_sq", torch.zeros_like(p)).detach().cpu().numpy()
              for n, p in named.items()}
-        lm.save_checkpoint(a.out, model, step, meta, m, v)
+        lm.save_checkpoint(a.out, model, step, meta, m, v, scaling)
 
     stop = {"now": False}
     signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
