@@ -8,7 +8,11 @@ mean loss equal, and the gradient of every tensor equal to 1e-4 of its largest e
 weights are random and large on purpose (unit-scale embeddings, non-zero biases and T5
 table), so that a wrong sign or a transposed table cannot hide under a small init.
 Also: lm.py's RoPE frequencies and attention scale against `poslab-cli rope` for every
-scaling, and its seeded init against LmModel::init. Exit 77 (skip) only when torch cannot be
+scaling, its seeded init against LmModel::init, and checkpoints both ways: every encoding
+trained by `poslab-cli lm train` loads here and its bits per byte equal `lm eval
+--per-byte`'s; a checkpoint written by tools/torch/lm_train.py (fine-tuned with YaRN) passes
+`lm info`, evaluates the same in both (its recorded scaling the default) and is resumed by
+`poslab-cli lm train --resume`. Exit 77 (skip) only when torch cannot be
 imported.
   usage: lm_parity_test.py <lm_parity_dump> <poslab-cli> <repository root>
 """
@@ -157,6 +161,70 @@ def main():
         d = float(np.abs(cpp - py).max()) if cpp.size == py.size else float("inf")
         check(d <= 1e-9, f"{pos}: init(42) differs from LmModel::init(42) by {d} ({cpp.size} vs {py.size} values)")
         print(f"{pos}: init(42) in PyTorch vs C++: max difference {d:.1e} over {py.size} weights")
+
+    # Checkpoints both ways through poslab-cli: models trained by `poslab-cli lm train` load
+    # here and give `lm eval --per-byte`'s bits; a model written by tools/torch/lm_train.py
+    # (fine-tuned with a scaling) passes `lm info` and evaluates the same in both, with the
+    # scaling it recorded as the default.
+    text_path = os.path.join(tmp, "text.txt")
+    with open(text_path, "wb") as f:
+        f.write(b"\n%\n".join(text[i:i + 200] for i in range(0, len(text) - 200, 37)) * 3)
+
+    def cli_eval(ck, scaling=()):
+        out = json.loads(run([cli, "lm", "eval", ck, "--text", text_path, "--positions", str(T),
+                              "--windows", "1", "--per-byte", "--top", "1", "--threads", "1",
+                              *scaling]))
+        return np.array(out["bytes"], np.int64), np.array(out["bits"], np.float64), out
+
+    def torch_bits(ck_path, window, scaling=None):
+        m, ck = lm.load_checkpoint(ck_path)
+        m.eval()
+        w = torch.from_numpy(window).unsqueeze(0)
+        with torch.no_grad():
+            logits = m(w[:, :-1], scaling=scaling or ck.scaling)["logits"][0]
+        nats = torch.nn.functional.cross_entropy(logits, w[0, 1:], reduction="none")
+        return nats.double().numpy() / np.log(2.0), ck
+
+    for pos in lm.POSITIONS:
+        ck_path = os.path.join(tmp, f"cpp_{pos}.safetensors")
+        run([cli, "lm", "train", "--position", pos, "--embed", str(E), "--heads", str(H), "--layers",
+             str(N), "--context", str(L), "--steps", "3", "--batch", "2", "--text", text_path,
+             "--threads", "1", "--quiet", "-o", ck_path])
+        window, bits, _ = cli_eval(ck_path)
+        mine, ck = torch_bits(ck_path, window)
+        d = float(np.abs(mine - bits).max()) if mine.shape == bits.shape else float("inf")
+        check(ck.step == 3 and ck.m is not None, f"C++ {pos} checkpoint: step {ck.step}, moments {ck.m is not None}")
+        check(d <= 1e-4, f"C++-trained {pos} checkpoint: per-byte bits differ from lm eval by {d}")
+        print(f"C++-trained {pos} checkpoint, lm eval --per-byte vs PyTorch: max |bits| {d:.2e}")
+
+    py_base, py_tuned = os.path.join(tmp, "py_base.safetensors"), os.path.join(tmp, "py_yarn.safetensors")
+    trainer = [sys.executable, os.path.join(root, "tools", "torch", "lm_train.py"), "--text", text_path,
+               "--threads", "1", "--val-every", "0", "--quiet"]
+    run(trainer + ["--embed", str(E), "--heads", str(H), "--layers", str(N), "--context", str(L),
+                   "--steps", "3", "--batch", "2", "-o", py_base])
+    run(trainer + ["--resume", py_base, "--scaling", "yarn", "--factor", "4", "--length", str(4 * L),
+                   "--steps", "5", "--batch", "2", "-o", py_tuned])
+    info = json.loads(run([cli, "lm", "info", py_tuned]))
+    check(info["step"] == 5 and info["config"]["param_count"] == lm.param_count(lm.LmConfig(
+        embed=E, heads=H, layers=N, context=L)) and info["has_optimiser_state"] is True
+          and info["scaling"] == {"scaling": "yarn", "factor": 4.0},
+          f"lm info on the PyTorch-written checkpoint: {json.dumps(info)[:300]}")
+    window, bits, out = cli_eval(py_tuned)
+    mine, ck = torch_bits(py_tuned, window)
+    d = float(np.abs(mine - bits).max()) if mine.shape == bits.shape else float("inf")
+    check(out["scaling"]["scaling"] == "yarn" and d <= 1e-4,
+          f"PyTorch-written YaRN checkpoint: lm eval used {out['scaling']}, bits differ by {d}")
+    window, bits, _ = cli_eval(py_tuned, ("--scaling", "none"))
+    mine, _ = torch_bits(py_tuned, window, lm.RopeScaling("none"))
+    d2 = float(np.abs(mine - bits).max()) if mine.shape == bits.shape else float("inf")
+    check(d2 <= 1e-4, f"PyTorch-written checkpoint with --scaling none: bits differ by {d2}")
+    print(f"PyTorch-written checkpoint (fine-tuned with YaRN x4): lm info agrees, lm eval vs "
+          f"PyTorch max |bits| {d:.2e} (its YaRN), {d2:.2e} (scaling none)")
+    # PosLab continues the checkpoint PyTorch wrote (weights and AdamW moments).
+    run([cli, "lm", "train", "--resume", "--steps", "6", "--text", text_path, "--threads", "1",
+         "--quiet", "-o", py_tuned])
+    check(lm.read_lm_checkpoint(py_tuned).step == 6,
+          "poslab-cli lm train --resume did not continue the PyTorch checkpoint")
 
     if failures:
         print(f"{len(failures)} parity check(s) failed")
