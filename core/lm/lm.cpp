@@ -360,10 +360,13 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
             I.bias[(static_cast<size_t>(t) * T + s) * H + h] = static_cast<S>(-m[h] * (t - s));
     } else {
       I.bucket.assign(static_cast<size_t>(T) * T, 0);
-      const S* tb = P + o.t5;  // (K, H)
+      const S* tb = P + o.t5;                                // (K, H)
+      std::vector<int> by_distance(static_cast<size_t>(T));  // the bucket depends on t - s only
+      for (int d = 0; d < T; ++d)
+        by_distance[d] = t5_bucket(-d, false, c.t5_buckets, c.t5_max_distance);
       for (int t = 0; t < T; ++t)
         for (int s = 0; s <= t; ++s) {
-          const int k = t5_bucket(s - t, false, c.t5_buckets, c.t5_max_distance);
+          const int k = by_distance[t - s];
           I.bucket[static_cast<size_t>(t) * T + s] = k;
           for (int h = 0; h < H; ++h)
             I.bias[(static_cast<size_t>(t) * T + s) * H + h] = tb[k * H + h];

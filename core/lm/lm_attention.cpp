@@ -42,22 +42,35 @@ void lm_attention_forward(S* out, S* probs, const S* qkv, int E, int H, int T, c
   const S scale = S(1) / std::sqrt(static_cast<S>(D));
   const int64_t TT = static_cast<int64_t>(T) * T;
   std::vector<S> q(static_cast<size_t>(T) * D), k(q.size()), vt(q.size()), o(q.size());
+  // 1. raw scores q·kᵀ of every head into probs
   for (int h = 0; h < H; ++h) {
     lm_attn_gather(q.data(), qkv, E, T, D, 0, h);
     lm_attn_gather(k.data(), qkv, E, T, D, 1, h);
-    lm_attn_gather_vt(vt.data(), qkv, E, T, D, h);
+    nn::linear_forward(probs + h * TT, q.data(), k.data(), static_cast<const S*>(nullptr), T, D, T);
+  }
+  // 2. scale and bias, reading the (T, T, H) bias once in order (per head it would be read
+  //    with a stride of H: a quarter of an 8L evaluation went to those loads)
+  for (int i = 0; i < T; ++i) {
+    const S* b = bias ? bias + static_cast<int64_t>(i) * T * H : nullptr;
+    for (int h = 0; h < H; ++h) {
+      S* p = probs + h * TT + static_cast<int64_t>(i) * T;
+      if (b)
+        for (int j = 0; j <= i; ++j) p[j] = p[j] * scale + b[static_cast<int64_t>(j) * H + h];
+      else
+        for (int j = 0; j <= i; ++j) p[j] *= scale;
+    }
+  }
+  // 3. softmax over the keys s <= t of each row, 4. out = P·v
+  for (int h = 0; h < H; ++h) {
     S* P = probs + h * TT;
-    nn::linear_forward(P, q.data(), k.data(), static_cast<const S*>(nullptr), T, D, T);  // q·kᵀ
     for (int i = 0; i < T; ++i) {
       S* p = P + static_cast<int64_t>(i) * T;
-      Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> row(p, i + 1);  // keys s <= t
-      row *= scale;
-      if (bias)
-        for (int j = 0; j <= i; ++j) p[j] += bias[(static_cast<int64_t>(i) * T + j) * H + h];
+      Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> row(p, i + 1);
       row = (row - row.maxCoeff()).exp();  // Eigen's vectorised exp
       row *= S(1) / row.sum();
       std::fill(p + i + 1, p + T, S(0));
     }
+    lm_attn_gather_vt(vt.data(), qkv, E, T, D, h);
     nn::linear_forward(o.data(), P, vt.data(), static_cast<const S*>(nullptr), T, T, D);  // P·v
     for (int t = 0; t < T; ++t)
       std::copy_n(o.data() + t * D, D, out + static_cast<int64_t>(t) * E + h * D);
