@@ -16,8 +16,16 @@
 #include "core/lm/lm.hpp"
 
 namespace {
-using namespace poslab;
-using namespace poslab::lm;
+// Named one by one: a unity build puts this file beside wm_bench.cpp's `using namespace
+// poslab::wm`, and both namespaces have a kLayerNormEps.
+using poslab::RopeScaling;
+using poslab::SeededStream;
+using poslab::lm::lm_position_name;
+using poslab::lm::lm_scaling_label;
+using poslab::lm::LmConfig;
+using poslab::lm::LmModel;
+using poslab::lm::LmPosition;
+using poslab::lm::LmScaling;
 
 // B windows of T + 1 bytes of printable ASCII with spaces and newlines (text-like byte
 // statistics; the cost does not depend on the values).
