@@ -11,6 +11,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/random.hpp"
+#include "core/lm/lm_attention.hpp"
 #include "core/nn/layers.hpp"
 #include "core/nn/parallel.hpp"
 
@@ -359,10 +360,13 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
             I.bias[(static_cast<size_t>(t) * T + s) * H + h] = static_cast<S>(-m[h] * (t - s));
     } else {
       I.bucket.assign(static_cast<size_t>(T) * T, 0);
-      const S* tb = P + o.t5;  // (K, H)
+      const S* tb = P + o.t5;                                // (K, H)
+      std::vector<int> by_distance(static_cast<size_t>(T));  // the bucket depends on t - s only
+      for (int d = 0; d < T; ++d)
+        by_distance[d] = t5_bucket(-d, false, c.t5_buckets, c.t5_max_distance);
       for (int t = 0; t < T; ++t)
         for (int s = 0; s <= t; ++s) {
-          const int k = t5_bucket(s - t, false, c.t5_buckets, c.t5_max_distance);
+          const int k = by_distance[t - s];
           I.bucket[static_cast<size_t>(t) * T + s] = k;
           for (int h = 0; h < H; ++h)
             I.bias[(static_cast<size_t>(t) * T + s) * H + h] = tb[k * H + h];
@@ -415,10 +419,9 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
     Y.probs.resize(static_cast<size_t>(M) * H * T);
     parallel_for(nt, B, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
-        const AttnGroup grp{b * T, 1, T};
-        nn::attention_forward(Y.att.data(), Y.probs.data() + b * H * T * T, Y.qkv.data(), E, H, grp,
-                              true, static_cast<const uint8_t*>(nullptr),
-                              has_bias ? I.bias.data() : static_cast<const S*>(nullptr));
+        lm_attention_forward(Y.att.data() + b * T * E, Y.probs.data() + b * H * T * T,
+                             Y.qkv.data() + b * T * 3 * E, E, H, T,
+                             has_bias ? I.bias.data() : static_cast<const S*>(nullptr));
       }
     });
     nn::linear_forward(Y.xmid.data(), Y.att.data(), P + ob.proj_w, P + ob.proj_b, M, E, E, nt);
@@ -520,10 +523,10 @@ void LmModelT<S>::backward() {
     if (t5) std::fill(I.dbias.begin(), I.dbias.end(), S(0));
     parallel_for(nt, B, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
-        const AttnGroup grp{b * T, 1, T};
-        nn::attention_backward(
-            dqkv.data(), t5 ? I.dbias.data() + b * T * T * H : static_cast<S*>(nullptr),
-            datt.data(), Y.probs.data() + b * H * T * T, Y.qkv.data(), E, H, grp);
+        lm_attention_backward(dqkv.data() + b * T * 3 * E,
+                              t5 ? I.dbias.data() + b * T * T * H : static_cast<S*>(nullptr),
+                              datt.data() + b * T * E, Y.probs.data() + b * H * T * T,
+                              Y.qkv.data() + b * T * 3 * E, E, H, T);
       }
     });
     if (t5) {  // the shared table: sum over windows and over the pairs of each bucket
