@@ -1,0 +1,568 @@
+// The byte-level language model of core/lm/lm.hpp: layout, init, forward and backward over
+// core/nn's layers. Passes are numbered as in core/wm/world_model.cpp; every buffer's shape
+// is in the legend of lm.hpp (M = B*T rows).
+#include "core/lm/lm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/attention/encodings.hpp"
+#include "core/common/errors.hpp"
+#include "core/common/names.hpp"
+#include "core/common/random.hpp"
+#include "core/nn/layers.hpp"
+#include "core/nn/parallel.hpp"
+
+namespace poslab::lm {
+
+using nn::AttnGroup;
+using nn::parallel_for;
+using nn::resolve_threads;
+
+const std::vector<std::string>& lm_position_names() {
+  static const std::vector<std::string> names{"none", "sinusoidal", "learned",
+                                              "rope", "alibi",      "t5"};
+  return names;
+}
+
+const char* lm_position_name(LmPosition p) {
+  return lm_position_names()[static_cast<size_t>(p)].c_str();
+}
+
+LmPosition lm_position_from_name(std::string_view s) {
+  return enum_from_name<LmPosition>("position", s, lm_position_names());
+}
+
+namespace {
+
+ParamLayout lm_layout_of(const LmConfig& c) {
+  const int E = c.embed, F = lm_mlp_dim(c);
+  ParamLayout L;
+  auto add = [&](const std::string& name, std::vector<int> shape) {
+    TensorInfo t;
+    t.name = name;
+    t.shape = std::move(shape);
+    t.offset = L.total;
+    t.size = 1;
+    for (int d : t.shape) t.size *= static_cast<size_t>(d);
+    L.total += t.size;
+    L.tensors.push_back(std::move(t));
+  };
+  add("tok_emb.weight", {kVocab, E});
+  if (c.position == LmPosition::learned) add("pos_emb.weight", {c.context, E});
+  if (c.position == LmPosition::t5) add("t5_bias.weight", {c.t5_buckets, c.heads});
+  for (int i = 0; i < c.layers; ++i) {
+    const std::string b = "blocks." + std::to_string(i) + ".";
+    add(b + "ln1.weight", {E});
+    add(b + "ln1.bias", {E});
+    add(b + "attn.qkv.weight", {3 * E, E});
+    add(b + "attn.qkv.bias", {3 * E});
+    add(b + "attn.proj.weight", {E, E});
+    add(b + "attn.proj.bias", {E});
+    add(b + "ln2.weight", {E});
+    add(b + "ln2.bias", {E});
+    add(b + "mlp.fc.weight", {F, E});
+    add(b + "mlp.fc.bias", {F});
+    add(b + "mlp.proj.weight", {E, F});
+    add(b + "mlp.proj.bias", {E});
+  }
+  add("ln_f.weight", {E});
+  add("ln_f.bias", {E});
+  return L;
+}
+
+bool ends_with(std::string_view s, std::string_view suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+}  // namespace
+
+void lm_validate(const LmConfig& c) {
+  require_in_range("embed", c.embed, LmConfig::embed_range);
+  require_in_range("heads", c.heads, LmConfig::heads_range);
+  require_in_range("layers", c.layers, LmConfig::layers_range);
+  require_in_range("context", c.context, LmConfig::context_range);
+  require_in_range("rope_base", c.rope_base, LmConfig::rope_base_range);
+  if (c.embed % c.heads != 0 || (c.embed / c.heads) % 2 != 0)
+    throw InputError("embed = " + std::to_string(c.embed) + ", heads = " + std::to_string(c.heads) +
+                     ": embed must be a multiple of heads with an even head dim (embed/heads)");
+  if (c.position == LmPosition::t5) {
+    require_in_range("t5_buckets", c.t5_buckets, LmConfig::t5_buckets_range);
+    require_in_range("t5_max_distance", c.t5_max_distance, LmConfig::t5_max_distance_range);
+    t5_validate(false, c.t5_buckets, c.t5_max_distance);
+  }
+  const size_t p = lm_layout_of(c).total;
+  if (p > LmConfig::max_params)
+    throw InputError("model of " + std::to_string(p) + " parameters: more than the " +
+                     std::to_string(LmConfig::max_params) +
+                     " allowed; use a smaller embed or layers");
+}
+
+ParamLayout lm_param_layout(const LmConfig& c) {
+  lm_validate(c);
+  return lm_layout_of(c);
+}
+
+size_t lm_param_count(const LmConfig& c) {
+  return lm_param_layout(c).total;
+}
+
+std::vector<uint8_t> lm_decay_mask(const LmConfig& c) {
+  const ParamLayout L = lm_param_layout(c);
+  std::vector<uint8_t> mask(L.total, 0);
+  for (const auto& t : L.tensors) {
+    const bool decay =
+        t.name == "tok_emb.weight" || (t.shape.size() == 2 && t.name.rfind("blocks.", 0) == 0);
+    if (decay) std::fill_n(mask.begin() + static_cast<int64_t>(t.offset), t.size, uint8_t{1});
+  }
+  return mask;
+}
+
+RopeParams lm_rope_params(const LmConfig& c, const LmScaling& s, int window) {
+  RopeParams p;
+  p.head_dim = lm_head_dim(c);
+  p.base = c.rope_base;
+  p.layout = RopeLayout::half_split;
+  p.scaling = s.scaling;
+  p.factor = s.factor;
+  p.original_context = c.context;
+  p.current_length = std::max(1, window);
+  rope_validate(p);
+  return p;
+}
+
+std::string lm_scaling_label(const LmScaling& s) {
+  if (s.scaling == RopeScaling::none) return "none";
+  std::string f = std::to_string(s.factor);
+  while (!f.empty() && f.back() == '0') f.pop_back();
+  if (!f.empty() && f.back() == '.') f.pop_back();
+  return rope_scaling_names()[static_cast<size_t>(s.scaling)] + " x" + f;
+}
+
+// ---- Activations ---------------------------------------------------------------------
+
+namespace {
+
+// Offsets of a block's tensors in the allocation.
+struct LmBlockOffsets {
+  size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fc2_w, fc2_b;
+};
+struct LmOffsets {
+  size_t tok = 0, pos = 0, t5 = 0, lnf_w = 0, lnf_b = 0;
+  std::vector<LmBlockOffsets> blocks;
+};
+
+LmOffsets lm_offsets(const LmConfig& c, const ParamLayout& L) {
+  LmOffsets o;
+  auto at = [&](const std::string& n) { return L.find(n).offset; };
+  o.tok = at("tok_emb.weight");
+  if (c.position == LmPosition::learned) o.pos = at("pos_emb.weight");
+  if (c.position == LmPosition::t5) o.t5 = at("t5_bias.weight");
+  for (int i = 0; i < c.layers; ++i) {
+    const std::string b = "blocks." + std::to_string(i) + ".";
+    o.blocks.push_back({at(b + "ln1.weight"), at(b + "ln1.bias"), at(b + "attn.qkv.weight"),
+                        at(b + "attn.qkv.bias"), at(b + "attn.proj.weight"),
+                        at(b + "attn.proj.bias"), at(b + "ln2.weight"), at(b + "ln2.bias"),
+                        at(b + "mlp.fc.weight"), at(b + "mlp.fc.bias"), at(b + "mlp.proj.weight"),
+                        at(b + "mlp.proj.bias")});
+  }
+  o.lnf_w = at("ln_f.weight");
+  o.lnf_b = at("ln_f.bias");
+  return o;
+}
+
+}  // namespace
+
+template <class S>
+struct LmModelT<S>::Impl {
+  LmOffsets off;
+  int threads = 0;
+  LmScaling scaling;
+  int B = 0, T = 0;
+  int64_t M = 0;  // B*T rows
+  bool have_forward = false;
+  std::vector<uint8_t> x, y;  // (M) input bytes and targets
+  std::vector<int> pos;       // (M) position t of every row
+  // RoPE tables for positions 0..T-1 of the current (T, scaling)
+  std::vector<S> rope_cs, rope_sn;  // (T, D/2), times rope_attention_scale
+  int rope_T = -1;
+  LmScaling rope_scaling;
+  std::vector<S> sinus;  // (T, E) sinusoidal rows (sinusoidal only)
+  int sinus_T = -1;
+  std::vector<int> bucket;         // (T, T) T5 bucket of (query t, key s) (t5 only)
+  std::vector<S> bias;             // (T, T, H) additive attention bias (alibi, t5)
+  std::vector<std::vector<S>> xs;  // N+1 of (M, E): input of each block, then the output
+  struct Layer {
+    std::vector<S> ln1, m1, r1;  // (M, E), (M), (M)
+    std::vector<S> qkv;          // (M, 3E), q and k rotated (rope)
+    std::vector<S> att;          // (M, E) attention output before the projection
+    std::vector<S> probs;        // (B, H, T, T)
+    std::vector<S> xmid;         // (M, E) after the attention residual
+    std::vector<S> ln2, m2, r2;  // (M, E), (M), (M)
+    std::vector<S> fc, act;      // (M, F) pre-activation and GELU
+  };
+  std::vector<Layer> layers;
+  std::vector<S> lnf, mf, rf;  // (M, E), (M), (M)
+  std::vector<S> logits;       // (M, V)
+  std::vector<S> losses;       // (M) nats
+  std::vector<S> dlogits;      // (M, V) gradient of the mean loss
+  // backward scratch
+  std::vector<S> dz, dx, dact, dfc, dln, datt, dqkv, dbias;
+};
+
+// ---- Model ----------------------------------------------------------------------------
+
+template <class S>
+LmModelT<S>::LmModelT(const LmConfig& c)
+    : config_(c), layout_(lm_param_layout(c)), impl_(std::make_unique<Impl>()) {
+  params.assign(layout_.total, S(0));
+  grads.assign(layout_.total, S(0));
+  impl_->off = lm_offsets(c, layout_);
+}
+template <class S>
+LmModelT<S>::~LmModelT() = default;
+template <class S>
+LmModelT<S>::LmModelT(LmModelT&&) noexcept = default;
+template <class S>
+LmModelT<S>& LmModelT<S>::operator=(LmModelT&&) noexcept = default;
+
+template <class S>
+void LmModelT<S>::init(uint64_t seed) {
+  const double out_std = 0.02 / std::sqrt(2.0 * config_.layers);
+  for (const auto& t : layout_.tensors) {
+    const std::string& n = t.name;
+    S* p = params.data() + t.offset;
+    if (ends_with(n, ".bias") || n == "t5_bias.weight") {
+      std::fill(p, p + t.size, S(0));
+    } else if (ends_with(n, "ln1.weight") || ends_with(n, "ln2.weight") || n == "ln_f.weight") {
+      std::fill(p, p + t.size, S(1));
+    } else {
+      double sd = 0.02;
+      if (ends_with(n, "attn.proj.weight") || ends_with(n, "mlp.proj.weight")) sd = out_std;
+      if (n == "pos_emb.weight") sd = 0.01;
+      SeededStream rng(seed, "lm:" + n, 0);
+      for (size_t i = 0; i < t.size; ++i) p[i] = static_cast<S>(sd * rng.normal());
+    }
+  }
+}
+
+template <class S>
+void LmModelT<S>::zero_grad() {
+  std::fill(grads.begin(), grads.end(), S(0));
+}
+template <class S>
+S* LmModelT<S>::tensor(std::string_view name) {
+  return params.data() + layout_.find(name).offset;
+}
+template <class S>
+const S* LmModelT<S>::tensor(std::string_view name) const {
+  return params.data() + layout_.find(name).offset;
+}
+template <class S>
+void LmModelT<S>::set_threads(int n) {
+  impl_->threads = n;
+}
+template <class S>
+int LmModelT<S>::threads() const {
+  return resolve_threads(impl_->threads);
+}
+template <class S>
+void LmModelT<S>::set_scaling(const LmScaling& s) {
+  lm_rope_params(config_, s, 1);  // validates the factor
+  impl_->scaling = s;
+}
+template <class S>
+const LmScaling& LmModelT<S>::scaling() const {
+  return impl_->scaling;
+}
+template <class S>
+int LmModelT<S>::batch() const {
+  return impl_->B;
+}
+template <class S>
+int LmModelT<S>::steps() const {
+  return impl_->T;
+}
+template <class S>
+const S* LmModelT<S>::logits() const {
+  return impl_->logits.data();
+}
+template <class S>
+const S* LmModelT<S>::losses() const {
+  return impl_->losses.data();
+}
+template <class S>
+const S* LmModelT<S>::probs(int layer) const {
+  if (layer < 0 || layer >= static_cast<int>(impl_->layers.size()))
+    throw InputError("layer = " + std::to_string(layer) + ": must be in [0, " +
+                     std::to_string(config_.layers - 1) + "]");
+  return impl_->layers[static_cast<size_t>(layer)].probs.data();
+}
+
+template <class S>
+double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
+  if (B < 1 || T < 1)
+    throw InputError("language model batch of " + std::to_string(B) + " windows of " +
+                     std::to_string(T) + " positions: both must be >= 1");
+  Impl& I = *impl_;
+  const LmOffsets& o = I.off;
+  const LmConfig& c = config_;
+  const int E = c.embed, H = c.heads, D = lm_head_dim(c), F = lm_mlp_dim(c), N = c.layers;
+  const int nt = resolve_threads(I.threads);
+  const S* P = params.data();
+  I.B = B, I.T = T;
+  const int64_t M = int64_t{B} * T;
+  I.M = M;
+
+  // 1. inputs, targets, positions; position tables of this window length
+  I.x.resize(M), I.y.resize(M), I.pos.resize(M);
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t) {
+      const int64_t r = int64_t{b} * T + t;
+      I.x[r] = bytes[int64_t{b} * (T + 1) + t];
+      I.y[r] = bytes[int64_t{b} * (T + 1) + t + 1];
+      I.pos[r] = t;
+    }
+  if (c.position == LmPosition::rope && (I.rope_T != T || !(I.rope_scaling == I.scaling))) {
+    const RopeParams rp = lm_rope_params(c, I.scaling, T);
+    const Eigen::VectorXd inv = rope_inv_freq(rp);
+    const double ms = rope_attention_scale(rp);
+    const int half = D / 2;
+    I.rope_cs.resize(static_cast<size_t>(T) * half), I.rope_sn.resize(I.rope_cs.size());
+    for (int t = 0; t < T; ++t)
+      for (int i = 0; i < half; ++i) {
+        const double a = static_cast<double>(t) * inv[i];
+        I.rope_cs[static_cast<size_t>(t) * half + i] = static_cast<S>(ms * std::cos(a));
+        I.rope_sn[static_cast<size_t>(t) * half + i] = static_cast<S>(ms * std::sin(a));
+      }
+    I.rope_T = T, I.rope_scaling = I.scaling;
+  }
+  if (c.position == LmPosition::sinusoidal && I.sinus_T != T) {
+    std::vector<double> ps(static_cast<size_t>(T));
+    for (int t = 0; t < T; ++t) ps[static_cast<size_t>(t)] = t;
+    const RowMatrix pe = sinusoidal_encoding(ps, E, 10000.0, SinusoidLayout::interleaved);
+    I.sinus.resize(static_cast<size_t>(T) * E);
+    for (int t = 0; t < T; ++t)
+      for (int e = 0; e < E; ++e)
+        I.sinus[static_cast<size_t>(t) * E + e] = static_cast<S>(pe(t, e));
+    I.sinus_T = T;
+  }
+  const bool has_bias = c.position == LmPosition::alibi || c.position == LmPosition::t5;
+  if (has_bias) {
+    I.bias.assign(static_cast<size_t>(T) * T * H, S(0));
+    if (c.position == LmPosition::alibi) {
+      const std::vector<double> m = alibi_slopes(H);
+      for (int t = 0; t < T; ++t)
+        for (int s = 0; s <= t; ++s)
+          for (int h = 0; h < H; ++h)
+            I.bias[(static_cast<size_t>(t) * T + s) * H + h] = static_cast<S>(-m[h] * (t - s));
+    } else {
+      I.bucket.assign(static_cast<size_t>(T) * T, 0);
+      const S* tb = P + o.t5;  // (K, H)
+      for (int t = 0; t < T; ++t)
+        for (int s = 0; s <= t; ++s) {
+          const int k = t5_bucket(s - t, false, c.t5_buckets, c.t5_max_distance);
+          I.bucket[static_cast<size_t>(t) * T + s] = k;
+          for (int h = 0; h < H; ++h)
+            I.bias[(static_cast<size_t>(t) * T + s) * H + h] = tb[k * H + h];
+        }
+    }
+  }
+
+  // 2. embeddings: x0 (M, E)
+  I.xs.resize(N + 1);
+  for (auto& v : I.xs) v.resize(M * E);
+  {
+    S* x0 = I.xs[0].data();
+    for (int64_t r = 0; r < M; ++r) {
+      const S* te = P + o.tok + static_cast<size_t>(I.x[r]) * E;
+      S* row = x0 + r * E;
+      std::copy_n(te, E, row);
+      if (c.position == LmPosition::learned) {
+        const S* pe = P + o.pos + static_cast<size_t>(lm_learned_row(c, I.pos[r])) * E;
+        for (int e = 0; e < E; ++e) row[e] += pe[e];
+      } else if (c.position == LmPosition::sinusoidal) {
+        const S* pe = I.sinus.data() + static_cast<size_t>(I.pos[r]) * E;
+        for (int e = 0; e < E; ++e) row[e] += pe[e];
+      }
+    }
+  }
+
+  // 3. blocks
+  I.layers.resize(N);
+  const S eps = static_cast<S>(kLayerNormEps);
+  for (int l = 0; l < N; ++l) {
+    auto& Y = I.layers[l];
+    const auto& ob = o.blocks[l];
+    const S* x = I.xs[l].data();
+    Y.ln1.resize(M * E), Y.m1.resize(M), Y.r1.resize(M);
+    Y.qkv.resize(M * 3 * E), Y.att.resize(M * E), Y.xmid.resize(M * E);
+    Y.ln2.resize(M * E), Y.m2.resize(M), Y.r2.resize(M);
+    Y.fc.resize(M * F), Y.act.resize(M * F);
+    nn::layernorm_forward(Y.ln1.data(), Y.m1.data(), Y.r1.data(), x, P + ob.ln1_w, P + ob.ln1_b, M,
+                          E, eps, nt);
+    nn::linear_forward(Y.qkv.data(), Y.ln1.data(), P + ob.qkv_w, P + ob.qkv_b, M, E, 3 * E, nt);
+    if (c.position == LmPosition::rope) {
+      parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
+        // q at column 0, k at column E, each H heads of D
+        nn::rope_forward(Y.qkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
+                         I.rope_sn.data(), I.pos.data() + r0);
+        nn::rope_forward(Y.qkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
+                         I.rope_sn.data(), I.pos.data() + r0);
+      });
+    }
+    Y.probs.resize(static_cast<size_t>(M) * H * T);
+    parallel_for(nt, B, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const AttnGroup grp{b * T, 1, T};
+        nn::attention_forward(Y.att.data(), Y.probs.data() + b * H * T * T, Y.qkv.data(), E, H, grp,
+                              true, static_cast<const uint8_t*>(nullptr),
+                              has_bias ? I.bias.data() : static_cast<const S*>(nullptr));
+      }
+    });
+    nn::linear_forward(Y.xmid.data(), Y.att.data(), P + ob.proj_w, P + ob.proj_b, M, E, E, nt);
+    for (int64_t i = 0; i < M * E; ++i) Y.xmid[i] += x[i];
+    nn::layernorm_forward(Y.ln2.data(), Y.m2.data(), Y.r2.data(), Y.xmid.data(), P + ob.ln2_w,
+                          P + ob.ln2_b, M, E, eps, nt);
+    nn::linear_forward(Y.fc.data(), Y.ln2.data(), P + ob.fc_w, P + ob.fc_b, M, E, F, nt);
+    parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
+      nn::gelu_forward(Y.act.data() + r0 * F, Y.fc.data() + r0 * F, (r1 - r0) * F);
+    });
+    S* xo = I.xs[l + 1].data();
+    nn::linear_forward(xo, Y.act.data(), P + ob.fc2_w, P + ob.fc2_b, M, F, E, nt);
+    for (int64_t i = 0; i < M * E; ++i) xo[i] += Y.xmid[i];
+  }
+
+  // 4. final LayerNorm, tied head: logits (M, V) = lnf · tok_embᵀ
+  I.lnf.resize(M * E), I.mf.resize(M), I.rf.resize(M);
+  nn::layernorm_forward(I.lnf.data(), I.mf.data(), I.rf.data(), I.xs[N].data(), P + o.lnf_w,
+                        P + o.lnf_b, M, E, eps, nt);
+  I.logits.resize(M * kVocab);
+  nn::linear_forward(I.logits.data(), I.lnf.data(), P + o.tok, static_cast<const S*>(nullptr), M, E,
+                     kVocab, nt);
+
+  // 5. cross-entropy per row and the gradient of the mean
+  I.losses.resize(M);
+  I.dlogits.resize(M * kVocab);
+  const S inv_m = S(1) / static_cast<S>(M);
+  parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const S* z = I.logits.data() + r * kVocab;
+      S* dz = I.dlogits.data() + r * kVocab;
+      S mx = z[0];
+      for (int v = 1; v < kVocab; ++v) mx = std::max(mx, z[v]);
+      S sum = 0;
+      for (int v = 0; v < kVocab; ++v) sum += (dz[v] = std::exp(z[v] - mx));
+      const S lse = mx + std::log(sum);
+      I.losses[r] = lse - z[I.y[r]];
+      for (int v = 0; v < kVocab; ++v) dz[v] *= inv_m / sum;
+      dz[I.y[r]] -= inv_m;
+    }
+  });
+  double total = 0;
+  for (int64_t r = 0; r < M; ++r) total += static_cast<double>(I.losses[r]);
+  I.have_forward = true;
+  return total / static_cast<double>(M);
+}
+
+template <class S>
+void LmModelT<S>::backward() {
+  Impl& I = *impl_;
+  if (!I.have_forward) throw InputError("language model: backward() without a forward()");
+  const LmOffsets& o = I.off;
+  const LmConfig& c = config_;
+  const int E = c.embed, H = c.heads, D = lm_head_dim(c), F = lm_mlp_dim(c), N = c.layers;
+  const int B = I.B, T = I.T;
+  const int64_t M = I.M;
+  const int nt = resolve_threads(I.threads);
+  const S* P = params.data();
+  S* G = grads.data();
+
+  // 4'. tied head and final LayerNorm -> dx (M, E), the gradient of the residual stream
+  std::vector<S>&dz = I.dz, &dx = I.dx;
+  dz.assign(M * E, S(0));
+  dx.assign(M * E, S(0));
+  nn::linear_backward(dz.data(), G + o.tok, static_cast<S*>(nullptr), I.dlogits.data(),
+                      I.lnf.data(), P + o.tok, M, E, kVocab, nt);
+  nn::layernorm_backward(dx.data(), G + o.lnf_w, G + o.lnf_b, dz.data(), I.xs[N].data(),
+                         I.mf.data(), I.rf.data(), P + o.lnf_w, M, E, nt);
+
+  // 3'. blocks in reverse; dx is the gradient of the block's output, then of its input
+  std::vector<S>&dact = I.dact, &dfc = I.dfc, &dln = I.dln, &datt = I.datt, &dqkv = I.dqkv;
+  dact.resize(M * F), dfc.resize(M * F), dln.resize(M * E), datt.resize(M * E);
+  dqkv.resize(M * 3 * E);
+  const bool t5 = c.position == LmPosition::t5;
+  if (t5) I.dbias.resize(static_cast<size_t>(B) * T * T * H);
+  for (int l = N - 1; l >= 0; --l) {
+    auto& Y = I.layers[l];
+    const auto& ob = o.blocks[l];
+    // MLP half: xo = xmid + fc2(gelu(fc(ln2(xmid))))
+    std::fill(dact.begin(), dact.end(), S(0));
+    std::fill(dfc.begin(), dfc.end(), S(0));
+    std::fill(dln.begin(), dln.end(), S(0));
+    nn::linear_backward(dact.data(), G + ob.fc2_w, G + ob.fc2_b, dx.data(), Y.act.data(),
+                        P + ob.fc2_w, M, F, E, nt);
+    parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
+      nn::gelu_backward(dfc.data() + r0 * F, dact.data() + r0 * F, Y.fc.data() + r0 * F,
+                        (r1 - r0) * F);
+    });
+    nn::linear_backward(dln.data(), G + ob.fc_w, G + ob.fc_b, dfc.data(), Y.ln2.data(), P + ob.fc_w,
+                        M, E, F, nt);
+    nn::layernorm_backward(dx.data(), G + ob.ln2_w, G + ob.ln2_b, dln.data(), Y.xmid.data(),
+                           Y.m2.data(), Y.r2.data(), P + ob.ln2_w, M, E, nt);
+    // attention half: xmid = x + proj(attn(qkv(ln1(x))))
+    std::fill(datt.begin(), datt.end(), S(0));
+    std::fill(dqkv.begin(), dqkv.end(), S(0));
+    std::fill(dln.begin(), dln.end(), S(0));
+    nn::linear_backward(datt.data(), G + ob.proj_w, G + ob.proj_b, dx.data(), Y.att.data(),
+                        P + ob.proj_w, M, E, E, nt);
+    if (t5) std::fill(I.dbias.begin(), I.dbias.end(), S(0));
+    parallel_for(nt, B, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const AttnGroup grp{b * T, 1, T};
+        nn::attention_backward(
+            dqkv.data(), t5 ? I.dbias.data() + b * T * T * H : static_cast<S*>(nullptr),
+            datt.data(), Y.probs.data() + b * H * T * T, Y.qkv.data(), E, H, grp);
+      }
+    });
+    if (t5) {  // the shared table: sum over windows and over the pairs of each bucket
+      S* gt = G + o.t5;
+      for (int b = 0; b < B; ++b)
+        for (int t = 0; t < T; ++t)
+          for (int s = 0; s <= t; ++s) {
+            const int k = I.bucket[static_cast<size_t>(t) * T + s];
+            const S* db = I.dbias.data() + ((static_cast<size_t>(b) * T + t) * T + s) * H;
+            for (int h = 0; h < H; ++h) gt[k * H + h] += db[h];
+          }
+    }
+    if (c.position == LmPosition::rope) {
+      parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
+        nn::rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
+                          I.rope_sn.data(), I.pos.data() + r0);
+        nn::rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
+                          I.rope_sn.data(), I.pos.data() + r0);
+      });
+    }
+    nn::linear_backward(dln.data(), G + ob.qkv_w, G + ob.qkv_b, dqkv.data(), Y.ln1.data(),
+                        P + ob.qkv_w, M, E, 3 * E, nt);
+    nn::layernorm_backward(dx.data(), G + ob.ln1_w, G + ob.ln1_b, dln.data(), I.xs[l].data(),
+                           Y.m1.data(), Y.r1.data(), P + ob.ln1_w, M, E, nt);
+  }
+
+  // 2'. embeddings
+  for (int64_t r = 0; r < M; ++r) {
+    const S* d = dx.data() + r * E;
+    S* gt = G + o.tok + static_cast<size_t>(I.x[r]) * E;
+    for (int e = 0; e < E; ++e) gt[e] += d[e];
+    if (c.position == LmPosition::learned) {
+      S* gp = G + o.pos + static_cast<size_t>(lm_learned_row(c, I.pos[r])) * E;
+      for (int e = 0; e < E; ++e) gp[e] += d[e];
+    }
+  }
+}
+
+template class LmModelT<float>;
+template class LmModelT<double>;
+
+}  // namespace poslab::lm
