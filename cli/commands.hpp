@@ -14,5 +14,6 @@ void add_kv_command(CLI::App& app);
 void add_attention_command(CLI::App& app);
 void add_length_command(CLI::App& app);  // the length lab's numbers
 void add_wm_command(CLI::App& app);  // Boost and Broadside world model (train, eval, dream, ...)
+void add_lm_command(CLI::App& app);  // byte-level language models of the length lab
 
 }  // namespace poslab::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   poslab::cli::add_attention_command(app);
   poslab::cli::add_length_command(app);
   poslab::cli::add_wm_command(app);
+  poslab::cli::add_lm_command(app);
   try {
     // The first word that is not an option names the subcommand; an unknown one is an error
     // naming it, even beside --help (which would otherwise print the main help and exit 0).

@@ -37,9 +37,9 @@ expect_exit2 "malformed JSON" rope --dim 4 --apply
 expect_exit2 "scaling" rope --scaling huge
 expect_exit2 "rope.dim" rope --preset 'rope?dim=seven'
 # An unknown subcommand is an error naming it, with or without --help; help still helps.
-expect_exit2 'unknown subcommand "lm"' lm --help
-expect_exit2 'unknown subcommand "lm"' lm
-expect_exit2 'unknown subcommand "lm"' --help lm
+expect_exit2 'unknown subcommand "llm"' llm --help
+expect_exit2 'unknown subcommand "llm"' llm
+expect_exit2 'unknown subcommand "llm"' --help llm
 "$cli" --help >/dev/null || { echo "FAIL: --help exits non-zero"; fail=1; }
 "$cli" rope --help >/dev/null || { echo "FAIL: rope --help exits non-zero"; fail=1; }
 # --version names the program and the project's version (help2man reads it for the man page).

@@ -1,0 +1,536 @@
+// poslab-cli lm: the length lab's byte-level language models (issue 27).
+//   train      train a model (or fine-tune one with --init-from) on fortune text; progress
+//              on stderr, CSV curve, a checkpoint every --log-every steps, --resume,
+//              Ctrl-C keeps the last checkpoint
+//   export     a checkpoint without optimiser state (what assets/models ships)
+//   info       config, parameter count, recorded scaling and provenance
+//   eval       loss per position (bits/byte) to any length with any RoPE scaling
+//   attention  attention probabilities of one layer/head (or all) on a text
+// JSON on stdout; bad input is one line on stderr and exit code 2 (cli/main.cpp).
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/json_util.hpp"
+#include "core/common/atomic_file.hpp"
+#include "core/common/errors.hpp"
+#include "core/lm/lm.hpp"
+#include "core/lm/lm_data.hpp"
+#include "core/lm/lm_eval.hpp"
+#include "core/lm/lm_train.hpp"
+#include "core/nn/parallel.hpp"
+#include "io/checkpoint/lm_checkpoint.hpp"
+
+namespace poslab::cli {
+namespace {
+
+using namespace poslab::lm;
+
+std::atomic<bool> g_lm_stop{false};
+extern "C" void lm_on_stop_signal(int) {
+  g_lm_stop.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
+}
+
+std::string lm_command_text() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  std::string out, arg;
+  for (char c : bytes.str()) {
+    if (c == '\0') {
+      out +=
+          (out.empty() ? "" : " ") + (arg.find(' ') == std::string::npos ? arg : "'" + arg + "'");
+      arg.clear();
+    } else {
+      arg += c;
+    }
+  }
+  return out;
+}
+
+std::string lm_read_small_file(const std::string& path, const char* flag) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(std::string(flag) + " " + path + ": not a readable file");
+  if (std::filesystem::file_size(path, ec) > (uint64_t{64} << 20))
+    throw InputError(std::string(flag) + " " + path + ": larger than 64 MB");
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+LmScaling lm_scaling_arg(const std::string& name, double factor) {
+  LmScaling s;
+  s.scaling = rope_scaling_from_name(name);
+  s.factor = factor;
+  require_in_range("--factor", factor, LmScaling::factor_range);
+  return s;
+}
+
+// Text for training or evaluation: --text files, else the files a checkpoint records, else
+// the default fortune files.
+struct LmText {
+  std::vector<std::string> paths;
+  std::vector<io::LmTextSource> sources;
+  LmCorpus corpus;
+};
+
+std::vector<std::string> lm_recorded_files(const io::TensorMetadata& meta) {
+  std::vector<std::string> out;
+  const auto it = meta.find("data");
+  if (it == meta.end()) return out;
+  const Json j = parse_json_input(it->second, "checkpoint metadata 'data'", 8);
+  if (!j.is_object() || !j.contains("files") || !j["files"].is_array()) return out;
+  for (const auto& f : j["files"])
+    if (f.is_object() && f.contains("path") && f["path"].is_string())
+      out.push_back(f["path"].get<std::string>());
+  return out;
+}
+
+LmText lm_load_text(const std::vector<std::string>& given, const io::TensorMetadata* meta,
+                    int valid_every, int64_t min_bytes) {
+  LmText t;
+  t.paths = given;
+  if (t.paths.empty() && meta) t.paths = lm_recorded_files(*meta);
+  if (t.paths.empty()) t.paths = io::lm_default_text_paths();
+  const auto files = io::lm_read_text_files(t.paths, &t.sources);
+  LmCorpusParams cp;
+  cp.valid_every = valid_every;
+  t.corpus = lm_corpus_build(files, cp, min_bytes);
+  return t;
+}
+
+Json lm_data_json(const LmText& t) {
+  Json j;
+  j["files"] = Json::array();
+  for (const auto& s : t.sources)
+    j["files"].push_back({{"path", s.path}, {"package", s.package}, {"version", s.version}});
+  j["split"] = "entries split on lines \"%\"; entry i is validation when i % " +
+               std::to_string(t.corpus.params.valid_every) +
+               " == " + std::to_string(t.corpus.params.valid_every - 1);
+  j["valid_every"] = t.corpus.params.valid_every;
+  j["train_bytes"] = t.corpus.train.size();
+  j["valid_bytes"] = t.corpus.valid.size();
+  j["train_entries"] = t.corpus.train_entries;
+  j["valid_entries"] = t.corpus.valid_entries;
+  j["ansi_stripped"] = true;
+  return j;
+}
+
+Json lm_config_json(const LmConfig& c) {
+  Json j = Json::parse(io::lm_config_to_json(c));
+  j["param_count"] = lm_param_count(c);
+  j["head_dim"] = lm_head_dim(c);
+  if (c.position == LmPosition::learned)
+    j["learned_past_L"] =
+        "clamped to row L-1 (position t reads row min(t, " + std::to_string(c.context - 1) + "))";
+  return j;
+}
+
+// ---------------------------------------------------------------- train
+
+struct LmTrainArgs {
+  std::string position = "rope", output, log, init_from, scaling = "none";
+  std::vector<std::string> text;
+  LmConfig config;
+  LmTrainSettings settings;
+  double factor = 4.0;
+  int context = 0;  // with --init-from: the fine-tuning window; else the model's L
+  int valid_every = 10;
+  bool resume = false, quiet = false, progress = false;
+};
+
+std::string lm_csv_prefix(const std::string& path, int64_t step) {
+  std::string out = lm_train_csv_header() + "\n";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return out;
+  std::istringstream in(lm_read_small_file(path, "--log"));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    long long s = -1;
+    if (std::sscanf(line.c_str(), "%lld", &s) < 1 || s > step) break;
+    out += line + "\n";
+  }
+  return out;
+}
+
+void run_lm_train(LmTrainArgs a) {
+  if (a.output.empty()) throw InputError("lm train: give -o/--output FILE.safetensors");
+  if (a.log.empty()) {
+    std::filesystem::path p(a.output);
+    a.log = p.replace_extension(".csv").string();
+  }
+  a.settings.threads = nn::threads_validate(a.settings.threads, "--threads");
+  LmConfig config = a.config;
+  nn::AdamWState opt;
+  std::vector<float> params;
+  io::TensorMetadata prev;
+  LmScaling scaling = lm_scaling_arg(a.scaling, a.factor);
+  if (a.resume) {
+    std::error_code ec;
+    if (!std::filesystem::exists(a.output, ec))
+      throw InputError("--resume: " + a.output + " does not exist; start without --resume");
+    auto ck = io::lm_checkpoint_load(a.output);
+    if (!ck.optim)
+      throw InputError("--resume: " + a.output + " has no optimiser state (an export?)");
+    config = ck.config;
+    params = std::move(ck.params);
+    opt = std::move(*ck.optim);
+    prev = ck.metadata;
+    scaling = ck.scaling;
+  } else if (!a.init_from.empty()) {
+    auto ck = io::lm_checkpoint_load(a.init_from);
+    config = ck.config;
+    params = std::move(ck.params);
+    prev = ck.metadata;
+  } else {
+    config.position = lm_position_from_name(a.position);
+    lm_validate(config);
+  }
+  if (a.context > 0) {
+    if (!a.init_from.empty() || a.resume)
+      a.settings.window = a.context;
+    else
+      config.context = a.context;
+  }
+  lm_validate(config);
+  lm_train_validate(a.settings);
+  a.settings.scaling = scaling;
+  const int T = lm_train_window(a.settings, config);
+  const LmText text = lm_load_text(a.text, a.resume ? &prev : nullptr, a.valid_every, T + 1);
+
+  LmModel model(config);
+  if (params.empty())
+    model.init(a.settings.seed);
+  else
+    model.params = params;
+
+  Json train_meta;
+  train_meta["batch"] = a.settings.batch;
+  train_meta["steps"] = a.settings.steps;
+  train_meta["window"] = T;
+  train_meta["seed"] = a.settings.seed;
+  train_meta["lr"] = a.settings.adam.lr;
+  train_meta["warmup_steps"] = a.settings.adam.warmup_steps;
+  train_meta["weight_decay"] = a.settings.adam.weight_decay;
+  train_meta["beta1"] = a.settings.adam.beta1;
+  train_meta["beta2"] = a.settings.adam.beta2;
+  train_meta["clip_norm"] = a.settings.adam.clip_norm;
+  train_meta["log_every"] = a.settings.log_every;
+  train_meta["valid_windows"] = a.settings.valid_windows;
+  train_meta["scaling"] = Json::parse(io::lm_scaling_to_json(scaling));
+  if (!a.init_from.empty()) train_meta["init_from"] = a.init_from;
+  io::TensorMetadata meta;
+  meta["data"] = lm_data_json(text).dump();
+  meta["training"] = train_meta.dump();
+  if (!a.init_from.empty() && prev.count("training")) meta["base_training"] = prev["training"];
+  const std::string cmd = lm_command_text();
+  meta["command"] =
+      a.resume && prev.count("command") ? prev["command"] + " ; resumed: " + cmd : cmd;
+
+  std::string csv = a.resume ? lm_csv_prefix(a.log, opt.step) : lm_train_csv_header() + "\n";
+  const bool show = !a.quiet && (a.progress || isatty(STDERR_FILENO));
+  LmTrainRow last;
+  auto on_row = [&](const LmTrainRow& r) {
+    last = r;
+    csv += lm_train_csv_row(r) + "\n";
+    io::lm_checkpoint_save(a.output, config, model.params, opt.step, scaling, &opt, meta);
+    write_file_atomically(a.log, csv);
+    if (!a.quiet) {
+      std::fprintf(stderr, "%sstep %lld/%lld  train %.3f  valid %.3f bits/byte  %.0f s%s",
+                   show ? "\r" : "", static_cast<long long>(r.step),
+                   static_cast<long long>(a.settings.steps), r.train_bpb, r.valid_bpb, r.seconds,
+                   show ? "   " : "\n");
+      std::fflush(stderr);
+    }
+  };
+  g_lm_stop.store(false);
+  const auto old_int = std::signal(SIGINT, lm_on_stop_signal);
+  const auto old_term = std::signal(SIGTERM, lm_on_stop_signal);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto c0 = std::clock();
+  const int64_t first = opt.step;
+  bool done = false;
+  try {
+    done = lm_train(model, opt, a.settings, text.corpus, &g_lm_stop, on_row);
+  } catch (...) {
+    std::signal(SIGINT, old_int);
+    std::signal(SIGTERM, old_term);
+    throw;
+  }
+  std::signal(SIGINT, old_int);
+  std::signal(SIGTERM, old_term);
+  if (show) std::fprintf(stderr, "\n");
+  if (!done && !a.quiet)
+    std::fprintf(stderr, "interrupted at step %lld; %s holds step %lld (resume with --resume)\n",
+                 static_cast<long long>(opt.step), a.output.c_str(),
+                 static_cast<long long>(last.step));
+  Json out;
+  out["output"] = a.output;
+  out["log"] = a.log;
+  out["config"] = lm_config_json(config);
+  out["scaling"] = Json::parse(io::lm_scaling_to_json(scaling));
+  out["window"] = T;
+  out["first_step"] = first;
+  out["step"] = last.step;
+  out["interrupted"] = !done;
+  out["train_bpb"] = last.train_bpb;
+  out["valid_bpb"] = last.valid_bpb;
+  out["wall_seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out["cpu_seconds"] = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  out["data"] = lm_data_json(text);
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+// ---------------------------------------------------------------- info, export
+
+void run_lm_info(const std::string& path) {
+  const auto ck = io::lm_checkpoint_load(path);
+  Json out;
+  out["checkpoint"] = path;
+  out["config"] = lm_config_json(ck.config);
+  out["step"] = ck.step;
+  out["scaling"] = Json::parse(io::lm_scaling_to_json(ck.scaling));
+  out["has_optimiser_state"] = ck.optim.has_value();
+  Json meta = Json::object();
+  for (const auto& [k, v] : ck.metadata) {
+    if (k == "data" || k == "training" || k == "base_training") {
+      const Json j = parse_json_input(v, "metadata '" + k + "'", 8);
+      meta[k] = j;
+    } else if (k != "config" && k != "scaling") {
+      meta[k] = v;
+    }
+  }
+  out["metadata"] = meta;
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+void run_lm_export(const std::string& in, const std::string& outp) {
+  const auto ck = io::lm_checkpoint_load(in);
+  io::TensorMetadata meta = ck.metadata;
+  meta["exported_from"] = in;
+  io::lm_checkpoint_save(outp, ck.config, ck.params, ck.step, ck.scaling, nullptr, meta);
+  Json out;
+  out["output"] = outp;
+  out["step"] = ck.step;
+  out["param_count"] = ck.params.size();
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+// ---------------------------------------------------------------- eval, attention
+
+struct LmEvalArgs {
+  std::string checkpoint, text, scaling;
+  double factor = 4.0;
+  int positions = 0;  // 0 = 8L
+  int windows = 64;
+  int threads = 0;
+  int top = 5;
+  bool per_byte = false;
+  int layer = -1, head = -1;
+};
+
+// The model and the scaling to evaluate it with: --scaling, else the one it was tuned with.
+LmModel lm_load_for_eval(const LmEvalArgs& a, io::LmCheckpoint& ck, LmScaling& s) {
+  ck = io::lm_checkpoint_load(a.checkpoint);
+  LmModel m(ck.config);
+  m.params = ck.params;
+  m.set_threads(nn::threads_validate(a.threads, "--threads"));
+  s = a.scaling.empty() ? ck.scaling : lm_scaling_arg(a.scaling, a.factor);
+  m.set_scaling(s);
+  return m;
+}
+
+Json lm_scaling_json(const LmConfig& c, const LmScaling& s) {
+  Json j = Json::parse(io::lm_scaling_to_json(s));
+  j["label"] = lm_scaling_label(s);
+  j["applies"] = c.position == LmPosition::rope;
+  return j;
+}
+
+std::vector<uint8_t> lm_text_bytes(const std::string& path) {
+  const std::string t = lm_read_small_file(path, "--text");
+  return std::vector<uint8_t>(t.begin(), t.end());
+}
+
+void run_lm_eval(const LmEvalArgs& a) {
+  io::LmCheckpoint ck;
+  LmScaling s;
+  LmModel m = lm_load_for_eval(a, ck, s);
+  const LmConfig& c = ck.config;
+  const int T = a.positions > 0 ? a.positions : 8 * c.context;
+  if (T > LmConfig::context_range.hi)
+    throw InputError("--positions " + std::to_string(T) + ": must be at most 65536");
+  Json out;
+  out["model"] = a.checkpoint;
+  out["config"] = lm_config_json(c);
+  out["step"] = ck.step;
+  out["scaling"] = lm_scaling_json(c, s);
+  out["tuned_scaling"] = Json::parse(io::lm_scaling_to_json(ck.scaling));
+  std::vector<uint8_t> bytes;
+  if (!a.text.empty()) {
+    bytes = lm_text_bytes(a.text);
+    out["text"] = a.text;
+  } else {
+    const LmText t = lm_load_text({}, &ck.metadata, 10, 2);
+    bytes = t.corpus.valid;
+    out["text"] = "validation split of the recorded files";
+  }
+  if (a.per_byte) {
+    if (bytes.size() > static_cast<size_t>(T) + 1) bytes.resize(static_cast<size_t>(T) + 1);
+    require_in_range("--top", a.top, kLmTopkRange);
+    const LmTextScores sc = lm_eval_text(m, bytes, s, a.top);
+    out["bytes"] = Json(std::vector<int>(bytes.begin(), bytes.end()));
+    out["bits"] = sc.bits;
+    Json top = Json::array();
+    for (const auto& row : sc.top) {
+      Json r = Json::array();
+      for (const auto& [b, p] : row) r.push_back({b, p});
+      top.push_back(r);
+    }
+    out["top"] = top;
+    std::printf("%s\n", out.dump().c_str());
+    return;
+  }
+  const LmPositionCurve cv = lm_eval_positions(m, bytes, T, a.windows, s);
+  out["positions"] = T;
+  out["windows"] = cv.offsets.size();
+  out["offsets"] = cv.offsets;
+  out["mean_bpb"] = cv.mean_bpb;
+  const int L = c.context;
+  Json at;
+  at["band"] = "mean of the " + std::to_string(std::max(1, L / 8)) + " positions before p";
+  for (const auto& [name, p] : std::vector<std::pair<std::string, int>>{
+           {"L/2", L / 2}, {"L", L}, {"2L", 2 * L}, {"4L", 4 * L}, {"8L", 8 * L}})
+    if (p <= T) at[name] = lm_curve_at(cv.mean_bits, p, L);
+  out["at"] = at;
+  out["bits_per_byte"] = cv.mean_bits;
+  out["one_window"] = cv.one_bits;
+  std::printf("%s\n", out.dump().c_str());
+}
+
+void run_lm_attention(const LmEvalArgs& a) {
+  io::LmCheckpoint ck;
+  LmScaling s;
+  LmModel m = lm_load_for_eval(a, ck, s);
+  if (a.text.empty()) throw InputError("lm attention: give --text FILE");
+  std::vector<uint8_t> bytes = lm_text_bytes(a.text);
+  const int n = a.positions > 0 ? a.positions : 2 * ck.config.context;
+  if (bytes.size() > static_cast<size_t>(n)) bytes.resize(static_cast<size_t>(n));
+  const LmAttention at = lm_attention(m, bytes, s, a.layer, a.head);
+  Json out;
+  out["model"] = a.checkpoint;
+  out["config"] = lm_config_json(ck.config);
+  out["scaling"] = lm_scaling_json(ck.config, s);
+  out["bytes"] = Json(std::vector<int>(bytes.begin(), bytes.end()));
+  out["n"] = at.n;
+  Json maps = Json::array();
+  const size_t nn2 = static_cast<size_t>(at.n) * at.n;
+  size_t k = 0;
+  for (int l : at.layers)
+    for (int h : at.heads) {
+      Json rows = Json::array();
+      for (int t = 0; t < at.n; ++t) {
+        const float* r = at.probs.data() + k * nn2 + static_cast<size_t>(t) * at.n;
+        rows.push_back(std::vector<float>(r, r + t + 1));  // keys 0..t (the rest is 0)
+      }
+      maps.push_back({{"layer", l}, {"head", h}, {"probs", rows}});
+      ++k;
+    }
+  out["attention"] = maps;
+  std::printf("%s\n", out.dump().c_str());
+}
+
+}  // namespace
+
+void add_lm_command(CLI::App& app) {
+  auto* lm = app.add_subcommand(
+      "lm", "byte-level language models of the length lab: train, export, info, eval, attention");
+  lm->require_subcommand(1);
+
+  auto ta = std::make_shared<LmTrainArgs>();
+  auto* train = lm->add_subcommand("train", "train (or fine-tune) a byte-level language model");
+  train->add_option("--position", ta->position, "none | sinusoidal | learned | rope | alibi | t5");
+  train->add_option("--embed", ta->config.embed, "E: width");
+  train->add_option("--heads", ta->config.heads, "H: attention heads (E/H even)");
+  train->add_option("--layers", ta->config.layers, "N: blocks");
+  train->add_option("--context", ta->context,
+                    "L: training length in bytes (128); with --init-from: the fine-tuning window "
+                    "(the model keeps its L)");
+  train->add_option("--rope-base", ta->config.rope_base, "RoPE base");
+  train->add_option("--t5-buckets", ta->config.t5_buckets, "T5 buckets");
+  train->add_option("--t5-max-distance", ta->config.t5_max_distance, "T5 max_distance in bytes");
+  train->add_option("--init-from", ta->init_from, "start from this model (fine-tuning)");
+  train->add_option("--scaling", ta->scaling,
+                    "RoPE scaling while training: none | linear | ntk | dynamic | yarn | llama3");
+  train->add_option("--factor", ta->factor, "RoPE scaling factor s");
+  train->add_option("--text", ta->text, "UTF-8 text file(s) (default: the fortune files)");
+  train->add_option("--valid-every", ta->valid_every, "entry i is validation when i % n == n-1");
+  train->add_option("--batch", ta->settings.batch, "windows per step");
+  train->add_option("--steps", ta->settings.steps, "optimiser step to stop after");
+  train->add_option("--seed", ta->settings.seed, "initial weights and batch draws");
+  train->add_option("--lr", ta->settings.adam.lr, "peak learning rate");
+  train->add_option("--warmup", ta->settings.adam.warmup_steps, "warm-up steps");
+  train->add_option("--weight-decay", ta->settings.adam.weight_decay, "AdamW weight decay");
+  train->add_option("--log-every", ta->settings.log_every, "CSV row and checkpoint interval");
+  train->add_option("--valid-windows", ta->settings.valid_windows, "validation windows per row");
+  train->add_option("--threads", ta->settings.threads, "threads, 0 = all cores");
+  train->add_option("-o,--output", ta->output, "checkpoint to write (with optimiser state)");
+  train->add_option("--log", ta->log, "CSV curve (default: the output with .csv)");
+  train->add_flag("--resume", ta->resume, "continue the run in --output");
+  train->add_flag("--quiet", ta->quiet, "no progress on stderr");
+  train->add_flag("--progress", ta->progress, "progress even when stderr is not a terminal");
+  train->callback([ta] { run_lm_train(*ta); });
+
+  auto info_path = std::make_shared<std::string>();
+  auto* info = lm->add_subcommand("info", "a model's config, scaling and provenance");
+  info->add_option("checkpoint", *info_path, "checkpoint file")->required();
+  info->callback([info_path] { run_lm_info(*info_path); });
+
+  auto ex = std::make_shared<std::pair<std::string, std::string>>();
+  auto* exp = lm->add_subcommand("export", "a checkpoint without optimiser state (for shipping)");
+  exp->add_option("checkpoint", ex->first, "training checkpoint")->required();
+  exp->add_option("-o,--output", ex->second, "file to write")->required();
+  exp->callback([ex] { run_lm_export(ex->first, ex->second); });
+
+  auto ea = std::make_shared<LmEvalArgs>();
+  auto* ev = lm->add_subcommand(
+      "eval", "bits/byte at every position to --positions (8L) with any RoPE scaling");
+  ev->add_option("checkpoint", ea->checkpoint, "model file")->required();
+  ev->add_option("--text", ea->text, "UTF-8 text file (default: the validation split)");
+  ev->add_option("--positions", ea->positions, "T: positions per window (default 8L)");
+  ev->add_option("--windows", ea->windows, "windows averaged (evenly spaced over the text)");
+  ev->add_option("--scaling", ea->scaling,
+                 "none | linear | ntk | dynamic | yarn | llama3 (default: the model's own)");
+  ev->add_option("--factor", ea->factor, "RoPE scaling factor s");
+  ev->add_option("--threads", ea->threads, "threads, 0 = all cores");
+  ev->add_flag("--per-byte", ea->per_byte, "each byte's bits and top predictions of the text");
+  ev->add_option("--top", ea->top, "with --per-byte: predictions per byte");
+  ev->callback([ea] { run_lm_eval(*ea); });
+
+  auto aa = std::make_shared<LmEvalArgs>();
+  auto* att = lm->add_subcommand("attention", "attention probabilities of a text");
+  att->add_option("checkpoint", aa->checkpoint, "model file")->required();
+  att->add_option("--text", aa->text, "UTF-8 text file")->required();
+  att->add_option("--positions", aa->positions, "bytes of the text used (default 2L)");
+  att->add_option("--layer", aa->layer, "block, -1 = all");
+  att->add_option("--head", aa->head, "head, -1 = all");
+  att->add_option("--scaling", aa->scaling, "RoPE scaling (default: the model's own)");
+  att->add_option("--factor", aa->factor, "RoPE scaling factor s");
+  att->add_option("--threads", aa->threads, "threads, 0 = all cores");
+  att->callback([aa] { run_lm_attention(*aa); });
+}
+
+}  // namespace poslab::cli

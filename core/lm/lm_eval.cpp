@@ -1,0 +1,116 @@
+// The length lab's measurements on a trained language model (see lm_eval.hpp).
+#include "core/lm/lm_eval.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <numeric>
+#include <string>
+
+#include "core/common/errors.hpp"
+#include "core/lm/lm_train.hpp"
+
+namespace poslab::lm {
+
+LmPositionCurve lm_eval_positions(LmModel& m, const std::vector<uint8_t>& text, int T, int windows,
+                                  const LmScaling& s) {
+  if (T < 1) throw InputError("positions = " + std::to_string(T) + ": must be >= 1");
+  m.set_scaling(s);
+  LmPositionCurve c;
+  c.positions = T;
+  c.offsets = lm_window_offsets(static_cast<int64_t>(text.size()), T, windows);
+  c.mean_bits.assign(static_cast<size_t>(T), 0.0);
+  const int chunk = 8;
+  std::vector<uint8_t> buf;
+  double total = 0;
+  for (size_t k0 = 0; k0 < c.offsets.size(); k0 += chunk) {
+    const int B = static_cast<int>(std::min<size_t>(chunk, c.offsets.size() - k0));
+    buf.resize(static_cast<size_t>(B) * (T + 1));
+    for (int b = 0; b < B; ++b)
+      std::copy_n(text.begin() + c.offsets[k0 + b], T + 1, buf.begin() + int64_t{b} * (T + 1));
+    total += m.forward(buf.data(), B, T) * B;
+    const float* l = m.losses();
+    for (int b = 0; b < B; ++b)
+      for (int t = 0; t < T; ++t)
+        c.mean_bits[static_cast<size_t>(t)] += static_cast<double>(l[int64_t{b} * T + t]);
+    if (k0 == 0)
+      for (int t = 0; t < T; ++t)
+        c.one_bits.push_back(static_cast<double>(l[t]) / std::numbers::ln2);
+  }
+  const double w = static_cast<double>(c.offsets.size());
+  for (double& v : c.mean_bits) v /= w * std::numbers::ln2;
+  c.mean_bpb = total / w / std::numbers::ln2;
+  return c;
+}
+
+double lm_curve_at(const std::vector<double>& bits, int p, int L) {
+  if (bits.empty()) return 0;
+  const int n = static_cast<int>(bits.size());
+  p = std::clamp(p, 1, n);
+  const int w = std::max(1, L / 8);
+  const int lo = std::max(0, p - w);
+  return std::accumulate(bits.begin() + lo, bits.begin() + p, 0.0) / (p - lo);
+}
+
+LmTextScores lm_eval_text(LmModel& m, const std::vector<uint8_t>& text, const LmScaling& s,
+                          int topk) {
+  require_in_range("topk", topk, kLmTopkRange);
+  if (text.size() < 2)
+    throw InputError("text of " + std::to_string(text.size()) +
+                     " bytes: need at least 2 (one to read, one to predict)");
+  m.set_scaling(s);
+  const int T = static_cast<int>(text.size()) - 1;
+  m.forward(text.data(), 1, T);
+  LmTextScores r;
+  r.bits.resize(static_cast<size_t>(T));
+  r.top.resize(static_cast<size_t>(T));
+  std::vector<int> idx(kVocab);
+  std::vector<double> p(kVocab);
+  for (int t = 0; t < T; ++t) {
+    r.bits[static_cast<size_t>(t)] = static_cast<double>(m.losses()[t]) / std::numbers::ln2;
+    if (topk == 0) continue;
+    const float* z = m.logits() + int64_t{t} * kVocab;
+    const double mx = *std::max_element(z, z + kVocab);
+    double sum = 0;
+    for (int v = 0; v < kVocab; ++v) sum += (p[v] = std::exp(static_cast<double>(z[v]) - mx));
+    std::iota(idx.begin(), idx.end(), 0);
+    std::partial_sort(idx.begin(), idx.begin() + topk, idx.end(),
+                      [&](int a, int b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
+    for (int k = 0; k < topk; ++k)
+      r.top[static_cast<size_t>(t)].push_back({idx[k], p[idx[k]] / sum});
+  }
+  return r;
+}
+
+LmAttention lm_attention(LmModel& m, const std::vector<uint8_t>& text, const LmScaling& s,
+                         int layer, int head) {
+  const LmConfig& c = m.config();
+  if (text.empty()) throw InputError("attention of an empty text: give at least one byte");
+  if (layer < -1 || layer >= c.layers)
+    throw InputError("layer = " + std::to_string(layer) + ": must be -1 (all) or in [0, " +
+                     std::to_string(c.layers - 1) + "]");
+  if (head < -1 || head >= c.heads)
+    throw InputError("head = " + std::to_string(head) + ": must be -1 (all) or in [0, " +
+                     std::to_string(c.heads - 1) + "]");
+  m.set_scaling(s);
+  const int n = static_cast<int>(text.size());
+  std::vector<uint8_t> buf(text);
+  buf.push_back(0);  // a target for the last byte; its loss is not used
+  m.forward(buf.data(), 1, n);
+  LmAttention a;
+  a.n = n;
+  for (int l = 0; l < c.layers; ++l)
+    if (layer < 0 || l == layer) a.layers.push_back(l);
+  for (int h = 0; h < c.heads; ++h)
+    if (head < 0 || h == head) a.heads.push_back(h);
+  const size_t nn2 = static_cast<size_t>(n) * n;
+  a.probs.reserve(a.layers.size() * a.heads.size() * nn2);
+  for (int l : a.layers)
+    for (int h : a.heads) {
+      const float* p = m.probs(l) + static_cast<size_t>(h) * nn2;
+      a.probs.insert(a.probs.end(), p, p + nn2);
+    }
+  return a;
+}
+
+}  // namespace poslab::lm

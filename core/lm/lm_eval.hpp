@@ -1,0 +1,54 @@
+// What the length lab measures on a trained language model: the loss at every position of
+// long windows (averaged over many held-out windows, and of one window), each byte's loss
+// and top predictions on a given text (the "surprise" view), and the attention
+// probabilities of a text. Every evaluation takes a RoPE scaling (ignored by other models).
+#pragma once
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "core/common/param_range.hpp"
+#include "core/lm/lm.hpp"
+
+namespace poslab::lm {
+
+// Loss against position: bits per byte of the byte after position t, t = 0..T-1.
+struct LmPositionCurve {
+  int positions = 0;              // T
+  std::vector<int64_t> offsets;   // where each window starts in the text
+  std::vector<double> mean_bits;  // (T) averaged over the windows
+  std::vector<double> one_bits;   // (T) of the first window alone
+  double mean_bpb = 0;            // over all windows and positions
+};
+// Windows of T + 1 bytes at lm_window_offsets(text, T, windows); evaluated in batches of 8
+// windows (threads over the windows). Throws InputError if the text is shorter than T + 1.
+LmPositionCurve lm_eval_positions(LmModel& m, const std::vector<uint8_t>& text, int T, int windows,
+                                  const LmScaling& s);
+// The curve summarised at position p: the mean of positions [p - w, p) with w = max(1, L/8),
+// so "at L" is the last eighth of the trained range and "at 2L" the same width past it.
+// p is clamped to the curve.
+double lm_curve_at(const std::vector<double>& bits, int p, int L);
+
+// Each byte of a text scored: bits[t] is the loss of byte t+1 given bytes 0..t, and top[t]
+// the k most likely next bytes after byte t with their probabilities (descending).
+struct LmTextScores {
+  std::vector<double> bits;                              // (n-1)
+  std::vector<std::vector<std::pair<int, double>>> top;  // (n-1, k)
+};
+LmTextScores lm_eval_text(LmModel& m, const std::vector<uint8_t>& text, const LmScaling& s,
+                          int topk);
+inline constexpr ParamRange kLmTopkRange{0, 256};
+
+// Attention of a text of n bytes (all n attend; nothing is predicted): probs of the chosen
+// layers and heads, (layers, heads, n, n), row t summing to 1 over keys s <= t.
+struct LmAttention {
+  int n = 0;
+  std::vector<int> layers;   // which blocks
+  std::vector<int> heads;    // which heads
+  std::vector<float> probs;  // (layers.size(), heads.size(), n, n)
+};
+// layer or head = -1 means all. Throws InputError for an empty text or a bad index.
+LmAttention lm_attention(LmModel& m, const std::vector<uint8_t>& text, const LmScaling& s,
+                         int layer, int head);
+
+}  // namespace poslab::lm

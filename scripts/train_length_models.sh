@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Reproduces the length lab's shipped language models from scratch (issue 27): one byte-level
+# model per position encoding (none, sinusoidal, learned, rope, alibi, t5) trained at L = 128
+# bytes on the fortune files, then the RoPE model fine-tuned at 4L = 512 with PI (linear x4)
+# and with YaRN x4, then the loss-against-position curves to 8L = 1024 of every model and every
+# RoPE scaling. Everything shipped lands in assets/models/ (lm_*.safetensors without optimiser
+# state, lm_*.csv curves, lm_*_eval.json); training checkpoints stay in the work directory.
+#   scripts/train_length_models.sh [STAGE] [WORKDIR]
+#   STAGE: all (default) | train | eval;   WORKDIR: build/lm_runs
+# Runs one model at a time with both threads (nice 5). Ctrl-C stops a training at its last
+# checkpoint; rerunning resumes it, and skips the models already exported.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+stage="${1:-all}"
+work="${2:-build/lm_runs}"
+cli="${POSLAB_CLI:-build/release/cli/poslab-cli}"
+out=assets/models
+steps="${LM_STEPS:-1200}"       # base models
+ft_steps="${LM_FT_STEPS:-200}"  # fine-tunes
+mkdir -p "$work" "$out"
+[[ -x "$cli" ]] || { echo "build first: cmake --preset release && cmake --build --preset release --target poslab-cli" >&2; exit 2; }
+# A copy of the binary: rebuilding while the script runs does not change the run.
+cp "$cli" "$work/poslab-cli.run"
+cli="$work/poslab-cli.run"
+run() { nice -n 5 "$cli" "$@"; }
+
+train_one() {  # train_one <name> <args...>: trains into $work, exports to $out
+  local name="$1"; shift
+  local ck="$work/$name.train.safetensors"
+  [[ -f "$out/$name.safetensors" ]] && return 0
+  local resume=()
+  [[ -f "$ck" ]] && resume=(--resume)
+  /usr/bin/time -f "%e s wall, %U s user, %S s sys" -o "$work/$name.time" \
+    nice -n 5 "$cli" lm train "$@" "${resume[@]}" --threads 2 -o "$ck" --log "$out/$name.csv" \
+    > "$work/$name.train.json" 2> "$work/$name.train.log"
+  if grep -q '"interrupted": true' "$work/$name.train.json"; then
+    echo "$name interrupted; rerun to resume" >&2
+    exit 130
+  fi
+  run lm export "$ck" -o "$out/$name.safetensors" > /dev/null
+}
+
+if [[ "$stage" == all || "$stage" == train ]]; then
+  for pos in rope none sinusoidal learned alibi t5; do
+    train_one "lm_$pos" --position "$pos" --embed 64 --heads 4 --layers 2 --context 128 \
+      --batch 16 --steps "$steps" --lr 2e-3 --warmup 100 --seed 1 --log-every 100 --valid-windows 32
+  done
+  for sc in linear yarn; do
+    name=lm_rope_ft_$sc
+    [[ $sc == linear ]] && name=lm_rope_ft_pi
+    train_one "$name" --init-from "$out/lm_rope.safetensors" --context 512 --scaling "$sc" \
+      --factor 4 --batch 4 --steps "$ft_steps" --lr 5e-4 --warmup 20 --seed 2 --log-every 25 \
+      --valid-windows 16
+  done
+fi
+
+if [[ "$stage" == all || "$stage" == eval ]]; then
+  evaluate() {  # evaluate <model> <scaling> <factor> <json>
+    run lm eval "$out/$1.safetensors" --positions 1024 --windows 64 --scaling "$2" --factor "$3" \
+      --threads 2 > "$4"
+  }
+  for pos in none sinusoidal learned alibi t5; do
+    evaluate "lm_$pos" none 4 "$work/eval_lm_${pos}_none.json"
+  done
+  evaluate lm_rope none 4 "$work/eval_lm_rope_none.json"
+  for sc in linear ntk dynamic yarn llama3; do
+    for f in 4 8; do
+      evaluate lm_rope "$sc" "$f" "$work/eval_lm_rope_${sc}_x$f.json"
+    done
+  done
+  evaluate lm_rope_ft_pi linear 4 "$work/eval_lm_rope_ft_pi_linear_x4.json"
+  evaluate lm_rope_ft_pi none 4 "$work/eval_lm_rope_ft_pi_none.json"
+  evaluate lm_rope_ft_yarn yarn 4 "$work/eval_lm_rope_ft_yarn_yarn_x4.json"
+  evaluate lm_rope_ft_yarn none 4 "$work/eval_lm_rope_ft_yarn_none.json"
+  python3 - "$work" "$out/lm_eval.json" <<'PY'
+import glob, json, os, sys
+work, dst = sys.argv[1], sys.argv[2]
+runs = []
+for f in sorted(glob.glob(os.path.join(work, "eval_*.json"))):
+    runs.append(json.load(open(f)))
+json.dump({"runs": runs}, open(dst, "w"), indent=1)
+PY
+  echo "done: $out/lm_*.safetensors, lm_*.csv, lm_eval.json"
+fi
