@@ -12,6 +12,7 @@ void add_inspect_command(CLI::App& app);  // Boost and Broadside: dataset summar
 void add_quiz_command(CLI::App& app);
 void add_kv_command(CLI::App& app);
 void add_attention_command(CLI::App& app);
+void add_length_command(CLI::App& app);  // the length lab's numbers
 void add_wm_command(CLI::App& app);  // Boost and Broadside world model (train, eval, dream, ...)
 void add_lm_command(CLI::App& app);  // byte-level language models of the length lab
 

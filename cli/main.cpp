@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   poslab::cli::add_quiz_command(app);
   poslab::cli::add_kv_command(app);
   poslab::cli::add_attention_command(app);
+  poslab::cli::add_length_command(app);
   poslab::cli::add_wm_command(app);
   poslab::cli::add_lm_command(app);
   try {

@@ -11,6 +11,7 @@
 #include "core/common/preset.hpp"
 #include "core/common/preset_messages.hpp"
 #include "core/kv/kv_lab.hpp"
+#include "core/lm/length_lab.hpp"
 #include "core/quiz/lessons_lab.hpp"
 #include "core/rope/wheels_lab.hpp"
 #include "core/wm/dream_lab.hpp"
@@ -33,6 +34,8 @@ const std::vector<std::pair<std::string, Canonicalise>>& codecs() {
        [](const std::string& t) { return lessons_to_preset(lessons_from_preset(t)); }},
       {wm::kDreamLabName,
        [](const std::string& t) { return wm::dreams_to_preset(wm::dreams_from_preset(t)); }},
+      {lm::kLengthLabName,
+       [](const std::string& t) { return lm::length_to_preset(lm::length_from_preset(t)); }},
   };
   return all;
 }

@@ -16,6 +16,7 @@ std::unique_ptr<Panel> make_attention_panel();
 std::unique_ptr<Panel> make_arena_panel();
 std::unique_ptr<Panel> make_lessons_panel();
 std::unique_ptr<Panel> make_dreams_panel();
+std::unique_ptr<Panel> make_length_panel();
 
 inline constexpr const char* kWelcomeName = "welcome";  // the welcome page's panel id
 

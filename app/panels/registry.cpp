@@ -13,6 +13,7 @@ std::vector<std::unique_ptr<Panel>> make_panels() {
   panels.push_back(make_kv_panel());
   panels.push_back(make_arena_panel());
   panels.push_back(make_dreams_panel());
+  panels.push_back(make_length_panel());
   return panels;
 }
 
@@ -42,6 +43,10 @@ const std::vector<LabGuide>& lab_guides() {
        "the same fight played by the simulator and dreamt by the world model; watch the error "
        "grow against two baselines, step through the dream, see its KV cache and attention.",
        "lessons?lesson=10-world-model"},
+      {"length", "Length lab",
+       "small language models trained here, one per position encoding, measured past their "
+       "training length L: loss against position, a text coloured by surprise, the real heads.",
+       "lessons?lesson=06-long-context"},
   };
   return guides;
 }

@@ -212,4 +212,41 @@ std::string dreams_lab_csv(const Json& j) {
   return w.take();
 }
 
+std::string length_lab_csv(const Json& j) {
+  CsvWriter w;
+  w.summary(j, {"preset", "positions"});
+  w.table("bits per byte at L/2, L, 2L, 4L, 8L");
+  w.header({"curve", "L", "mean_bpb", "L/2", "L", "2L", "4L", "8L"});
+  for (const Json& c : j["curves"]) {
+    const Json& at = c["at"];
+    auto cell = [&at](const char* k) { return at.contains(k) ? at[k] : Json(); };
+    w.row({c["label"], c["context"], c["mean_bpb"], cell("L/2"), cell("L"), cell("2L"), cell("4L"),
+           cell("8L")});
+  }
+  w.table("bits per byte against position");
+  std::vector<std::string> head{"position"};
+  for (const Json& c : j["curves"]) {
+    head.push_back(c["label"].get<std::string>() + " mean");
+    head.push_back(c["label"].get<std::string>() + " one window");
+  }
+  w.header(head);
+  const size_t n = j["curves"].empty() ? 0 : j["curves"][0]["mean_bits"].size();
+  for (size_t t = 0; t < n; ++t) {
+    std::vector<Json> row{Json(t)};
+    for (const Json& c : j["curves"]) {
+      row.push_back(t < c["mean_bits"].size() ? c["mean_bits"][t] : Json());
+      row.push_back(t < c["one_bits"].size() ? c["one_bits"][t] : Json());
+    }
+    w.row(row);
+  }
+  if (j.contains("text")) {
+    w.table("text: bits of each byte given the bytes before it");
+    w.header({"byte_index", "byte", "bits"});
+    const Json& t = j["text"];
+    for (size_t i = 0; i < t["bits"].size(); ++i)
+      w.row({Json(i + 1), t["bytes"][i + 1], t["bits"][i]});
+  }
+  return w.take();
+}
+
 }  // namespace poslab::io

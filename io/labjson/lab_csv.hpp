@@ -24,6 +24,8 @@ std::string kv_lab_csv(const Json& kv_json);
 std::string arena_lab_csv(const Json& sim_json, int row = -1);
 // The dream lab's per-horizon error curves (dream, copy-last, constant velocity).
 std::string dreams_lab_csv(const Json& dreams_json);
+// The length lab: the summary per curve, loss against position, the text's bits per byte.
+std::string length_lab_csv(const Json& length_json);
 
 // One CSV cell: numbers in shortest round-trip form, strings quoted when needed, null empty.
 std::string csv_cell(const Json& v);

@@ -17,6 +17,7 @@
 #include "core/bnb/arena_lab.hpp"
 #include "core/common/preset_fields.hpp"
 #include "core/kv/kv_lab.hpp"
+#include "core/lm/length_lab.hpp"
 #include "core/quiz/lessons_lab.hpp"
 #include "core/rope/rope_preset.hpp"
 #include "core/rope/wheels_lab.hpp"
@@ -220,6 +221,7 @@ TEST_CASE("integer and choice fields refuse values an int cannot hold, naming ke
   n += check_int_guard(bnb::kArenaLabName, bnb::arena_preset_fields());
   n += check_int_guard(kLessonsLabName, lessons_preset_fields());
   n += check_int_guard(wm::kDreamLabName, wm::dreams_preset_fields());
+  n += check_int_guard(lm::kLengthLabName, lm::length_preset_fields());
   CHECK(n >= 10);  // the tables hold many int fields (seeds, sizes, steps, choices)
 }
 
@@ -231,6 +233,7 @@ TEST_CASE("every lab's preset table round-trips min, max and middle, rejects out
   check_table(bnb::kArenaLabName, bnb::arena_preset_fields());
   check_table(kLessonsLabName, lessons_preset_fields());
   check_table(wm::kDreamLabName, wm::dreams_preset_fields());
+  check_table(lm::kLengthLabName, lm::length_preset_fields());
 }
 
 TEST_CASE("the labs' codecs are the table codecs") {
@@ -290,5 +293,6 @@ TEST_CASE("poslab-cli lists every flag the preset tables name") {
   check_flags("rope", wheels_preset_fields());
   check_flags("kv", kv_preset_fields());
   check_flags("attention", attention_preset_fields());
+  check_flags("length", lm::length_preset_fields());
 }
 #endif

@@ -1,0 +1,247 @@
+// The length lab's preset codec and its one computation: every number comes from core/lm's
+// evaluation functions (lm_eval_positions, lm_eval_text, lm_attention) run on the models io
+// loaded; this file only chooses which models, scalings and bytes.
+#include "core/lm/length_lab.hpp"
+
+#include <algorithm>
+
+#include "core/common/errors.hpp"
+#include "core/common/preset.hpp"
+
+namespace poslab::lm {
+
+const std::vector<std::string>& length_model_names() {
+  static const std::vector<std::string> n{"none",  "sinusoidal", "learned", "rope",
+                                          "alibi", "t5",         "rope_pi", "rope_yarn"};
+  return n;
+}
+const char* length_model_name(LengthModelId id) {
+  return length_model_names()[static_cast<size_t>(id)].c_str();
+}
+const std::vector<std::string>& length_text_source_names() {
+  static const std::vector<std::string> n{"passage", "own"};
+  return n;
+}
+
+void length_lab_validate(const LengthLabSettings& s) {
+  require_in_range("factor", s.factor, LmScaling::factor_range);
+  require_in_range("span", s.span, LengthLabSettings::span_range);
+  require_in_range("windows", s.windows, LengthLabSettings::windows_range);
+  require_in_range("passage", s.passage, LengthLabSettings::passage_range);
+  require_in_range("topk", s.topk, LengthLabSettings::topk_range);
+  require_in_range("layer", s.layer, LengthLabSettings::layer_range);
+  require_in_range("head", s.head, LengthLabSettings::head_range);
+  require_in_range("heads_bytes", s.heads_bytes, LengthLabSettings::heads_bytes_range);
+  if (s.text.size() > LengthLabSettings::max_text_bytes)
+    throw InputError("length lab: text of " + std::to_string(s.text.size()) +
+                     " bytes is longer than " + std::to_string(LengthLabSettings::max_text_bytes) +
+                     "; shorten it");
+}
+
+bool length_model_shown(const LengthLabSettings& s, LengthModelId id) {
+  switch (id) {
+    case LengthModelId::none:
+      return s.show_none;
+    case LengthModelId::sinusoidal:
+      return s.show_sinusoidal;
+    case LengthModelId::learned:
+      return s.show_learned;
+    case LengthModelId::rope:
+      return s.show_rope;
+    case LengthModelId::alibi:
+      return s.show_alibi;
+    case LengthModelId::t5:
+      return s.show_t5;
+    case LengthModelId::rope_pi:
+    case LengthModelId::rope_yarn:
+      return s.show_tuned;
+  }
+  return false;
+}
+
+const LengthLabModel* LengthLabData::find(LengthModelId id) const {
+  for (const LengthLabModel& m : models)
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
+std::vector<uint8_t> length_passage(const std::vector<uint8_t>& valid, int i, int bytes) {
+  const int64_t n = static_cast<int64_t>(valid.size());
+  if (bytes < 2 || n < bytes) return {};
+  const int64_t start = (static_cast<int64_t>(i) * bytes) % (n - bytes + 1);
+  return {valid.begin() + start, valid.begin() + start + bytes};
+}
+
+namespace {
+
+bool length_cancelled(const std::atomic<bool>* cancel) {
+  return cancel && cancel->load();
+}
+
+LmModel length_model(const LengthLabModel& m) {
+  LmModel model(m.config);
+  model.params = m.params;
+  return model;
+}
+
+// The scaling the text and heads views run a model with: a tuned model with its own, the
+// RoPE model with the lab's when asked, others none.
+LmScaling length_view_scaling(const LengthLabSettings& s, const LengthLabModel& m, bool scaled) {
+  if (m.tuned.scaling != RopeScaling::none) return m.tuned;
+  if (m.config.position == LmPosition::rope && scaled) return {s.scaling, s.factor};
+  return {};
+}
+
+}  // namespace
+
+LengthLabResult length_lab_compute(const LengthLabSettings& s, const LengthLabData& data,
+                                   const std::atomic<bool>* cancel) {
+  length_lab_validate(s);
+  LengthLabResult r;
+  r.lab = s;
+
+  // ---- loss against position: one curve per shown model (RoPE also with the scaling)
+  int L = 0;
+  for (int k = 0; k < kLengthModelCount; ++k) {
+    const auto id = static_cast<LengthModelId>(k);
+    if (!length_model_shown(s, id)) continue;
+    const LengthLabModel* m = data.find(id);
+    if (!m) {
+      r.missing.push_back(length_model_name(id));
+      continue;
+    }
+    if (L == 0) L = m->config.context;
+    std::vector<LmScaling> runs{m->tuned};
+    if (id == LengthModelId::rope && s.scaling != RopeScaling::none)
+      runs.push_back({s.scaling, s.factor});
+    LmModel model = length_model(*m);
+    for (const LmScaling& sc : runs) {
+      if (length_cancelled(cancel)) return r;
+      LengthCurve c;
+      c.id = id;
+      c.scaling = sc;
+      c.context = m->config.context;
+      c.curve = lm_eval_positions(model, data.valid, s.span * m->config.context, s.windows, sc);
+      r.curves.push_back(std::move(c));
+    }
+  }
+  r.positions = r.curves.empty() ? 0 : r.curves.front().curve.positions;
+
+  // ---- the text, coloured by surprise, and the heads of the chosen model
+  const LengthLabModel* tm = data.find(s.model);
+  if (!tm) {
+    if (r.curves.empty())
+      throw InputError("length lab: none of the shown models was found in the models folder; " +
+                       std::string("train them with scripts/train_length_models.sh or set "
+                                   "POSLAB_MODELS_DIR"));
+    return r;
+  }
+  r.context = tm->config.context;
+  if (s.source == LengthTextSource::passage)
+    r.text = length_passage(data.valid, s.passage, s.span * tm->config.context + 1);
+  else
+    r.text.assign(s.text.begin(), s.text.end());
+  if (r.text.size() < 2 || length_cancelled(cancel)) return r;
+  LmModel model = length_model(*tm);
+  r.text_scaling = length_view_scaling(s, *tm, s.scaled);
+  r.scores = lm_eval_text(model, r.text, r.text_scaling, s.topk);
+
+  r.layer = std::min(s.layer, tm->config.layers - 1);
+  r.head = std::min(s.head, tm->config.heads - 1);
+  const size_t n = std::min(r.text.size(), static_cast<size_t>(s.heads_bytes));
+  const std::vector<uint8_t> head_text(r.text.begin(), r.text.begin() + static_cast<long>(n));
+  if (length_cancelled(cancel)) return r;
+  r.heads_plain = lm_attention(model, head_text, tm->tuned, r.layer, r.head);
+  const LmScaling scaled = length_view_scaling(s, *tm, true);
+  if (tm->config.position == LmPosition::rope && !(scaled == tm->tuned)) {
+    r.heads_scaled = lm_attention(model, head_text, scaled, r.layer, r.head);
+    r.has_scaled_heads = true;
+  }
+  return r;
+}
+
+const PresetTable<LengthLabSettings>& length_preset_fields() {
+  using S = LengthLabSettings;
+  static const PresetTable<S> t{
+      preset_field<S>(
+          "none", [](auto& s) -> auto& { return s.show_none; }, "curves of the NoPE model"),
+      preset_field<S>(
+          "sin", [](auto& s) -> auto& { return s.show_sinusoidal; },
+          "curves of the sinusoidal model"),
+      preset_field<S>(
+          "learned", [](auto& s) -> auto& { return s.show_learned; },
+          "curves of the learned-table model"),
+      preset_field<S>(
+          "rope", [](auto& s) -> auto& { return s.show_rope; },
+          "curves of the RoPE model (unscaled and with --scaling)"),
+      preset_field<S>(
+          "alibi", [](auto& s) -> auto& { return s.show_alibi; }, "curves of the ALiBi model"),
+      preset_field<S>(
+          "t5", [](auto& s) -> auto& { return s.show_t5; }, "curves of the T5-bias model"),
+      preset_field<S>(
+          "tuned", [](auto& s) -> auto& { return s.show_tuned; },
+          "curves of RoPE fine-tuned at 4L with PI and with YaRN"),
+      preset_choice<S>(
+          "scaling", [](auto& s) -> auto& { return s.scaling; }, rope_scaling_names(),
+          "RoPE scaling applied to the RoPE model at inference", "--scaling"),
+      preset_field<S>(
+          "factor", [](auto& s) -> auto& { return s.factor; }, LmScaling::factor_range,
+          "scaling factor s", "--factor"),
+      preset_field<S>(
+          "span", [](auto& s) -> auto& { return s.span; }, S::span_range,
+          "positions shown, in multiples of the training length L", "--span"),
+      preset_field<S>(
+          "windows", [](auto& s) -> auto& { return s.windows; }, S::windows_range,
+          "held-out windows averaged per curve", "--windows"),
+      preset_choice<S>(
+          "model", [](auto& s) -> auto& { return s.model; }, length_model_names(),
+          "model of the text and heads views", "--model"),
+      preset_field<S>(
+          "scaled", [](auto& s) -> auto& { return s.scaled; },
+          "text view: run the RoPE model with the scaling"),
+      preset_choice<S>(
+          "source", [](auto& s) -> auto& { return s.source; }, length_text_source_names(),
+          "text view: a held-out passage or your own text"),
+      preset_field<S>(
+          "passage", [](auto& s) -> auto& { return s.passage; }, S::passage_range,
+          "which held-out passage", "--passage"),
+      preset_field<S>(
+          "text", [](auto& s) -> auto& { return s.text; }, "your own text (source=own)"),
+      preset_field<S>(
+          "topk", [](auto& s) -> auto& { return s.topk; }, S::topk_range,
+          "predictions listed per byte", "--topk"),
+      preset_field<S>(
+          "layer", [](auto& s) -> auto& { return s.layer; }, S::layer_range,
+          "heads view: block (clamped to the model)", "--layer"),
+      preset_field<S>(
+          "head", [](auto& s) -> auto& { return s.head; }, S::head_range,
+          "heads view: head (clamped to the model)", "--head"),
+      preset_field<S>(
+          "heads_bytes", [](auto& s) -> auto& { return s.heads_bytes; }, S::heads_bytes_range,
+          "heads view: bytes of the text shown"),
+      preset_field<S>(
+          "log", [](auto& s) -> auto& { return s.log_y; }, "loss axis in log scale"),
+      preset_field<S>(
+          "mean", [](auto& s) -> auto& { return s.show_mean; }, "draw the averaged curves"),
+      preset_field<S>(
+          "one", [](auto& s) -> auto& { return s.show_one; }, "draw the curves of one window"),
+  };
+  return t;
+}
+
+std::string length_to_preset(const LengthLabSettings& s) {
+  PresetWriter w(kLengthLabName);
+  preset_write(w, length_preset_fields(), s, LengthLabSettings{});
+  return w.str();
+}
+
+LengthLabSettings length_from_preset(const std::string& text, const LengthLabSettings& base) {
+  LengthLabSettings s = base;
+  PresetReader in(text, kLengthLabName);
+  preset_read(in, length_preset_fields(), s);
+  in.finish();
+  length_lab_validate(s);
+  return s;
+}
+
+}  // namespace poslab::lm

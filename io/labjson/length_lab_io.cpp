@@ -1,0 +1,135 @@
+// The length lab's models and held-out text from disk, and its numbers as JSON (see
+// length_lab_io.hpp). The JSON is built here once; the CLI prints it and the panel exports it.
+#include "io/labjson/length_lab_io.hpp"
+
+#include <filesystem>
+
+#include "core/common/errors.hpp"
+#include "io/checkpoint/lm_checkpoint.hpp"
+#include "io/data/data_dir.hpp"
+
+namespace poslab::io {
+
+using namespace poslab::lm;
+
+std::string length_model_path(LengthModelId id) {
+  return (std::filesystem::path(models_dir()) /
+          ("lm_" + std::string(length_model_name(id)) + ".safetensors"))
+      .string();
+}
+
+namespace {
+
+// The text files and split a checkpoint's "data" metadata records; the defaults when it
+// records none (a model trained by an older command).
+void length_recorded_text(const TensorMetadata& meta, std::vector<std::string>& paths,
+                          LmCorpusParams& split) {
+  paths = lm_default_text_paths();
+  const auto it = meta.find("data");
+  if (it == meta.end()) return;
+  const Json j = Json::parse(it->second, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return;
+  if (j.contains("valid_every") && j["valid_every"].is_number_integer()) {
+    const int v = j["valid_every"].get<int>();
+    if (v >= LmCorpusParams::valid_every_range.lo && v <= LmCorpusParams::valid_every_range.hi)
+      split.valid_every = v;
+  }
+  if (!j.contains("files") || !j["files"].is_array()) return;
+  std::vector<std::string> recorded;
+  for (const Json& f : j["files"])
+    if (f.is_object() && f.contains("path") && f["path"].is_string())
+      recorded.push_back(f["path"].get<std::string>());
+  if (!recorded.empty()) paths = recorded;
+}
+
+}  // namespace
+
+LengthLabData length_lab_load() {
+  LengthLabData data;
+  TensorMetadata first_meta;
+  for (int k = 0; k < kLengthModelCount; ++k) {
+    const auto id = static_cast<LengthModelId>(k);
+    const std::string path = length_model_path(id);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) continue;
+    LmCheckpoint ck = lm_checkpoint_load(path);
+    if (data.models.empty()) first_meta = ck.metadata;
+    data.models.push_back({id, ck.config, ck.scaling, std::move(ck.params)});
+  }
+  if (data.models.empty())
+    throw FileError(models_dir(),
+                    "no length-lab model (lm_<encoding>.safetensors) here; train them with "
+                    "scripts/train_length_models.sh or set POSLAB_MODELS_DIR");
+  std::vector<std::string> paths;
+  LmCorpusParams split;
+  length_recorded_text(first_meta, paths, split);
+  const LmCorpus corpus = lm_corpus_build(lm_read_text_files(paths, nullptr), split);
+  data.valid = corpus.valid;
+  return data;
+}
+
+std::string length_curve_label(const LengthCurve& c) {
+  std::string s = length_model_name(c.id);
+  if (c.scaling.scaling != RopeScaling::none) s += " " + lm_scaling_label(c.scaling);
+  return s;
+}
+
+Json length_lab_json(const LengthLabResult& r) {
+  Json out;
+  out["preset"] = length_to_preset(r.lab);
+  out["positions"] = r.positions;
+  Json curves = Json::array();
+  for (const LengthCurve& c : r.curves) {
+    const int L = c.context;
+    Json at;
+    for (const auto& [name, p] : std::vector<std::pair<std::string, int>>{
+             {"L/2", L / 2}, {"L", L}, {"2L", 2 * L}, {"4L", 4 * L}, {"8L", 8 * L}})
+      if (p <= c.curve.positions) at[name] = lm_curve_at(c.curve.mean_bits, p, L);
+    curves.push_back({{"model", length_model_name(c.id)},
+                      {"label", length_curve_label(c)},
+                      {"scaling", rope_scaling_names()[static_cast<size_t>(c.scaling.scaling)]},
+                      {"factor", c.scaling.factor},
+                      {"context", L},
+                      {"windows", c.curve.offsets.size()},
+                      {"mean_bpb", c.curve.mean_bpb},
+                      {"at", at},
+                      {"mean_bits", c.curve.mean_bits},
+                      {"one_bits", c.curve.one_bits}});
+  }
+  out["curves"] = curves;
+  out["missing"] = r.missing;
+  if (!r.scores.bits.empty()) {
+    Json text;
+    text["model"] = length_model_name(r.lab.model);
+    text["context"] = r.context;
+    text["scaling"] = rope_scaling_names()[static_cast<size_t>(r.text_scaling.scaling)];
+    text["factor"] = r.text_scaling.factor;
+    text["bytes"] = std::vector<int>(r.text.begin(), r.text.end());
+    text["bits"] = r.scores.bits;
+    Json top = Json::array();
+    for (const auto& row : r.scores.top) {
+      Json t = Json::array();
+      for (const auto& [byte, p] : row) t.push_back({byte, p});
+      top.push_back(t);
+    }
+    text["top"] = top;
+    out["text"] = text;
+    auto matrix = [](const LmAttention& a) {
+      Json rows = Json::array();
+      for (int t = 0; t < a.n; ++t)
+        rows.push_back(std::vector<float>(a.probs.begin() + static_cast<long>(t) * a.n,
+                                          a.probs.begin() + static_cast<long>(t + 1) * a.n));
+      return rows;
+    };
+    Json heads;
+    heads["layer"] = r.layer;
+    heads["head"] = r.head;
+    heads["bytes"] = r.heads_plain.n;
+    heads["plain"] = matrix(r.heads_plain);
+    if (r.has_scaled_heads) heads["scaled"] = matrix(r.heads_scaled);
+    out["heads"] = heads;
+  }
+  return out;
+}
+
+}  // namespace poslab::io
