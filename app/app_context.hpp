@@ -62,6 +62,12 @@ class AppContext {
   // True when the user asked for the developer tools (the lessons' reload button and the
   // progress file's path): POSLAB_DEVELOPER=1 in the environment.
   virtual bool developer() const { return false; }
+  // The browser's own file picker (the browser build; the desktop opens files by path):
+  // open_file_picker starts it (`accept`: ".safetensors"); the chosen file, copied into the
+  // page's memory, is returned once by take_picked_file in a later frame ("" until then).
+  virtual bool has_file_picker() const { return false; }
+  virtual void open_file_picker(const std::string& accept) { (void)accept; }
+  virtual std::string take_picked_file() { return {}; }
 };
 
 }  // namespace poslab::app

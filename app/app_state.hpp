@@ -32,6 +32,10 @@ struct AppStateOptions {
                              // browser build): links are <link_base>#<preset>
   // Called with each file the Share popup wrote (the browser build offers it as a download).
   std::function<void(const std::string& path)> on_file_exported;
+  // The browser's file picker (AppContext::has_file_picker): starts it; returns the chosen
+  // file's path once it is in the page's memory ("" until then). Empty on the desktop.
+  std::function<void(const std::string& accept)> open_file_picker;
+  std::function<std::string()> take_picked_file;
 };
 
 // A message on a banner: shell-wide (lab empty) or belonging to one lab.
@@ -73,6 +77,13 @@ class AppState final : public AppContext {
   bool capturing() const override { return capturing_; }
   void request_language(const std::string& lang) override { pending_language_ = lang; }
   bool developer() const override;
+  bool has_file_picker() const override { return static_cast<bool>(opt_.open_file_picker); }
+  void open_file_picker(const std::string& accept) override {
+    if (opt_.open_file_picker) opt_.open_file_picker(accept);
+  }
+  std::string take_picked_file() override {
+    return opt_.take_picked_file ? opt_.take_picked_file() : std::string();
+  }
 
   // ---- shell ----
   // Applies the theme and fonts for `content_scale` (monitor) unless the user chose a scale.

@@ -101,9 +101,9 @@ fi
 #   ctest --preset release -L tidy
 phase "release suite" ctest --preset release -j "$jobs" -LE "tidy${san_pid:+|script}"
 
-# 4b. With POSLAB_WEB_TESTS=1: the browser build (build/web, emscripten) and its tests in
-#     headless Chromium against this tree's poslab-cli (tests/web/run.sh). Off in CI until
-#     its cost is measured there.
+# 4b. With POSLAB_WEB_TESTS=1 (CI sets it, .ci/run): the browser build (build/web,
+#     emscripten) and its tests in headless Chromium against this tree's poslab-cli
+#     (tests/web/run.sh).
 if [[ "$web_tests" == 1 ]]; then
   phase "web build" scripts/web_build.sh
   phase "web tests" tests/web/run.sh build/web build/release/cli/poslab-cli

@@ -522,6 +522,16 @@ void DreamsPanel::controls(AppContext& ctx) {
   else if (!ui_.model_job.running())
     ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", ctx.tr("dreams.no_model"));
   model_controls(ctx);
+  if (ctx.has_file_picker()) {  // the browser: a checkpoint from the user's disk
+    if (ImGui::Button(L("dreams.open_checkpoint", "open_checkpoint").c_str()))
+      ctx.open_file_picker(".safetensors");
+    tooltip(ctx.tr("dreams.tip_open_checkpoint"));
+    if (const std::string f = ctx.take_picked_file(); !f.empty()) {
+      s.model = f;
+      ui_.confirmed_model = FileApproval::of(f);  // the user's own choice
+      ui_.model_path.clear();                     // read on the next frame, by the same loader
+    }
+  }
   if (!ui_.model && !ui_.model_job.running()) {
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", ui_.model_error.c_str());

@@ -116,6 +116,15 @@ void start_app(WebApp& app) {
   const char* page = emscripten_run_script_string("location.href.split('#')[0]");
   aso.link_base = page ? page : "";
   aso.on_file_exported = offer_download;
+  aso.open_file_picker = [](const std::string& accept) {
+    EM_ASM({ Module.poslabPickFile(UTF8ToString($0)); }, accept.c_str());
+  };
+  aso.take_picked_file = []() -> std::string {
+    const char* path = emscripten_run_script_string(
+        "(function() { const p = Module.poslabPicked || ''; Module.poslabPicked = ''; return p; "
+        "})()");
+    return path ? path : "";
+  };
   app.state = std::make_unique<AppState>(aso);
   app.state->setup_style(1.0f);
   if (const std::string preset = location_preset(); !preset.empty()) {

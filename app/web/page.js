@@ -85,3 +85,22 @@ Module.poslabFetchFont = function (file) {
     })
     .catch(function (e) { Module.poslabCjk = String(e); });
 };
+
+// The browser's file picker: the chosen file is copied into /uploads in the page's memory
+// (Module.poslabPicked: its path, taken once by the app). Nothing leaves the page.
+Module.poslabPickFile = function (accept) {
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.accept = accept;
+  input.onchange = function () {
+    const f = input.files[0];
+    if (!f) return;
+    f.arrayBuffer().then(function (b) {
+      FS.mkdirTree('/uploads');
+      const path = '/uploads/' + f.name.replace(/\//g, '_');
+      FS.writeFile(path, new Uint8Array(b));
+      Module.poslabPicked = path;
+    });
+  };
+  input.click();
+};

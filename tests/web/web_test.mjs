@@ -336,6 +336,44 @@ async function firstLoadAndChinese(browser, base) {
   await context.close();
 }
 
+// A checkpoint opened with the browser's file picker goes to the same loader: a shipped
+// model opens (its info shown, no error); a file that is not one gives one line naming it.
+async function checkpointPicker(browser, base) {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  const logs = [];
+  page.on('pageerror', (e) => logs.push('pageerror: ' + e.message));
+  const bad = path.join(path.dirname(shotDir), 'not-a-model.safetensors');
+  fs.writeFileSync(bad, 'this is not a safetensors file\n');
+  try {
+    await page.goto(`${base}poslab.html#dreams`);
+    await waitFrames(page, 5, 60000);
+    const open = async (file) => {
+      const [chooser] = await Promise.all([
+        page.waitForFileChooser({ timeout: 20000 }),
+        clickItem(page, (i) => i.label.startsWith('Open a checkpoint...'), '"Open a checkpoint..."'),
+      ]);
+      await chooser.accept([file]);
+      const want = `model=/uploads/${path.basename(file)}`;
+      for (let t0 = Date.now(); Date.now() - t0 < 30000; await nextFrames(page, 2)) {
+        const s = await status(page);
+        if (s.preset.includes(want) && (s.errors.length || (await numbers(page)).json)) return s;
+      }
+      throw new Error(`the dream lab did not take ${want}`);
+    };
+    const good = await open(path.join(repo, 'assets/models/wm_tiny_rope.safetensors'));
+    check('checkpoint: one picked in the browser opens in the dream lab', good.errors.length === 0,
+          `preset ${good.preset} ${good.errors.join(' | ')}`);
+    const wrong = await open(bad);
+    const line = wrong.errors.find((e) => e.includes('not-a-model.safetensors')) || '';
+    check('checkpoint: a bad file gives the usual one-line error naming it', !!line && !line.includes('\n'), line || wrong.errors.join(' | '));
+    check('checkpoint: no page error', logs.length === 0, logs.slice(0, 3).join(' | '));
+  } catch (e) {
+    check('checkpoint: runs', false, e.message + (logs.length ? ' | ' + logs.slice(-3).join(' | ') : ''));
+  }
+  await context.close();
+}
+
 // Median and 90th percentile of the intervals between the page's next 60 animation frames.
 const rafTimes = (page) => page.evaluate(() => new Promise((resolve) => {
   const t = [];
@@ -457,6 +495,7 @@ try {
   await quizAndReload(browser, server.base);
   await shareExports(browser, server.base);
   await firstLoadAndChinese(browser, server.base);
+  await checkpointPicker(browser, server.base);
 } finally {
   await browser.close();
   server.proc.kill();
