@@ -2,8 +2,8 @@
 # sources with web/main.cpp for main.cpp, linked to build/web/poslab.{html,js,wasm,data}.
 # The user folders are IndexedDB-backed (-lidbfs.js; web/main.cpp). Single-threaded (no -pthread: the page needs no COOP/COEP headers; background jobs run
 # inline, app/widgets/background_job.hpp), WebGL 2 through emscripten's GLFW, exceptions on.
-# The data folder (lessons, interface texts, shipped models, welcome pictures) and the DejaVu
-# fonts are preloaded at the paths the desktop app reads them from; the Chinese font (5 MB)
+# The data folder (lessons, interface texts, the tiny world models, welcome pictures) and the
+# DejaVu fonts are preloaded at the paths the desktop app reads them from; the Chinese font (5 MB)
 # is not: it lies beside the page (fonts/) and is fetched when Chinese is chosen.
 add_executable(poslab web/main.cpp web/stb_impl.cpp ${POSLAB_APP_SOURCES})
 target_include_directories(poslab PRIVATE ${PROJECT_SOURCE_DIR})
@@ -16,8 +16,15 @@ set_target_properties(poslab PROPERTIES SUFFIX ".html"
                       RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
 set(_fonts /usr/share/fonts/truetype/dejavu)
 set(_data)  # SHELL: keeps CMake from merging the repeated --preload-file flags
-foreach(d lessons assets/i18n assets/models assets/welcome)
+foreach(d lessons assets/i18n assets/welcome)
   list(APPEND _data "SHELL:--preload-file ${PROJECT_SOURCE_DIR}/${d}@/poslab/${d}")
+endforeach()
+# Of the shipped models only the tiny world models the dream lab starts with: the length
+# lab's language models (4 MB) and the paper-size world models would push the first load past
+# its 6 MB budget, and the length lab's held-out text is a Debian package's files; both labs
+# say so in the browser (the models are not found there) until they are fetched on demand.
+foreach(f wm_tiny_rope.safetensors wm_tiny_absolute.safetensors)
+  list(APPEND _data "SHELL:--preload-file ${PROJECT_SOURCE_DIR}/assets/models/${f}@/poslab/assets/models/${f}")
 endforeach()
 foreach(f DejaVuSans.ttf DejaVuSans-Bold.ttf DejaVuSansMono.ttf)
   list(APPEND _data "SHELL:--preload-file ${_fonts}/${f}@${_fonts}/${f}")
