@@ -143,9 +143,8 @@ std::string lm_scaling_label(const LmScaling& s) {
 
 // ---- Activations ---------------------------------------------------------------------
 
-namespace {
-
-// Offsets of a block's tensors in the allocation.
+// Offsets of a block's tensors in the allocation. Outside an anonymous namespace: Impl holds
+// them, and a unity build would warn (-Wsubobject-linkage) of a member whose type has none.
 struct LmBlockOffsets {
   size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fc2_w, fc2_b;
 };
@@ -154,7 +153,7 @@ struct LmOffsets {
   std::vector<LmBlockOffsets> blocks;
 };
 
-LmOffsets lm_offsets(const LmConfig& c, const ParamLayout& L) {
+static LmOffsets lm_offsets(const LmConfig& c, const ParamLayout& L) {
   LmOffsets o;
   auto at = [&](const std::string& n) { return L.find(n).offset; };
   o.tok = at("tok_emb.weight");
@@ -172,8 +171,6 @@ LmOffsets lm_offsets(const LmConfig& c, const ParamLayout& L) {
   o.lnf_b = at("ln_f.bias");
   return o;
 }
-
-}  // namespace
 
 template <class S>
 struct LmModelT<S>::Impl {
