@@ -59,7 +59,7 @@ class LengthPanel final : public Panel {
         "length?scaling=linear&factor=1&model=learned&layer=31&head=63&heads_bytes=1024",
         "length?scaling=dynamic&model=rope_yarn&source=own&text=%E5%BA%8A%E5%89%8D%E6%98%8E%"
         "E6%9C%88%E5%85%89&topk=16&heads_bytes=8",
-        "length?none=0&sin=0&learned=0&rope=0&alibi=0&t5=0&tuned=0&model=alibi&passage=999",
+        "length?none=0&sin=0&learned=0&rope=0&alibi=0&t5=0&tuned=0&passage=999",
         "length?scaling=llama3&factor=8&log=1&one=1&mean=0&model=t5&span=2&topk=1",
         "length?scaling=ntk&model=none&source=own&text=a",
     };
@@ -190,7 +190,8 @@ class LengthPanel final : public Panel {
   std::string L(const char* key) const { return tr_id(*ctx_, key); }
 
   void model_combo(const char* label, LengthModelId& id) {
-    if (ImGui::BeginCombo(label, T(("length.model_" + std::string(lm::length_model_name(id))).c_str()))) {
+    if (ImGui::BeginCombo(label,
+                          T(("length.model_" + std::string(lm::length_model_name(id))).c_str()))) {
       for (int k = 0; k < lm::kLengthModelCount; ++k) {
         const auto option = static_cast<LengthModelId>(k);
         const std::string key = "length.model_" + std::string(lm::length_model_name(option));
@@ -299,7 +300,8 @@ class LengthPanel final : public Panel {
     }
     ImGui::TextUnformatted(T("length.curves_title"));
     ImGui::TextDisabled("%s", T("length.curves_help"));
-    length_draw_curves(ctx, *c, ui_.lab, std::max(220.0f * scale, ImGui::GetContentRegionAvail().y * 0.4f), scale);
+    length_draw_curves(ctx, *c, ui_.lab,
+                       std::max(220.0f * scale, ImGui::GetContentRegionAvail().y * 0.4f), scale);
     ImGui::Spacing();
     ImGui::TextUnformatted(T("length.text_title"));
     ImGui::TextDisabled(T("length.text_help"), lm::length_model_name(c->lab.model));

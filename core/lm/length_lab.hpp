@@ -37,7 +37,7 @@ struct LengthLabSettings {
   RopeScaling scaling = RopeScaling::yarn;    // scaling applied to the RoPE model at inference
   double factor = 4.0;                        // its factor s, [1, 1024]
   int span = 8;                               // positions shown = span x L, [1, 8]
-  int windows = 8;                            // held-out windows averaged per curve, [1, 256]
+  int windows = 4;                            // held-out windows averaged per curve, [1, 256]
   LengthModelId model = LengthModelId::rope;  // model of the text and heads views
   bool scaled = false;  // text view: the RoPE model runs with `scaling` (others ignore it)
   LengthTextSource source = LengthTextSource::passage;  // held-out passage or the user's text
