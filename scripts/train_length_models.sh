@@ -56,7 +56,7 @@ fi
 
 if [[ "$stage" == all || "$stage" == eval ]]; then
   evaluate() {  # evaluate <model> <scaling> <factor> <json>
-    run lm eval "$out/$1.safetensors" --positions 1024 --windows 64 --scaling "$2" --factor "$3" \
+    run lm eval "$out/$1.safetensors" --positions 1024 --windows 32 --scaling "$2" --factor "$3" \
       --threads 2 > "$4"
   }
   for pos in none sinusoidal learned alibi t5; do

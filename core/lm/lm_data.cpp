@@ -17,8 +17,10 @@ std::string lm_strip_ansi(std::string_view text) {
       size_t j = i + 2;
       while (j < text.size() && text[j] >= 0x20 && text[j] <= 0x3f) ++j;
       i = j < text.size() && text[j] >= 0x40 && text[j] <= 0x7e ? j : j - 1;
-    } else {
-      ++i;  // ESC and the one byte after it
+    } else {  // ESC, intermediates 0x20-0x2F, one final byte (e.g. "\x1b(B")
+      size_t j = i + 1;
+      while (j < text.size() && text[j] >= 0x20 && text[j] <= 0x2f) ++j;
+      i = j;
     }
   }
   return out;

@@ -37,7 +37,8 @@ struct LmCorpus {
 };
 
 // Removes ANSI escape sequences: CSI (ESC '[' parameters intermediates final, e.g.
-// "\x1b[32m") and two-byte ESC sequences; a lone ESC at the end is dropped too.
+// "\x1b[32m") and other ESC sequences (intermediates 0x20-0x2F then one final byte, e.g.
+// "\x1b(B"); a lone ESC at the end is dropped too.
 std::string lm_strip_ansi(std::string_view text);
 // Entries of a fortune file: the text between lines that are exactly "%" (a "\r" before the
 // newline is allowed). Empty entries (only whitespace) are dropped.
