@@ -21,6 +21,7 @@
 #include "app/widgets/tooltip.hpp"
 #include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
+#include "app/widgets/wrapped_text.hpp"
 #include "core/common/errors.hpp"
 #include "io/labjson/lab_csv.hpp"
 #include "io/labjson/length_lab_io.hpp"
@@ -147,8 +148,9 @@ class LengthPanel final : public Panel {
     if (out->value) {
       ui_.data = std::move(*out->value);
     } else {
+      // Shown in place of the views (what to install or train), not as a banner: a lesson
+      // link into the lab on a machine without the models is not an error of that link.
       ui_.load_error = tr_format(ctx, out->error_message);
-      ctx.report_error(ctx.tr("title.length"), ui_.load_error);
     }
   }
 
@@ -279,7 +281,7 @@ class LengthPanel final : public Panel {
   void draw_view(AppContext& ctx, float scale) {
     if (!ui_.data) {
       if (!ui_.load_error.empty()) {
-        ImGui::TextWrapped("%s", T("length.no_models"));
+        text_wrapped("%s", T("length.no_models"));
         ImGui::TextDisabled("%s", ui_.load_error.c_str());
       } else {
         ImGui::TextUnformatted(T("length.loading"));
