@@ -272,10 +272,15 @@ void run_lm_train(LmTrainArgs a) {
   std::signal(SIGINT, old_int);
   std::signal(SIGTERM, old_term);
   if (show) std::fprintf(stderr, "\n");
-  if (!done && !a.quiet)
-    std::fprintf(stderr, "interrupted at step %lld; %s holds step %lld (resume with --resume)\n",
-                 static_cast<long long>(opt.step), a.output.c_str(),
-                 static_cast<long long>(last.step));
+  if (!done && !a.quiet) {
+    if (std::error_code ec; std::filesystem::exists(a.output, ec))
+      std::fprintf(
+          stderr, "interrupted at step %lld; %s holds the last checkpoint (resume with --resume)\n",
+          static_cast<long long>(opt.step), a.output.c_str());
+    else
+      std::fprintf(stderr, "interrupted at step %lld, before the first checkpoint (step %lld)\n",
+                   static_cast<long long>(opt.step), static_cast<long long>(a.settings.log_every));
+  }
   Json out;
   out["output"] = a.output;
   out["log"] = a.log;

@@ -7,7 +7,7 @@
 # state, lm_*.csv curves, lm_*_eval.json); training checkpoints stay in the work directory.
 #   scripts/train_length_models.sh [STAGE] [WORKDIR]
 #   STAGE: all (default) | train | eval;   WORKDIR: build/lm_runs
-# Runs one model at a time with both threads (nice 5). Ctrl-C stops a training at its last
+# Runs one model at a time with both threads (nice 5); LM_ONLY picks models (see train_one). Ctrl-C stops a training at its last
 # checkpoint; rerunning resumes it, and skips the models already exported.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -20,14 +20,18 @@ ft_steps="${LM_FT_STEPS:-200}"  # fine-tunes
 mkdir -p "$work" "$out"
 [[ -x "$cli" ]] || { echo "build first: cmake --preset release && cmake --build --preset release --target poslab-cli" >&2; exit 2; }
 # A copy of the binary: rebuilding while the script runs does not change the run.
-cp "$cli" "$work/poslab-cli.run"
-cli="$work/poslab-cli.run"
+run_cli="$work/poslab-cli.run.$$"
+cp "$cli" "$run_cli"
+trap 'rm -f "$run_cli"' EXIT
+cli="$run_cli"
 run() { nice -n 5 "$cli" "$@"; }
 
 train_one() {  # train_one <name> <args...>: trains into $work, exports to $out
   local name="$1"; shift
   local ck="$work/$name.train.safetensors"
   [[ -f "$out/$name.safetensors" ]] && return 0
+  # LM_ONLY="lm_alibi lm_t5": train only these (to run two streams side by side)
+  [[ -n "${LM_ONLY:-}" && " $LM_ONLY " != *" $name "* ]] && return 0
   local resume=()
   [[ -f "$ck" ]] && resume=(--resume)
   /usr/bin/time -f "%e s wall, %U s user, %S s sys" -o "$work/$name.time" \
@@ -55,9 +59,11 @@ if [[ "$stage" == all || "$stage" == train ]]; then
 fi
 
 if [[ "$stage" == all || "$stage" == eval ]]; then
-  evaluate() {  # evaluate <model> <scaling> <factor> <json>
+  evaluate() {  # evaluate <model> <scaling> <factor> <json> (skipped when the JSON exists)
+    [[ -s "$4" ]] && return 0
     run lm eval "$out/$1.safetensors" --positions 1024 --windows 32 --scaling "$2" --factor "$3" \
-      --threads 2 > "$4"
+      --threads "${LM_EVAL_THREADS:-2}" > "$4.tmp"
+    mv "$4.tmp" "$4"
   }
   for pos in none sinusoidal learned alibi t5; do
     evaluate "lm_$pos" none 4 "$work/eval_lm_${pos}_none.json"
@@ -72,13 +78,25 @@ if [[ "$stage" == all || "$stage" == eval ]]; then
   evaluate lm_rope_ft_pi none 4 "$work/eval_lm_rope_ft_pi_none.json"
   evaluate lm_rope_ft_yarn yarn 4 "$work/eval_lm_rope_ft_yarn_yarn_x4.json"
   evaluate lm_rope_ft_yarn none 4 "$work/eval_lm_rope_ft_yarn_none.json"
-  python3 - "$work" "$out/lm_eval.json" <<'PY'
+  # One JSON with every curve (the lab and the lessons read it), and the README's table.
+  python3 - "$work" "$out/lm_eval.json" "$work/table.md" <<'PY'
 import glob, json, os, sys
-work, dst = sys.argv[1], sys.argv[2]
+work, dst, table = sys.argv[1], sys.argv[2], sys.argv[3]
 runs = []
 for f in sorted(glob.glob(os.path.join(work, "eval_*.json"))):
-    runs.append(json.load(open(f)))
-json.dump({"runs": runs}, open(dst, "w"), indent=1)
+    j = json.load(open(f))
+    j["model"] = os.path.basename(j["model"])
+    j.pop("offsets", None)
+    j["bits_per_byte"] = [round(v, 4) for v in j["bits_per_byte"]]
+    j["one_window"] = [round(v, 4) for v in j["one_window"]]
+    runs.append(j)
+json.dump({"positions": 1024, "L": 128, "runs": runs}, open(dst, "w"), separators=(",", ":"))
+rows = ["| model | scaling at eval | L/2 | L | 2L | 4L | 8L | mean 0..8L |", "|---|---|---|---|---|---|---|---|"]
+for j in runs:
+    a = j["at"]
+    rows.append("| %s | %s | %s | %.3f |" % (j["model"].replace(".safetensors", ""), j["scaling"]["label"] if j["scaling"]["applies"] else "-",
+        " | ".join("%.3f" % a[k] for k in ["L/2", "L", "2L", "4L", "8L"]), j["mean_bpb"]))
+open(table, "w").write("\n".join(rows) + "\n")
 PY
   echo "done: $out/lm_*.safetensors, lm_*.csv, lm_eval.json"
 fi

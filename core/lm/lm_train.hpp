@@ -29,7 +29,6 @@ struct LmTrainSettings {
   LmScaling scaling;        // RoPE scaling while training (fine-tuning); none by default
   int threads = 0;          // 0 = all cores
 
-  bool operator==(const LmTrainSettings&) const = default;
   static constexpr ParamRange batch_range{1, 4096};
   static constexpr ParamRange steps_range{1, 1e9};
   static constexpr ParamRange window_range{0, 65536};
