@@ -58,7 +58,7 @@ class LengthPanel final : public Panel {
         "length?span=1&windows=1&scaling=none",
         "length?span=8&windows=4&scaling=yarn&factor=1024&model=rope&scaled=1",
         "length?scaling=linear&factor=1&model=learned&layer=31&head=63&heads_bytes=1024",
-        "length?scaling=dynamic&model=rope_yarn&source=own&text=%E5%BA%8A%E5%89%8D%E6%98%8E%"
+        "length?scaling=dynamic&model=rope_ft_yarn&source=own&text=%E5%BA%8A%E5%89%8D%E6%98%8E%"
         "E6%9C%88%E5%85%89&topk=16&heads_bytes=8",
         "length?none=0&sin=0&learned=0&rope=0&alibi=0&t5=0&tuned=0&passage=999",
         "length?scaling=llama3&factor=8&log=1&one=1&mean=0&model=t5&span=2&topk=1",

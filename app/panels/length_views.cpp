@@ -50,9 +50,9 @@ ImU32 length_model_colour(LengthModelId id, bool scaled) {
       return IM_COL32(80, 210, 120, 255);
     case LengthModelId::t5:
       return IM_COL32(230, 210, 60, 255);
-    case LengthModelId::rope_pi:
+    case LengthModelId::rope_ft_pi:
       return IM_COL32(255, 110, 200, 255);
-    case LengthModelId::rope_yarn:
+    case LengthModelId::rope_ft_yarn:
       return IM_COL32(60, 220, 220, 255);
   }
   return IM_COL32_WHITE;

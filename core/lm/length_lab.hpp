@@ -16,9 +16,9 @@
 namespace poslab::lm {
 
 // The shipped models, one per encoding plus RoPE fine-tuned at 4L with PI and with YaRN.
-enum class LengthModelId { none, sinusoidal, learned, rope, alibi, t5, rope_pi, rope_yarn };
+enum class LengthModelId { none, sinusoidal, learned, rope, alibi, t5, rope_ft_pi, rope_ft_yarn };
 inline constexpr int kLengthModelCount = 8;
-// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "rope_pi", "rope_yarn": the id's
+// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "rope_ft_pi", "rope_ft_yarn": the id's
 // name, which is also the shipped file's stem after "lm_" (io/labjson/length_lab_io.hpp).
 const std::vector<std::string>& length_model_names();
 const char* length_model_name(LengthModelId id);

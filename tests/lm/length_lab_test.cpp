@@ -64,7 +64,8 @@ TEST_CASE("length lab: one curve per shown model, span x L positions, missing on
     for (double b : c.curve.mean_bits) CHECK(b > 0);
   }
   // none, sinusoidal, t5 and the two tuned models were not given
-  CHECK(r.missing == std::vector<std::string>{"none", "sinusoidal", "t5", "rope_pi", "rope_yarn"});
+  CHECK(r.missing ==
+        std::vector<std::string>{"none", "sinusoidal", "t5", "rope_ft_pi", "rope_ft_yarn"});
 
   // Text view: a held-out passage of span x L + 1 bytes, each byte after the first scored.
   REQUIRE(r.text.size() == 25);
@@ -129,7 +130,7 @@ TEST_CASE("length lab: presets round-trip and reach the lab dispatch") {
   s.scaling = RopeScaling::linear;
   s.factor = 8;
   s.span = 4;
-  s.model = LengthModelId::rope_yarn;
+  s.model = LengthModelId::rope_ft_yarn;
   s.show_t5 = false;
   s.source = LengthTextSource::own;
   s.text = "a & b = c";
