@@ -61,7 +61,7 @@ ImU32 length_model_colour(LengthModelId id, bool scaled) {
 // Bits per byte at which a character is fully red: 8 bits is a uniform guess over bytes.
 constexpr double kSurpriseFull = 8.0;
 
-int utf8_length(uint8_t lead) {
+int length_utf8_bytes(uint8_t lead) {
   if (lead < 0x80) return 1;
   if ((lead & 0xE0) == 0xC0) return 2;
   if ((lead & 0xF0) == 0xE0) return 3;
@@ -126,7 +126,7 @@ int length_draw_text(AppContext& ctx, const lm::LengthLabResult& r, float scale)
   int hovered_first = -1, hovered_last = -1, chars = 0;
   double hovered_bits = 0;
   for (size_t i = 0; i < t.size();) {
-    const size_t n = std::min(static_cast<size_t>(utf8_length(t[i])), t.size() - i);
+    const size_t n = std::min(static_cast<size_t>(length_utf8_bytes(t[i])), t.size() - i);
     const size_t last = i + n - 1;
     // Shade: mean bits of the character's bytes (byte 0 has no prediction, so no shade).
     double sum = 0;
