@@ -21,6 +21,7 @@
 #include "app/widgets/tooltip.hpp"
 #include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
+#include "app/widgets/wrapped_text.hpp"
 #include "core/common/errors.hpp"
 #include "io/labjson/lab_csv.hpp"
 #include "io/labjson/length_lab_io.hpp"
@@ -57,9 +58,9 @@ class LengthPanel final : public Panel {
         "length?span=1&windows=1&scaling=none",
         "length?span=8&windows=4&scaling=yarn&factor=1024&model=rope&scaled=1",
         "length?scaling=linear&factor=1&model=learned&layer=31&head=63&heads_bytes=1024",
-        "length?scaling=dynamic&model=rope_yarn&source=own&text=%E5%BA%8A%E5%89%8D%E6%98%8E%"
+        "length?scaling=dynamic&model=rope_ft_yarn&source=own&text=%E5%BA%8A%E5%89%8D%E6%98%8E%"
         "E6%9C%88%E5%85%89&topk=16&heads_bytes=8",
-        "length?none=0&sin=0&learned=0&rope=0&alibi=0&t5=0&tuned=0&model=alibi&passage=999",
+        "length?none=0&sin=0&learned=0&rope=0&alibi=0&t5=0&tuned=0&passage=999",
         "length?scaling=llama3&factor=8&log=1&one=1&mean=0&model=t5&span=2&topk=1",
         "length?scaling=ntk&model=none&source=own&text=a",
     };
@@ -147,8 +148,9 @@ class LengthPanel final : public Panel {
     if (out->value) {
       ui_.data = std::move(*out->value);
     } else {
+      // Shown in place of the views (what to install or train), not as a banner: a lesson
+      // link into the lab on a machine without the models is not an error of that link.
       ui_.load_error = tr_format(ctx, out->error_message);
-      ctx.report_error(ctx.tr("title.length"), ui_.load_error);
     }
   }
 
@@ -190,7 +192,8 @@ class LengthPanel final : public Panel {
   std::string L(const char* key) const { return tr_id(*ctx_, key); }
 
   void model_combo(const char* label, LengthModelId& id) {
-    if (ImGui::BeginCombo(label, T(("length.model_" + std::string(lm::length_model_name(id))).c_str()))) {
+    if (ImGui::BeginCombo(label,
+                          T(("length.model_" + std::string(lm::length_model_name(id))).c_str()))) {
       for (int k = 0; k < lm::kLengthModelCount; ++k) {
         const auto option = static_cast<LengthModelId>(k);
         const std::string key = "length.model_" + std::string(lm::length_model_name(option));
@@ -278,7 +281,7 @@ class LengthPanel final : public Panel {
   void draw_view(AppContext& ctx, float scale) {
     if (!ui_.data) {
       if (!ui_.load_error.empty()) {
-        ImGui::TextWrapped("%s", T("length.no_models"));
+        text_wrapped("%s", T("length.no_models"));
         ImGui::TextDisabled("%s", ui_.load_error.c_str());
       } else {
         ImGui::TextUnformatted(T("length.loading"));
@@ -299,7 +302,8 @@ class LengthPanel final : public Panel {
     }
     ImGui::TextUnformatted(T("length.curves_title"));
     ImGui::TextDisabled("%s", T("length.curves_help"));
-    length_draw_curves(ctx, *c, ui_.lab, std::max(220.0f * scale, ImGui::GetContentRegionAvail().y * 0.4f), scale);
+    length_draw_curves(ctx, *c, ui_.lab,
+                       std::max(220.0f * scale, ImGui::GetContentRegionAvail().y * 0.4f), scale);
     ImGui::Spacing();
     ImGui::TextUnformatted(T("length.text_title"));
     ImGui::TextDisabled(T("length.text_help"), lm::length_model_name(c->lab.model));

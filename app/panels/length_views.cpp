@@ -50,9 +50,9 @@ ImU32 length_model_colour(LengthModelId id, bool scaled) {
       return IM_COL32(80, 210, 120, 255);
     case LengthModelId::t5:
       return IM_COL32(230, 210, 60, 255);
-    case LengthModelId::rope_pi:
+    case LengthModelId::rope_ft_pi:
       return IM_COL32(255, 110, 200, 255);
-    case LengthModelId::rope_yarn:
+    case LengthModelId::rope_ft_yarn:
       return IM_COL32(60, 220, 220, 255);
   }
   return IM_COL32_WHITE;
@@ -61,7 +61,7 @@ ImU32 length_model_colour(LengthModelId id, bool scaled) {
 // Bits per byte at which a character is fully red: 8 bits is a uniform guess over bytes.
 constexpr double kSurpriseFull = 8.0;
 
-int utf8_length(uint8_t lead) {
+int length_utf8_bytes(uint8_t lead) {
   if (lead < 0x80) return 1;
   if ((lead & 0xE0) == 0xC0) return 2;
   if ((lead & 0xF0) == 0xE0) return 3;
@@ -98,7 +98,11 @@ void length_draw_curves(const AppContext& ctx, const lm::LengthLabResult& r,
     if (view.show_mean) spec.series.push_back({labels[i], c.curve.mean_bits, {}, 0, 1, col, 2.0f});
     if (view.show_one)
       spec.series.push_back({labels[i] + " (" + ctx.tr("length.one_window") + ")",
-                             c.curve.one_bits, {}, 0, 1, (col & 0x00FFFFFFu) | 0x90000000u,
+                             c.curve.one_bits,
+                             {},
+                             0,
+                             1,
+                             (col & 0x00FFFFFFu) | 0x90000000u,
                              1.0f});
   }
   const int L = r.curves.empty() ? 0 : r.curves.front().context;
@@ -122,7 +126,7 @@ int length_draw_text(AppContext& ctx, const lm::LengthLabResult& r, float scale)
   int hovered_first = -1, hovered_last = -1, chars = 0;
   double hovered_bits = 0;
   for (size_t i = 0; i < t.size();) {
-    const size_t n = std::min(static_cast<size_t>(utf8_length(t[i])), t.size() - i);
+    const size_t n = std::min(static_cast<size_t>(length_utf8_bytes(t[i])), t.size() - i);
     const size_t last = i + n - 1;
     // Shade: mean bits of the character's bytes (byte 0 has no prediction, so no shade).
     double sum = 0;
@@ -131,8 +135,7 @@ int length_draw_text(AppContext& ctx, const lm::LengthLabResult& r, float scale)
     const double mean = counted ? sum / counted : std::nan("");
     std::string glyph(t.begin() + static_cast<long>(i), t.begin() + static_cast<long>(last + 1));
     const bool newline = t[i] == '\n';
-    if (newline) glyph = "\xE2\x86\xB5";  // the return arrow, then a line break
-    else if (t[i] < 32 || t[i] == 127) glyph = " ";
+    if (t[i] < 32 || t[i] == 127) glyph = " ";  // a newline: a shaded blank, then a break
     const ImVec2 sz = ImGui::CalcTextSize(glyph.c_str());
     const float w = std::max(sz.x, 4.0f * scale);
     if (x + w > right) {
@@ -200,21 +203,22 @@ void length_draw_heads(const AppContext& ctx, LengthUi& ui, const lm::LengthLabR
   if (r.heads_plain.n < 1) return;
   if (ui.uploaded != &r) {
     heatmap_upload(ui.heads_plain, length_heads_matrix(r.heads_plain), false);
-    if (r.has_scaled_heads) heatmap_upload(ui.heads_scaled, length_heads_matrix(r.heads_scaled), false);
+    if (r.has_scaled_heads)
+      heatmap_upload(ui.heads_scaled, length_heads_matrix(r.heads_scaled), false);
     ui.uploaded = &r;
   }
   std::vector<std::string> tokens;
   for (int i = 0; i < r.heads_plain.n; ++i) tokens.push_back(length_byte_text(r.text[i]));
   const int panes = r.has_scaled_heads ? 2 : 1;
-  const float side = std::clamp(
-      (ImGui::GetContentRegionAvail().x - 20.0f * scale * panes) / panes, 160.0f * scale,
-      520.0f * scale);
+  const float side = std::clamp((ImGui::GetContentRegionAvail().x - 20.0f * scale * panes) / panes,
+                                160.0f * scale, 520.0f * scale);
   const int mark = r.context < r.heads_plain.n ? r.context : -1;
   auto pane = [&](const char* id, gfx::HeatmapTexture& tex, const char* caption,
                   const lm::LmAttention& a) {
     ImGui::BeginGroup();
     ImGui::TextUnformatted(caption);
-    const CellHover h = token_heatmap(id, tex, tokens, side, scale, ctx.tr("length.rows_cols"), mark);
+    const CellHover h =
+        token_heatmap(id, tex, tokens, side, scale, ctx.tr("length.rows_cols"), mark);
     ImGui::EndGroup();
     if (h.row >= 0 && h.col <= h.row) {
       ImGui::BeginTooltip();
@@ -245,9 +249,9 @@ void length_record_numbers(const lm::LengthLabResult& r) {
     n["text/bits"] = r.scores.bits;
     if (r.heads_plain.n > 0) {
       const int last = r.heads_plain.n - 1;
-      n["heads/plain/" + std::to_string(last)] =
-          std::vector<float>(r.heads_plain.probs.begin() + static_cast<long>(last) * r.heads_plain.n,
-                             r.heads_plain.probs.end());
+      n["heads/plain/" + std::to_string(last)] = std::vector<float>(
+          r.heads_plain.probs.begin() + static_cast<long>(last) * r.heads_plain.n,
+          r.heads_plain.probs.end());
     }
   }
   const std::string preset = lm::length_to_preset(r.lab);

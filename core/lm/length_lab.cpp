@@ -11,8 +11,8 @@
 namespace poslab::lm {
 
 const std::vector<std::string>& length_model_names() {
-  static const std::vector<std::string> n{"none",  "sinusoidal", "learned", "rope",
-                                          "alibi", "t5",         "rope_pi", "rope_yarn"};
+  static const std::vector<std::string> n{"none",  "sinusoidal", "learned",    "rope",
+                                          "alibi", "t5",         "rope_ft_pi", "rope_ft_yarn"};
   return n;
 }
 const char* length_model_name(LengthModelId id) {
@@ -52,8 +52,8 @@ bool length_model_shown(const LengthLabSettings& s, LengthModelId id) {
       return s.show_alibi;
     case LengthModelId::t5:
       return s.show_t5;
-    case LengthModelId::rope_pi:
-    case LengthModelId::rope_yarn:
+    case LengthModelId::rope_ft_pi:
+    case LengthModelId::rope_ft_yarn:
       return s.show_tuned;
   }
   return false;

@@ -16,9 +16,9 @@
 namespace poslab::lm {
 
 // The shipped models, one per encoding plus RoPE fine-tuned at 4L with PI and with YaRN.
-enum class LengthModelId { none, sinusoidal, learned, rope, alibi, t5, rope_pi, rope_yarn };
+enum class LengthModelId { none, sinusoidal, learned, rope, alibi, t5, rope_ft_pi, rope_ft_yarn };
 inline constexpr int kLengthModelCount = 8;
-// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "rope_pi", "rope_yarn": the id's
+// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "rope_ft_pi", "rope_ft_yarn": the id's
 // name, which is also the shipped file's stem after "lm_" (io/labjson/length_lab_io.hpp).
 const std::vector<std::string>& length_model_names();
 const char* length_model_name(LengthModelId id);
@@ -37,7 +37,7 @@ struct LengthLabSettings {
   RopeScaling scaling = RopeScaling::yarn;    // scaling applied to the RoPE model at inference
   double factor = 4.0;                        // its factor s, [1, 1024]
   int span = 8;                               // positions shown = span x L, [1, 8]
-  int windows = 8;                            // held-out windows averaged per curve, [1, 256]
+  int windows = 4;                            // held-out windows averaged per curve, [1, 256]
   LengthModelId model = LengthModelId::rope;  // model of the text and heads views
   bool scaled = false;  // text view: the RoPE model runs with `scaling` (others ignore it)
   LengthTextSource source = LengthTextSource::passage;  // held-out passage or the user's text

@@ -22,7 +22,7 @@ lm::LengthLabData length_lab_load();
 // mean bits/byte, the loss at L/2, L, 2L, 4L and 8L, the averaged and the one-window curve),
 // the missing models, the text view (bytes, bits, top predictions) and the heads view.
 Json length_lab_json(const lm::LengthLabResult& r);
-// "rope", "rope yarn x4", "rope_pi (linear x4)": the legend text of a curve.
+// "rope", "rope yarn x4", "rope_ft_pi (linear x4)": the legend text of a curve.
 std::string length_curve_label(const lm::LengthCurve& c);
 
 }  // namespace poslab::io

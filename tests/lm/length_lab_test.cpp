@@ -1,0 +1,143 @@
+// The length lab's computation and preset codec: the result has one curve per shown model
+// (RoPE twice when a scaling is chosen), span x L positions each, missing models named, the
+// text scored byte by byte, attention rows that sum to 1 under the causal mask, and a scaled
+// heads view only for RoPE. Small seeded models stand in for the shipped ones.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "core/common/errors.hpp"
+#include "core/labs.hpp"
+#include "core/lm/length_lab.hpp"
+
+using namespace poslab;
+using namespace poslab::lm;
+
+namespace {
+
+LengthLabModel tiny_model(LengthModelId id, LmPosition pos, LmScaling tuned = {}) {
+  LmConfig c;
+  c.embed = 16;
+  c.heads = 2;
+  c.layers = 1;
+  c.context = 8;
+  c.position = pos;
+  LmModel m(c);
+  m.init(7);
+  return {id, c, tuned, m.params};
+}
+
+LengthLabData tiny_data() {
+  LengthLabData d;
+  d.models.push_back(tiny_model(LengthModelId::alibi, LmPosition::alibi));
+  d.models.push_back(tiny_model(LengthModelId::rope, LmPosition::rope));
+  d.models.push_back(tiny_model(LengthModelId::learned, LmPosition::learned));
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "the cat sat on the mat. ";
+  d.valid.assign(text.begin(), text.end());
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("length lab: one curve per shown model, span x L positions, missing ones named") {
+  const LengthLabData data = tiny_data();
+  LengthLabSettings s;
+  s.span = 3;
+  s.windows = 2;
+  s.scaling = RopeScaling::yarn;
+  s.factor = 4;
+  const LengthLabResult r = length_lab_compute(s, data);
+  // alibi, learned, rope plain, rope + yarn (shown in id order: learned, rope, rope, alibi)
+  REQUIRE(r.curves.size() == 4);
+  CHECK(r.curves[0].id == LengthModelId::learned);
+  CHECK(r.curves[1].id == LengthModelId::rope);
+  CHECK(r.curves[1].scaling.scaling == RopeScaling::none);
+  CHECK(r.curves[2].id == LengthModelId::rope);
+  CHECK(r.curves[2].scaling.scaling == RopeScaling::yarn);
+  CHECK(r.curves[3].id == LengthModelId::alibi);
+  CHECK(r.positions == 24);
+  for (const LengthCurve& c : r.curves) {
+    INFO(length_model_name(c.id));
+    REQUIRE(c.curve.mean_bits.size() == 24);
+    for (double b : c.curve.mean_bits) CHECK(b > 0);
+  }
+  // none, sinusoidal, t5 and the two tuned models were not given
+  CHECK(r.missing ==
+        std::vector<std::string>{"none", "sinusoidal", "t5", "rope_ft_pi", "rope_ft_yarn"});
+
+  // Text view: a held-out passage of span x L + 1 bytes, each byte after the first scored.
+  REQUIRE(r.text.size() == 25);
+  REQUIRE(r.scores.bits.size() == 24);
+  REQUIRE(r.scores.top.size() == 24);
+  CHECK(r.scores.top[0].size() == static_cast<size_t>(s.topk));
+  // Heads view: rows sum to 1 over s <= t, nothing above the diagonal; RoPE also scaled.
+  REQUIRE(r.has_scaled_heads);
+  for (const LmAttention* a : {&r.heads_plain, &r.heads_scaled}) {
+    REQUIRE(a->n == 25);
+    for (int t = 0; t < a->n; ++t) {
+      double sum = 0;
+      for (int k = 0; k < a->n; ++k) {
+        const float p = a->probs[static_cast<size_t>(t) * a->n + k];
+        if (k > t) CHECK(p == 0.0f);
+        sum += p;
+      }
+      CHECK(sum == Approx(1.0).margin(1e-4));
+    }
+  }
+}
+
+TEST_CASE("length lab: a scaling changes only RoPE; other models get no scaled heads") {
+  const LengthLabData data = tiny_data();
+  LengthLabSettings s;
+  s.span = 2;
+  s.windows = 1;
+  s.model = LengthModelId::alibi;
+  s.scaling = RopeScaling::linear;
+  const LengthLabResult a = length_lab_compute(s, data);
+  CHECK_FALSE(a.has_scaled_heads);
+  s.scaling = RopeScaling::ntk;
+  s.scaled = true;  // ignored by ALiBi
+  const LengthLabResult b = length_lab_compute(s, data);
+  CHECK(a.scores.bits == b.scores.bits);
+  // The ALiBi curve is the same whatever the RoPE scaling.
+  CHECK(a.curves.back().curve.mean_bits == b.curves.back().curve.mean_bits);
+}
+
+TEST_CASE("length lab: own text, layer and head clamped, nothing found is an error") {
+  const LengthLabData data = tiny_data();
+  LengthLabSettings s;
+  s.span = 1;
+  s.windows = 1;
+  s.source = LengthTextSource::own;
+  s.text = "\xE5\xBA\x8A\xE5\x89\x8D";  // two Chinese characters, 6 bytes
+  s.layer = 31;
+  s.head = 63;
+  const LengthLabResult r = length_lab_compute(s, data);
+  CHECK(r.text.size() == 6);
+  CHECK(r.scores.bits.size() == 5);
+  CHECK(r.layer == 0);
+  CHECK(r.head == 1);
+
+  LengthLabData empty;
+  empty.valid = data.valid;
+  CHECK_THROWS_AS(length_lab_compute(s, empty), InputError);
+}
+
+TEST_CASE("length lab: presets round-trip and reach the lab dispatch") {
+  LengthLabSettings s;
+  s.scaling = RopeScaling::linear;
+  s.factor = 8;
+  s.span = 4;
+  s.model = LengthModelId::rope_ft_yarn;
+  s.show_t5 = false;
+  s.source = LengthTextSource::own;
+  s.text = "a & b = c";
+  const std::string p = length_to_preset(s);
+  CHECK(length_from_preset(p) == s);
+  CHECK(lab_preset_canonical(p) == p);
+  CHECK(length_to_preset(LengthLabSettings{}) == "length");
+  CHECK_THROWS_AS(length_from_preset("length?span=9"), InputError);
+  CHECK_THROWS_AS(length_from_preset("length?model=gpt"), InputError);
+}
