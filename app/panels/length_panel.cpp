@@ -238,6 +238,8 @@ class LengthPanel final : public Panel {
                T("length.span_tip"));
     slider_int(L("length.windows").c_str(), s.windows, LengthLabSettings::windows_range, true,
                T("length.windows_tip"));
+    slider_int(L("length.smooth").c_str(), s.smooth, LengthLabSettings::smooth_range, true,
+               T("length.smooth_tip"));
     ImGui::Checkbox(L("length.mean").c_str(), &s.show_mean);
     ImGui::SameLine();
     ImGui::Checkbox(L("length.one").c_str(), &s.show_one);

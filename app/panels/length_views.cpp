@@ -17,6 +17,7 @@
 #include "app/widgets/plot.hpp"
 #include "app/widgets/token_heatmap.hpp"
 #include "app/widgets/tooltip.hpp"
+#include "core/common/smoothing.hpp"
 #include "io/labjson/length_lab_io.hpp"
 
 namespace poslab::app {
@@ -29,6 +30,7 @@ lm::LengthLabSettings length_compute_inputs(const lm::LengthLabSettings& s) {
   k.log_y = d.log_y;
   k.show_mean = d.show_mean;
   k.show_one = d.show_one;
+  k.smooth = d.smooth;
   if (k.source == lm::LengthTextSource::passage) k.text = d.text;
   return k;
 }
@@ -91,14 +93,20 @@ void length_draw_curves(const AppContext& ctx, const lm::LengthLabResult& r,
   std::vector<std::string> labels;
   labels.reserve(2 * r.curves.size());
   for (const lm::LengthCurve& c : r.curves) labels.push_back(io::length_curve_label(c));
+  // The drawn (smoothed) values: the series only point at them, so they live until the draw.
+  std::vector<std::vector<double>> mean(r.curves.size()), one(r.curves.size());
+  for (size_t i = 0; i < r.curves.size(); ++i) {
+    mean[i] = smooth_trailing_mean(r.curves[i].curve.mean_bits, view.smooth);
+    one[i] = smooth_trailing_mean(r.curves[i].curve.one_bits, view.smooth);
+  }
   for (size_t i = 0; i < r.curves.size(); ++i) {
     const lm::LengthCurve& c = r.curves[i];
     const bool scaled = c.id == LengthModelId::rope && c.scaling.scaling != RopeScaling::none;
     const ImU32 col = length_model_colour(c.id, scaled);
-    if (view.show_mean) spec.series.push_back({labels[i], c.curve.mean_bits, {}, 0, 1, col, 2.0f});
+    if (view.show_mean) spec.series.push_back({labels[i], mean[i], {}, 0, 1, col, 2.0f});
     if (view.show_one)
       spec.series.push_back({labels[i] + " (" + ctx.tr("length.one_window") + ")",
-                             c.curve.one_bits,
+                             one[i],
                              {},
                              0,
                              1,

@@ -24,4 +24,20 @@ inline std::vector<double> smooth_ema(std::span<const double> y, double beta) {
   return out;
 }
 
+// Trailing mean over `w` samples: out[i] is the mean of the finite y[k] with
+// max(0, i - w + 1) <= k <= i (NaN when there is none); w <= 1 returns y. A per-position
+// loss drawn this way reads like the tables' "mean of the positions before p".
+inline std::vector<double> smooth_trailing_mean(std::span<const double> y, int w) {
+  if (w <= 1) return {y.begin(), y.end()};
+  std::vector<double> out(y.size(), std::nan(""));
+  double sum = 0;
+  int count = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    if (std::isfinite(y[i])) sum += y[i], ++count;
+    if (i >= static_cast<size_t>(w) && std::isfinite(y[i - w])) sum -= y[i - w], --count;
+    if (count > 0) out[i] = sum / count;
+  }
+  return out;
+}
+
 }  // namespace poslab

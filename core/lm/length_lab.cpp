@@ -225,6 +225,9 @@ const PresetTable<LengthLabSettings>& length_preset_fields() {
           "mean", [](auto& s) -> auto& { return s.show_mean; }, "draw the averaged curves"),
       preset_field<S>(
           "one", [](auto& s) -> auto& { return s.show_one; }, "draw the curves of one window"),
+      preset_field<S>(
+          "smooth", [](auto& s) -> auto& { return s.smooth; }, S::smooth_range,
+          "curves drawn as the trailing mean of this many positions (1 = raw)"),
   };
   return t;
 }

@@ -51,11 +51,14 @@ struct LengthLabSettings {
   bool log_y = false;     // loss axis in log scale
   bool show_mean = true;  // draw the averaged curves
   bool show_one = false;  // draw the curves of one window (the first)
+  int smooth = 16;        // curves drawn as the trailing mean of this many positions, 1 = raw,
+                          // [1, 128]
 
   bool operator==(const LengthLabSettings&) const = default;
 
   static constexpr ParamRange span_range{1, 8};
   static constexpr ParamRange windows_range{1, 256};
+  static constexpr ParamRange smooth_range{1, 128};
   static constexpr ParamRange passage_range{0, 999};
   static constexpr ParamRange topk_range{1, 16};
   static constexpr ParamRange layer_range{0, 31};

@@ -39,3 +39,26 @@ TEST_CASE("smooth_ema starts at the first sample, keeps a constant, and skips Na
   CHECK(out[3] == Approx(4.0));
   CHECK(smooth_ema(std::vector<double>{}, 0.9).empty());
 }
+
+TEST_CASE("smooth_trailing_mean equals the direct mean of the window before each point") {
+  const double nan = std::nan("");
+  const std::vector<double> y{1, 5, nan, 2, 8, 3, nan, nan, nan, 4};
+  for (int w : {1, 2, 3, 4, 11}) {
+    const std::vector<double> out = poslab::smooth_trailing_mean(y, w);
+    REQUIRE(out.size() == y.size());
+    for (size_t i = 0; i < y.size(); ++i) {
+      double sum = 0;
+      int n = 0;
+      for (size_t k = (i + 1 >= static_cast<size_t>(w) ? i + 1 - w : 0); k <= i; ++k)
+        if (!std::isnan(y[k])) sum += y[k], ++n;
+      if (w <= 1) {
+        CHECK((std::isnan(y[i]) ? std::isnan(out[i]) : out[i] == y[i]));
+      } else if (n == 0) {
+        CHECK(std::isnan(out[i]));
+      } else {
+        CHECK(out[i] == Approx(sum / n).epsilon(1e-12));
+      }
+    }
+  }
+  CHECK(poslab::smooth_trailing_mean(std::vector<double>{}, 16).empty());
+}
