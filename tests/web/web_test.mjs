@@ -33,6 +33,8 @@ const LABS = [
   ['arena', 'arena?seed=7'],
   ['dreams', 'dreams'],
   ['lessons', 'lessons'],
+  // The length lab's models are not preloaded (app/web/web_app.cmake): it must say so, not fail.
+  ['length', 'length'],
 ];
 
 // a and b agree: same keys and types, numbers within tolerance (float32 math in both, but
