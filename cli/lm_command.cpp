@@ -16,10 +16,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
+#include "cli/run_control.hpp"
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/lm/lm.hpp"
@@ -33,29 +35,6 @@ namespace poslab::cli {
 namespace {
 
 using namespace poslab::lm;
-
-std::atomic<bool> g_lm_stop{false};
-extern "C" void lm_on_stop_signal(int) {
-  g_lm_stop.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
-}
-
-std::string lm_command_text() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  std::string out, arg;
-  for (char c : bytes.str()) {
-    if (c == '\0') {
-      out +=
-          (out.empty() ? "" : " ") + (arg.find(' ') == std::string::npos ? arg : "'" + arg + "'");
-      arg.clear();
-    } else {
-      arg += c;
-    }
-  }
-  return out;
-}
 
 std::string lm_read_small_file(const std::string& path, const char* flag) {
   std::error_code ec;
@@ -235,7 +214,7 @@ void run_lm_train(LmTrainArgs a) {
   meta["data"] = lm_data_json(text).dump();
   meta["training"] = train_meta.dump();
   if (!a.init_from.empty() && prev.count("training")) meta["base_training"] = prev["training"];
-  const std::string cmd = lm_command_text();
+  const std::string cmd = command_line();
   meta["command"] =
       a.resume && prev.count("command") ? prev["command"] + " ; resumed: " + cmd : cmd;
 
@@ -255,22 +234,12 @@ void run_lm_train(LmTrainArgs a) {
       std::fflush(stderr);
     }
   };
-  g_lm_stop.store(false);
-  const auto old_int = std::signal(SIGINT, lm_on_stop_signal);
-  const auto old_term = std::signal(SIGTERM, lm_on_stop_signal);
+  std::optional<StopOnSignal> stop(std::in_place);
   const auto t0 = std::chrono::steady_clock::now();
   const auto c0 = std::clock();
   const int64_t first = opt.step;
-  bool done = false;
-  try {
-    done = lm_train(model, opt, a.settings, text.corpus, &g_lm_stop, on_row);
-  } catch (...) {
-    std::signal(SIGINT, old_int);
-    std::signal(SIGTERM, old_term);
-    throw;
-  }
-  std::signal(SIGINT, old_int);
-  std::signal(SIGTERM, old_term);
+  const bool done = lm_train(model, opt, a.settings, text.corpus, &StopOnSignal::flag(), on_row);
+  stop.reset();  // Ctrl-C ends the process again
   if (show) std::fprintf(stderr, "\n");
   if (!done && !a.quiet) {
     if (std::error_code ec; std::filesystem::exists(a.output, ec))

@@ -22,10 +22,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
+#include "cli/run_control.hpp"
 #include "cli/wm_dream_lab.hpp"
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
@@ -42,32 +44,6 @@ namespace {
 using namespace poslab::wm;
 
 // ---------------------------------------------------------------- shared helpers
-
-std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) {
-  g_stop.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
-}
-
-// The command line as run, from /proc (for provenance).
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  const std::string all = bytes.str();
-  std::string out;
-  std::string arg;
-  for (char c : all) {
-    if (c == '\0') {
-      out +=
-          (out.empty() ? "" : " ") + (arg.find(' ') == std::string::npos ? arg : "'" + arg + "'");
-      arg.clear();
-    } else {
-      arg += c;
-    }
-  }
-  return out;
-}
 
 Json loss_json(const WmLoss& l) {
   Json j;
@@ -346,26 +322,17 @@ void run_train(TrainArgs a) {
     io::wm_checkpoint_save(a.output, config, model.params, step, &opt, meta);
     write_file_atomically(a.log, csv);
   };
-  g_stop.store(false);
-  const auto old_int = std::signal(SIGINT, on_stop_signal);
-  const auto old_term = std::signal(SIGTERM, on_stop_signal);
-  hooks.stop_requested = [] { return g_stop.load(); };
+  std::optional<StopOnSignal> stop(std::in_place);
+  hooks.stop_requested = [] { return StopOnSignal::flag().load(); };
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t first_step = opt.step;
   WmTrainRow last;
-  try {
-    last = wm_train(model, opt, a.ap, a.dp, a.tp, episodes, split, hooks);
-  } catch (...) {
-    std::signal(SIGINT, old_int);
-    std::signal(SIGTERM, old_term);
-    throw;
-  }
-  std::signal(SIGINT, old_int);
-  std::signal(SIGTERM, old_term);
+  last = wm_train(model, opt, a.ap, a.dp, a.tp, episodes, split, hooks);
+  stop.reset();  // Ctrl-C ends the process again
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (show) std::fprintf(stderr, "\n");
-  const bool interrupted = g_stop.load() && opt.step < a.steps;
+  const bool interrupted = StopOnSignal::flag().load() && opt.step < a.steps;
   if (interrupted && !a.quiet)
     std::fprintf(stderr, "interrupted at step %lld; %s holds it (resume with --resume)\n",
                  static_cast<long long>(opt.step), a.output.c_str());
