@@ -88,7 +88,7 @@ TEST_CASE("length lab: one curve per shown model, span x L positions, missing on
   }
 }
 
-TEST_CASE("length lab: a scaling changes only RoPE; other models get no scaled heads") {
+TEST_CASE("length lab: a scaling changes only RoPE, other models get no scaled heads") {
   const LengthLabData data = tiny_data();
   LengthLabSettings s;
   s.span = 2;
