@@ -469,7 +469,7 @@ void run_eval(const EvalArgs& a) {
   p.seed = a.seed;
   // K may pass the context: RoPE slides, absolute recomputes the window (both exact or
   // close; see WmOverflow).
-  p.window = ck.config.position == WmPosition::rope ? DreamWindow::slide : DreamWindow::recompute;
+  p.window = ck.config.position == WmPosition::rope ? WmOverflow::slide : WmOverflow::recompute;
   dream_validate(p);
   const auto starts = wm_dream_starts(d.episodes, d.split.val, p, a.stride, a.dreams);
   Json dreams;
@@ -488,15 +488,15 @@ void run_eval(const EvalArgs& a) {
   beyond["steps"] = q.steps;
   beyond["context"] = ck.config.context;
   if (ck.config.position == WmPosition::rope) {
-    q.window = DreamWindow::slide;  // relative distances stay right
+    q.window = WmOverflow::slide;  // relative distances stay right
     beyond["rope_slide"] = dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
   } else {
     // The three modes of a learned table past the context, each against recompute (exact):
     // the per-horizon difference of their mean position errors.
-    const std::pair<const char*, DreamWindow> modes[] = {
-        {"absolute_recompute", DreamWindow::recompute},
-        {"absolute_patch", DreamWindow::patch},
-        {"absolute_naive", DreamWindow::slide}};
+    const std::pair<const char*, WmOverflow> modes[] = {
+        {"absolute_recompute", WmOverflow::recompute},
+        {"absolute_patch", WmOverflow::patch},
+        {"absolute_naive", WmOverflow::slide}};
     for (const auto& [key, w] : modes) {
       q.window = w;
       beyond[key] = dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);

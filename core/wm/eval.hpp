@@ -20,10 +20,9 @@
 
 namespace poslab::wm {
 
-// Past the context a dream uses the decoder's window modes (wm_decode.hpp): slide,
-// recompute, patch; wm_overflow_name / wm_overflow_from_name name them. DreamLoop is the
-// session's (dream_session.hpp).
-using DreamWindow = WmOverflow;
+// Past the context a dream uses the decoder's window modes (WmOverflow, wm_decode.hpp):
+// slide, recompute, patch; wm_overflow_name / wm_overflow_from_name name them. DreamLoop is
+// the session's (dream_session.hpp).
 
 struct DreamParams {
   int steps = 50;                      // K: dreamt steps, [1, 100000]
@@ -31,7 +30,7 @@ struct DreamParams {
   DreamLoop loop = DreamLoop::closed;  // where the actions come from
   double temperature = 0.0;  // open loop: action sampling temperature, 0 = argmax, [0, 10]
   uint64_t seed = 0;         // open loop: action sampling stream
-  DreamWindow window = DreamWindow::slide;  // past the context (see WmOverflow)
+  WmOverflow window = WmOverflow::slide;  // past the context
 
   static constexpr ParamRange steps_range{1, 100000};
   static constexpr ParamRange history_range{0, 4096};
