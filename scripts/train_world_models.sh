@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Reproduces the shipped world models from scratch: collect a Boost and Broadside dataset
 # (noisy expert), train the tiny preset with RoPE and with learned absolute positions (in
-# parallel, one thread each), export them without optimiser state, and evaluate both.
-# Everything lands in assets/models/ (models, CSV curves, eval JSON); the dataset and the
-# training checkpoints stay in the work directory.
+# parallel, one thread each), export them without optimiser state, and evaluate both: on the
+# dataset's validation episodes, and on 300 episodes of a separate collection (seed 90000)
+# that no training run has seen (`wm eval --unseen`). Everything lands in assets/models/
+# (models, CSV curves, eval JSON); the datasets and the training checkpoints stay in the
+# work directory.
 #   scripts/train_world_models.sh [STEPS] [WORKDIR] [STATE_HEAD] [PRESET] [EPISODES] [LR]
 #   (defaults: 1500, build/wm_runs, cv: the state head predicts the change from a
 #   constant-velocity step, docs/world-model.md section 5, with the state loss in sigma
 #   units, section 6; plain and scaled also work; tiny; 400; 1.5e-3)
 #   The shipped paper-size models: scripts/train_world_models.sh 3500 build/wm_runs cv paper 2000 1e-3
+#   (about an hour of both cores; they were trained with tools/torch/train.py on a GPU with
+#   the same settings: assets/models/README.md, "The paper size")
 # Ctrl-C (or SIGINT to a training) stops it at a checkpoint; rerunning resumes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -47,8 +51,21 @@ evaluate() {  # evaluate <position>
   "$cli" wm eval "$out/wm_${preset}_$pos.safetensors" --data "$data" --dreams 16 --steps 50 --long-dreams 6 \
     --threads 1 > "$out/wm_${preset}_${pos}_eval.json"
 }
+unseen="$work/bnb_noisy_unseen_300.h5"
+if [[ ! -f "$unseen" ]]; then
+  "$cli" collect --episodes 300 --seed 90000 --policy noisy --threads 2 -o "$unseen" > "$work/collect_unseen.json"
+fi
+evaluate_unseen() {  # evaluate_unseen <position>: every episode of the separate collection
+  local pos="$1"
+  "$cli" wm eval "$out/wm_${preset}_$pos.safetensors" --data "$unseen" --unseen --dreams 32 --steps 50 \
+    --long-dreams 8 --threads 1 > "$out/wm_${preset}_${pos}_unseen_eval.json"
+}
 evaluate rope & pid_rope=$!
 evaluate absolute & pid_abs=$!
 wait $pid_rope
 wait $pid_abs
-echo "done: $out/wm_${preset}_{rope,absolute}.safetensors, .csv, _eval.json"
+evaluate_unseen rope & pid_rope=$!
+evaluate_unseen absolute & pid_abs=$!
+wait $pid_rope
+wait $pid_abs
+echo "done: $out/wm_${preset}_{rope,absolute}.safetensors, .csv, _eval.json, _unseen_eval.json"

@@ -96,6 +96,23 @@ py_check "eval --unseen" "j['val_episodes']>json.load(open('$tmp/eval.json'))['v
   and j['val_split'].startswith('unseen')" "$tmp/eval_unseen.json"
 expect_exit2 "--unseen needs --data" wm eval "$tmp/small.safetensors" --unseen
 
+# --- the shipped models: both sizes load as exported (no optimiser state) and dream ---
+models="$(dirname "${BASH_SOURCE[0]}")/../../assets/models"
+for m in tiny:64:4:32 paper:128:6:96; do
+  IFS=: read -r size embed layers context <<< "$m"
+  for pos in rope absolute; do
+    f="$models/wm_${size}_${pos}.safetensors"
+    "$cli" wm info "$f" > "$tmp/info_${size}_${pos}.json" || { echo "FAIL: wm info $f"; fail=1; continue; }
+    py_check "shipped $size $pos" "j['config']['embed']==$embed and j['config']['layers']==$layers \
+      and j['config']['context']==$context and j['config']['position']=='$pos' and not j['has_optimizer_state']" \
+      "$tmp/info_${size}_${pos}.json"
+  done
+done
+"$cli" wm dream "$models/wm_paper_rope.safetensors" --data "$tmp/d.h5" --steps 10 --history 8 > "$tmp/paper_dream.json" ||
+  { echo "FAIL: the shipped paper model does not dream"; fail=1; }
+py_check "paper dream" "len(j['model']['pos_px'])==j['steps'] and j['model']['pos_px'][0] < j['copy_last']['pos_px'][0]" \
+  "$tmp/paper_dream.json"
+
 # --- interruptions leave a loadable checkpoint ---
 "$cli" wm train --preset tiny --position absolute --data "$tmp/d.h5" --steps 100000 --seed 1 "${base[@]}" \
   --checkpoint-every 1 -o "$tmp/k.safetensors" > "$tmp/int.json" &
