@@ -56,8 +56,8 @@ const std::vector<LmGenerator>& lm_generators() {
        {LengthModelId::rope},
        [](SplitMix64& r, NumericQuestion& q) {
          q.params = {{"extra", lm_quiz_pick(r, {0.5, 0.75, 1.0})}};
-         q.steps = {{"half", "loss at L/2", kLmQuizNaN},
-                    {"threshold", "loss at L/2 + extra", kLmQuizNaN}};
+         q.steps = {{"half", "bpb(L/2)", kLmQuizNaN},
+                    {"threshold", "bpb(L/2) + extra", kLmQuizNaN}};
        },
        [](const std::vector<const QuizLmCurve*>& c, NumericQuestion& q) {
          const QuizLmCurve& rope = *c[0];
@@ -79,8 +79,8 @@ const std::vector<LmGenerator>& lm_generators() {
        {LengthModelId::rope, LengthModelId::rope_ft_yarn},
        [](SplitMix64& r, NumericQuestion& q) {
          q.params = {{"k", lm_quiz_pick(r, {2, 4})}};
-         q.steps = {{"rope_at", "unscaled RoPE at kL", kLmQuizNaN},
-                    {"tuned_at", "YaRN-tuned RoPE at kL", kLmQuizNaN}};
+         q.steps = {{"rope_at", "RoPE bpb(kL)", kLmQuizNaN},
+                    {"tuned_at", "YaRN-tuned bpb(kL)", kLmQuizNaN}};
        },
        [](const std::vector<const QuizLmCurve*>& c, NumericQuestion& q) {
          const int k = static_cast<int>(lm_quiz_param(q, "k"));
@@ -94,7 +94,7 @@ const std::vector<LmGenerator>& lm_generators() {
        {LengthModelId::learned},
        [](SplitMix64& r, NumericQuestion& q) {
          q.params = {{"k", lm_quiz_pick(r, {2, 4, 8})}};
-         q.steps = {{"at_L", "loss at L", kLmQuizNaN}, {"at_kL", "loss at kL", kLmQuizNaN}};
+         q.steps = {{"at_L", "bpb(L)", kLmQuizNaN}, {"at_kL", "bpb(kL)", kLmQuizNaN}};
        },
        [](const std::vector<const QuizLmCurve*>& c, NumericQuestion& q) {
          const int k = static_cast<int>(lm_quiz_param(q, "k"));
@@ -110,7 +110,7 @@ const std::vector<LmGenerator>& lm_generators() {
        {LengthModelId::sinusoidal},
        [](SplitMix64& r, NumericQuestion& q) {
          q.params = {{"k", lm_quiz_pick(r, {2, 4})}};
-         q.steps = {{"at_L", "loss at L", kLmQuizNaN}};
+         q.steps = {{"at_L", "bpb(L)", kLmQuizNaN}};
        },
        [](const std::vector<const QuizLmCurve*>& c, NumericQuestion& q) {
          const int k = static_cast<int>(lm_quiz_param(q, "k"));

@@ -1,7 +1,7 @@
 // The quiz's model-backed questions from disk (issue 27): the shipped language models and
 // their held-out text, found and loaded as the length lab finds them (length_lab_load), then
 // measured by core (quiz_lm_measure). The CLI calls this once per command; the lessons panel
-// once per lesson, in a background job, and keeps the result.
+// once, for every lesson's questions, in a background job, and keeps the result.
 #pragma once
 #include <atomic>
 #include <string>

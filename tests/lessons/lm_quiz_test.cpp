@@ -171,7 +171,7 @@ TEST_CASE("every model-backed question of the lessons renders in both languages 
   for (const char* key : {"lm_measuring", "lm_unavailable"}) CHECK(ui.entries.count(key) == 1);
 }
 
-TEST_CASE("a missing model names its file and what to do; the other questions are answered") {
+TEST_CASE("a missing model names its file and what to do, and the other questions are answered") {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("poslab_lm_quiz_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
