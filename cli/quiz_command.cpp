@@ -20,9 +20,11 @@
 #include "cli/json_util.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
+#include "core/quiz/lm_questions.hpp"
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/quiz.hpp"
 #include "io/data/data_dir.hpp"
+#include "io/labjson/quiz_lm_io.hpp"
 #include "io/lessons/lesson_files.hpp"
 #include "io/lessons/quiz_feedback.hpp"
 
@@ -132,6 +134,22 @@ void run_list(const QuizArgs& a) {
   std::cout << dump_json(out, 2) << "\n";
 }
 
+// A numeric question of attempt `seed`; a model-backed one is measured on the shipped
+// models first (core/quiz/lm_questions.hpp), which takes a few seconds.
+NumericQuestion numeric_question(const Question& q, std::uint64_t seed) {
+  if (!quiz_generator_uses_models(q.generator)) return quiz_generate(q.generator, seed);
+  const QuizLmData models = quiz_lm_load({q.generator});
+  return quiz_generate(q.generator, seed, &models);
+}
+
+// What a model-backed question was measured on, so `poslab-cli lm eval` can repeat it.
+Json measured_json(const NumericQuestion& nq) {
+  Json models = Json::array();
+  for (lm::LengthModelId id : quiz_lm_models(nq.generator))
+    models.push_back(std::string("lm_") + lm::length_model_name(id));
+  return {{"models", models}, {"positions_per_L", kQuizLmSpan}, {"windows", kQuizLmWindows}};
+}
+
 Json precision_json(const NumericQuestion& nq, const Question& q, const UiText& ui, Language lang) {
   return {{"integer", nq.integer},
           {"abs_tol", nq.abs_tol},
@@ -148,8 +166,10 @@ Json question_json(const Lesson& lesson, const Question& q, Language lang, std::
   j["kind"] = quiz_kind_name(q.kind);
   j["seed"] = seed;
   if (q.kind == QuestionKind::numeric) {
-    const NumericQuestion nq = quiz_generate(q.generator, seed);
+    const NumericQuestion nq = numeric_question(q, seed);
     j["prompt"] = quiz_fill_template(q.prompt.in(lang), nq);
+    if (quiz_generator_uses_models(q.generator)) j["measured"] = measured_json(nq);
+    if (!nq.unavailable.empty()) j["unavailable"] = nq.unavailable;
     j["generator"] = q.generator;
     Json params = Json::object();
     for (const auto& p : nq.params) params[p.name] = p.value;
@@ -237,7 +257,9 @@ void check_numeric(const QuizArgs& a, const Question& q, Language lang, const Ui
                    Json& out) {
   if (a.answer.empty()) throw InputError("--answer is missing: give a number, e.g. --answer 3.14");
   const double given = parse_double(a.answer, "--answer");
-  const NumericQuestion nq = quiz_generate(q.generator, a.seed);
+  const NumericQuestion nq = numeric_question(q, a.seed);
+  if (!nq.unavailable.empty())
+    throw FileError(a.lesson + "/" + q.id, "cannot be graded: " + nq.unavailable);
   const NumericVerdict v = quiz_check_numeric(nq, given);
   const bool reveal = quiz_reveal_explanations(q, v.correct, a.attempt_try, a.explain);
   out["correct"] = v.correct;

@@ -17,6 +17,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 #include "io/data/data_dir.hpp"
+#include "io/labjson/quiz_lm_io.hpp"
 #include "io/lessons/progress_file.hpp"
 #include "io/lessons/quiz_feedback.hpp"
 
@@ -391,14 +392,44 @@ class LessonsQuizView {
     }
   }
 
-  const NumericQuestion* numeric_question(const Lesson& lesson, const Question& q,
+  // The curves of the model-backed questions: measured once in a background job (the
+  // headless modes wait for it), nullptr while it runs. Its error becomes each question's
+  // "unavailable" line, never a crash.
+  const QuizLmData* lm_models(AppContext& ctx) {
+    if (ui_.lm_models) return &*ui_.lm_models;
+    if (!ui_.lm_job.running()) {
+      std::vector<std::string> generators;
+      for (const io::Lesson& l : ui_.lib.lessons)
+        for (const Question& q : l.quiz.questions)
+          if (quiz_generator_uses_models(q.generator)) generators.push_back(q.generator);
+      ui_.lm_job.start("lm", [generators](auto& control) {
+        return io::quiz_lm_load(generators, control.cancel_flag());
+      });
+    }
+    if (auto out = ui_.lm_job.poll(ctx)) {
+      if (out->value) {
+        ui_.lm_models = std::move(*out->value);
+      } else if (!out->cancelled) {
+        QuizLmData failed;
+        for (int k = 0; k < lm::kLengthModelCount; ++k)
+          failed.missing.push_back({static_cast<lm::LengthModelId>(k), out->error});
+        ui_.lm_models = std::move(failed);
+      }
+    }
+    return ui_.lm_models ? &*ui_.lm_models : nullptr;
+  }
+
+  // nullptr while the models of a model-backed question are being measured.
+  const NumericQuestion* numeric_question(AppContext& ctx, const Lesson& lesson, const Question& q,
                                           AnswerRecord& rec) {
+    const QuizLmData* models = nullptr;
+    if (quiz_generator_uses_models(q.generator) && !(models = lm_models(ctx))) return nullptr;
     NumericCache& cache = ui_.numerics[lesson.entry.id + "/" + q.id];
     if (!cache.valid || cache.seed != rec.seed) {
       cache.valid = false;
       cache.seed = rec.seed;
       cache.question =
-          quiz_generate(q.generator, rec.seed);  // throws only for an unknown generator
+          quiz_generate(q.generator, rec.seed, models);  // throws only for an unknown generator
       cache.valid = true;
     }
     return &cache.question;
@@ -412,8 +443,20 @@ class LessonsQuizView {
   void numeric(AppContext& ctx, const Lesson& lesson, const Question& q, AnswerRecord& rec,
                QuestionUi& qu, MdView& view, const Palette& pal) {
     ensure_seed(ctx, rec);
-    const NumericQuestion& nq = *numeric_question(lesson, q, rec);
+    const NumericQuestion* measured = numeric_question(ctx, lesson, q, rec);
+    if (measured == nullptr) {
+      ImGui::TextDisabled("%s", w("lm_measuring").c_str());
+      return;
+    }
+    const NumericQuestion& nq = *measured;
     view.document(md(quiz_fill_template(q.prompt.in(language()), nq)));
+    if (!nq.unavailable.empty()) {  // a model is missing: say which and how to get it
+      ImGui::PushTextWrapPos(view.right_edge());
+      ImGui::TextColored(pal.bad, "%s", w("lm_unavailable").c_str());
+      text_wrapped("%s", nq.unavailable.c_str());
+      ImGui::PopTextWrapPos();
+      return;
+    }
     const std::string unit = q.unit.in(language());
     const std::string precision = numeric_precision_text(nq, q.unit, ui_.words, language());
     if (!rec.answered) {
@@ -430,7 +473,8 @@ class LessonsQuizView {
       ImGui::SameLine();
       if (ImGui::Button(w("submit").c_str()) || enter) {
         try {
-          quiz_answer_numeric(rec, q, parse_double(qu.number, "answer"));
+          quiz_answer_numeric(rec, q, parse_double(qu.number, "answer"),
+                              ui_.lm_models ? &*ui_.lm_models : nullptr);
           qu.number_bad = false;
           qu.tries += 1;
           save(ctx);

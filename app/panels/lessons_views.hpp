@@ -6,14 +6,17 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "app/app_context.hpp"
 #include "app/gfx/image_texture.hpp"
+#include "app/widgets/background_job.hpp"
 #include "app/widgets/markdown_view.hpp"
 #include "core/quiz/lessons_lab.hpp"
+#include "core/quiz/lm_questions.hpp"
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/progress.hpp"
 #include "io/lessons/lesson_files.hpp"
@@ -54,11 +57,16 @@ struct LessonsUi {
                               // changes against (another window may save meanwhile)
   std::string progress_file;  // empty until the data directory is known
   bool progress_loaded = false;
-  bool headless = false;                           // checks and captures never write progress
-  bool cjk = true;                                 // a Chinese font is available (last frame)
-  bool select_view = true;                         // bring lab.view's tab to the front next frame
-  std::map<std::string, QuestionUi> questions;     // by "lesson/question"
-  std::map<std::string, NumericCache> numerics;    // by "lesson/question"
+  bool headless = false;                         // checks and captures never write progress
+  bool cjk = true;                               // a Chinese font is available (last frame)
+  bool select_view = true;                       // bring lab.view's tab to the front next frame
+  std::map<std::string, QuestionUi> questions;   // by "lesson/question"
+  std::map<std::string, NumericCache> numerics;  // by "lesson/question"
+  // Curves of the shipped language models that the model-backed questions of every lesson
+  // read (core/quiz/lm_questions.hpp): measured once, by lm_job, when a quiz first shows
+  // such a question, then kept (the models do not change while the app runs).
+  std::optional<QuizLmData> lm_models;
+  BackgroundJob<QuizLmData> lm_job;
   std::map<std::string, io::MdDocument> md_cache;  // parsed Markdown by source text
   std::mt19937_64 rng{std::random_device{}()};     // seeds of new attempts (not content)
   // For check_state: what the last frame drew.

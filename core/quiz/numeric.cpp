@@ -11,6 +11,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 #include "core/common/random.hpp"
+#include "core/quiz/lm_questions.hpp"
 #include "core/rope/rope.hpp"
 
 namespace poslab {
@@ -353,7 +354,9 @@ const std::vector<std::string>& quiz_generator_names() {
   return names;
 }
 
-NumericQuestion quiz_generate(const std::string& generator, std::uint64_t seed) {
+NumericQuestion quiz_generate(const std::string& generator, std::uint64_t seed,
+                              const QuizLmData* models) {
+  if (quiz_generator_uses_models(generator)) return quiz_lm_generate(generator, seed, models);
   for (const auto& [name, gen] : generators()) {
     if (name != generator) continue;
     NumericQuestion q;
@@ -366,6 +369,7 @@ NumericQuestion quiz_generate(const std::string& generator, std::uint64_t seed) 
   }
   std::string list;
   for (const auto& n : quiz_generator_names()) list += (list.empty() ? "" : ", ") + n;
+  for (const auto& n : quiz_lm_generator_names()) list += ", " + n;
   throw InputError("numeric generator \"" + generator + "\" is unknown (known: " + list + ")");
 }
 

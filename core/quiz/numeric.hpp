@@ -40,7 +40,13 @@ struct NumericQuestion {
   double rel_tol = 0;                    // accepted error relative to |answer| (the larger wins)
   double period = 0;     // > 0: answers equal modulo this are the same (angles: 2 pi)
   bool integer = false;  // the answer is a whole number (index, bucket)
+  // Non-empty when the answer cannot be computed (a model-backed question whose model is
+  // missing): one line saying which file and what to do. The answer is then NaN, so no
+  // given number is graded right.
+  std::string unavailable;
 };
+
+struct QuizLmData;  // core/quiz/lm_questions.hpp: curves measured on the shipped models
 
 // Every generator, in a stable order:
 //   rope_angle          angle of pair i at position m (head dim d, base b), modulo 2 pi
@@ -62,10 +68,18 @@ struct NumericQuestion {
 //   wm_index_after_drop index of A_t after the oldest k steps leave and indices reset
 //   wm_pair_angle       RoPE angle of pair i between S_t and S_{t-3} (6 positions apart)
 //   wm_last_visible_key last key column a new token may attend to, c tokens cached
+// (The generators that read the shipped language models are listed apart, in
+// core/quiz/lm_questions.hpp: their answers need measured curves, not only a seed.)
 const std::vector<std::string>& quiz_generator_names();
 
-// Throws InputError naming the generator when it is unknown.
-NumericQuestion quiz_generate(const std::string& generator, std::uint64_t seed);
+// Throws InputError naming the generator when it is unknown. The model-backed generators
+// (quiz_lm_generator_names(), core/quiz/lm_questions.hpp) read `models`; without it, or
+// without a model they need, their question comes back with `unavailable` set.
+NumericQuestion quiz_generate(const std::string& generator, std::uint64_t seed,
+                              const QuizLmData* models = nullptr);
+// The model-backed part of quiz_generate (lm_questions.cpp).
+NumericQuestion quiz_lm_generate(const std::string& generator, std::uint64_t seed,
+                                 const QuizLmData* models);
 
 struct NumericVerdict {
   bool correct = false;

@@ -19,11 +19,12 @@ ChoiceVerdict quiz_answer_choice(AnswerRecord& rec, const Question& q,
   return v;
 }
 
-NumericVerdict quiz_answer_numeric(AnswerRecord& rec, const Question& q, double given) {
+NumericVerdict quiz_answer_numeric(AnswerRecord& rec, const Question& q, double given,
+                                   const QuizLmData* models) {
   if (q.kind != QuestionKind::numeric)
     throw InputError("question \"" + q.id + "\" is a " + quiz_kind_name(q.kind) +
                      " question, not numeric");
-  const NumericVerdict v = quiz_check_numeric(quiz_generate(q.generator, rec.seed), given);
+  const NumericVerdict v = quiz_check_numeric(quiz_generate(q.generator, rec.seed, models), given);
   rec.attempts += 1;
   rec.answered = true;
   rec.correct = v.correct;

@@ -49,7 +49,9 @@ Progress progress_merge(const Progress& base, const Progress& mine, const Progre
 // input (nothing is recorded then). Open: stores the text and the ticks.
 ChoiceVerdict quiz_answer_choice(AnswerRecord& rec, const Question& q,
                                  const std::vector<int>& chosen);
-NumericVerdict quiz_answer_numeric(AnswerRecord& rec, const Question& q, double given);
+// `models`: the curves a model-backed numeric question reads (core/quiz/lm_questions.hpp).
+NumericVerdict quiz_answer_numeric(AnswerRecord& rec, const Question& q, double given,
+                                   const QuizLmData* models = nullptr);
 void quiz_answer_open(AnswerRecord& rec, const Question& q, const std::string& text,
                       const std::vector<bool>& ticks);
 // Starts a new attempt (new seed for numeric questions); attempts so far are kept.

@@ -134,6 +134,26 @@ expect_exit2 "--lang" quiz list --lang fr
 expect_exit2 "catalog.toml: not found" quiz list --dir /nonexistent
 expect_exit2 "seed" quiz show 03-rope q4-angle --seed minus
 
+# Issue 27: questions measured on the shipped language models. The answer equals the one
+# assets/models/lm_eval.json gives (poslab-cli lm eval's curves, 32 windows), read here from
+# its "at" table (to float summation order); without the models, `show` names the missing
+# file and `check` exits 2.
+models="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../assets/models" && pwd)"
+want=$(python3 -c "
+import json; runs = json.load(open('$models/lm_eval.json'))['runs']
+at = lambda m, s: [r['at'] for r in runs if r['model'] == m and r['scaling']['label'] == s][0]
+print(at('lm_rope.safetensors', 'none')['4L'] - at('lm_rope_ft_yarn.safetensors', 'yarn x4')['4L'])")
+check_json "j['params']['k']==4 and j['measured']['windows']==32 and 'unavailable' not in j and '4L' in j['prompt']" \
+  quiz show 06-long-context q11-yarn-tuned-gain --seed 0 --lang en
+check_json "j['correct'] and abs(j['expected']-$want)<1e-5 and len(j['steps'])==2" \
+  quiz check 06-long-context q11-yarn-tuned-gain --seed 0 --answer "$want"
+check_json "'4L' in j['prompt'] and '比特' in j['unit']" quiz show 02-absolute q6-learned-jump --seed 0 --lang zh
+POSLAB_MODELS_DIR="$tmp/no-models" check_json \
+  "'lm_rope.safetensors is missing' in j['unavailable'] and 'train_length_models.sh' in j['unavailable']" \
+  quiz show 06-long-context q10-rope-first-rise
+POSLAB_MODELS_DIR="$tmp/no-models" expect_exit2 "lm_learned.safetensors is missing" \
+  quiz check 02-absolute q6-learned-jump --answer 1
+
 # A broken lesson is listed as broken with file and line; the others stay usable.
 cp -r "$lessons/." "$tmp/lessons/" 2>/dev/null || { mkdir -p "$tmp/lessons"; cp -r "$lessons/." "$tmp/lessons/"; }
 printf '[[question]]\nid = "q1"\nkind = single\n' > "$tmp/lessons/02-absolute/quiz.toml"

@@ -1,0 +1,42 @@
+// Loading and measuring the models of the quiz's model-backed questions (see quiz_lm_io.hpp).
+#include "io/labjson/quiz_lm_io.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/common/errors.hpp"
+#include "io/labjson/length_lab_io.hpp"
+
+namespace poslab::io {
+
+QuizLmData quiz_lm_load(const std::vector<std::string>& generators,
+                        const std::atomic<bool>* cancel) {
+  QuizLmData out;
+  std::vector<lm::LengthModelId> wanted;
+  for (const std::string& g : generators)
+    for (lm::LengthModelId id : quiz_lm_models(g)) {
+      if (std::find(wanted.begin(), wanted.end(), id) != wanted.end()) continue;
+      const std::string path = length_model_path(id);
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(path, ec))
+        wanted.push_back(id);
+      else
+        out.missing.push_back(
+            {id, path + " is missing: train the shipped models with scripts/train_length_models.sh "
+                        "(assets/models/README.md) or set POSLAB_MODELS_DIR to a folder that has "
+                        "it"});
+    }
+  if (wanted.empty()) return out;
+  lm::LengthLabData data;
+  try {
+    data = length_lab_load();
+  } catch (const Error& e) {  // a damaged model or the held-out text: every question says so
+    for (lm::LengthModelId id : wanted) out.missing.push_back({id, e.what()});
+    return out;
+  }
+  QuizLmData measured = quiz_lm_measure(data, wanted, cancel);
+  measured.missing = std::move(out.missing);
+  return measured;
+}
+
+}  // namespace poslab::io
