@@ -36,6 +36,8 @@ struct AppStateOptions {
   // file's path once it is in the page's memory ("" until then). Empty on the desktop.
   std::function<void(const std::string& accept)> open_file_picker;
   std::function<std::string()> take_picked_file;
+  // AppContext::fetch_files in the browser build (empty on the desktop: files are on disk).
+  std::function<FileFetch(const std::vector<std::string>& paths)> fetch_files;
 };
 
 // A message on a banner: shell-wide (lab empty) or belonging to one lab.
@@ -83,6 +85,9 @@ class AppState final : public AppContext {
   }
   std::string take_picked_file() override {
     return opt_.take_picked_file ? opt_.take_picked_file() : std::string();
+  }
+  FileFetch fetch_files(const std::vector<std::string>& paths) override {
+    return opt_.fetch_files ? opt_.fetch_files(paths) : AppContext::fetch_files(paths);
   }
 
   // ---- shell ----
