@@ -242,8 +242,8 @@ async function waitDownload(dir, name, timeoutMs = 30000) {
 }
 
 // Share in the browser: File > Copy preset link puts a web link on the clipboard; the Share
-// popup's three Save buttons give PNG, CSV and JSON downloads; the JSON equals native
-// poslab-cli's numbers for the same command.
+// popup shows three Download buttons and no desktop paths; they give PNG, CSV and JSON
+// downloads; the JSON equals native poslab-cli's numbers for the same command.
 async function shareExports(browser, base) {
   const context = await browser.createBrowserContext();
   await context.overridePermissions(base.replace(/\/$/, ''), ['clipboard-read', 'clipboard-write',
@@ -272,12 +272,17 @@ async function shareExports(browser, base) {
     const saveButton = async (row) => {  // rows: picture, CSV, JSON (top to bottom)
       const t0 = Date.now();
       for (;;) {
-        const saves = (await items(page)).filter((i) => i.label === 'Save').sort((a, b) => a.y - b.y);
-        if (saves.length === 3) return clickItem(page, (i) => i.label === 'Save' && i.y === saves[row].y, `Save (row ${row})`);
-        if (Date.now() - t0 > 20000) throw new Error(`the Share popup shows ${saves.length} Save buttons`);
+        const saves = (await items(page)).filter((i) => i.label === 'Download').sort((a, b) => a.y - b.y);
+        if (saves.length === 3) return clickItem(page, (i) => i.label === 'Download' && i.y === saves[row].y, `Download (row ${row})`);
+        if (Date.now() - t0 > 20000) throw new Error(`the Share popup shows ${saves.length} Download buttons`);
         await nextFrames(page, 1);
       }
     };
+    const popup = (await items(page)).filter((i) => i.window.endsWith('###share'));
+    const desktopOnly = popup.filter((i) => ['##path', 'Browse...', 'Save'].includes(i.label)).map((i) => i.label);
+    check('share: the popup offers downloads only (no paths, no Browse..., no Save)',
+          popup.filter((i) => i.label === 'Download').length === 3 && desktopOnly.length === 0,
+          `${popup.map((i) => i.label).join(', ')}`);
     await saveButton(2);
     const offered = async (name) => {  // the page offered it (before the browser saves it)
       for (let t0 = Date.now(); Date.now() - t0 < 20000; await nextFrames(page, 1)) {
