@@ -14,6 +14,15 @@ namespace poslab::app {
 // Receives a screen capture: width x height RGBA pixels, rows top first.
 using CaptureSink = std::function<void(int width, int height, std::vector<uint8_t> rgba)>;
 
+// How far fetch_files is: `done` once every file is in place or failed; `error` names each
+// file that could not be fetched (one line).
+struct FileFetch {
+  bool done = true;
+  int fetched = 0;  // files in place
+  int files = 0;    // files asked for
+  std::string error;
+};
+
 class AppContext {
  public:
   virtual ~AppContext() = default;
@@ -68,6 +77,13 @@ class AppContext {
   virtual bool has_file_picker() const { return false; }
   virtual void open_file_picker(const std::string& accept) { (void)accept; }
   virtual std::string take_picked_file() { return {}; }
+  // Files of the data folder that the browser build keeps beside the page until a lab needs
+  // them (the length lab's models): the first call starts fetching those not yet in the
+  // page's memory; call it each frame until done. The desktop has its files on disk: done.
+  virtual FileFetch fetch_files(const std::vector<std::string>& paths) {
+    const int n = static_cast<int>(paths.size());
+    return {true, n, n, {}};
+  }
 };
 
 }  // namespace poslab::app

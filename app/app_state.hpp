@@ -31,11 +31,15 @@ struct AppStateOptions {
   std::string link_base;     // "" = `poslab:` preset links; else the page's address (the
                              // browser build): links are <link_base>#<preset>
   // Called with each file the Share popup wrote (the browser build offers it as a download).
+  // Set: exports are downloads, and the Share popup shows download buttons only (no paths,
+  // no Browse...).
   std::function<void(const std::string& path)> on_file_exported;
   // The browser's file picker (AppContext::has_file_picker): starts it; returns the chosen
   // file's path once it is in the page's memory ("" until then). Empty on the desktop.
   std::function<void(const std::string& accept)> open_file_picker;
   std::function<std::string()> take_picked_file;
+  // AppContext::fetch_files in the browser build (empty on the desktop: files are on disk).
+  std::function<FileFetch(const std::vector<std::string>& paths)> fetch_files;
 };
 
 // A message on a banner: shell-wide (lab empty) or belonging to one lab.
@@ -83,6 +87,9 @@ class AppState final : public AppContext {
   }
   std::string take_picked_file() override {
     return opt_.take_picked_file ? opt_.take_picked_file() : std::string();
+  }
+  FileFetch fetch_files(const std::vector<std::string>& paths) override {
+    return opt_.fetch_files ? opt_.fetch_files(paths) : AppContext::fetch_files(paths);
   }
 
   // ---- shell ----
@@ -170,6 +177,11 @@ class AppState final : public AppContext {
   void share_save(Panel& p, ShareTarget t, const std::string& path, bool replace);
   // After a file was written: its folder is the one the Share popup proposes next time.
   void remember_export_dir(const std::string& written);
+  // Exports are downloads (the browser build: on_file_exported is set).
+  bool exports_are_downloads() const;
+  // After the Share popup wrote `path`: hands it over as a download (browser) or remembers
+  // its folder (desktop); the status line to show (`saved_text` with {path} and {bytes}).
+  std::string exported(const std::string& path, const char* saved_text);
   void apply_theme();
   void restore_presets();
   void clear_resolved_errors(Panel& p);

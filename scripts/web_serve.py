@@ -17,8 +17,10 @@ import os
 import sys
 import threading
 
-# What compresses well: text, WebAssembly, the preloaded data, fonts (PNG and JPEG do not).
-COMPRESSED = (".html", ".js", ".wasm", ".data", ".ttc", ".ttf", ".json", ".css")
+# What compresses well: text, WebAssembly, the preloaded data, fonts, the length lab's
+# held-out text (PNG and JPEG do not; model weights a little).
+COMPRESSED = (".html", ".js", ".wasm", ".data", ".ttc", ".ttf", ".json", ".css", ".txt",
+              ".safetensors")
 _gz_cache = {}  # path -> (mtime_ns, size, gzip bytes)
 _gz_lock = threading.Lock()
 

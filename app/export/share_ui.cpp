@@ -2,6 +2,7 @@
 // main view as PNG (1x or 2x), its numbers as CSV and JSON (what poslab-cli prints), copy
 // the exact poslab-cli command and a poslab: preset link. Existing files are replaced only
 // after the user says so; every file is written atomically; failures are shown, never lost.
+// In the browser build exports are downloads: one Download button per file, no paths.
 #include <imgui.h>
 #include <imgui_internal.h>
 #include <imgui_stdlib.h>
@@ -40,6 +41,10 @@ std::string* path_of(ShareUi& s, ShareTarget t) {
          : t == ShareTarget::csv   ? &s.csv_path
                                    : &s.json_path;
 }
+
+// Where the browser build writes an export before offering it as a download (the page's
+// memory; the user never sees this path).
+constexpr const char* kDownloadsDir = "/downloads";
 
 std::string default_dir(const Settings& st) {
   std::error_code ec;
@@ -134,16 +139,30 @@ void AppState::set_capture(bool on, int k) {
   }
 }
 
+bool AppState::exports_are_downloads() const {
+  return static_cast<bool>(opt_.on_file_exported);
+}
+
+// The browser build hands each written file over (on_file_exported) and says so by its name;
+// the desktop remembers the folder for the next export.
+std::string AppState::exported(const std::string& path, const char* saved_text) {
+  std::error_code ec;
+  const std::string bytes = std::to_string(fs::file_size(path, ec));
+  if (exports_are_downloads()) {
+    opt_.on_file_exported(path);
+    return fill(tr("share.downloaded"), fs::path(path).filename().string(), bytes);
+  }
+  remember_export_dir(path);
+  return fill(saved_text, path, bytes);
+}
+
 void AppState::picture_done(const std::string& path, const std::string& error) {
   share_.status_error = !error.empty();
-  share_.status = error.empty() ? fill(tr("share.saved_picture"), path)
+  share_.status = error.empty() ? exported(path, tr("share.saved_picture"))
                                 : tr_args(tr("share.problem.picture_failed"), {{"error", error}});
   if (share_.reopen) share_.open_requested = true;  // shows the result where it was asked for
   share_.reopen = false;
-  if (error.empty()) {
-    remember_export_dir(path);
-    if (opt_.on_file_exported) opt_.on_file_exported(path);
-  } else {
+  if (!error.empty()) {
     const std::string saved = drawing_lab_;
     drawing_lab_ = settings_.active_lab;
     report_error(tr("share.where.picture"), error);
@@ -272,10 +291,8 @@ void AppState::share_save(Panel& p, ShareTarget t, const std::string& path, bool
   }
   try {
     write_lab_numbers(p, t == ShareTarget::csv ? path : "", t == ShareTarget::json ? path : "");
-    s.status = fill(tr("share.saved_file"), path, std::to_string(fs::file_size(path, ec)));
+    s.status = exported(path, tr("share.saved_file"));
     s.status_error = false;
-    remember_export_dir(path);
-    if (opt_.on_file_exported) opt_.on_file_exported(path);
   } catch (const InputError& e) {  // no numbers now: the lab says why
     s.status = tr_error(*this, e);
     s.status_error = true;
@@ -301,7 +318,9 @@ void AppState::draw_share(Panel& p) {
         s.status_error = false;
       }
       s.lab = p.id();
-      const fs::path dir = default_dir(settings_);
+      std::error_code ec;
+      if (exports_are_downloads()) fs::create_directories(kDownloadsDir, ec);
+      const fs::path dir = exports_are_downloads() ? kDownloadsDir : default_dir(settings_);
       s.picture_path = (dir / ("poslab-" + s.lab + ".png")).string();
       s.csv_path = (dir / ("poslab-" + s.lab + ".csv")).string();
       s.json_path = (dir / ("poslab-" + s.lab + ".json")).string();
@@ -324,6 +343,13 @@ void AppState::draw_share(Panel& p) {
     ImGui::AlignTextToFramePadding();  // the label on the field's line, not above it
     ImGui::TextUnformatted(label);
     ImGui::SameLine(130 * scale_);
+    if (exports_are_downloads()) {  // the browser: no paths, no folders; the file is a download
+      if (ImGui::Button(tr("share.download"))) share_save(p, t, *path_of(s, t), true);
+      s.note_item(("save." + name).c_str());
+      ImGui::EndDisabled();
+      ImGui::PopID();
+      return;
+    }
     ImGui::SetNextItemWidth(-190 * scale_);
     ImGui::InputText("##path", path_of(s, t));
     s.note_item(("path." + name).c_str());

@@ -138,6 +138,13 @@ class LengthPanel final : public Panel {
   // ---- loading and computation ---------------------------------------------------------
   void load(AppContext& ctx) {
     if (!ui_.load_started) {
+      // The browser build fetches the models and held-out text first (the desktop has them).
+      ui_.fetch = ctx.fetch_files(io::length_lab_files());
+      if (!ui_.fetch.done) {
+        ctx.request_frames(2);
+        return;
+      }
+      if (!ui_.fetch.error.empty()) ctx.report_error(ctx.tr("title.length"), ui_.fetch.error);
       ui_.load_started = true;
       ui_.load_job.start("load", [](JobControl&) {
         return std::make_shared<const lm::LengthLabData>(io::length_lab_load());
@@ -285,6 +292,8 @@ class LengthPanel final : public Panel {
       if (!ui_.load_error.empty()) {
         text_wrapped("%s", T("length.no_models"));
         ImGui::TextDisabled("%s", ui_.load_error.c_str());
+      } else if (!ui_.fetch.done) {
+        ImGui::Text(T("length.fetching"), ui_.fetch.fetched, ui_.fetch.files);
       } else {
         ImGui::TextUnformatted(T("length.loading"));
       }

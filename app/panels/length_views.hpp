@@ -6,13 +6,12 @@
 #include <optional>
 #include <string>
 
+#include "app/app_context.hpp"
 #include "app/gfx/heatmap_texture.hpp"
 #include "app/widgets/background_job.hpp"
 #include "core/lm/length_lab.hpp"
 
 namespace poslab::app {
-
-class AppContext;
 
 using LengthDataPtr = std::shared_ptr<const lm::LengthLabData>;
 using LengthResultPtr = std::shared_ptr<const lm::LengthLabResult>;
@@ -22,6 +21,7 @@ struct LengthUi {
   // The shipped models and held-out text, loaded once by a job (io's length_lab_load).
   LengthDataPtr data;
   BackgroundJob<LengthDataPtr> load_job;
+  FileFetch fetch;  // the browser build's fetch of the files io reads (AppContext::fetch_files)
   bool load_started = false;
   std::string load_error;  // why nothing could be loaded (shown in place of the views)
   // The computation: the last finished result stays on screen while a new one runs.

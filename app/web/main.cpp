@@ -19,9 +19,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "app/app_state.hpp"
 #include "app/gfx/font_texture.hpp"
@@ -59,13 +62,50 @@ struct WebApp {
   enum class Cjk { none, fetching, ready, failed } cjk = Cjk::none;  // the Chinese font
 };
 
+// A file beside the page (`url`, relative to it) fetched into `file` in the page's memory
+// (Module.poslabFetch in page.js): the first call starts it; then 0 while it runs, 1 once
+// the file is written whole, 2 when it failed (fetch_error says why).
+enum class Fetch { running = 0, ready = 1, failed = 2 };
+Fetch fetch_file(const std::string& url, const std::string& file) {
+  return static_cast<Fetch>(
+      EM_ASM_INT({ return Module.poslabFetch(UTF8ToString($0), UTF8ToString($1)); }, url.c_str(),
+                 file.c_str()));
+}
+std::string fetch_error(const std::string& file) {
+  const std::string js = "Module.poslabFetchErrors[" + nlohmann::json(file).dump() + "] || ''";
+  const char* s = emscripten_run_script_string(js.c_str());
+  return s ? s : "";
+}
+
 // The Chinese font is not preloaded (5 MB): it is fetched when Chinese is first chosen,
 // written where the desktop app finds it (app/fonts.cpp), and the fonts are rebuilt.
 constexpr const char* kCjkFont = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
+constexpr const char* kCjkFontUrl = "fonts/wqy-microhei.ttc";
 
-void fetch_cjk_font() {
-  EM_ASM({ Module.poslabFetchFont(UTF8ToString($0)); }, kCjkFont);
+// AppContext::fetch_files: a file of the data folder (/poslab, POSLAB_DATA_DIR) lies at the
+// same relative path beside the page (web_app.cmake puts the length lab's models there).
+poslab::app::FileFetch fetch_data_files(const std::vector<std::string>& paths) {
+  constexpr std::string_view root = "/poslab/";
+  poslab::app::FileFetch f;
+  f.files = static_cast<int>(paths.size());
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    Fetch state = Fetch::ready;
+    if (!std::filesystem::exists(p, ec)) {
+      if (p.rfind(root, 0) != 0) {
+        f.error += (f.error.empty() ? "" : "; ") + p + ": not in the page's data folder";
+        continue;
+      }
+      state = fetch_file(p.substr(root.size()), p);
+    }
+    if (state == Fetch::running) f.done = false;
+    if (state == Fetch::ready) ++f.fetched;
+    if (state == Fetch::failed)
+      f.error += (f.error.empty() ? "could not fetch " : "; ") + fetch_error(p);
+  }
+  return f;
 }
+
 WebApp* g_app = nullptr;
 
 // The user folders on IndexedDB (Module.poslabMount in page.js: read back before the app
@@ -116,6 +156,7 @@ void start_app(WebApp& app) {
   const char* page = emscripten_run_script_string("location.href.split('#')[0]");
   aso.link_base = page ? page : "";
   aso.on_file_exported = offer_download;
+  aso.fetch_files = fetch_data_files;
   aso.open_file_picker = [](const std::string& accept) {
     EM_ASM({ Module.poslabPickFile(UTF8ToString($0)); }, accept.c_str());
   };
@@ -174,22 +215,18 @@ void update_cjk_font(WebApp& app) {
   const auto* p = state.find_panel(state.settings().active_lab);
   const bool chosen =
       state.settings().language == "zh" || (p && p->preset().find("lang=zh") != std::string::npos);
-  if (app.cjk == WebApp::Cjk::none && chosen) {
-    app.cjk = WebApp::Cjk::fetching;
-    fetch_cjk_font();
-  } else if (app.cjk == WebApp::Cjk::fetching) {
-    const char* got = emscripten_run_script_string("Module.poslabCjk || ''");
-    const std::string answer = got ? got : "";
-    if (answer == "ready") {
-      app.cjk = WebApp::Cjk::ready;
-      ImGui_ImplOpenGL3_DestroyFontsTexture();
-      state.rebuild_fonts(1.0f);
-      ImGui_ImplOpenGL3_CreateFontsTexture();
-    } else if (!answer.empty()) {
-      app.cjk = WebApp::Cjk::failed;
-      state.report_error("fonts", std::string("the Chinese font could not be loaded (") + answer +
-                                      "); texts are shown in English where they need it");
-    }
+  if (app.cjk == WebApp::Cjk::none && chosen) app.cjk = WebApp::Cjk::fetching;
+  if (app.cjk != WebApp::Cjk::fetching) return;
+  const Fetch answer = fetch_file(kCjkFontUrl, kCjkFont);
+  if (answer == Fetch::ready) {
+    app.cjk = WebApp::Cjk::ready;
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    state.rebuild_fonts(1.0f);
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  } else if (answer == Fetch::failed) {
+    app.cjk = WebApp::Cjk::failed;
+    state.report_error("fonts", "the Chinese font could not be loaded (" + fetch_error(kCjkFont) +
+                                    "); texts are shown in English where they need it");
   }
 }
 

@@ -70,10 +70,17 @@ Module.poslabCopy = function (text) {
     });
 };
 
-// The Chinese font, fetched from beside the page into `file` (Module.poslabCjk: 'ready' or
-// why not).
-Module.poslabFetchFont = function (file) {
-  fetch('fonts/' + file.split('/').pop())
+// Files fetched from beside the page into the page's memory when first needed (the Chinese
+// font, the length lab's models): Module.poslabFetch(url, file) starts the fetch on its first
+// call and answers 0 while it runs, 1 once `file` is written whole, 2 when it failed
+// (Module.poslabFetchErrors[file] says why).
+Module.poslabFetches = {};
+Module.poslabFetchErrors = {};
+Module.poslabFetch = function (url, file) {
+  const state = Module.poslabFetches[file];
+  if (state !== undefined) return state;
+  Module.poslabFetches[file] = 0;
+  fetch(url)
     .then(function (r) {
       if (!r.ok) throw new Error('HTTP ' + r.status);
       return r.arrayBuffer();
@@ -81,9 +88,13 @@ Module.poslabFetchFont = function (file) {
     .then(function (b) {
       FS.mkdirTree(file.substring(0, file.lastIndexOf('/')));
       FS.writeFile(file, new Uint8Array(b));
-      Module.poslabCjk = 'ready';
+      Module.poslabFetches[file] = 1;
     })
-    .catch(function (e) { Module.poslabCjk = String(e); });
+    .catch(function (e) {
+      Module.poslabFetchErrors[file] = url + ': ' + String(e);
+      Module.poslabFetches[file] = 2;
+    });
+  return 0;
 };
 
 // The browser's file picker: the chosen file is copied into /uploads in the page's memory

@@ -2,8 +2,10 @@
 // length_lab_io.hpp). The JSON is built here once; the CLI prints it and the panel exports it.
 #include "io/labjson/length_lab_io.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
 #include "io/data/data_dir.hpp"
@@ -60,12 +62,84 @@ LengthLabData length_lab_load() {
     throw FileError(models_dir(),
                     "no length-lab model (lm_<encoding>.safetensors) here; train them with "
                     "scripts/train_length_models.sh or set POSLAB_MODELS_DIR");
+  data.valid = length_held_out_text(first_meta, length_held_out_path());
+  return data;
+}
+
+std::vector<std::string> length_lab_files() {
+  std::vector<std::string> out;
+  for (int k = 0; k < kLengthModelCount; ++k)
+    out.push_back(length_model_path(static_cast<LengthModelId>(k)));
+  out.push_back(length_held_out_path());
+  return out;
+}
+
+std::string length_held_out_path() {
+  return (std::filesystem::path(models_dir()) / "lm_held_out.txt").string();
+}
+
+namespace {
+
+// The header line of a held-out file: what it was made from.
+Json length_held_out_header(const std::vector<std::string>& paths, const LmCorpusParams& split,
+                            size_t bytes) {
+  return {{"files", paths}, {"valid_every", split.valid_every}, {"bytes", bytes}};
+}
+
+// The bytes of held-out file `path` made from `paths` and `split`, every field checked.
+std::vector<uint8_t> length_held_out_read(const std::string& path,
+                                          const std::vector<std::string>& paths,
+                                          const LmCorpusParams& split) {
+  const std::string rebuild = "; make it again (scripts/web_build.sh writes it beside the models)";
+  const std::string text = read_file(path, size_t{64} << 20);
+  const std::string magic =
+      std::string(kLengthHeldOutMagic) + " " + std::to_string(kLengthHeldOutVersion) + "\n";
+  if (text.compare(0, magic.size(), magic) != 0)
+    throw FileError(
+        path, "is not a held-out text of format " + magic.substr(0, magic.size() - 1) + rebuild);
+  const size_t eol = text.find('\n', magic.size());
+  if (eol == std::string::npos || eol - magic.size() > (size_t{1} << 20))
+    throw FileError(path, "has no header line" + rebuild);
+  const std::string line = text.substr(magic.size(), eol - magic.size());
+  const Json head = json_nesting_depth(line) <= kSafetensorsMaxDepth
+                        ? Json::parse(line, nullptr, /*allow_exceptions=*/false)
+                        : Json();
+  const size_t n = text.size() - eol - 1;
+  if (!head.is_object() || head != length_held_out_header(paths, split, n))
+    throw FileError(path,
+                    "was made from other text files, another split or is cut short (the models "
+                    "record " +
+                        length_held_out_header(paths, split, n).dump() + ")" + rebuild);
+  return {text.begin() + static_cast<long>(eol) + 1, text.end()};
+}
+
+}  // namespace
+
+std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
+                                          const std::string& saved) {
   std::vector<std::string> paths;
   LmCorpusParams split;
-  length_recorded_text(first_meta, paths, split);
-  const LmCorpus corpus = lm_corpus_build(lm_read_text_files(paths, nullptr), split);
-  data.valid = corpus.valid;
-  return data;
+  length_recorded_text(model_meta, paths, split);
+  std::error_code ec;
+  const bool installed = std::all_of(paths.begin(), paths.end(), [&](const std::string& p) {
+    return std::filesystem::is_regular_file(p, ec);
+  });
+  if (!installed && std::filesystem::is_regular_file(saved, ec))
+    return length_held_out_read(saved, paths, split);
+  return lm_corpus_build(lm_read_text_files(paths, nullptr), split).valid;
+}
+
+void length_held_out_save(const std::string& model, const std::string& out) {
+  std::vector<std::string> paths;
+  LmCorpusParams split;
+  length_recorded_text(SafetensorsFile::open_header(model).metadata(), paths, split);
+  const std::vector<uint8_t> valid =
+      lm_corpus_build(lm_read_text_files(paths, nullptr), split).valid;
+  std::string text = std::string(kLengthHeldOutMagic) + " " +
+                     std::to_string(kLengthHeldOutVersion) + "\n" +
+                     length_held_out_header(paths, split, valid.size()).dump() + "\n";
+  text.append(valid.begin(), valid.end());
+  write_file_atomically(out, text);
 }
 
 std::string length_curve_label(const LengthCurve& c) {

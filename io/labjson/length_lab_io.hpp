@@ -1,12 +1,15 @@
 // The length lab's inputs from disk and its numbers as JSON, for both faces: the shipped
 // models (assets/models/lm_<name>.safetensors through io/checkpoint's loader) with the
-// held-out text of their split (the fortune files their metadata records), and the result
-// as the JSON `poslab-cli length` prints and the panel's "Export numbers" writes.
+// held-out text of their split (the fortune files their metadata records, or the held-out
+// file made from them where they are not installed: the browser), and the result as the
+// JSON `poslab-cli length` prints and the panel's "Export numbers" writes.
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/lm/length_lab.hpp"
+#include "io/checkpoint/safetensors.hpp"
 #include "io/labjson/lab_json.hpp"
 
 namespace poslab::io {
@@ -17,6 +20,29 @@ std::string length_model_path(lm::LengthModelId id);
 // validation text of the first one's recorded split. Throws FileError when no model exists
 // or the text cannot be read, saying what to install or train.
 lm::LengthLabData length_lab_load();
+// Every file length_lab_load may read from the models folder: the shipped models, then the
+// held-out file (the browser build fetches them into the page's memory before the load).
+std::vector<std::string> length_lab_files();
+
+// ---- The held-out text where the fortune files are not installed (the browser) --------
+// A held-out file: the validation text of one split, with the split it was made from:
+//   "poslab-held-out 1\n" {"files": [paths], "valid_every": k, "bytes": N} "\n" N bytes
+// The split itself is made in one place only (lm_corpus_build on the recorded files); the
+// file is that result written once, by the browser build (app/web/make_held_out.cpp).
+inline constexpr const char* kLengthHeldOutMagic = "poslab-held-out";
+inline constexpr int kLengthHeldOutVersion = 1;
+// models_dir()/lm_held_out.txt
+std::string length_held_out_path();
+// The held-out text of the split `model_meta` records (a checkpoint's "data" metadata;
+// the default fortune files and split when it records none): read from those files, or,
+// when one of them is missing, from the held-out file `saved` if it exists and was made from
+// the same files and split (else a FileError naming it and what to do). The fortune files
+// missing and no held-out file: lm_read_text_files' FileError (which package to install).
+std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
+                                          const std::string& saved);
+// Writes the held-out file of `model`'s recorded split, read from the fortune files, to
+// `out` (atomically). Throws FileError.
+void length_held_out_save(const std::string& model, const std::string& out);
 
 // The lab's numbers: preset, positions, L, one entry per curve (model, scaling, factor,
 // mean bits/byte, the loss at L/2, L, 2L, 4L and 8L, the averaged and the one-window curve),

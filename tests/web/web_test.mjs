@@ -25,6 +25,9 @@ const check = (name, ok, detail = '') => {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ': ' + detail : ''}`);
 };
 
+// The length lab in a state that computes in seconds in the page (its jobs run inline):
+// every model's curves over 2L, one window, and the text and heads views.
+const LENGTH_PRESET = 'length?span=2&windows=1&heads_bytes=64';
 // Labs and the presets they open with (the page's hash), as a user's link would.
 const LABS = [
   ['rope', 'rope?dim=64&base=10000'],
@@ -33,8 +36,8 @@ const LABS = [
   ['arena', 'arena?seed=7'],
   ['dreams', 'dreams'],
   ['lessons', 'lessons'],
-  // The length lab's models are not preloaded (app/web/web_app.cmake): it must say so, not fail.
-  ['length', 'length'],
+  // The length lab's models are not preloaded: fetched when it opens (app/web/web_app.cmake).
+  ['length', LENGTH_PRESET],
 ];
 
 // a and b agree: same keys and types, numbers within tolerance (float32 math in both, but
@@ -106,6 +109,26 @@ async function waitFrames(page, n, timeoutMs) {
 }
 
 const nextFrames = async (page, n) => waitFrames(page, (await status(page)).frames + n, 30000);
+
+// The length lab fetches its models and held-out text when it opens (not in the first
+// load): it shows that it is loading them, then computes; measures what was fetched.
+async function lengthModels(page, t0) {
+  let n = await numbers(page);
+  while (!n.json && Date.now() - t0 < 240000) {
+    await nextFrames(page, 2);
+    n = await numbers(page);
+  }
+  const files = (await fetched(page)).filter((e) => /^lm_/.test(e.name));
+  report.length_models = { files: files.length, over_the_wire_bytes: files.reduce((a, e) => a + e.transfer, 0),
+                           bytes: files.reduce((a, e) => a + e.decoded, 0), ms_to_numbers: Date.now() - t0 };
+  const names = files.map((e) => e.name).sort();
+  check('length: the models and held-out text are fetched when the lab opens',
+        names.includes('lm_held_out.txt') && names.filter((f) => f.endsWith('.safetensors')).length === 8,
+        `${names.length} files, ${(report.length_models.over_the_wire_bytes / 1e6).toFixed(2)} MB over the wire: ${names.join(' ')}`);
+  const j = n.json || {};
+  check('length: every model loaded and drew its curves', (j.curves || []).length === 9 && (j.missing || []).length === 0 &&
+        (j.text?.bits || []).length > 0, n.json ? `${j.curves.length} curves, missing ${j.missing}` : `no numbers: ${n.why_not}`);
+}
 const itemsLast = (page) => page.evaluate(() => JSON.parse(Module.UTF8ToString(Module._poslab_web_items())));
 // The labelled items of a frame drawn now (the first call starts the recording).
 const items = async (page) => {
@@ -219,8 +242,8 @@ async function waitDownload(dir, name, timeoutMs = 30000) {
 }
 
 // Share in the browser: File > Copy preset link puts a web link on the clipboard; the Share
-// popup's three Save buttons give PNG, CSV and JSON downloads; the JSON equals native
-// poslab-cli's numbers for the same command.
+// popup shows three Download buttons and no desktop paths; they give PNG, CSV and JSON
+// downloads; the JSON equals native poslab-cli's numbers for the same command.
 async function shareExports(browser, base) {
   const context = await browser.createBrowserContext();
   await context.overridePermissions(base.replace(/\/$/, ''), ['clipboard-read', 'clipboard-write',
@@ -249,12 +272,17 @@ async function shareExports(browser, base) {
     const saveButton = async (row) => {  // rows: picture, CSV, JSON (top to bottom)
       const t0 = Date.now();
       for (;;) {
-        const saves = (await items(page)).filter((i) => i.label === 'Save').sort((a, b) => a.y - b.y);
-        if (saves.length === 3) return clickItem(page, (i) => i.label === 'Save' && i.y === saves[row].y, `Save (row ${row})`);
-        if (Date.now() - t0 > 20000) throw new Error(`the Share popup shows ${saves.length} Save buttons`);
+        const saves = (await items(page)).filter((i) => i.label === 'Download').sort((a, b) => a.y - b.y);
+        if (saves.length === 3) return clickItem(page, (i) => i.label === 'Download' && i.y === saves[row].y, `Download (row ${row})`);
+        if (Date.now() - t0 > 20000) throw new Error(`the Share popup shows ${saves.length} Download buttons`);
         await nextFrames(page, 1);
       }
     };
+    const popup = (await items(page)).filter((i) => i.window.endsWith('###share'));
+    const desktopOnly = popup.filter((i) => ['##path', 'Browse...', 'Save'].includes(i.label)).map((i) => i.label);
+    check('share: the popup offers downloads only (no paths, no Browse..., no Save)',
+          popup.filter((i) => i.label === 'Download').length === 3 && desktopOnly.length === 0,
+          `${popup.map((i) => i.label).join(', ')}`);
     await saveButton(2);
     const offered = async (name) => {  // the page offered it (before the browser saves it)
       for (let t0 = Date.now(); Date.now() - t0 < 20000; await nextFrames(page, 1)) {
@@ -312,7 +340,8 @@ async function firstLoadAndChinese(browser, base) {
     const wire = load.reduce((a, e) => a + e.transfer, 0), size = load.reduce((a, e) => a + e.decoded, 0);
     report.first_load = { over_the_wire_bytes: wire, uncompressed_bytes: size, first_frame_ms: firstFrame,
                           files: Object.fromEntries(load.map((e) => [e.name, e.transfer])) };
-    check('first load: under 6 MB over the wire, no Chinese font', wire < 6e6 && !load.some((e) => /wqy/.test(e.name)),
+    check('first load: under 6 MB over the wire, no Chinese font, no length-lab model',
+          wire < 6e6 && !load.some((e) => /wqy|^lm_/.test(e.name)),
           `${(wire / 1e6).toFixed(2)} MB over the wire (${(size / 1e6).toFixed(2)} MB uncompressed)`);
     check('first load: files are sent gzip-compressed', wire < 0.8 * size);
     await clickItem(page, (i) => i.label === 'View', 'View menu');
@@ -330,7 +359,7 @@ async function firstLoadAndChinese(browser, base) {
     report.chinese_font = font ? { over_the_wire_bytes: font.transfer, bytes: font.decoded, ms: Date.now() - tc } : null;
     check('Chinese: choosing it fetches the font, and the fonts gain it', s.settings.language === 'zh' && s.cjk_font && !!font,
           `${font ? (font.transfer / 1e6).toFixed(2) + ' MB over the wire' : 'not fetched'}, language ${s.settings.language}, ` +
-          `font ${s.cjk_font}, page ${await page.evaluate(() => String(Module.poslabCjk))}`);
+          `font ${s.cjk_font}, page ${await page.evaluate(() => JSON.stringify(Module.poslabFetchErrors))}`);
     check('Chinese: no error', s.errors.length === 0 && logs.length === 0, s.errors.concat(logs).slice(0, 3).join(' | '));
   } catch (e) {
     check('first load and Chinese: runs', false, e.message + (logs.length ? ' | ' + logs.slice(-3).join(' | ') : ''));
@@ -450,7 +479,12 @@ try {
       await page.goto(`${server.base}poslab.html#${encodeURIComponent(preset)}`);
       await waitFrames(page, 1, 60000);
       const firstFrameMs = Date.now() - t0;
+      if (lab === 'length') {  // the lab as it opens: its files are being fetched (to look at)
+        await page.screenshot({ path: path.join(shotDir, 'length_loading.png') });
+        report.length_fetches_at_first_frame = await page.evaluate(() => ({ ...Module.poslabFetches }));
+      }
       const s = await waitFrames(page, 30, 60000);
+      if (lab === 'length') await lengthModels(page, t0);
       const raf = await rafTimes(page);
       const s2 = await status(page);
       const n = await numbers(page);

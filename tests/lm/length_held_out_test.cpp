@@ -1,0 +1,120 @@
+// The length lab's held-out file (io/labjson/length_lab_io: what the browser reads instead
+// of the fortune files): written from the text files a model's metadata records, it gives
+// back exactly the validation text those files give (the entries i % k == k - 1); made from
+// another split, damaged or cut short, it is one FileError naming it, never other bytes.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/common/atomic_file.hpp"
+#include "core/common/errors.hpp"
+#include "core/lm/lm.hpp"
+#include "io/checkpoint/lm_checkpoint.hpp"
+#include "io/labjson/length_lab_io.hpp"
+
+using namespace poslab;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct HeldOutFixture {
+  fs::path dir = fs::temp_directory_path() / "poslab_held_out_test";
+  std::vector<std::string> files;
+  HeldOutFixture() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    // Two fortune files, ten entries: with valid_every 3, entries 2, 5 and 8 are held out.
+    const std::vector<std::string> texts{"e0 a\n%\ne1 b\n%\ne2 c\n%\ne3 d\n%\ne4 e\n",
+                                         "e5 f\n%\ne6 g\n%\ne7 h\n%\ne8 i\n%\ne9 j\n"};
+    for (size_t i = 0; i < texts.size(); ++i) {
+      files.push_back((dir / ("fortune" + std::to_string(i))).string());
+      std::ofstream(files.back(), std::ios::binary) << texts[i];
+    }
+  }
+  ~HeldOutFixture() { fs::remove_all(dir); }
+  // A tiny model whose "data" metadata records `files` and `valid_every`.
+  std::string model(const std::string& name, int valid_every) const {
+    lm::LmConfig c;
+    c.embed = 8;
+    c.heads = 2;
+    c.layers = 1;
+    c.context = 8;
+    lm::LmModel m(c);
+    m.init(3);
+    nlohmann::json data = {{"valid_every", valid_every}, {"files", nlohmann::json::array()}};
+    for (const std::string& f : files) data["files"].push_back({{"path", f}});
+    const std::string path = (dir / name).string();
+    io::lm_checkpoint_save(path, c, m.params, 0, {}, nullptr, {{"data", data.dump()}});
+    return path;
+  }
+  io::TensorMetadata meta(const std::string& model) const {
+    return io::SafetensorsFile::open_header(model).metadata();
+  }
+};
+
+std::string text_of(const std::vector<uint8_t>& b) {
+  return {b.begin(), b.end()};
+}
+
+}  // namespace
+
+TEST_CASE("length held-out file: read where the text files are missing, the same bytes",
+          "[lm][length]") {
+  HeldOutFixture fx;
+  const std::string model = fx.model("m.safetensors", 3);
+  const std::string saved = (fx.dir / "lm_held_out.txt").string();
+  const std::vector<uint8_t> from_files = io::length_held_out_text(fx.meta(model), saved);
+  const std::string valid = text_of(from_files);
+  // The held-out entries and no other (the split rule, independent of the file).
+  for (const char* held : {"e2 c", "e5 f", "e8 i"}) CHECK(valid.find(held) != std::string::npos);
+  for (const char* trained : {"e0 a", "e1 b", "e3 d", "e4 e", "e6 g", "e7 h", "e9 j"})
+    CHECK(valid.find(trained) == std::string::npos);
+
+  // Installed text files are the source: a held-out file beside them is not read.
+  std::ofstream(saved, std::ios::binary) << "not a held-out file";
+  CHECK(io::length_held_out_text(fx.meta(model), saved) == from_files);
+
+  io::length_held_out_save(model, saved);
+  fs::remove(fx.files[1]);  // as in the browser: the fortune files are not there
+  CHECK(io::length_held_out_text(fx.meta(model), saved) == from_files);
+  // Neither the files nor a held-out file: the error says what to install.
+  CHECK_THROWS_WITH(io::length_held_out_text(fx.meta(model), (fx.dir / "absent").string()),
+                    Catch::Contains("fortunes"));
+}
+
+TEST_CASE("length held-out file: another split, a bad header or a cut file is one FileError",
+          "[lm][length]") {
+  HeldOutFixture fx;
+  const std::string model = fx.model("m.safetensors", 3);
+  const std::string other = fx.model("other.safetensors", 4);
+  const std::string saved = (fx.dir / "lm_held_out.txt").string();
+  io::length_held_out_save(model, saved);
+  const std::string good = read_file(saved);
+  for (const std::string& f : fx.files) fs::remove(f);
+
+  const auto fails = [&](const std::string& what, const std::string& model_path,
+                         const std::string& bytes) {
+    INFO(what);
+    std::ofstream(saved, std::ios::binary | std::ios::trunc) << bytes;
+    try {
+      io::length_held_out_text(fx.meta(model_path), saved);
+      FAIL("no error");
+    } catch (const FileError& e) {
+      const std::string msg = e.what();
+      CHECK(msg.find(saved) == 0);
+      CHECK(msg.find('\n') == std::string::npos);
+      CHECK(msg.find("web_build.sh") != std::string::npos);
+    }
+  };
+  fails("made for another split", other, good);
+  fails("another magic", model, "poslab-held-out 2" + good.substr(good.find('\n')));
+  fails("cut short", model, good.substr(0, good.size() - 3));
+  fails("a byte more", model, good + "x");
+  fails("header not JSON", model, "poslab-held-out 1\n{\"files\": [\n");
+  fails("empty", model, "");
+}
