@@ -17,6 +17,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 #include "io/data/data_dir.hpp"
+#include "io/labjson/length_lab_io.hpp"
 #include "io/labjson/quiz_lm_io.hpp"
 #include "io/lessons/progress_file.hpp"
 #include "io/lessons/quiz_feedback.hpp"
@@ -397,6 +398,15 @@ class LessonsQuizView {
   // "unavailable" line, never a crash.
   const QuizLmData* lm_models(AppContext& ctx) {
     if (ui_.lm_models) return &*ui_.lm_models;
+    // The browser build fetches the models and held-out text first (the desktop has them);
+    // a file that could not be fetched is then named by the question as missing.
+    if (!ui_.lm_fetched) {
+      if (!ctx.fetch_files(io::length_lab_files()).done) {
+        ctx.request_frames(2);
+        return nullptr;
+      }
+      ui_.lm_fetched = true;
+    }
     if (!ui_.lm_job.running()) {
       std::vector<std::string> generators;
       for (const io::Lesson& l : ui_.lib.lessons)

@@ -66,6 +66,7 @@ struct LessonsUi {
   // read (core/quiz/lm_questions.hpp): measured once, by lm_job, when a quiz first shows
   // such a question, then kept (the models do not change while the app runs).
   std::optional<QuizLmData> lm_models;
+  bool lm_fetched = false;  // the browser build's fetch of their files is done
   BackgroundJob<QuizLmData> lm_job;
   std::map<std::string, io::MdDocument> md_cache;  // parsed Markdown by source text
   std::mt19937_64 rng{std::random_device{}()};     // seeds of new attempts (not content)
