@@ -7,6 +7,8 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <chrono>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +51,8 @@ class LengthPanel final : public Panel {
     ui_.uploaded = nullptr;
   }
   void cancel_jobs() override {
+    ui_.run.reset();
+    ui_.run_data.reset();
     ui_.job.cancel();
     ui_.load_job.cancel();
   }
@@ -162,6 +166,10 @@ class LengthPanel final : public Panel {
   }
 
   void schedule(AppContext& ctx) {
+    if constexpr (kJobsInline) {
+      schedule_steps(ctx);
+      return;
+    }
     poll(ctx);
     if (!ui_.data) return;
     const LengthLabSettings want = length_compute_inputs(ui_.lab);
@@ -178,6 +186,51 @@ class LengthPanel final : public Panel {
       return length_compute(want, data, job.cancel_flag());
     });
     poll(ctx);
+  }
+
+  // The browser build has no worker threads, and one job would hold the page for the whole
+  // computation (15 s for the default view in headless Chromium): it runs lm::LengthLabRun
+  // one step (one curve) per frame instead, so the page keeps drawing and shows progress.
+  void schedule_steps(AppContext& ctx) {
+    if (!ui_.data) return;
+    const LengthLabSettings want = length_compute_inputs(ui_.lab);
+    if (ui_.run && !(ui_.job_inputs == want)) ui_.run.reset();
+    if (!ui_.run) {
+      if ((ui_.shown && length_compute_inputs(ui_.shown->lab) == want) ||
+          (ui_.failed && *ui_.failed == want))
+        return;
+      ui_.job_inputs = want;
+      ui_.run_data = ui_.data;
+      ui_.run_seconds = 0;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      if (!ui_.run) ui_.run.emplace(want, *ui_.run_data);
+      ui_.run->step();
+    } catch (const InputError& e) {
+      step_failed(ctx, tr_format(ctx, e.message()));
+      return;
+    } catch (const std::exception& e) {
+      step_failed(ctx, e.what());
+      return;
+    }
+    ui_.run_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!ui_.run->done()) {
+      ctx.request_frames(2);
+      return;
+    }
+    ui_.shown = std::make_shared<const lm::LengthLabResult>(ui_.run->take());
+    ui_.run.reset();
+    ui_.run_data.reset();
+    ui_.failed.reset();
+    ui_.last_error.clear();
+  }
+  void step_failed(AppContext& ctx, const std::string& error) {
+    ui_.run.reset();
+    ui_.run_data.reset();
+    ui_.failed = ui_.job_inputs;
+    ui_.last_error = error;
+    ctx.report_error(ctx.tr("title.length"), ui_.last_error);
   }
 
   void poll(AppContext& ctx) {
@@ -304,6 +357,18 @@ class LengthPanel final : public Panel {
     words.cancel = T("length.cancel");
     if (job_status(ui_.job, false, 300.0f * scale, words) == JobAction::cancel)
       ui_.failed = ui_.job_inputs;
+    if (ui_.run) {  // the browser build's stepped run
+      JobProgress p;
+      p.running = true;
+      p.done = ui_.run->steps_done();
+      p.total = ui_.run->steps();
+      p.seconds = ui_.run_seconds;
+      if (job_status(p, false, 300.0f * scale, words) == JobAction::cancel) {
+        ui_.failed = ui_.job_inputs;
+        ui_.run.reset();
+        ui_.run_data.reset();
+      }
+    }
     const LengthResultPtr c = ui_.shown;
     if (!c) return;
     if (!c->missing.empty()) {

@@ -94,70 +94,80 @@ LmScaling length_view_scaling(const LengthLabSettings& s, const LengthLabModel& 
 
 }  // namespace
 
-LengthLabResult length_lab_compute(const LengthLabSettings& s, const LengthLabData& data,
-                                   const std::atomic<bool>* cancel) {
+LengthLabRun::LengthLabRun(const LengthLabSettings& s, const LengthLabData& data) : data_(&data) {
   length_lab_validate(s);
-  LengthLabResult r;
-  r.lab = s;
-
-  // ---- loss against position: one curve per shown model (RoPE also with the scaling)
-  int L = 0;
+  r_.lab = s;
+  // Loss against position: one curve per shown model (RoPE also with the scaling).
   for (int k = 0; k < kLengthModelCount; ++k) {
     const auto id = static_cast<LengthModelId>(k);
     if (!length_model_shown(s, id)) continue;
     const LengthLabModel* m = data.find(id);
     if (!m) {
-      r.missing.push_back(length_model_name(id));
+      r_.missing.push_back(length_model_name(id));
       continue;
     }
-    if (L == 0) L = m->config.context;
-    std::vector<LmScaling> runs{m->tuned};
+    plan_.push_back({m, m->tuned});
     if (id == LengthModelId::rope && s.scaling != RopeScaling::none)
-      runs.push_back({s.scaling, s.factor});
-    LmModel model = length_model(*m);
-    for (const LmScaling& sc : runs) {
-      if (length_cancelled(cancel)) return r;
-      LengthCurve c;
-      c.id = id;
-      c.scaling = sc;
-      c.context = m->config.context;
-      c.curve = lm_eval_positions(model, data.valid, s.span * m->config.context, s.windows, sc);
-      r.curves.push_back(std::move(c));
-    }
+      plan_.push_back({m, {s.scaling, s.factor}});
   }
-  r.positions = r.curves.empty() ? 0 : r.curves.front().curve.positions;
+}
 
-  // ---- the text, coloured by surprise, and the heads of the chosen model
-  const LengthLabModel* tm = data.find(s.model);
+void LengthLabRun::step() {
+  if (done()) return;
+  const LengthLabSettings& s = r_.lab;
+  if (next_ < static_cast<int>(plan_.size())) {
+    const Planned& p = plan_[static_cast<size_t>(next_++)];
+    LmModel model = length_model(*p.model);
+    LengthCurve c;
+    c.id = p.model->id;
+    c.scaling = p.scaling;
+    c.context = p.model->config.context;
+    c.curve = lm_eval_positions(model, data_->valid, s.span * p.model->config.context, s.windows,
+                                p.scaling);
+    r_.curves.push_back(std::move(c));
+    r_.positions = r_.curves.front().curve.positions;
+    return;
+  }
+  ++next_;
+  // The text, coloured by surprise, and the heads of the chosen model.
+  const LengthLabModel* tm = data_->find(s.model);
   if (!tm) {
-    if (r.curves.empty())
+    if (r_.curves.empty())
       throw InputError("length lab: none of the shown models was found in the models folder; " +
                        std::string("train them with scripts/train_length_models.sh or set "
                                    "POSLAB_MODELS_DIR"));
-    return r;
+    return;
   }
-  r.context = tm->config.context;
+  r_.context = tm->config.context;
   if (s.source == LengthTextSource::passage)
-    r.text = length_passage(data.valid, s.passage, s.span * tm->config.context + 1);
+    r_.text = length_passage(data_->valid, s.passage, s.span * tm->config.context + 1);
   else
-    r.text.assign(s.text.begin(), s.text.end());
-  if (r.text.size() < 2 || length_cancelled(cancel)) return r;
+    r_.text.assign(s.text.begin(), s.text.end());
+  if (r_.text.size() < 2) return;
   LmModel model = length_model(*tm);
-  r.text_scaling = length_view_scaling(s, *tm, s.scaled);
-  r.scores = lm_eval_text(model, r.text, r.text_scaling, s.topk);
+  r_.text_scaling = length_view_scaling(s, *tm, s.scaled);
+  r_.scores = lm_eval_text(model, r_.text, r_.text_scaling, s.topk);
 
-  r.layer = std::min(s.layer, tm->config.layers - 1);
-  r.head = std::min(s.head, tm->config.heads - 1);
-  const size_t n = std::min(r.text.size(), static_cast<size_t>(s.heads_bytes));
-  const std::vector<uint8_t> head_text(r.text.begin(), r.text.begin() + static_cast<long>(n));
-  if (length_cancelled(cancel)) return r;
-  r.heads_plain = lm_attention(model, head_text, tm->tuned, r.layer, r.head);
+  r_.layer = std::min(s.layer, tm->config.layers - 1);
+  r_.head = std::min(s.head, tm->config.heads - 1);
+  const size_t n = std::min(r_.text.size(), static_cast<size_t>(s.heads_bytes));
+  const std::vector<uint8_t> head_text(r_.text.begin(), r_.text.begin() + static_cast<long>(n));
+  r_.heads_plain = lm_attention(model, head_text, tm->tuned, r_.layer, r_.head);
   const LmScaling scaled = length_view_scaling(s, *tm, true);
   if (tm->config.position == LmPosition::rope && !(scaled == tm->tuned)) {
-    r.heads_scaled = lm_attention(model, head_text, scaled, r.layer, r.head);
-    r.has_scaled_heads = true;
+    r_.heads_scaled = lm_attention(model, head_text, scaled, r_.layer, r_.head);
+    r_.has_scaled_heads = true;
   }
-  return r;
+}
+
+LengthLabResult length_lab_compute(const LengthLabSettings& s, const LengthLabData& data,
+                                   const std::atomic<bool>* cancel) {
+  LengthLabRun run(s, data);
+  while (!run.done()) {
+    if (length_cancelled(cancel)) break;
+    run.step();
+  }
+  return run.take();
 }
 
 const PresetTable<LengthLabSettings>& length_preset_fields() {

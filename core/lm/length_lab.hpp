@@ -125,6 +125,31 @@ std::vector<uint8_t> length_passage(const std::vector<uint8_t>& valid, int i, in
 LengthLabResult length_lab_compute(const LengthLabSettings& s, const LengthLabData& data,
                                    const std::atomic<bool>* cancel = nullptr);
 
+// length_lab_compute in steps, for a caller that must not block for the whole computation
+// (the browser build runs one step per frame): one step is one curve (a model with one
+// scaling over every window), and the last the text and the heads. Running every step gives
+// length_lab_compute's result, number for number. The run holds `data` by reference: keep
+// it alive. The constructor validates; step() throws what length_lab_compute throws.
+class LengthLabRun {
+ public:
+  LengthLabRun(const LengthLabSettings& s, const LengthLabData& data);
+  bool done() const { return next_ > steps(); }
+  int steps() const { return static_cast<int>(plan_.size()) + 1; }  // curves, then the text
+  int steps_done() const { return next_; }
+  void step();
+  LengthLabResult take() { return std::move(r_); }
+
+ private:
+  struct Planned {
+    const LengthLabModel* model = nullptr;
+    LmScaling scaling;
+  };
+  const LengthLabData* data_;
+  std::vector<Planned> plan_;
+  LengthLabResult r_;
+  int next_ = 0;
+};
+
 const PresetTable<LengthLabSettings>& length_preset_fields();
 std::string length_to_preset(const LengthLabSettings& s);
 LengthLabSettings length_from_preset(const std::string& text, const LengthLabSettings& base = {});

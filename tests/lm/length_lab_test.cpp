@@ -141,3 +141,37 @@ TEST_CASE("length lab: presets round-trip and reach the lab dispatch") {
   CHECK_THROWS_AS(length_from_preset("length?span=9"), InputError);
   CHECK_THROWS_AS(length_from_preset("length?model=gpt"), InputError);
 }
+
+TEST_CASE("length lab: run step by step (the browser build) equals the whole computation") {
+  const LengthLabData data = tiny_data();
+  LengthLabSettings s;
+  s.span = 3;
+  s.windows = 2;
+  s.scaling = RopeScaling::yarn;
+  s.factor = 4;
+  s.scaled = true;
+  const LengthLabResult whole = length_lab_compute(s, data);
+  LengthLabRun run(s, data);
+  CHECK(run.steps() == 5);  // learned, rope, rope + yarn, alibi, then the text and heads
+  int frames = 0;
+  while (!run.done()) {
+    CHECK(run.steps_done() == frames);
+    run.step();
+    ++frames;
+  }
+  CHECK(frames == 5);
+  const LengthLabResult r = run.take();
+  REQUIRE(r.curves.size() == whole.curves.size());
+  for (size_t i = 0; i < r.curves.size(); ++i) {
+    CHECK(r.curves[i].id == whole.curves[i].id);
+    CHECK(r.curves[i].curve.mean_bits == whole.curves[i].curve.mean_bits);
+  }
+  CHECK(r.positions == whole.positions);
+  CHECK(r.scores.bits == whole.scores.bits);
+  CHECK(r.heads_plain.probs == whole.heads_plain.probs);
+  CHECK(r.heads_scaled.probs == whole.heads_scaled.probs);
+  CHECK(r.has_scaled_heads == whole.has_scaled_heads);
+  // The settings are checked when the run is made.
+  s.windows = 0;
+  CHECK_THROWS_AS(LengthLabRun(s, data), InputError);
+}
