@@ -407,11 +407,34 @@ class LessonsQuizView {
       }
       ui_.lm_fetched = true;
     }
+    std::vector<std::string> generators;
+    for (const io::Lesson& l : ui_.lib.lessons)
+      for (const Question& q : l.quiz.questions)
+        if (quiz_generator_uses_models(q.generator)) generators.push_back(q.generator);
+    if constexpr (kJobsInline) {
+      // No worker threads in the browser build: one model measured per frame (a job would
+      // hold the page for all of them), the question saying "measuring" in between.
+      if (!ui_.lm_source) {
+        ui_.lm_source = std::make_shared<io::QuizLmSource>(io::quiz_lm_open(generators));
+        ui_.lm_partial = QuizLmData{};
+      }
+      io::QuizLmSource& src = *ui_.lm_source;
+      const size_t k = ui_.lm_partial.curves.size();
+      if (k < src.wanted.size()) {
+        if (ui_.lm_step_frame == ImGui::GetFrameCount()) return nullptr;  // one per frame
+        ui_.lm_step_frame = ImGui::GetFrameCount();
+        QuizLmData one = quiz_lm_measure(src.data, {src.wanted[k]});
+        for (QuizLmCurve& c : one.curves) ui_.lm_partial.curves.push_back(std::move(c));
+        if (one.curves.empty()) src.wanted.erase(src.wanted.begin() + static_cast<long>(k));
+        ctx.request_frames(2);
+        return nullptr;
+      }
+      ui_.lm_partial.missing = std::move(src.missing);
+      ui_.lm_models = std::move(ui_.lm_partial);
+      ui_.lm_source.reset();
+      return &*ui_.lm_models;
+    }
     if (!ui_.lm_job.running()) {
-      std::vector<std::string> generators;
-      for (const io::Lesson& l : ui_.lib.lessons)
-        for (const Question& q : l.quiz.questions)
-          if (quiz_generator_uses_models(q.generator)) generators.push_back(q.generator);
       ui_.lm_job.start("lm", [generators](auto& control) {
         return io::quiz_lm_load(generators, control.cancel_flag());
       });

@@ -19,6 +19,7 @@
 #include "core/quiz/lm_questions.hpp"
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/progress.hpp"
+#include "io/labjson/quiz_lm_io.hpp"
 #include "io/lessons/lesson_files.hpp"
 #include "io/lessons/markdown.hpp"
 
@@ -67,6 +68,11 @@ struct LessonsUi {
   // such a question, then kept (the models do not change while the app runs).
   std::optional<QuizLmData> lm_models;
   bool lm_fetched = false;  // the browser build's fetch of their files is done
+  // The browser build measures them one model per frame: the loaded models and the curves
+  // measured so far.
+  std::shared_ptr<io::QuizLmSource> lm_source;
+  QuizLmData lm_partial;
+  int lm_step_frame = -1;
   BackgroundJob<QuizLmData> lm_job;
   std::map<std::string, io::MdDocument> md_cache;  // parsed Markdown by source text
   std::mt19937_64 rng{std::random_device{}()};     // seeds of new attempts (not content)

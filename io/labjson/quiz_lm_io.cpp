@@ -9,33 +9,36 @@
 
 namespace poslab::io {
 
-QuizLmData quiz_lm_load(const std::vector<std::string>& generators,
-                        const std::atomic<bool>* cancel) {
-  QuizLmData out;
-  std::vector<lm::LengthModelId> wanted;
+QuizLmSource quiz_lm_open(const std::vector<std::string>& generators) {
+  QuizLmSource out;
   for (const std::string& g : generators)
     for (lm::LengthModelId id : quiz_lm_models(g)) {
-      if (std::find(wanted.begin(), wanted.end(), id) != wanted.end()) continue;
+      if (std::find(out.wanted.begin(), out.wanted.end(), id) != out.wanted.end()) continue;
       const std::string path = length_model_path(id);
       std::error_code ec;
       if (std::filesystem::is_regular_file(path, ec))
-        wanted.push_back(id);
+        out.wanted.push_back(id);
       else
         out.missing.push_back(
             {id, path + " is missing: train the shipped models with scripts/train_length_models.sh "
                         "(assets/models/README.md) or set POSLAB_MODELS_DIR to a folder that has "
                         "it"});
     }
-  if (wanted.empty()) return out;
-  lm::LengthLabData data;
+  if (out.wanted.empty()) return out;
   try {
-    data = length_lab_load();
+    out.data = length_lab_load();
   } catch (const Error& e) {  // a damaged model or the held-out text: every question says so
-    for (lm::LengthModelId id : wanted) out.missing.push_back({id, e.what()});
-    return out;
+    for (lm::LengthModelId id : out.wanted) out.missing.push_back({id, e.what()});
+    out.wanted.clear();
   }
-  QuizLmData measured = quiz_lm_measure(data, wanted, cancel);
-  measured.missing = std::move(out.missing);
+  return out;
+}
+
+QuizLmData quiz_lm_load(const std::vector<std::string>& generators,
+                        const std::atomic<bool>* cancel) {
+  QuizLmSource source = quiz_lm_open(generators);
+  QuizLmData measured = quiz_lm_measure(source.data, source.wanted, cancel);
+  measured.missing = std::move(source.missing);
   return measured;
 }
 

@@ -17,4 +17,14 @@ namespace poslab::io {
 QuizLmData quiz_lm_load(const std::vector<std::string>& generators,
                         const std::atomic<bool>* cancel = nullptr);
 
+// quiz_lm_load in two parts, for the browser build, which measures one model per frame:
+// the models loaded (none measured yet; `missing` already filled), then
+// quiz_lm_measure(source.data, {id}) for each id of `wanted`.
+struct QuizLmSource {
+  lm::LengthLabData data;
+  std::vector<lm::LengthModelId> wanted;  // found and loaded, in the order they are needed
+  std::vector<QuizLmMissing> missing;
+};
+QuizLmSource quiz_lm_open(const std::vector<std::string>& generators);
+
 }  // namespace poslab::io
