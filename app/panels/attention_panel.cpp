@@ -38,6 +38,7 @@
 #include "core/attention/attention_lab.hpp"
 #include "core/common/errors.hpp"
 #include "io/labjson/lab_csv.hpp"
+#include "io/labjson/length_lab_io.hpp"
 
 namespace poslab::app {
 namespace {
@@ -82,12 +83,30 @@ AttentionLabSettings compute_inputs(const AttentionLabSettings& s) {
   return k;
 }
 
-ComputedPtr compute(const AttentionLabSettings& s, const std::atomic<bool>* cancel) {
+// `data`: the trained model the last result used (loaded here when it is not the one asked).
+ComputedPtr compute(const AttentionLabSettings& s, std::shared_ptr<const AttentionTrainedData> data,
+                    const std::atomic<bool>* cancel) {
   const auto t0 = std::chrono::steady_clock::now();
   auto c = std::make_shared<AttentionComputed>();
-  static_cast<AttentionLabResult&>(*c) = attention_lab_compute(s, cancel, {.only_head = s.head});
   c->inputs = compute_inputs(s);
   c->key = attention_to_preset(c->inputs);
+  if (s.weights == AttentionWeights::trained && (!data || data->model.id != s.model)) {
+    attention_lab_validate(s);  // a bad setting says so before any file is read
+    try {
+      auto d = std::make_shared<AttentionTrainedData>();
+      d->model = io::length_model_load(s.model, &d->valid);
+      data = std::move(d);
+    } catch (const FileError& e) {  // shown in place: which file, and how to get it
+      c->lab = s;
+      c->load_error = e.what();
+      return c;
+    }
+  }
+  if (s.weights == AttentionWeights::trained) c->trained_data = data;
+  static_cast<AttentionLabResult&>(*c) = attention_lab_compute(
+      s, cancel,
+      {.only_head = s.head,
+       .trained = s.weights == AttentionWeights::trained ? data.get() : nullptr});
   c->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
 }
@@ -158,7 +177,16 @@ class AttentionPanel final : public Panel {
         "attention?demo=decay&decay_max=1000000&base=1.000001&head_dim=256",
         "attention?content=0&position=0&scores=1",
         "attention?enc=sin_concat&sin_base=2&content=0&seed=2147483647",
-        "attention?enc=swin&bias_std=0&learned_std=10&heads=1&dim=4&head_dim=2"};
+        "attention?enc=swin&bias_std=0&learned_std=10&heads=1&dim=4&head_dim=2",
+        // The trained source: shipped models (without them the view says which file is
+        // missing), held-out text past L, one head or the mean, both demos, extreme ranges.
+        "attention?weights=trained",
+        "attention?weights=trained&model=learned&demo=extrapolation&extrapolate=512&mean_heads=1",
+        "attention?weights=trained&demo=extrapolation&scaling=yarn&factor=1024&layer=31&head=63",
+        "attention?weights=trained&model=rope&demo=decay&decay_max=1000000&passage=999",
+        "attention?weights=trained&model=alibi&source=count&tokens=1024&scale=rank",
+        "attention?weights=trained&model=rope_ft_yarn&text=%E5%BA%8A%E5%89%8D&scaling=none&head=1",
+        "attention?weights=trained&model=t5&source=count&tokens=1&scaling=dynamic"};
   }
 
   std::string check_state() const override {
@@ -169,6 +197,8 @@ class AttentionPanel final : public Panel {
     if (!(c->inputs == compute_inputs(ui_.lab)))
       return "shown result is stale (" + c->key + " vs " +
              attention_to_preset(compute_inputs(ui_.lab)) + ")";
+    if (c->lab.weights == AttentionWeights::trained)
+      return attention_trained_check(*c, ui_.tex.main.rows());
     const int T = static_cast<int>(c->model.input.tokens.size());
     if (static_cast<int>(c->result.heads.size()) != c->lab.params.heads)
       return "result has the wrong head count";
@@ -236,6 +266,7 @@ class AttentionPanel final : public Panel {
     const ComputedPtr& c = ui_.shown;
     if (!c || !(c->inputs == compute_inputs(ui_.lab)))
       return LabNumbers::none(share_message("share.why.computing"));
+    if (!c->load_error.empty()) return LabNumbers::none(share_message("share.why.no_numbers"));
     const io::Json j = io::attention_lab_json(ui_.lab, *c, ui_.lab.head, false);
     return LabNumbers::of(io::dump_json(j, 2) + "\n", io::attention_lab_csv(j));
   }
@@ -253,8 +284,10 @@ class AttentionPanel final : public Panel {
     if ((ui_.shown && ui_.shown->inputs == want) || (ui_.failed && *ui_.failed == want)) return;
     const AttentionLabSettings s = ui_.lab;
     ui_.job_inputs = want;
+    std::shared_ptr<const AttentionTrainedData> data =
+        ui_.shown ? ui_.shown->trained_data : nullptr;
     ui_.job.start(attention_to_preset(want),
-                  [s](JobControl& job) { return compute(s, job.cancel_flag()); });
+                  [s, data](JobControl& job) { return compute(s, data, job.cancel_flag()); });
     poll(ctx);
   }
 
@@ -281,12 +314,24 @@ class AttentionPanel final : public Panel {
   void draw_controls(AttentionLabSettings& s, float scale) {
     AttentionParams& p = s.params;
     ImGui::PushItemWidth(190.0f * scale);
+    ImGui::TextUnformatted(T("attention.weights_heading"));
+    int weights = static_cast<int>(s.weights);
+    radio_row(weights, {radio("attention.weights_random", "attention.weights_random_tip"),
+                        radio("attention.weights_trained", "attention.weights_trained_tip")});
+    s.weights = static_cast<AttentionWeights>(weights);
+    const bool trained = s.weights == AttentionWeights::trained;
+    if (trained && s.source == AttentionSource::grid) s.source = AttentionSource::sentence;
+    if (trained && s.demo != AttentionDemo::none && s.demo != AttentionDemo::extrapolation &&
+        s.demo != AttentionDemo::rope_decay)
+      s.demo = AttentionDemo::none;
+    ImGui::Separator();
     ImGui::TextUnformatted(T("attention.tokens_heading"));
     int source = static_cast<int>(s.source);
     radio_row(source, {radio("attention.src_sentence", "attention.src_sentence_tip"),
                        radio("attention.src_count", "attention.src_count_tip"),
                        radio("attention.src_grid", "attention.src_grid_tip")});
     s.source = static_cast<AttentionSource>(source);
+    if (trained && s.source == AttentionSource::grid) s.source = AttentionSource::count;
     if (s.source == AttentionSource::sentence) {
       ImGui::InputText(L("attention.sentence").c_str(), &s.sentence);
       tooltip(T("attention.sentence_tip"));
@@ -304,6 +349,16 @@ class AttentionPanel final : public Panel {
     }
 
     ImGui::Separator();
+    if (trained) {
+      ImGui::TextUnformatted(T("attention.trained_heading"));
+      const AttentionTrained* shown =
+          ui_.shown && ui_.shown->has_trained ? &ui_.shown->trained : nullptr;
+      attention_trained_controls(*ctx_, s, shown, scale);
+      draw_view_controls(s);
+      draw_demo_controls(s);
+      ImGui::PopItemWidth();
+      return;
+    }
     ImGui::TextUnformatted(T("attention.encoding_heading"));
     encoding_combo(*ctx_, "##encoding", p.encoding);
     tooltip(T("attention.encoding_tip"));
@@ -340,18 +395,7 @@ class AttentionPanel final : public Panel {
     radio_row(view, {radio("attention.weights", "attention.weights_tip"),
                      radio("attention.logits", "attention.logits_tip")});
     s.show_scores = view == 1;
-    int cs = static_cast<int>(s.color_scale);
-    const char* scale_keys[] = {"attention.scale_linear", "attention.scale_log",
-                                "attention.scale_rank"};
-    for (int i = 0; i < 3; ++i) {
-      ImGui::RadioButton((T(scale_keys[i]) + std::string("###") + color_scale_names()[i]).c_str(),
-                         &cs, i);
-      tooltip(T("attention.colours_tip"));
-      ImGui::SameLine();
-    }
-    ImGui::TextUnformatted(T("attention.colours"));
-    tooltip(T("attention.colours_tip"));
-    s.color_scale = static_cast<ColorScaleKind>(cs);
+    draw_view_controls(s);
     ImGui::Checkbox(L("attention.shared_scale").c_str(), &s.shared_scale);
     tooltip(T("attention.shared_scale_tip"));
 
@@ -370,7 +414,29 @@ class AttentionPanel final : public Panel {
       ImGui::InputText(L("attention.reordered").c_str(), &s.sentence_b);
       tooltip(T("attention.reordered_tip"));
     }
+    draw_demo_controls(s);
+    ImGui::PopItemWidth();
+  }
 
+  // The colour scale of the maps (both sources).
+  void draw_view_controls(AttentionLabSettings& s) {
+    int cs = static_cast<int>(s.color_scale);
+    const char* scale_keys[] = {"attention.scale_linear", "attention.scale_log",
+                                "attention.scale_rank"};
+    for (int i = 0; i < 3; ++i) {
+      ImGui::RadioButton((T(scale_keys[i]) + std::string("###") + color_scale_names()[i]).c_str(),
+                         &cs, i);
+      tooltip(T("attention.colours_tip"));
+      ImGui::SameLine();
+    }
+    ImGui::TextUnformatted(T("attention.colours"));
+    tooltip(T("attention.colours_tip"));
+    s.color_scale = static_cast<ColorScaleKind>(cs);
+  }
+
+  // The one-click demos. Extrapolation and RoPE decay run on a trained model (what their
+  // captions claim is measured there); the others are about the encodings' formulas.
+  void draw_demo_controls(AttentionLabSettings& s) {
     ImGui::Separator();
     ImGui::TextUnformatted(T("attention.demos_heading"));
     struct DemoButton {
@@ -395,10 +461,16 @@ class AttentionPanel final : public Panel {
         ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
       if (ImGui::Button(L(buttons[i].label).c_str())) {
         s.demo = on ? AttentionDemo::none : buttons[i].demo;
-        // Each demo opens where it shows its point: the decay's envelope needs many pairs
-        // (at head dim 16 it is noise), the slopes are ALiBi's own.
-        if (s.demo == AttentionDemo::rope_decay)
-          s.params.head_dim = std::max(s.params.head_dim, 128);
+        const bool measured =
+            s.demo == AttentionDemo::extrapolation || s.demo == AttentionDemo::rope_decay;
+        if (s.demo != AttentionDemo::none)
+          s.weights = measured ? AttentionWeights::trained : AttentionWeights::random;
+        if (s.demo == AttentionDemo::extrapolation)
+          s.extrapolate_tokens = std::max(s.extrapolate_tokens, kAttentionTrainedExtrapolateTokens);
+        // The decay is RoPE's; the slopes are ALiBi's own.
+        if (s.demo == AttentionDemo::rope_decay && s.model != lm::LengthModelId::rope_ft_pi &&
+            s.model != lm::LengthModelId::rope_ft_yarn)
+          s.model = lm::LengthModelId::rope;
         if (s.demo == AttentionDemo::alibi_slopes) s.params.encoding = AttentionEncoding::alibi;
       }
       if (on) ImGui::PopStyleColor();
@@ -414,14 +486,13 @@ class AttentionPanel final : public Panel {
                  AttentionLabSettings::extrapolate_tokens_range, true,
                  T("attention.tokens_shown_tip"));
       // L is the learned table's length; the other encodings are "trained" on it as well.
-      if (s.params.encoding != AttentionEncoding::learned)
+      if (s.weights == AttentionWeights::random && s.params.encoding != AttentionEncoding::learned)
         slider_int(L("attention.trained_length").c_str(), s.params.table_length,
                    AttentionParams::table_length_range, true, T("attention.trained_length_tip"));
     }
     if (s.demo == AttentionDemo::rope_decay)
       slider_int(L("attention.max_distance").c_str(), s.decay_max,
                  AttentionLabSettings::decay_max_range, true, T("attention.max_distance_tip"));
-    ImGui::PopItemWidth();
   }
 
   // ---- view --------------------------------------------------------------------------
@@ -510,6 +581,14 @@ class AttentionPanel final : public Panel {
     if (!c) {
       text_wrapped("%s",
                    ui_.last_error.empty() ? T("attention.nothing_yet") : ui_.last_error.c_str());
+      return;
+    }
+    const float avail0 =
+        ImGui::GetWindowContentRegionMax().x + ImGui::GetScrollX() - ImGui::GetCursorPosX();
+    if (c->lab.weights == AttentionWeights::trained) {
+      attention_trained_upload(*c, ui_.tex.main, ui_.tex.second, ui_.lab.color_scale,
+                               ui_.tex.uploaded);
+      attention_draw_trained(ctx, *c, ui_.tex.main, ui_.tex.second, scale, avail0);
       return;
     }
     upload_if_needed(*c);

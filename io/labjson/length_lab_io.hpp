@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/lm/length_lab.hpp"
 #include "io/labjson/lab_json.hpp"
@@ -17,6 +18,11 @@ std::string length_model_path(lm::LengthModelId id);
 // validation text of the first one's recorded split. Throws FileError when no model exists
 // or the text cannot be read, saying what to install or train.
 lm::LengthLabData length_lab_load();
+
+// One shipped model and, when `valid` is given, the held-out text of its recorded split (the
+// attention lab's trained source loads one model, not all). A missing file is a FileError
+// naming it and saying how to get it; a damaged one is lm_checkpoint_load's FileError.
+lm::LengthLabModel length_model_load(lm::LengthModelId id, std::vector<uint8_t>* valid);
 
 // The lab's numbers: preset, positions, L, one entry per curve (model, scaling, factor,
 // mean bits/byte, the loss at L/2, L, 2L, 4L and 8L, the averaged and the one-window curve),
