@@ -1,11 +1,14 @@
 // The attention lab: heatmaps of the same tokens' attention under absolute, relative and
 // physics-guided encodings, side by side with another encoding or ordering and their
 // difference, one-click demos (permutation, shift, extrapolation, RoPE decay, ALiBi slopes,
-// T5 buckets) and a patch-grid mode with terrain. All numbers come from core/attention,
-// computed on a worker thread; this file lays them out and draws them.
+// T5 buckets), a patch-grid mode with terrain, and a trained source (weights=trained: a
+// shipped language model's real attention, on which the extrapolation and decay demos are
+// measured). All numbers come from core/attention, computed on a worker thread; this file
+// lays them out and draws them.
 // Sections: AttentionUi and the compute job | AttentionPanel: presets and checks |
-// computation (schedule, poll) | controls | view (uploads, main heatmap, pair, grid mode).
-// Tooltips, demo views and the drawn-numbers record: attention_views.cpp.
+// computation (schedule, poll) | controls (weights, tokens, encoding, view, demos) | view
+// (uploads, main heatmap). Tooltips, demo views, side by side, grid mode and the drawn-numbers
+// record: attention_views.cpp; the trained source: attention_trained_views.cpp.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -465,8 +468,12 @@ class AttentionPanel final : public Panel {
             s.demo == AttentionDemo::extrapolation || s.demo == AttentionDemo::rope_decay;
         if (s.demo != AttentionDemo::none)
           s.weights = measured ? AttentionWeights::trained : AttentionWeights::random;
-        if (s.demo == AttentionDemo::extrapolation)
+        // 512 bytes = 4L of the shipped models; log colours: a trained head's weights span
+        // orders of magnitude, and in linear colours only its largest cells show.
+        if (s.demo == AttentionDemo::extrapolation) {
           s.extrapolate_tokens = std::max(s.extrapolate_tokens, kAttentionTrainedExtrapolateTokens);
+          s.color_scale = ColorScaleKind::log;
+        }
         // The decay is RoPE's; the slopes are ALiBi's own.
         if (s.demo == AttentionDemo::rope_decay && s.model != lm::LengthModelId::rope_ft_pi &&
             s.model != lm::LengthModelId::rope_ft_yarn)
@@ -627,11 +634,13 @@ class AttentionPanel final : public Panel {
         ImGui::GetWindowContentRegionMax().x + ImGui::GetScrollX() - ImGui::GetCursorPosX();
 
     if (s.source == AttentionSource::grid && s.demo == AttentionDemo::none) {
-      draw_grid_mode(ctx, *c, scale, avail);
+      attention_draw_grid_mode(ctx, *c, ui_.lab, ui_.tex.grid_a, ui_.tex.grid_b, ui_.tex.terrain,
+                               ui_.tex.main, scale, avail);
       return;
     }
     if (c->has_pair) {
-      draw_pair(*c, scale, avail);
+      attention_draw_pair(ctx, *c, ui_.lab.show_scores, ui_.tex.main, ui_.tex.second, ui_.tex.diff,
+                          scale, avail);
       return;
     }
     switch (s.demo) {
@@ -657,123 +666,6 @@ class AttentionPanel final : public Panel {
     const CellHover hv = token_heatmap("main", ui_.tex.main, c->model.input.tokens, side, scale,
                                        this->T("attention.rows_cols"));
     if (hv.row >= 0) attention_cell_tooltip(ctx, *c, c->model, c->result, hv.row, hv.col);
-  }
-
-  void draw_pair(const AttentionComputed& c, float scale, float avail) {
-    const AttentionComparison& pc = c.pair;
-    text_wrapped("%s", tr_format(*ctx_, pc.note_message).c_str());
-    if (pc.max_abs_score_diff < 1e-4)
-      ImGui::TextColored(ImColor(theme_colour(ImVec4(0.5f, 0.9f, 0.5f, 1.0f))), "%s",
-                         T("attention.diff_zero"));
-    const float side =
-        std::clamp((avail - 3 * 110.0f * scale) / 3.0f, 100.0f * scale, 600.0f * scale);
-    const int head = c.lab.head;
-    ImGui::BeginGroup();
-    ImGui::TextUnformatted(attention_caption(*ctx_, c, false).c_str());
-    const CellHover ha = token_heatmap("a", ui_.tex.main, pc.model_a.input.tokens, side, scale,
-                                       this->T("attention.rows_cols"));
-    ImGui::EndGroup();
-    if (ha.row >= 0) attention_cell_tooltip(*ctx_, c, pc.model_a, pc.a, ha.row, ha.col);
-    ImGui::SameLine();
-    ImGui::BeginGroup();
-    ImGui::TextUnformatted(attention_caption(*ctx_, c, true).c_str());
-    const CellHover hb = token_heatmap("b", ui_.tex.second, pc.model_b.input.tokens, side, scale,
-                                       this->T("attention.rows_cols"));
-    ImGui::EndGroup();
-    if (hb.row >= 0) attention_cell_tooltip(*ctx_, c, pc.model_b, pc.b, hb.row, hb.col);
-    ImGui::SameLine();
-    ImGui::BeginGroup();
-    ImGui::TextUnformatted(T("attention.difference"));
-    const CellHover hd = token_heatmap("diff", ui_.tex.diff, pc.model_a.input.tokens, side, scale,
-                                       this->T("attention.rows_cols"));
-    ImGui::EndGroup();
-    if (hd.row >= 0) {
-      const RowMatrixF& d = c.lab.show_scores ? pc.score_diff[head] : pc.weight_diff[head];
-      const auto& a = shown_matrix(pc.a.heads[head]);
-      const auto& b = shown_matrix(pc.b.heads[head]);
-      const int bi = pc.align[hd.row], bj = pc.align[hd.col];
-      ImGui::BeginTooltip();
-      ImGui::Text("\"%s\" -> \"%s\"", pc.model_a.input.tokens[hd.row].c_str(),
-                  pc.model_a.input.tokens[hd.col].c_str());
-      ImGui::Text("%s %.5g   %s %.5g   %s %.5g", T("attention.left"),
-                  static_cast<double>(a(hd.row, hd.col)), T("attention.right"),
-                  static_cast<double>(b(bi, bj)), T("attention.diff_word"),
-                  static_cast<double>(d(hd.row, hd.col)));
-      if (std::isnan(d(hd.row, hd.col))) ImGui::TextDisabled("%s", T("attention.masked_one_side"));
-      ImGui::EndTooltip();
-    }
-  }
-
-  void draw_grid_mode(AppContext& ctx, const AttentionComputed& c, float scale, float avail) {
-    AttentionLabSettings& s = ui_.lab;
-    const AttentionParams& p = c.lab.params;
-    text_wrapped("%s %d x %d. %s", T("attention.patch_grid"), c.lab.grid_rows, c.lab.grid_cols,
-                 T("attention.patch_grid_help"));
-    const bool elevation = p.encoding == AttentionEncoding::elevation,
-               swin = p.encoding == AttentionEncoding::swin;
-    if (elevation || swin) {
-      if (ImGui::Button(L(elevation ? "attention.to_swin" : "attention.to_elevation").c_str()))
-        s.params.encoding = elevation ? AttentionEncoding::swin : AttentionEncoding::elevation;
-      ImGui::SameLine();
-      ImGui::TextDisabled("%s", T(elevation ? "attention.elevation_note" : "attention.swin_note"));
-    } else if (ImGui::SmallButton(L("attention.show_elevation").c_str())) {
-      s.params.encoding = AttentionEncoding::elevation;
-    }
-    ImGui::Checkbox(L("attention.show_terrain").c_str(), &s.show_terrain);
-    tooltip(T("attention.show_terrain_tip"));
-    const int panes = 1 + (c.has_pair ? 1 : 0) + (s.show_terrain ? 1 : 0);
-    const float side =
-        std::clamp((avail - panes * 20.0f * scale) / panes, 100.0f * scale, 420.0f * scale);
-    auto grid_pane = [&](const char* id, gfx::HeatmapTexture& tex, const char* caption, bool pick) {
-      ImGui::BeginGroup();
-      ImGui::TextUnformatted(caption);
-      ImGui::PushID(id);
-      const ImVec2 o = ImGui::GetCursorScreenPos();
-      const ImVec2 hit = tex.draw(ImVec2(side * tex.cols() / std::max(tex.cols(), tex.rows()),
-                                         side * tex.rows() / std::max(tex.cols(), tex.rows())));
-      const float cw = side / std::max(tex.cols(), tex.rows());
-      ImGui::GetWindowDrawList()->AddRect(
-          ImVec2(o.x + s.query_col * cw, o.y + s.query_row * cw),
-          ImVec2(o.x + (s.query_col + 1) * cw, o.y + (s.query_row + 1) * cw),
-          IM_COL32(255, 60, 60, 255), 0, 0, 2.0f);
-      if (hit.x >= 0) {
-        const int r = static_cast<int>(hit.y), col = static_cast<int>(hit.x);
-        const int key = r * c.lab.grid_cols + col, q = s.query_row * c.lab.grid_cols + s.query_col;
-        if (pick && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-          s.query_row = r;
-          s.query_col = col;
-        }
-        ImGui::BeginTooltip();
-        ImGui::Text("%s (%d, %d)   %s", T("attention.patch"), r, col,
-                    pick ? T("attention.click_query") : "");
-        if (c.model.terrain.size())
-          ImGui::Text("%s %.0f m (%s %.0f m)", T("attention.height"), c.model.terrain(r, col),
-                      T("attention.query"), c.model.terrain(s.query_row, s.query_col));
-        if (pick) attention_cell_terms(ctx, c, c.model, c.result, q, key);
-        ImGui::EndTooltip();
-      }
-      ImGui::PopID();
-      tex.draw_colorbar(ImVec2(side, 8.0f * scale));
-      ImGui::EndGroup();
-    };
-    grid_pane("ga", ui_.tex.grid_a, attention_encoding_text(ctx, p.encoding), true);
-    if (c.has_pair) {
-      ImGui::SameLine();
-      grid_pane("gb", ui_.tex.grid_b, attention_caption(ctx, c, true).c_str(), false);
-    }
-    if (s.show_terrain) {
-      ImGui::SameLine();
-      grid_pane("terrain", ui_.tex.terrain, T("attention.terrain_height"), false);
-    }
-    ImGui::Spacing();
-    if (c.has_pair) text_wrapped("%s", tr_format(ctx, c.pair.note_message).c_str());
-    ImGui::TextDisabled("%s", T("attention.full_matrix"));
-    const float mside =
-        std::clamp(std::min(avail * 0.45f, ImGui::GetContentRegionAvail().y - 70.0f * scale),
-                   100.0f * scale, 600.0f * scale);
-    const CellHover hv = token_heatmap("grid_full", ui_.tex.main, c.model.input.tokens, mside,
-                                       scale, this->T("attention.rows_cols"));
-    if (hv.row >= 0) attention_cell_tooltip(ctx, c, c.model, c.result, hv.row, hv.col);
   }
 
   AttentionUi ui_;

@@ -66,6 +66,16 @@ void attention_draw_trained(const AppContext& ctx, const AttentionComputed& c,
                             float avail);
 std::string attention_trained_check(const AttentionComputed& c, int map_rows);
 void attention_record_trained(const AttentionComputed& c);
+// Side by side (comparisons, permutation and shift demos): both maps and their difference.
+void attention_draw_pair(const AppContext& ctx, const AttentionComputed& c, bool show_scores,
+                         gfx::HeatmapTexture& main, gfx::HeatmapTexture& second,
+                         gfx::HeatmapTexture& diff, float scale, float avail);
+// Patch-grid mode (source = grid): the query row as a grid, the terrain, the full matrix.
+// Clicking a patch sets s.query_row / query_col; the buttons switch s.params.encoding.
+void attention_draw_grid_mode(const AppContext& ctx, const AttentionComputed& c,
+                              AttentionLabSettings& s, gfx::HeatmapTexture& grid_a,
+                              gfx::HeatmapTexture& grid_b, gfx::HeatmapTexture& terrain,
+                              gfx::HeatmapTexture& main, float scale, float avail);
 // Appends what the panel drew to $POSLAB_DRAWN_NUMBERS (app/widgets/drawn_numbers.hpp).
 void attention_record_numbers(const AttentionComputed& c);
 
