@@ -14,18 +14,17 @@
 #include "core/lm/lm_eval.hpp"
 
 using namespace poslab;
-using namespace poslab::lm;
 
 namespace {
 
-AttentionTrainedData trained_tiny(LengthModelId id, LmPosition pos, int context = 8) {
-  LmConfig c;
+AttentionTrainedData trained_tiny(lm::LengthModelId id, lm::LmPosition pos, int context = 8) {
+  lm::LmConfig c;
   c.embed = 16;
   c.heads = 2;
   c.layers = 2;
   c.context = context;
   c.position = pos;
-  LmModel m(c);
+  lm::LmModel m(c);
   m.init(11);
   AttentionTrainedData d;
   d.model = {id, c, {}, m.params};
@@ -35,7 +34,7 @@ AttentionTrainedData trained_tiny(LengthModelId id, LmPosition pos, int context 
   return d;
 }
 
-AttentionLabSettings trained_settings(LengthModelId id) {
+AttentionLabSettings trained_settings(lm::LengthModelId id) {
   AttentionLabSettings s;
   s.weights = AttentionWeights::trained;
   s.model = id;
@@ -44,23 +43,23 @@ AttentionLabSettings trained_settings(LengthModelId id) {
 }
 
 // lm_attention of one layer and head (-1: all heads) as (heads, n, n).
-LmAttention reference(const AttentionTrainedData& d, const std::vector<uint8_t>& bytes,
-                      const LmScaling& sc, int layer, int head) {
-  LmModel m(d.model.config);
+lm::LmAttention trained_reference(const AttentionTrainedData& d, const std::vector<uint8_t>& bytes,
+                                  const lm::LmScaling& sc, int layer, int head) {
+  lm::LmModel m(d.model.config);
   m.params = d.model.params;
-  return lm_attention(m, bytes, sc, layer, head);
+  return lm::lm_attention(m, bytes, sc, layer, head);
 }
 
 }  // namespace
 
 TEST_CASE("trained source: lm_attention's weights, causal, rows sum to 1, mean of the heads") {
-  for (auto [id, pos] : {std::pair{LengthModelId::rope, LmPosition::rope},
-                         std::pair{LengthModelId::alibi, LmPosition::alibi},
-                         std::pair{LengthModelId::t5, LmPosition::t5}}) {
+  for (auto [id, pos] : {std::pair{lm::LengthModelId::rope, lm::LmPosition::rope},
+                         std::pair{lm::LengthModelId::alibi, lm::LmPosition::alibi},
+                         std::pair{lm::LengthModelId::t5, lm::LmPosition::t5}}) {
     const AttentionTrainedData d = trained_tiny(id, pos);
     for (int layer : {0, 1})
       for (int head : {0, 1, -1}) {
-        INFO("model " << length_model_name(id) << " layer " << layer << " head " << head);
+        INFO("model " << lm::length_model_name(id) << " layer " << layer << " head " << head);
         AttentionLabSettings s = trained_settings(id);
         s.layer = layer;
         s.head = head < 0 ? 0 : head;
@@ -71,7 +70,7 @@ TEST_CASE("trained source: lm_attention's weights, causal, rows sum to 1, mean o
         const int n = static_cast<int>(s.sentence.size());
         REQUIRE(t.bytes.size() == s.sentence.size());
         REQUIRE(t.plain.weights.rows() == n);
-        const LmAttention a = reference(d, t.bytes, {}, layer, -1);
+        const lm::LmAttention a = trained_reference(d, t.bytes, {}, layer, -1);
         for (int i = 0; i < n; ++i) {
           CHECK(std::abs(t.plain.weights.row(i).sum() - 1.0f) < 1e-5f);
           for (int j = 0; j < n; ++j) {
@@ -84,16 +83,16 @@ TEST_CASE("trained source: lm_attention's weights, causal, rows sum to 1, mean o
           }
         }
         // RoPE gets the lab's scaling beside it (yarn x4 by default); the others do not.
-        CHECK(t.has_scaled == (pos == LmPosition::rope));
+        CHECK(t.has_scaled == (pos == lm::LmPosition::rope));
       }
   }
 }
 
 TEST_CASE("trained source: RoPE with a scaling is lm_attention with that scaling") {
-  const AttentionTrainedData d = trained_tiny(LengthModelId::rope, LmPosition::rope);
+  const AttentionTrainedData d = trained_tiny(lm::LengthModelId::rope, lm::LmPosition::rope);
   for (RopeScaling sc : {RopeScaling::linear, RopeScaling::ntk, RopeScaling::yarn}) {
     INFO("scaling " << rope_scaling_names()[static_cast<size_t>(sc)]);
-    AttentionLabSettings s = trained_settings(LengthModelId::rope);
+    AttentionLabSettings s = trained_settings(lm::LengthModelId::rope);
     s.source = AttentionSource::count;
     s.token_count = 30;  // held-out bytes past L = 8
     s.scaling = sc;
@@ -103,7 +102,7 @@ TEST_CASE("trained source: RoPE with a scaling is lm_attention with that scaling
     REQUIRE(t.has_scaled);
     CHECK(t.heldout);
     REQUIRE(t.bytes == attention_trained_passage(d.valid, 0, 30));
-    const LmAttention a = reference(d, t.bytes, {sc, 4.0}, 0, 1);
+    const lm::LmAttention a = trained_reference(d, t.bytes, {sc, 4.0}, 0, 1);
     for (int i = 0; i < 30; ++i)
       for (int j = 0; j < 30; ++j)
         CHECK(std::abs(t.scaled.weights(i, j) - a.probs[static_cast<size_t>(i) * 30 + j]) < 1e-6);
@@ -112,8 +111,9 @@ TEST_CASE("trained source: RoPE with a scaling is lm_attention with that scaling
 
 TEST_CASE("trained source: the learned model past L reads row L-1 (the clamp)") {
   const int L = 8, n = 24;
-  const AttentionTrainedData d = trained_tiny(LengthModelId::learned, LmPosition::learned, L);
-  AttentionLabSettings s = trained_settings(LengthModelId::learned);
+  const AttentionTrainedData d =
+      trained_tiny(lm::LengthModelId::learned, lm::LmPosition::learned, L);
+  AttentionLabSettings s = trained_settings(lm::LengthModelId::learned);
   s.demo = AttentionDemo::extrapolation;
   s.extrapolate_tokens = n;
   s.mean_heads = true;
@@ -123,7 +123,7 @@ TEST_CASE("trained source: the learned model past L reads row L-1 (the clamp)") 
   // Independent reference: a model trained "at n" whose table holds row L-1 at rows L..n-1.
   AttentionTrainedData wide = d;
   wide.model.config.context = n;
-  LmModel small(d.model.config), big(wide.model.config);
+  lm::LmModel small(d.model.config), big(wide.model.config);
   small.params = d.model.params;
   big.params.assign(big.params.size(), 0.0f);
   for (const auto& info : big.layout().tensors) {
@@ -138,7 +138,7 @@ TEST_CASE("trained source: the learned model past L reads row L-1 (the clamp)") 
     }
   }
   wide.model.params = big.params;
-  const LmAttention a = reference(wide, t.bytes, {}, 0, -1);
+  const lm::LmAttention a = trained_reference(wide, t.bytes, {}, 0, -1);
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j <= i; ++j) {
       const double want = 0.5 * (a.probs[static_cast<size_t>(i) * n + j] +
@@ -153,8 +153,8 @@ TEST_CASE("trained source: the learned model past L reads row L-1 (the clamp)") 
 }
 
 TEST_CASE("trained decay demo: direct averages over the held-out passages, RoFormer's bound") {
-  const AttentionTrainedData d = trained_tiny(LengthModelId::rope, LmPosition::rope);
-  AttentionLabSettings s = trained_settings(LengthModelId::rope);
+  const AttentionTrainedData d = trained_tiny(lm::LengthModelId::rope, lm::LmPosition::rope);
+  AttentionLabSettings s = trained_settings(lm::LengthModelId::rope);
   s.demo = AttentionDemo::rope_decay;
   s.decay_max = 15;
   s.layer = 1;
@@ -172,7 +172,7 @@ TEST_CASE("trained decay demo: direct averages over the held-out passages, RoFor
       double w = 0, lg = 0, count = 0;
       for (int win = 0; win < k.windows; ++win) {
         const auto bytes = attention_trained_passage(d.valid, 3 + win, n);
-        const LmAttention a = reference(d, bytes, {}, 1, h);
+        const lm::LmAttention a = trained_reference(d, bytes, {}, 1, h);
         for (int q = dist; q < n; ++q) {
           const float* row = a.probs.data() + static_cast<size_t>(q) * n;
           double mean_log = 0;
@@ -195,7 +195,7 @@ TEST_CASE("trained source: preset round trip and one-line errors") {
   AttentionLabSettings s = attention_from_preset(
       "attention?weights=trained&model=alibi&scaling=ntk&factor=8&layer=1&mean_heads=1&passage=7");
   CHECK(s.weights == AttentionWeights::trained);
-  CHECK(s.model == LengthModelId::alibi);
+  CHECK(s.model == lm::LengthModelId::alibi);
   CHECK(s.scaling == RopeScaling::ntk);
   CHECK(s.factor == 8);
   CHECK(s.layer == 1);
@@ -208,11 +208,11 @@ TEST_CASE("trained source: preset round trip and one-line errors") {
   CHECK_THROWS_AS(attention_from_preset("attention?weights=trained&source=grid"), InputError);
   CHECK_THROWS_AS(attention_from_preset("attention?weights=trained&demo=slopes"), InputError);
   // No model handed in: a clear error, not a crash.
-  CHECK_THROWS_AS(attention_lab_compute(trained_settings(LengthModelId::rope)), InputError);
+  CHECK_THROWS_AS(attention_lab_compute(trained_settings(lm::LengthModelId::rope)), InputError);
   // Held-out text shorter than asked for: a clear error.
-  AttentionTrainedData d = trained_tiny(LengthModelId::rope, LmPosition::rope);
+  AttentionTrainedData d = trained_tiny(lm::LengthModelId::rope, lm::LmPosition::rope);
   d.valid.resize(20);
-  AttentionLabSettings c = trained_settings(LengthModelId::rope);
+  AttentionLabSettings c = trained_settings(lm::LengthModelId::rope);
   c.source = AttentionSource::count;
   c.token_count = 64;
   CHECK_THROWS_AS(attention_lab_compute(c, nullptr, {.trained = &d}), InputError);
