@@ -158,30 +158,36 @@ void attention_trained_controls(const AppContext& ctx, AttentionLabSettings& s,
     ImGui::EndCombo();
   }
   tooltip(T("attention.trained_model_tip"));
-  int sc = static_cast<int>(s.scaling);
-  if (ImGui::BeginCombo(L("attention.trained_scaling").c_str(),
-                        rope_scaling_names()[static_cast<size_t>(sc)].c_str())) {
-    for (size_t i = 0; i < rope_scaling_names().size(); ++i)
-      if (ImGui::Selectable(rope_scaling_names()[i].c_str(), static_cast<int>(i) == sc))
-        sc = static_cast<int>(i);
-    ImGui::EndCombo();
+  // The decay demo runs every head of the layer with the model's own scaling.
+  const bool decay = s.demo == AttentionDemo::rope_decay;
+  if (!decay) {
+    int sc = static_cast<int>(s.scaling);
+    if (ImGui::BeginCombo(L("attention.trained_scaling").c_str(),
+                          rope_scaling_names()[static_cast<size_t>(sc)].c_str())) {
+      for (size_t i = 0; i < rope_scaling_names().size(); ++i)
+        if (ImGui::Selectable(rope_scaling_names()[i].c_str(), static_cast<int>(i) == sc))
+          sc = static_cast<int>(i);
+      ImGui::EndCombo();
+    }
+    s.scaling = static_cast<RopeScaling>(sc);
+    tooltip(T("attention.trained_scaling_tip"));
+    if (s.scaling != RopeScaling::none)
+      slider_double(L("attention.trained_factor").c_str(), s.factor, lm::LmScaling::factor_range,
+                    "%.3g", true, T("attention.trained_scaling_tip"));
   }
-  s.scaling = static_cast<RopeScaling>(sc);
-  tooltip(T("attention.trained_scaling_tip"));
-  if (s.scaling != RopeScaling::none)
-    slider_double(L("attention.trained_factor").c_str(), s.factor, lm::LmScaling::factor_range,
-                  "%.3g", true, T("attention.trained_scaling_tip"));
   const int layers = shown ? shown->layers : AttentionLabSettings::layer_range.hi + 1;
   const int heads = shown ? shown->heads : AttentionLabSettings::head_range.hi + 1;
   s.layer = std::min(s.layer, layers - 1);
   s.head = std::min(s.head, heads - 1);
   slider_int(L("attention.trained_layer").c_str(), s.layer, {0, static_cast<double>(layers - 1)},
              false, T("attention.trained_layer_tip"));
-  if (!s.mean_heads)
+  if (!s.mean_heads && !decay)
     slider_int(L("attention.head").c_str(), s.head, {0, static_cast<double>(heads - 1)}, false,
                T("attention.head_tip"));
-  ImGui::Checkbox(L("attention.trained_mean_heads").c_str(), &s.mean_heads);
-  tooltip(T("attention.trained_mean_heads_tip"));
+  if (!decay) {
+    ImGui::Checkbox(L("attention.trained_mean_heads").c_str(), &s.mean_heads);
+    tooltip(T("attention.trained_mean_heads_tip"));
+  }
   if (s.source == AttentionSource::count || s.demo != AttentionDemo::none)
     slider_int(L("attention.trained_passage").c_str(), s.passage,
                AttentionLabSettings::passage_range, false, T("attention.trained_passage_tip"));
@@ -209,8 +215,9 @@ void attention_draw_trained(const AppContext& ctx, const AttentionComputed& c,
   }
   const AttentionTrained& t = c.trained;
   const std::string head =
-      t.head < 0 ? std::string(ctx.tr("attention.trained_mean"))
-                 : std::string(ctx.tr("attention.head")) + " " + std::to_string(t.head);
+      t.has_decay  ? std::string(ctx.tr("attention.trained_all_heads"))
+      : t.head < 0 ? std::string(ctx.tr("attention.trained_mean"))
+                   : std::string(ctx.tr("attention.head")) + " " + std::to_string(t.head);
   text_wrapped("%s", tr_args(ctx.tr("attention.trained_header"),
                              {{"model", lm::length_model_name(t.model)},
                               {"L", std::to_string(t.context)},
