@@ -3,6 +3,8 @@
 // give the logits and softmax weights per head plus the encoding or bias matrices; --terms
 // adds the content/position split of every cell; --demo and --compare run the lab's demos.
 // Cells without a value (masked, or a position with no learned row) are JSON null.
+// --weights trained (or weights=trained in the preset) prints a shipped language model's real
+// attention on bytes of text instead (assets/models/lm_<model>.safetensors).
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "core/common/names.hpp"
 #include "core/common/preset.hpp"
 #include "io/labjson/lab_json.hpp"
+#include "io/labjson/length_lab_io.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -94,6 +97,12 @@ void run(AttentionArgs& a, const CLI::App& cmd) {
   options.only_head = a.head;
   if (s.demo == AttentionDemo::permutation && !a.order.empty())
     options.order = parse_order(a.order, static_cast<int>(attention_lab_input(s).tokens.size()));
+  AttentionTrainedData trained;  // weights = trained: the shipped model and held-out text
+  if (s.weights == AttentionWeights::trained) {
+    attention_lab_validate(s);  // a bad preset says so before any file is read
+    trained.model = io::length_model_load(s.model, &trained.valid);
+    options.trained = &trained;
+  }
   const AttentionLabResult lab = attention_lab_compute(s, nullptr, options);
   const Json out = io::attention_lab_json(s, lab, a.head, a.terms);
   std::cout << dump_json(out, 2) << "\n";

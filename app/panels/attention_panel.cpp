@@ -1,11 +1,14 @@
 // The attention lab: heatmaps of the same tokens' attention under absolute, relative and
 // physics-guided encodings, side by side with another encoding or ordering and their
 // difference, one-click demos (permutation, shift, extrapolation, RoPE decay, ALiBi slopes,
-// T5 buckets) and a patch-grid mode with terrain. All numbers come from core/attention,
-// computed on a worker thread; this file lays them out and draws them.
+// T5 buckets), a patch-grid mode with terrain, and a trained source (weights=trained: a
+// shipped language model's real attention, on which the extrapolation and decay demos are
+// measured). All numbers come from core/attention, computed on a worker thread; this file
+// lays them out and draws them.
 // Sections: AttentionUi and the compute job | AttentionPanel: presets and checks |
-// computation (schedule, poll) | controls | view (uploads, main heatmap, pair, grid mode).
-// Tooltips, demo views and the drawn-numbers record: attention_views.cpp.
+// computation (schedule, poll) | controls (weights, tokens, encoding, view, demos) | view
+// (uploads, main heatmap). Tooltips, demo views, side by side, grid mode and the drawn-numbers
+// record: attention_views.cpp; the trained source: attention_trained_views.cpp.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -38,6 +41,7 @@
 #include "core/attention/attention_lab.hpp"
 #include "core/common/errors.hpp"
 #include "io/labjson/lab_csv.hpp"
+#include "io/labjson/length_lab_io.hpp"
 
 namespace poslab::app {
 namespace {
@@ -82,12 +86,30 @@ AttentionLabSettings compute_inputs(const AttentionLabSettings& s) {
   return k;
 }
 
-ComputedPtr compute(const AttentionLabSettings& s, const std::atomic<bool>* cancel) {
+// `data`: the trained model the last result used (loaded here when it is not the one asked).
+ComputedPtr compute(const AttentionLabSettings& s, std::shared_ptr<const AttentionTrainedData> data,
+                    const std::atomic<bool>* cancel) {
   const auto t0 = std::chrono::steady_clock::now();
   auto c = std::make_shared<AttentionComputed>();
-  static_cast<AttentionLabResult&>(*c) = attention_lab_compute(s, cancel, {.only_head = s.head});
   c->inputs = compute_inputs(s);
   c->key = attention_to_preset(c->inputs);
+  if (s.weights == AttentionWeights::trained && (!data || data->model.id != s.model)) {
+    attention_lab_validate(s);  // a bad setting says so before any file is read
+    try {
+      auto d = std::make_shared<AttentionTrainedData>();
+      d->model = io::length_model_load(s.model, &d->valid);
+      data = std::move(d);
+    } catch (const FileError& e) {  // shown in place: which file, and how to get it
+      c->lab = s;
+      c->load_error = e.what();
+      return c;
+    }
+  }
+  if (s.weights == AttentionWeights::trained) c->trained_data = data;
+  static_cast<AttentionLabResult&>(*c) = attention_lab_compute(
+      s, cancel,
+      {.only_head = s.head,
+       .trained = s.weights == AttentionWeights::trained ? data.get() : nullptr});
   c->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
 }
@@ -158,7 +180,16 @@ class AttentionPanel final : public Panel {
         "attention?demo=decay&decay_max=1000000&base=1.000001&head_dim=256",
         "attention?content=0&position=0&scores=1",
         "attention?enc=sin_concat&sin_base=2&content=0&seed=2147483647",
-        "attention?enc=swin&bias_std=0&learned_std=10&heads=1&dim=4&head_dim=2"};
+        "attention?enc=swin&bias_std=0&learned_std=10&heads=1&dim=4&head_dim=2",
+        // The trained source: shipped models (without them the view says which file is
+        // missing), held-out text past L, one head or the mean, both demos, extreme ranges.
+        "attention?weights=trained",
+        "attention?weights=trained&model=learned&demo=extrapolation&extrapolate=512&mean_heads=1",
+        "attention?weights=trained&demo=extrapolation&scaling=yarn&factor=1024&layer=31&head=63",
+        "attention?weights=trained&model=rope&demo=decay&decay_max=1000000&passage=999",
+        "attention?weights=trained&model=alibi&source=count&tokens=1024&scale=rank",
+        "attention?weights=trained&model=rope_ft_yarn&text=%E5%BA%8A%E5%89%8D&scaling=none&head=1",
+        "attention?weights=trained&model=t5&source=count&tokens=1&scaling=dynamic"};
   }
 
   std::string check_state() const override {
@@ -169,6 +200,8 @@ class AttentionPanel final : public Panel {
     if (!(c->inputs == compute_inputs(ui_.lab)))
       return "shown result is stale (" + c->key + " vs " +
              attention_to_preset(compute_inputs(ui_.lab)) + ")";
+    if (c->lab.weights == AttentionWeights::trained)
+      return attention_trained_check(*c, ui_.tex.main.rows());
     const int T = static_cast<int>(c->model.input.tokens.size());
     if (static_cast<int>(c->result.heads.size()) != c->lab.params.heads)
       return "result has the wrong head count";
@@ -236,6 +269,7 @@ class AttentionPanel final : public Panel {
     const ComputedPtr& c = ui_.shown;
     if (!c || !(c->inputs == compute_inputs(ui_.lab)))
       return LabNumbers::none(share_message("share.why.computing"));
+    if (!c->load_error.empty()) return LabNumbers::none(share_message("share.why.no_numbers"));
     const io::Json j = io::attention_lab_json(ui_.lab, *c, ui_.lab.head, false);
     return LabNumbers::of(io::dump_json(j, 2) + "\n", io::attention_lab_csv(j));
   }
@@ -253,8 +287,10 @@ class AttentionPanel final : public Panel {
     if ((ui_.shown && ui_.shown->inputs == want) || (ui_.failed && *ui_.failed == want)) return;
     const AttentionLabSettings s = ui_.lab;
     ui_.job_inputs = want;
+    std::shared_ptr<const AttentionTrainedData> data =
+        ui_.shown ? ui_.shown->trained_data : nullptr;
     ui_.job.start(attention_to_preset(want),
-                  [s](JobControl& job) { return compute(s, job.cancel_flag()); });
+                  [s, data](JobControl& job) { return compute(s, data, job.cancel_flag()); });
     poll(ctx);
   }
 
@@ -281,12 +317,24 @@ class AttentionPanel final : public Panel {
   void draw_controls(AttentionLabSettings& s, float scale) {
     AttentionParams& p = s.params;
     ImGui::PushItemWidth(190.0f * scale);
+    ImGui::TextUnformatted(T("attention.weights_heading"));
+    int weights = static_cast<int>(s.weights);
+    radio_row(weights, {radio("attention.weights_random", "attention.weights_random_tip"),
+                        radio("attention.weights_trained", "attention.weights_trained_tip")});
+    s.weights = static_cast<AttentionWeights>(weights);
+    const bool trained = s.weights == AttentionWeights::trained;
+    if (trained && s.source == AttentionSource::grid) s.source = AttentionSource::sentence;
+    if (trained && s.demo != AttentionDemo::none && s.demo != AttentionDemo::extrapolation &&
+        s.demo != AttentionDemo::rope_decay)
+      s.demo = AttentionDemo::none;
+    ImGui::Separator();
     ImGui::TextUnformatted(T("attention.tokens_heading"));
     int source = static_cast<int>(s.source);
     radio_row(source, {radio("attention.src_sentence", "attention.src_sentence_tip"),
                        radio("attention.src_count", "attention.src_count_tip"),
                        radio("attention.src_grid", "attention.src_grid_tip")});
     s.source = static_cast<AttentionSource>(source);
+    if (trained && s.source == AttentionSource::grid) s.source = AttentionSource::count;
     if (s.source == AttentionSource::sentence) {
       ImGui::InputText(L("attention.sentence").c_str(), &s.sentence);
       tooltip(T("attention.sentence_tip"));
@@ -304,6 +352,16 @@ class AttentionPanel final : public Panel {
     }
 
     ImGui::Separator();
+    if (trained) {
+      ImGui::TextUnformatted(T("attention.trained_heading"));
+      const AttentionTrained* shown =
+          ui_.shown && ui_.shown->has_trained ? &ui_.shown->trained : nullptr;
+      attention_trained_controls(*ctx_, s, shown, scale);
+      draw_view_controls(s);
+      draw_demo_controls(s);
+      ImGui::PopItemWidth();
+      return;
+    }
     ImGui::TextUnformatted(T("attention.encoding_heading"));
     encoding_combo(*ctx_, "##encoding", p.encoding);
     tooltip(T("attention.encoding_tip"));
@@ -340,18 +398,7 @@ class AttentionPanel final : public Panel {
     radio_row(view, {radio("attention.weights", "attention.weights_tip"),
                      radio("attention.logits", "attention.logits_tip")});
     s.show_scores = view == 1;
-    int cs = static_cast<int>(s.color_scale);
-    const char* scale_keys[] = {"attention.scale_linear", "attention.scale_log",
-                                "attention.scale_rank"};
-    for (int i = 0; i < 3; ++i) {
-      ImGui::RadioButton((T(scale_keys[i]) + std::string("###") + color_scale_names()[i]).c_str(),
-                         &cs, i);
-      tooltip(T("attention.colours_tip"));
-      ImGui::SameLine();
-    }
-    ImGui::TextUnformatted(T("attention.colours"));
-    tooltip(T("attention.colours_tip"));
-    s.color_scale = static_cast<ColorScaleKind>(cs);
+    draw_view_controls(s);
     ImGui::Checkbox(L("attention.shared_scale").c_str(), &s.shared_scale);
     tooltip(T("attention.shared_scale_tip"));
 
@@ -370,7 +417,29 @@ class AttentionPanel final : public Panel {
       ImGui::InputText(L("attention.reordered").c_str(), &s.sentence_b);
       tooltip(T("attention.reordered_tip"));
     }
+    draw_demo_controls(s);
+    ImGui::PopItemWidth();
+  }
 
+  // The colour scale of the maps (both sources).
+  void draw_view_controls(AttentionLabSettings& s) {
+    int cs = static_cast<int>(s.color_scale);
+    const char* scale_keys[] = {"attention.scale_linear", "attention.scale_log",
+                                "attention.scale_rank"};
+    for (int i = 0; i < 3; ++i) {
+      ImGui::RadioButton((T(scale_keys[i]) + std::string("###") + color_scale_names()[i]).c_str(),
+                         &cs, i);
+      tooltip(T("attention.colours_tip"));
+      ImGui::SameLine();
+    }
+    ImGui::TextUnformatted(T("attention.colours"));
+    tooltip(T("attention.colours_tip"));
+    s.color_scale = static_cast<ColorScaleKind>(cs);
+  }
+
+  // The one-click demos. Extrapolation and RoPE decay run on a trained model (what their
+  // captions claim is measured there); the others are about the encodings' formulas.
+  void draw_demo_controls(AttentionLabSettings& s) {
     ImGui::Separator();
     ImGui::TextUnformatted(T("attention.demos_heading"));
     struct DemoButton {
@@ -395,10 +464,20 @@ class AttentionPanel final : public Panel {
         ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
       if (ImGui::Button(L(buttons[i].label).c_str())) {
         s.demo = on ? AttentionDemo::none : buttons[i].demo;
-        // Each demo opens where it shows its point: the decay's envelope needs many pairs
-        // (at head dim 16 it is noise), the slopes are ALiBi's own.
-        if (s.demo == AttentionDemo::rope_decay)
-          s.params.head_dim = std::max(s.params.head_dim, 128);
+        const bool measured =
+            s.demo == AttentionDemo::extrapolation || s.demo == AttentionDemo::rope_decay;
+        if (s.demo != AttentionDemo::none)
+          s.weights = measured ? AttentionWeights::trained : AttentionWeights::random;
+        // 512 bytes = 4L of the shipped models; log colours: a trained head's weights span
+        // orders of magnitude, and in linear colours only its largest cells show.
+        if (s.demo == AttentionDemo::extrapolation) {
+          s.extrapolate_tokens = std::max(s.extrapolate_tokens, kAttentionTrainedExtrapolateTokens);
+          s.color_scale = ColorScaleKind::log;
+        }
+        // The decay is RoPE's; the slopes are ALiBi's own.
+        if (s.demo == AttentionDemo::rope_decay && s.model != lm::LengthModelId::rope_ft_pi &&
+            s.model != lm::LengthModelId::rope_ft_yarn)
+          s.model = lm::LengthModelId::rope;
         if (s.demo == AttentionDemo::alibi_slopes) s.params.encoding = AttentionEncoding::alibi;
       }
       if (on) ImGui::PopStyleColor();
@@ -414,14 +493,13 @@ class AttentionPanel final : public Panel {
                  AttentionLabSettings::extrapolate_tokens_range, true,
                  T("attention.tokens_shown_tip"));
       // L is the learned table's length; the other encodings are "trained" on it as well.
-      if (s.params.encoding != AttentionEncoding::learned)
+      if (s.weights == AttentionWeights::random && s.params.encoding != AttentionEncoding::learned)
         slider_int(L("attention.trained_length").c_str(), s.params.table_length,
                    AttentionParams::table_length_range, true, T("attention.trained_length_tip"));
     }
     if (s.demo == AttentionDemo::rope_decay)
       slider_int(L("attention.max_distance").c_str(), s.decay_max,
                  AttentionLabSettings::decay_max_range, true, T("attention.max_distance_tip"));
-    ImGui::PopItemWidth();
   }
 
   // ---- view --------------------------------------------------------------------------
@@ -512,6 +590,14 @@ class AttentionPanel final : public Panel {
                    ui_.last_error.empty() ? T("attention.nothing_yet") : ui_.last_error.c_str());
       return;
     }
+    const float avail0 =
+        ImGui::GetWindowContentRegionMax().x + ImGui::GetScrollX() - ImGui::GetCursorPosX();
+    if (c->lab.weights == AttentionWeights::trained) {
+      attention_trained_upload(*c, ui_.tex.main, ui_.tex.second, ui_.lab.color_scale,
+                               ui_.tex.uploaded);
+      attention_draw_trained(ctx, *c, ui_.tex.main, ui_.tex.second, scale, avail0);
+      return;
+    }
     upload_if_needed(*c);
     const AttentionLabSettings& s = c->lab;
     const AttentionParams& p = s.params;
@@ -548,11 +634,13 @@ class AttentionPanel final : public Panel {
         ImGui::GetWindowContentRegionMax().x + ImGui::GetScrollX() - ImGui::GetCursorPosX();
 
     if (s.source == AttentionSource::grid && s.demo == AttentionDemo::none) {
-      draw_grid_mode(ctx, *c, scale, avail);
+      attention_draw_grid_mode(ctx, *c, ui_.lab, ui_.tex.grid_a, ui_.tex.grid_b, ui_.tex.terrain,
+                               ui_.tex.main, scale, avail);
       return;
     }
     if (c->has_pair) {
-      draw_pair(*c, scale, avail);
+      attention_draw_pair(ctx, *c, ui_.lab.show_scores, ui_.tex.main, ui_.tex.second, ui_.tex.diff,
+                          scale, avail);
       return;
     }
     switch (s.demo) {
@@ -578,123 +666,6 @@ class AttentionPanel final : public Panel {
     const CellHover hv = token_heatmap("main", ui_.tex.main, c->model.input.tokens, side, scale,
                                        this->T("attention.rows_cols"));
     if (hv.row >= 0) attention_cell_tooltip(ctx, *c, c->model, c->result, hv.row, hv.col);
-  }
-
-  void draw_pair(const AttentionComputed& c, float scale, float avail) {
-    const AttentionComparison& pc = c.pair;
-    text_wrapped("%s", tr_format(*ctx_, pc.note_message).c_str());
-    if (pc.max_abs_score_diff < 1e-4)
-      ImGui::TextColored(ImColor(theme_colour(ImVec4(0.5f, 0.9f, 0.5f, 1.0f))), "%s",
-                         T("attention.diff_zero"));
-    const float side =
-        std::clamp((avail - 3 * 110.0f * scale) / 3.0f, 100.0f * scale, 600.0f * scale);
-    const int head = c.lab.head;
-    ImGui::BeginGroup();
-    ImGui::TextUnformatted(attention_caption(*ctx_, c, false).c_str());
-    const CellHover ha = token_heatmap("a", ui_.tex.main, pc.model_a.input.tokens, side, scale,
-                                       this->T("attention.rows_cols"));
-    ImGui::EndGroup();
-    if (ha.row >= 0) attention_cell_tooltip(*ctx_, c, pc.model_a, pc.a, ha.row, ha.col);
-    ImGui::SameLine();
-    ImGui::BeginGroup();
-    ImGui::TextUnformatted(attention_caption(*ctx_, c, true).c_str());
-    const CellHover hb = token_heatmap("b", ui_.tex.second, pc.model_b.input.tokens, side, scale,
-                                       this->T("attention.rows_cols"));
-    ImGui::EndGroup();
-    if (hb.row >= 0) attention_cell_tooltip(*ctx_, c, pc.model_b, pc.b, hb.row, hb.col);
-    ImGui::SameLine();
-    ImGui::BeginGroup();
-    ImGui::TextUnformatted(T("attention.difference"));
-    const CellHover hd = token_heatmap("diff", ui_.tex.diff, pc.model_a.input.tokens, side, scale,
-                                       this->T("attention.rows_cols"));
-    ImGui::EndGroup();
-    if (hd.row >= 0) {
-      const RowMatrixF& d = c.lab.show_scores ? pc.score_diff[head] : pc.weight_diff[head];
-      const auto& a = shown_matrix(pc.a.heads[head]);
-      const auto& b = shown_matrix(pc.b.heads[head]);
-      const int bi = pc.align[hd.row], bj = pc.align[hd.col];
-      ImGui::BeginTooltip();
-      ImGui::Text("\"%s\" -> \"%s\"", pc.model_a.input.tokens[hd.row].c_str(),
-                  pc.model_a.input.tokens[hd.col].c_str());
-      ImGui::Text("%s %.5g   %s %.5g   %s %.5g", T("attention.left"),
-                  static_cast<double>(a(hd.row, hd.col)), T("attention.right"),
-                  static_cast<double>(b(bi, bj)), T("attention.diff_word"),
-                  static_cast<double>(d(hd.row, hd.col)));
-      if (std::isnan(d(hd.row, hd.col))) ImGui::TextDisabled("%s", T("attention.masked_one_side"));
-      ImGui::EndTooltip();
-    }
-  }
-
-  void draw_grid_mode(AppContext& ctx, const AttentionComputed& c, float scale, float avail) {
-    AttentionLabSettings& s = ui_.lab;
-    const AttentionParams& p = c.lab.params;
-    text_wrapped("%s %d x %d. %s", T("attention.patch_grid"), c.lab.grid_rows, c.lab.grid_cols,
-                 T("attention.patch_grid_help"));
-    const bool elevation = p.encoding == AttentionEncoding::elevation,
-               swin = p.encoding == AttentionEncoding::swin;
-    if (elevation || swin) {
-      if (ImGui::Button(L(elevation ? "attention.to_swin" : "attention.to_elevation").c_str()))
-        s.params.encoding = elevation ? AttentionEncoding::swin : AttentionEncoding::elevation;
-      ImGui::SameLine();
-      ImGui::TextDisabled("%s", T(elevation ? "attention.elevation_note" : "attention.swin_note"));
-    } else if (ImGui::SmallButton(L("attention.show_elevation").c_str())) {
-      s.params.encoding = AttentionEncoding::elevation;
-    }
-    ImGui::Checkbox(L("attention.show_terrain").c_str(), &s.show_terrain);
-    tooltip(T("attention.show_terrain_tip"));
-    const int panes = 1 + (c.has_pair ? 1 : 0) + (s.show_terrain ? 1 : 0);
-    const float side =
-        std::clamp((avail - panes * 20.0f * scale) / panes, 100.0f * scale, 420.0f * scale);
-    auto grid_pane = [&](const char* id, gfx::HeatmapTexture& tex, const char* caption, bool pick) {
-      ImGui::BeginGroup();
-      ImGui::TextUnformatted(caption);
-      ImGui::PushID(id);
-      const ImVec2 o = ImGui::GetCursorScreenPos();
-      const ImVec2 hit = tex.draw(ImVec2(side * tex.cols() / std::max(tex.cols(), tex.rows()),
-                                         side * tex.rows() / std::max(tex.cols(), tex.rows())));
-      const float cw = side / std::max(tex.cols(), tex.rows());
-      ImGui::GetWindowDrawList()->AddRect(
-          ImVec2(o.x + s.query_col * cw, o.y + s.query_row * cw),
-          ImVec2(o.x + (s.query_col + 1) * cw, o.y + (s.query_row + 1) * cw),
-          IM_COL32(255, 60, 60, 255), 0, 0, 2.0f);
-      if (hit.x >= 0) {
-        const int r = static_cast<int>(hit.y), col = static_cast<int>(hit.x);
-        const int key = r * c.lab.grid_cols + col, q = s.query_row * c.lab.grid_cols + s.query_col;
-        if (pick && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-          s.query_row = r;
-          s.query_col = col;
-        }
-        ImGui::BeginTooltip();
-        ImGui::Text("%s (%d, %d)   %s", T("attention.patch"), r, col,
-                    pick ? T("attention.click_query") : "");
-        if (c.model.terrain.size())
-          ImGui::Text("%s %.0f m (%s %.0f m)", T("attention.height"), c.model.terrain(r, col),
-                      T("attention.query"), c.model.terrain(s.query_row, s.query_col));
-        if (pick) attention_cell_terms(ctx, c, c.model, c.result, q, key);
-        ImGui::EndTooltip();
-      }
-      ImGui::PopID();
-      tex.draw_colorbar(ImVec2(side, 8.0f * scale));
-      ImGui::EndGroup();
-    };
-    grid_pane("ga", ui_.tex.grid_a, attention_encoding_text(ctx, p.encoding), true);
-    if (c.has_pair) {
-      ImGui::SameLine();
-      grid_pane("gb", ui_.tex.grid_b, attention_caption(ctx, c, true).c_str(), false);
-    }
-    if (s.show_terrain) {
-      ImGui::SameLine();
-      grid_pane("terrain", ui_.tex.terrain, T("attention.terrain_height"), false);
-    }
-    ImGui::Spacing();
-    if (c.has_pair) text_wrapped("%s", tr_format(ctx, c.pair.note_message).c_str());
-    ImGui::TextDisabled("%s", T("attention.full_matrix"));
-    const float mside =
-        std::clamp(std::min(avail * 0.45f, ImGui::GetContentRegionAvail().y - 70.0f * scale),
-                   100.0f * scale, 600.0f * scale);
-    const CellHover hv = token_heatmap("grid_full", ui_.tex.main, c.model.input.tokens, mside,
-                                       scale, this->T("attention.rows_cols"));
-    if (hv.row >= 0) attention_cell_tooltip(ctx, c, c.model, c.result, hv.row, hv.col);
   }
 
   AttentionUi ui_;

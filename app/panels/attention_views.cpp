@@ -1,4 +1,7 @@
 // The attention lab's tooltip, demo views and drawn-numbers record (see attention_views.hpp).
+// Sections: encoding names and captions | cell tooltip | encoding controls | demo views
+// (extrapolation, angle reach, decay, slopes, buckets) | side by side | patch-grid mode |
+// drawn-numbers record.
 #include "app/panels/attention_views.hpp"
 
 #include <imgui.h>
@@ -407,6 +410,136 @@ void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c,
     }
     ImGui::EndTable();
   }
+}
+
+// Side by side: the two maps and their difference, with the cells' tooltips.
+void attention_draw_pair(const AppContext& ctx, const AttentionComputed& c, bool show_scores,
+                         gfx::HeatmapTexture& main, gfx::HeatmapTexture& second,
+                         gfx::HeatmapTexture& diff, float scale, float avail) {
+  auto T = [&](const char* key) { return ctx.tr(key); };
+  auto shown_matrix = [&](const AttentionHeadResult& h) -> const RowMatrixF& {
+    return show_scores ? h.scores : h.weights;
+  };
+  const AttentionComparison& pc = c.pair;
+  text_wrapped("%s", tr_format(ctx, pc.note_message).c_str());
+  if (pc.max_abs_score_diff < 1e-4)
+    ImGui::TextColored(ImColor(theme_colour(ImVec4(0.5f, 0.9f, 0.5f, 1.0f))), "%s",
+                       T("attention.diff_zero"));
+  const float side =
+      std::clamp((avail - 3 * 110.0f * scale) / 3.0f, 100.0f * scale, 600.0f * scale);
+  const int head = c.lab.head;
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted(attention_caption(ctx, c, false).c_str());
+  const CellHover ha =
+      token_heatmap("a", main, pc.model_a.input.tokens, side, scale, T("attention.rows_cols"));
+  ImGui::EndGroup();
+  if (ha.row >= 0) attention_cell_tooltip(ctx, c, pc.model_a, pc.a, ha.row, ha.col);
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted(attention_caption(ctx, c, true).c_str());
+  const CellHover hb =
+      token_heatmap("b", second, pc.model_b.input.tokens, side, scale, T("attention.rows_cols"));
+  ImGui::EndGroup();
+  if (hb.row >= 0) attention_cell_tooltip(ctx, c, pc.model_b, pc.b, hb.row, hb.col);
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted(T("attention.difference"));
+  const CellHover hd =
+      token_heatmap("diff", diff, pc.model_a.input.tokens, side, scale, T("attention.rows_cols"));
+  ImGui::EndGroup();
+  if (hd.row >= 0) {
+    const RowMatrixF& d = c.lab.show_scores ? pc.score_diff[head] : pc.weight_diff[head];
+    const auto& a = shown_matrix(pc.a.heads[head]);
+    const auto& b = shown_matrix(pc.b.heads[head]);
+    const int bi = pc.align[hd.row], bj = pc.align[hd.col];
+    ImGui::BeginTooltip();
+    ImGui::Text("\"%s\" -> \"%s\"", pc.model_a.input.tokens[hd.row].c_str(),
+                pc.model_a.input.tokens[hd.col].c_str());
+    ImGui::Text("%s %.5g   %s %.5g   %s %.5g", T("attention.left"),
+                static_cast<double>(a(hd.row, hd.col)), T("attention.right"),
+                static_cast<double>(b(bi, bj)), T("attention.diff_word"),
+                static_cast<double>(d(hd.row, hd.col)));
+    if (std::isnan(d(hd.row, hd.col))) ImGui::TextDisabled("%s", T("attention.masked_one_side"));
+    ImGui::EndTooltip();
+  }
+}
+
+// Patch-grid mode: the query's row as a grid (click a patch to pick the query), the other
+// side's and the terrain beside it, and the full matrix below.
+void attention_draw_grid_mode(const AppContext& ctx, const AttentionComputed& c,
+                              AttentionLabSettings& s, gfx::HeatmapTexture& grid_a,
+                              gfx::HeatmapTexture& grid_b, gfx::HeatmapTexture& terrain,
+                              gfx::HeatmapTexture& main, float scale, float avail) {
+  auto T = [&](const char* key) { return ctx.tr(key); };
+  auto L = [&](const char* key) { return tr_id(ctx, key); };
+  const AttentionParams& p = c.lab.params;
+  text_wrapped("%s %d x %d. %s", T("attention.patch_grid"), c.lab.grid_rows, c.lab.grid_cols,
+               T("attention.patch_grid_help"));
+  const bool elevation = p.encoding == AttentionEncoding::elevation,
+             swin = p.encoding == AttentionEncoding::swin;
+  if (elevation || swin) {
+    if (ImGui::Button(L(elevation ? "attention.to_swin" : "attention.to_elevation").c_str()))
+      s.params.encoding = elevation ? AttentionEncoding::swin : AttentionEncoding::elevation;
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", T(elevation ? "attention.elevation_note" : "attention.swin_note"));
+  } else if (ImGui::SmallButton(L("attention.show_elevation").c_str())) {
+    s.params.encoding = AttentionEncoding::elevation;
+  }
+  ImGui::Checkbox(L("attention.show_terrain").c_str(), &s.show_terrain);
+  tooltip(T("attention.show_terrain_tip"));
+  const int panes = 1 + (c.has_pair ? 1 : 0) + (s.show_terrain ? 1 : 0);
+  const float side =
+      std::clamp((avail - panes * 20.0f * scale) / panes, 100.0f * scale, 420.0f * scale);
+  auto grid_pane = [&](const char* id, gfx::HeatmapTexture& tex, const char* caption, bool pick) {
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted(caption);
+    ImGui::PushID(id);
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    const ImVec2 hit = tex.draw(ImVec2(side * tex.cols() / std::max(tex.cols(), tex.rows()),
+                                       side * tex.rows() / std::max(tex.cols(), tex.rows())));
+    const float cw = side / std::max(tex.cols(), tex.rows());
+    ImGui::GetWindowDrawList()->AddRect(
+        ImVec2(o.x + s.query_col * cw, o.y + s.query_row * cw),
+        ImVec2(o.x + (s.query_col + 1) * cw, o.y + (s.query_row + 1) * cw),
+        IM_COL32(255, 60, 60, 255), 0, 0, 2.0f);
+    if (hit.x >= 0) {
+      const int r = static_cast<int>(hit.y), col = static_cast<int>(hit.x);
+      const int key = r * c.lab.grid_cols + col, q = s.query_row * c.lab.grid_cols + s.query_col;
+      if (pick && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+        s.query_row = r;
+        s.query_col = col;
+      }
+      ImGui::BeginTooltip();
+      ImGui::Text("%s (%d, %d)   %s", T("attention.patch"), r, col,
+                  pick ? T("attention.click_query") : "");
+      if (c.model.terrain.size())
+        ImGui::Text("%s %.0f m (%s %.0f m)", T("attention.height"), c.model.terrain(r, col),
+                    T("attention.query"), c.model.terrain(s.query_row, s.query_col));
+      if (pick) attention_cell_terms(ctx, c, c.model, c.result, q, key);
+      ImGui::EndTooltip();
+    }
+    ImGui::PopID();
+    tex.draw_colorbar(ImVec2(side, 8.0f * scale));
+    ImGui::EndGroup();
+  };
+  grid_pane("ga", grid_a, attention_encoding_text(ctx, p.encoding), true);
+  if (c.has_pair) {
+    ImGui::SameLine();
+    grid_pane("gb", grid_b, attention_caption(ctx, c, true).c_str(), false);
+  }
+  if (s.show_terrain) {
+    ImGui::SameLine();
+    grid_pane("terrain", terrain, T("attention.terrain_height"), false);
+  }
+  ImGui::Spacing();
+  if (c.has_pair) text_wrapped("%s", tr_format(ctx, c.pair.note_message).c_str());
+  ImGui::TextDisabled("%s", T("attention.full_matrix"));
+  const float mside =
+      std::clamp(std::min(avail * 0.45f, ImGui::GetContentRegionAvail().y - 70.0f * scale),
+                 100.0f * scale, 600.0f * scale);
+  const CellHover hv = token_heatmap("grid_full", main, c.model.input.tokens, mside, scale,
+                                     T("attention.rows_cols"));
+  if (hv.row >= 0) attention_cell_tooltip(ctx, c, c.model, c.result, hv.row, hv.col);
 }
 
 // What the heatmaps, tooltips and demo views show, with the CLI call printing it. Rows of

@@ -19,6 +19,10 @@ struct AttentionComputed : AttentionLabResult {
   AttentionLabSettings inputs;  // compute_inputs() of the settings it belongs to
   std::string key;              // those inputs as a preset (upload key, CLI hint)
   double seconds = 0;           // wall time of the computation
+  // weights = trained: the model and held-out text used (kept for the next job of the same
+  // model), or why they could not be loaded (shown in place of the maps).
+  std::shared_ptr<const AttentionTrainedData> trained_data;
+  std::string load_error;
 };
 
 // An encoding's name in the interface language (attention.toml), for combos and captions.
@@ -49,6 +53,29 @@ int attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
                           float avail);
 void attention_draw_buckets(const AppContext& ctx, const AttentionComputed& c,
                             gfx::HeatmapTexture& demo, float scale, float avail);
+// The trained source (attention_trained_views.cpp): its controls (model, scaling, layer,
+// head or mean, passage; `shown` bounds the sliders by the loaded model), the upload of its
+// maps (false when nothing changed), its view, its --check (map_rows: the drawn map's rows)
+// and its drawn-numbers record.
+void attention_trained_controls(const AppContext& ctx, AttentionLabSettings& s,
+                                const AttentionTrained* shown, float scale);
+bool attention_trained_upload(const AttentionComputed& c, gfx::HeatmapTexture& a,
+                              gfx::HeatmapTexture& b, ColorScaleKind kind, std::string& uploaded);
+void attention_draw_trained(const AppContext& ctx, const AttentionComputed& c,
+                            gfx::HeatmapTexture& a, gfx::HeatmapTexture& b, float scale,
+                            float avail);
+std::string attention_trained_check(const AttentionComputed& c, int map_rows);
+void attention_record_trained(const AttentionComputed& c);
+// Side by side (comparisons, permutation and shift demos): both maps and their difference.
+void attention_draw_pair(const AppContext& ctx, const AttentionComputed& c, bool show_scores,
+                         gfx::HeatmapTexture& main, gfx::HeatmapTexture& second,
+                         gfx::HeatmapTexture& diff, float scale, float avail);
+// Patch-grid mode (source = grid): the query row as a grid, the terrain, the full matrix.
+// Clicking a patch sets s.query_row / query_col; the buttons switch s.params.encoding.
+void attention_draw_grid_mode(const AppContext& ctx, const AttentionComputed& c,
+                              AttentionLabSettings& s, gfx::HeatmapTexture& grid_a,
+                              gfx::HeatmapTexture& grid_b, gfx::HeatmapTexture& terrain,
+                              gfx::HeatmapTexture& main, float scale, float avail);
 // Appends what the panel drew to $POSLAB_DRAWN_NUMBERS (app/widgets/drawn_numbers.hpp).
 void attention_record_numbers(const AttentionComputed& c);
 

@@ -40,7 +40,21 @@ void attention_lab_validate(const AttentionLabSettings& s) {
   require_in_range("extrapolate", s.extrapolate_tokens,
                    AttentionLabSettings::extrapolate_tokens_range);
   require_in_range("decay_max", s.decay_max, AttentionLabSettings::decay_max_range);
-  if (s.head < 0 || s.head >= s.params.heads)
+  require_in_range("factor", s.factor, lm::LmScaling::factor_range);
+  require_in_range("layer", s.layer, AttentionLabSettings::layer_range);
+  require_in_range("passage", s.passage, AttentionLabSettings::passage_range);
+  if (s.weights == AttentionWeights::trained) {
+    // The trained source reads bytes of text and runs two demos; its head is clamped to the
+    // model's heads (the random model's `heads` does not apply).
+    require_in_range("head", s.head, AttentionLabSettings::head_range);
+    if (s.source == AttentionSource::grid && s.demo == AttentionDemo::none)
+      throw InputError(attention_message("attention.error.trained_grid", {}));
+    if (s.demo != AttentionDemo::none && s.demo != AttentionDemo::extrapolation &&
+        s.demo != AttentionDemo::rope_decay)
+      throw InputError(attention_message(
+          "attention.error.trained_demo",
+          {message_arg("demo", attention_demo_names()[static_cast<size_t>(s.demo)])}));
+  } else if (s.head < 0 || s.head >= s.params.heads)
     throw InputError(attention_message("attention.error.head_range",
                                        {message_arg("head", std::to_string(s.head)),
                                         message_arg("last", std::to_string(s.params.heads - 1))}));
@@ -193,6 +207,28 @@ const PresetTable<AttentionLabSettings>& attention_preset_fields() {
                preset_field<S>(
                    "shared", [](auto& s) -> auto& { return s.shared_scale; },
                    "side by side: one colour range over both maps"),
+               preset_choice<S>(
+                   "weights", [](auto& s) -> auto& { return s.weights; }, attention_weights_names(),
+                   "seeded random weights, or a trained language model's (tokens are bytes)",
+                   "--weights"),
+               preset_choice<S>(
+                   "model", [](auto& s) -> auto& { return s.model; }, lm::length_model_names(),
+                   "trained: the shipped model (assets/models/lm_<model>.safetensors)", "--model"),
+               preset_choice<S>(
+                   "scaling", [](auto& s) -> auto& { return s.scaling; }, rope_scaling_names(),
+                   "trained RoPE: the scaling shown beside the unscaled map", "--scaling"),
+               preset_field<S>(
+                   "factor", [](auto& s) -> auto& { return s.factor; }, lm::LmScaling::factor_range,
+                   "trained RoPE: scaling factor s", "--factor"),
+               preset_field<S>(
+                   "layer", [](auto& s) -> auto& { return s.layer; }, S::layer_range,
+                   "trained: block shown (clamped to the model)", "--layer"),
+               preset_field<S>(
+                   "mean_heads", [](auto& s) -> auto& { return s.mean_heads; },
+                   "trained: the mean over heads instead of one head", "--mean-heads"),
+               preset_field<S>(
+                   "passage", [](auto& s) -> auto& { return s.passage; }, S::passage_range,
+                   "trained: held-out passage (source=count and the demos)", "--passage"),
            };
   }();
   return t;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/attention/attention.hpp"
+#include "core/attention/attention_trained.hpp"
 #include "core/attention/demos.hpp"
 #include "core/common/color_scale.hpp"
 #include "core/common/preset_fields.hpp"
@@ -50,6 +51,15 @@ struct AttentionLabSettings {
   int decay_max = 512;           // x-range of the RoPE decay plot in tokens, [8, 1e6]
   ColorScaleKind color_scale = ColorScaleKind::linear;  // heatmap colours: linear, log or rank
   bool shared_scale = false;  // side by side: one colour range over both maps
+  // Trained source (issue 27): a shipped byte-level language model's real attention on bytes.
+  AttentionWeights weights = AttentionWeights::random;  // seeded random weights or trained
+  lm::LengthModelId model = lm::LengthModelId::rope;    // trained: which shipped model
+  RopeScaling scaling = RopeScaling::yarn;  // trained RoPE: the scaling shown beside the
+                                            // unscaled map (none = the unscaled map alone)
+  double factor = 4.0;                      // its factor s, [1, 1024]
+  int layer = 0;            // trained: block shown, [0, 31] (clamped to the model's last)
+  bool mean_heads = false;  // trained: the mean over the heads instead of `head`
+  int passage = 0;          // trained: held-out passage (count source and demos), [0, 999]
 
   bool operator==(const AttentionLabSettings&) const = default;
 
@@ -60,6 +70,8 @@ struct AttentionLabSettings {
   static constexpr ParamRange head_range{0, 63};
   static constexpr ParamRange query_range{0, 31};
   static constexpr ParamRange decay_max_range{8, 1e6};
+  static constexpr ParamRange layer_range{0, 31};
+  static constexpr ParamRange passage_range{0, 999};
 };
 
 inline constexpr const char* kAttentionLabName = "attention";
@@ -77,6 +89,11 @@ AttentionInput attention_lab_input_b(const AttentionLabSettings& s);
 
 // Samples of the RoPE decay demo's curves (the panel and the CLI draw the same points).
 inline constexpr int kAttentionDecayPoints = 512;
+// Held-out passages averaged by the trained RoPE decay demo.
+inline constexpr int kAttentionTrainedDecayWindows = 8;
+// Bytes the extrapolation demo's button opens the trained source with: 4L of the shipped
+// models (L = 128), so three quarters of the passage lies past L.
+inline constexpr int kAttentionTrainedExtrapolateTokens = 512;
 
 // Everything the lab shows for one set of settings: the model and its result, the
 // comparison or demo the settings ask for, with captions for the two sides. The panel
@@ -96,13 +113,17 @@ struct AttentionLabResult {
   RowMatrix demo_matrix;              // ALiBi demo: bias of the shown head; T5 demo: bucket map
   std::vector<RowMatrix> demo_heads;  // ALiBi demo: every head's bias, H x (T, T), T >= 32
   std::vector<T5BucketRange> bucket_ranges;  // T5 demo: key - query range of every bucket
-  int bucket_horizon = 0;  // T5 demo: ranges cover |key - query| up to this distance
+  int bucket_horizon = 0;    // T5 demo: ranges cover |key - query| up to this distance
+  bool has_trained = false;  // weights = trained: only `trained` is filled (model, result and
+                             // the random-weight demos stay empty)
+  AttentionTrained trained;
 };
 
 // Options of one computation that are not part of a preset.
 struct AttentionLabOptions {
   int only_head = -1;        // compute only this head (the panel's view), -1 = every head
   std::vector<int> order{};  // permutation demo: token t of B = token order[t]; empty = reversal
+  const AttentionTrainedData* trained = nullptr;  // weights = trained: the model io loaded
 };
 
 // Validates the settings (InputError), then computes what they ask for. `cancel` may stop
@@ -110,6 +131,13 @@ struct AttentionLabOptions {
 AttentionLabResult attention_lab_compute(const AttentionLabSettings& s,
                                          const std::atomic<bool>* cancel = nullptr,
                                          const AttentionLabOptions& options = {});
+
+// The trained source's computation (attention_trained.cpp): the text the settings name
+// (the sentence's bytes; held-out bytes for source=count, the extrapolation and decay demos)
+// through the model. Called by attention_lab_compute.
+AttentionTrained attention_trained_compute(const AttentionLabSettings& s,
+                                           const AttentionTrainedData& d,
+                                           const std::atomic<bool>* cancel = nullptr);
 
 // Every preset field of the lab, in the order presets write them (RoPE base and layout
 // from the shared RoPE table; the old key rope_base still loads).

@@ -21,6 +21,16 @@ AttentionLabResult attention_lab_compute(const AttentionLabSettings& s,
                                          const std::atomic<bool>* cancel,
                                          const AttentionLabOptions& options) {
   attention_lab_validate(s);
+  if (s.weights == AttentionWeights::trained) {
+    // The trained model's attention alone: its heads are the model's, not params.heads.
+    if (!options.trained)
+      throw InputError(attention_message("attention.error.trained_missing", {}));
+    AttentionLabResult c;
+    c.lab = s;
+    c.trained = attention_trained_compute(s, *options.trained, cancel);
+    c.has_trained = true;
+    return c;
+  }
   const int only_head = options.only_head;
   if (only_head >= s.params.heads)
     throw InputError(attention_message("attention.error.head_below",

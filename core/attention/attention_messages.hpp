@@ -97,6 +97,17 @@ inline constexpr MessageTemplate kAttentionMessages[] = {
     {"attention.error.orderings_missing",
      "orderings: token \"{token}\" of the first sentence is missing from the second (use the same "
      "tokens reordered)"},
+    {"attention.error.trained_missing",
+     "weights = trained: no model was loaded (the caller must load one through io)"},
+    {"attention.error.trained_grid",
+     "weights = trained: the trained models read bytes of text; choose source = sentence or "
+     "count (held-out text), not grid"},
+    {"attention.error.trained_demo",
+     "weights = trained: the {demo} demo runs on random weights; set weights = random (the "
+     "trained source runs the extrapolation and decay demos)"},
+    {"attention.error.trained_text_short",
+     "weights = trained: the held-out text has {bytes} bytes, fewer than the {n} asked for; "
+     "install fortunes and fortunes-zh (scripts/setup.sh)"},
     {"attention.error.decay_args",
      "RoPE decay: need max_distance >= 1 and points >= 2 (got {max_distance}, {points})"},
     {"attention.error.sinusoidal_dim", "sinusoidal: model dim = {dim}: must be even and >= 2"},

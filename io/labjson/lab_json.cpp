@@ -126,6 +126,68 @@ Json attention_demo_json(const AttentionLabSettings& s, const AttentionLabResult
   return demo;
 }
 
+// The trained source (weights = trained): the model, the bytes and the map(s) drawn.
+Json trained_map_json(const AttentionTrainedMap& m) {
+  return {{"scaling", rope_scaling_names()[static_cast<size_t>(m.scaling.scaling)]},
+          {"factor", m.scaling.factor},
+          {"weights", matrix_json(m.weights)},
+          {"row_entropy", vector_json(m.row_entropy)},
+          {"row_max", vector_json(m.row_max)},
+          {"row_distance", vector_json(m.row_distance)},
+          {"entropy_before_L", m.entropy_before_L},
+          {"entropy_after_L", m.entropy_after_L},
+          {"distance_before_L", m.distance_before_L},
+          {"distance_after_L", m.distance_after_L}};
+}
+
+Json attention_trained_json(const AttentionLabSettings& s, const AttentionTrained& t) {
+  Json out;
+  out["preset"] = attention_to_preset(s);
+  out["weights"] = "trained";
+  out["model"] = lm::length_model_name(t.model);
+  out["context"] = t.context;
+  out["layers"] = t.layers;
+  out["heads"] = t.heads;
+  out["head_dim"] = t.head_dim;
+  out["layer"] = t.layer;
+  out["head"] = t.head;  // -1: the mean over the heads
+  out["heldout"] = t.heldout;
+  out["bytes"] = std::vector<int>(t.bytes.begin(), t.bytes.end());
+  out["tokens"] = t.tokens;
+  if (!t.has_decay) {
+    Json plain = trained_map_json(t.plain);
+    plain["head"] = t.head;
+    out["per_head"] = Json::array({plain});
+    if (t.has_scaled) out["scaled"] = trained_map_json(t.scaled);
+  }
+  if (s.demo != AttentionDemo::none) {
+    Json demo;
+    demo["name"] = attention_demo_names()[static_cast<int>(s.demo)];
+    if (t.has_decay) {
+      const AttentionTrainedDecay& d = t.decay;
+      demo["windows"] = d.windows;
+      demo["distances"] = d.distances;
+      demo["bound"] = d.bound;
+      demo["floored"] = d.floored;
+      demo["trend"] = d.trend == AttentionTrainedDecay::Trend::rises_past_L ? "rises_past_L"
+                      : d.trend == AttentionTrainedDecay::Trend::stays_low_past_L
+                          ? "stays_low_past_L"
+                          : "mixed";
+      Json hs = Json::array();
+      for (size_t h = 0; h < d.mean_logit.size(); ++h)
+        hs.push_back({{"head", h},
+                      {"mean_logit", d.mean_logit[h]},
+                      {"mean_weight", d.mean_weight[h]},
+                      {"near", cell(d.near[h])},
+                      {"inside", cell(d.inside[h])},
+                      {"past", cell(d.past[h])}});
+      demo["heads"] = hs;
+    }
+    out["demo"] = demo;
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------- kv
 Json cache_json(const KvCache& c) {
   Json labels = Json::array(), computed = Json::array(), encoded = Json::array(),
@@ -261,6 +323,7 @@ Json rope_lab_json(const WheelsLabSettings& lab, const std::vector<double>& posi
 
 Json attention_lab_json(const AttentionLabSettings& s, const AttentionLabResult& lab, int only_head,
                         bool terms) {
+  if (lab.has_trained) return attention_trained_json(s, lab.trained);
   const AttentionParams& p = s.params;
   const AttentionModel& m = lab.model;
   const AttentionInput& in = m.input;

@@ -142,6 +142,23 @@ void length_held_out_save(const std::string& model, const std::string& out) {
   write_file_atomically(out, text);
 }
 
+lm::LengthLabModel length_model_load(LengthModelId id, std::vector<uint8_t>* valid) {
+  const std::string path = length_model_path(id);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw FileError(path,
+                    "not found; the shipped models come with PosLab (assets/models), or train "
+                    "them with scripts/train_length_models.sh, or set POSLAB_MODELS_DIR");
+  LmCheckpoint ck = lm_checkpoint_load(path);
+  if (valid) {
+    std::vector<std::string> paths;
+    LmCorpusParams split;
+    length_recorded_text(ck.metadata, paths, split);
+    *valid = lm_corpus_build(lm_read_text_files(paths, nullptr), split).valid;
+  }
+  return {id, ck.config, ck.scaling, std::move(ck.params)};
+}
+
 std::string length_curve_label(const LengthCurve& c) {
   std::string s = length_model_name(c.id);
   if (c.scaling.scaling != RopeScaling::none) s += " " + lm_scaling_label(c.scaling);

@@ -67,4 +67,28 @@ expect_exit2 "sentence is empty" attention --sentence "   "
 expect_exit2 "missing from the second" attention --compare orderings --sentence "我 喜欢 你" --sentence-b "你 喜欢 他"
 expect_exit2 "not a permutation" attention --demo permutation --order 0,0,1 --sentence "我 喜欢 你"
 expect_exit2 "attention.enc" attention --preset 'attention?enc=fourier'
+# The trained source (issue 27): a shipped model's attention equals `lm attention`'s for the
+# same bytes, layer and head (an independent command), rows sum to 1, causal; a missing model
+# file is one line naming it; an unknown model name is the usual preset error.
+models="$(dirname "${BASH_SOURCE[0]}")/../../assets/models"
+if [ -f "$models/lm_rope.safetensors" ]; then
+  tmp="$(mktemp -d)"
+  printf 'The quick brown fox jumps over the lazy dog.' > "$tmp/t.txt"
+  "$cli" lm attention "$models/lm_rope.safetensors" --text "$tmp/t.txt" --layer 1 --head 2 > "$tmp/lm.json"
+  check_json "all(abs(a-b)<1e-6 for r1,r2 in zip(j['per_head'][0]['weights'], json.load(open('$tmp/lm.json'))['attention'][0]['probs']) for a,b in zip(r1,r2)) and \
+all(abs(sum(r)-1)<1e-5 for r in j['per_head'][0]['weights']) and \
+all(w==0 for i,r in enumerate(j['per_head'][0]['weights']) for w in r[i+1:]) and len(j['tokens'])==44" \
+    attention --preset 'attention?weights=trained&model=rope&layer=1&head=2&scaling=none&text=The%20quick%20brown%20fox%20jumps%20over%20the%20lazy%20dog.'
+  "$cli" lm attention "$models/lm_rope.safetensors" --text "$tmp/t.txt" --scaling yarn --factor 4 --head 0 --layer 0 > "$tmp/lmy.json"
+  check_json "all(abs(a-b)<1e-6 for r1,r2 in zip(j['scaled']['weights'], json.load(open('$tmp/lmy.json'))['attention'][0]['probs']) for a,b in zip(r1,r2))" \
+    attention --weights trained --model rope --scaling yarn --factor 4 --sentence 'The quick brown fox jumps over the lazy dog.'
+  check_json "j['demo']['name']=='extrapolation' and len(j['per_head'][0]['weights'])==512 and j['context']==128" \
+    attention --preset 'attention?weights=trained&model=learned&demo=extrapolation&extrapolate=512&mean_heads=1'
+  check_json "len(j['demo']['heads'])==4 and len(j['demo']['bound'])==65 and j['demo']['windows']==8" \
+    attention --preset 'attention?weights=trained&demo=decay&decay_max=64'
+  rm -rf "$tmp"
+fi
+POSLAB_MODELS_DIR=/nonexistent expect_exit2 "lm_rope.safetensors: not found" attention --weights trained
+expect_exit2 'model = "gpt2"' attention --preset 'attention?weights=trained&model=gpt2'
+expect_exit2 "not grid" attention --preset 'attention?weights=trained&source=grid'
 exit $fail
