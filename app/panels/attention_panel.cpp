@@ -279,6 +279,13 @@ class AttentionPanel final : public Panel {
   // ---- computation -------------------------------------------------------------------
   void schedule(AppContext& ctx) {
     poll(ctx);
+    // The browser build fetches the shipped language models (and their held-out text) the
+    // first time the trained source asks for them; the desktop has them on disk.
+    if (ui_.lab.weights == AttentionWeights::trained &&
+        !ctx.fetch_files(io::length_lab_files()).done) {
+      ctx.request_frames(2);
+      return;
+    }
     const AttentionLabSettings want = compute_inputs(ui_.lab);
     if (ui_.job.running()) {
       if (!(want == ui_.job_inputs)) ui_.job.cancel();  // stale: stop it early, start anew after
