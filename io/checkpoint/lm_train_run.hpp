@@ -56,6 +56,8 @@ class LmTrainRun {
   int window() const { return lm::lm_train_window(settings_, model_.config()); }
   int64_t first_step() const { return first_step_; }  // the step the run started from
   const lm::LmTrainRow& last_row() const { return last_; }
+  // The curve so far as CSV: a resumed run's earlier rows, then this run's.
+  const std::string& csv() const { return csv_; }
   bool saved() const { return saved_step_ >= 0; }  // a checkpoint was written by this run
   // The "data" metadata: files with their packages and versions, the split, the sizes (JSON).
   const std::string& data_json() const { return data_json_; }
