@@ -165,7 +165,7 @@ void run_lm_train(LmTrainArgs a) {
   out["scaling"] = Json::parse(io::lm_scaling_to_json(run.settings().scaling));
   out["window"] = run.window();
   out["first_step"] = run.first_step();
-  out["step"] = run.last_row().step;
+  out["step"] = step;  // the checkpoint's (a stopped run keeps the step it reached)
   out["interrupted"] = !done;
   out["train_bpb"] = run.last_row().train_bpb;
   out["valid_bpb"] = run.last_row().valid_bpb;
