@@ -22,7 +22,6 @@
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
 #include "cli/run_control.hpp"
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/lm/lm.hpp"
 #include "core/lm/lm_data.hpp"
@@ -30,6 +29,7 @@
 #include "core/lm/lm_train.hpp"
 #include "core/nn/parallel.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
+#include "io/checkpoint/lm_train_run.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -89,23 +89,6 @@ LmText lm_load_text(const std::vector<std::string>& given, const io::TensorMetad
   return t;
 }
 
-Json lm_data_json(const LmText& t) {
-  Json j;
-  j["files"] = Json::array();
-  for (const auto& s : t.sources)
-    j["files"].push_back({{"path", s.path}, {"package", s.package}, {"version", s.version}});
-  j["split"] = "entries split on lines \"%\"; entry i is validation when i % " +
-               std::to_string(t.corpus.params.valid_every) +
-               " == " + std::to_string(t.corpus.params.valid_every - 1);
-  j["valid_every"] = t.corpus.params.valid_every;
-  j["train_bytes"] = t.corpus.train.size();
-  j["valid_bytes"] = t.corpus.valid.size();
-  j["train_entries"] = t.corpus.train_entries;
-  j["valid_entries"] = t.corpus.valid_entries;
-  j["ansi_stripped"] = true;
-  return j;
-}
-
 Json lm_config_json(const LmConfig& c) {
   Json j = Json::parse(io::lm_config_to_json(c));
   j["param_count"] = lm_param_count(c);
@@ -129,142 +112,67 @@ struct LmTrainArgs {
   bool resume = false, quiet = false, progress = false;
 };
 
-std::string lm_csv_prefix(const std::string& path, int64_t step) {
-  std::string out = lm_train_csv_header() + "\n";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return out;
-  std::istringstream in(lm_read_small_file(path, "--log"));
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    long long s = -1;
-    if (std::sscanf(line.c_str(), "%lld", &s) < 1 || s > step) break;
-    out += line + "\n";
-  }
-  return out;
-}
-
 void run_lm_train(LmTrainArgs a) {
-  if (a.output.empty()) throw InputError("lm train: give -o/--output FILE.safetensors");
-  if (a.log.empty()) {
-    std::filesystem::path p(a.output);
-    a.log = p.replace_extension(".csv").string();
-  }
   a.settings.threads = nn::threads_validate(a.settings.threads, "--threads");
-  LmConfig config = a.config;
-  nn::AdamWState opt;
-  std::vector<float> params;
-  io::TensorMetadata prev;
-  LmScaling scaling = lm_scaling_arg(a.scaling, a.factor);
-  if (a.resume) {
-    std::error_code ec;
-    if (!std::filesystem::exists(a.output, ec))
-      throw InputError("--resume: " + a.output + " does not exist; start without --resume");
-    auto ck = io::lm_checkpoint_load(a.output);
-    if (!ck.optim)
-      throw InputError("--resume: " + a.output + " has no optimiser state (an export?)");
-    config = ck.config;
-    params = std::move(ck.params);
-    opt = std::move(*ck.optim);
-    prev = ck.metadata;
-    scaling = ck.scaling;
-  } else if (!a.init_from.empty()) {
-    auto ck = io::lm_checkpoint_load(a.init_from);
-    config = ck.config;
-    params = std::move(ck.params);
-    prev = ck.metadata;
-  } else {
-    config.position = lm_position_from_name(a.position);
-    lm_validate(config);
+  io::LmTrainRequest r;
+  r.output = a.output;
+  r.log = a.log;
+  r.config = a.config;
+  if (!a.resume && a.init_from.empty()) {
+    r.config.position = lm_position_from_name(a.position);
+    lm_validate(r.config);
   }
-  if (a.context > 0) {
-    if (!a.init_from.empty() || a.resume)
-      a.settings.window = a.context;
-    else
-      config.context = a.context;
-  }
-  lm_validate(config);
-  lm_train_validate(a.settings);
-  a.settings.scaling = scaling;
-  const int T = lm_train_window(a.settings, config);
-  const LmText text = lm_load_text(a.text, a.resume ? &prev : nullptr, a.valid_every, T + 1);
+  r.settings = a.settings;
+  r.scaling = lm_scaling_arg(a.scaling, a.factor);
+  r.init_from = a.init_from;
+  r.context = a.context;
+  r.text = a.text;
+  r.valid_every = a.valid_every;
+  r.resume = a.resume;
+  r.command = command_line();
+  io::LmTrainRun run(std::move(r));
+  const io::LmTrainRequest& req = run.request();
 
-  LmModel model(config);
-  if (params.empty())
-    model.init(a.settings.seed);
-  else
-    model.params = params;
-
-  Json train_meta;
-  train_meta["batch"] = a.settings.batch;
-  train_meta["steps"] = a.settings.steps;
-  train_meta["window"] = T;
-  train_meta["seed"] = a.settings.seed;
-  train_meta["lr"] = a.settings.adam.lr;
-  train_meta["warmup_steps"] = a.settings.adam.warmup_steps;
-  train_meta["weight_decay"] = a.settings.adam.weight_decay;
-  train_meta["beta1"] = a.settings.adam.beta1;
-  train_meta["beta2"] = a.settings.adam.beta2;
-  train_meta["clip_norm"] = a.settings.adam.clip_norm;
-  train_meta["log_every"] = a.settings.log_every;
-  train_meta["valid_windows"] = a.settings.valid_windows;
-  train_meta["scaling"] = Json::parse(io::lm_scaling_to_json(scaling));
-  if (!a.init_from.empty()) train_meta["init_from"] = a.init_from;
-  io::TensorMetadata meta;
-  meta["data"] = lm_data_json(text).dump();
-  meta["training"] = train_meta.dump();
-  if (!a.init_from.empty() && prev.count("training")) meta["base_training"] = prev["training"];
-  const std::string cmd = command_line();
-  meta["command"] =
-      a.resume && prev.count("command") ? prev["command"] + " ; resumed: " + cmd : cmd;
-
-  std::string csv = a.resume ? lm_csv_prefix(a.log, opt.step) : lm_train_csv_header() + "\n";
   const bool show = !a.quiet && (a.progress || isatty(STDERR_FILENO));
-  LmTrainRow last;
-  auto on_row = [&](const LmTrainRow& r) {
-    last = r;
-    csv += lm_train_csv_row(r) + "\n";
-    io::lm_checkpoint_save(a.output, config, model.params, opt.step, scaling, &opt, meta);
-    write_file_atomically(a.log, csv);
-    if (!a.quiet) {
-      std::fprintf(stderr, "%sstep %lld/%lld  train %.3f  valid %.3f bits/byte  %.0f s%s",
-                   show ? "\r" : "", static_cast<long long>(r.step),
-                   static_cast<long long>(a.settings.steps), r.train_bpb, r.valid_bpb, r.seconds,
-                   show ? "   " : "\n");
-      std::fflush(stderr);
-    }
+  auto on_row = [&](const LmTrainRow& row) {
+    if (a.quiet) return;
+    std::fprintf(stderr, "%sstep %lld/%lld  train %.3f  valid %.3f bits/byte  %.0f s%s",
+                 show ? "\r" : "", static_cast<long long>(row.step),
+                 static_cast<long long>(run.settings().steps), row.train_bpb, row.valid_bpb,
+                 row.seconds, show ? "   " : "\n");
+    std::fflush(stderr);
   };
   std::optional<StopOnSignal> stop(std::in_place);
   const auto t0 = std::chrono::steady_clock::now();
   const auto c0 = std::clock();
-  const int64_t first = opt.step;
-  const bool done = lm_train(model, opt, a.settings, text.corpus, &StopOnSignal::flag(), on_row);
+  const bool done = run.train(&StopOnSignal::flag(), on_row);
   stop.reset();  // Ctrl-C ends the process again
   if (show) std::fprintf(stderr, "\n");
+  const int64_t step = run.optimiser().step;
   if (!done && !a.quiet) {
-    if (std::error_code ec; std::filesystem::exists(a.output, ec))
-      std::fprintf(
-          stderr, "interrupted at step %lld; %s holds the last checkpoint (resume with --resume)\n",
-          static_cast<long long>(opt.step), a.output.c_str());
+    if (run.saved())
+      std::fprintf(stderr,
+                   "interrupted at step %lld; %s holds its checkpoint (resume with --resume)\n",
+                   static_cast<long long>(step), req.output.c_str());
     else
-      std::fprintf(stderr, "interrupted at step %lld, before the first checkpoint (step %lld)\n",
-                   static_cast<long long>(opt.step), static_cast<long long>(a.settings.log_every));
+      std::fprintf(stderr, "interrupted at step %lld, before any step was taken\n",
+                   static_cast<long long>(step));
   }
   Json out;
-  out["output"] = a.output;
-  out["log"] = a.log;
-  out["config"] = lm_config_json(config);
-  out["scaling"] = Json::parse(io::lm_scaling_to_json(scaling));
-  out["window"] = T;
-  out["first_step"] = first;
-  out["step"] = last.step;
+  out["output"] = req.output;
+  out["log"] = req.log;
+  out["config"] = lm_config_json(run.config());
+  out["scaling"] = Json::parse(io::lm_scaling_to_json(run.settings().scaling));
+  out["window"] = run.window();
+  out["first_step"] = run.first_step();
+  out["step"] = step;  // the checkpoint's (a stopped run keeps the step it reached)
   out["interrupted"] = !done;
-  out["train_bpb"] = last.train_bpb;
-  out["valid_bpb"] = last.valid_bpb;
+  out["train_bpb"] = run.last_row().train_bpb;
+  out["valid_bpb"] = run.last_row().valid_bpb;
   out["wall_seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out["cpu_seconds"] = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-  out["data"] = lm_data_json(text);
+  out["data"] = Json::parse(run.data_json());
   std::printf("%s\n", out.dump(2).c_str());
 }
 

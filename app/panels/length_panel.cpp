@@ -11,6 +11,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/app_context.hpp"
@@ -44,7 +45,18 @@ class LengthPanel final : public Panel {
   const char* id() const override { return lm::kLengthLabName; }
   const char* title() const override { return "Length lab"; }
   std::string preset() const override { return lm::length_to_preset(ui_.lab); }
-  void load_preset(const std::string& text) override { ui_.lab = lm::length_from_preset(text); }
+  void load_preset(const std::string& text) override {
+    ui_.lab = lm::length_from_preset(text);
+    ui_.train_autostart = false;  // a link shows "Train your own"; a run takes a click
+  }
+  void start_requested_runs() override { ui_.train_autostart = ui_.lab.train == 2; }
+  // The next start never trains by itself.
+  std::string saved_preset() const override {
+    LengthLabSettings s = ui_.lab;
+    s.train = std::min(s.train, 1);
+    return lm::length_to_preset(s);
+  }
+  bool animating() const override { return ui_.train.running(); }
   void release_gl() override {
     ui_.heads_plain.release();
     ui_.heads_scaled.release();
@@ -55,6 +67,7 @@ class LengthPanel final : public Panel {
     ui_.run_data.reset();
     ui_.job.cancel();
     ui_.load_job.cancel();
+    ui_.train.cancel();
   }
 
   std::vector<std::string> check_presets() const override {
@@ -67,10 +80,12 @@ class LengthPanel final : public Panel {
         "length?none=0&sin=0&learned=0&rope=0&alibi=0&t5=0&tuned=0&passage=999",
         "length?scaling=llama3&factor=8&log=1&one=1&mean=0&model=t5&span=2&topk=1",
         "length?scaling=ntk&model=none&source=own&text=a",
+        "length?train=1&yours=0",
     };
   }
 
   std::string check_state() const override {
+    if (std::string t = ui_.train.check_state(); !t.empty()) return "train your own: " + t;
     if (!ui_.data) return ui_.load_error.empty() ? "models were not loaded" : std::string();
     const LengthResultPtr& c = ui_.shown;
     if (!c)
@@ -177,9 +192,10 @@ class LengthPanel final : public Panel {
       if (!(want == ui_.job_inputs)) ui_.job.cancel();
       return;
     }
-    if ((ui_.shown && length_compute_inputs(ui_.shown->lab) == want) ||
-        (ui_.failed && *ui_.failed == want))
+    if (!ui_.data_changed && ((ui_.shown && length_compute_inputs(ui_.shown->lab) == want) ||
+                              (ui_.failed && *ui_.failed == want)))
       return;
+    ui_.data_changed = false;
     ui_.job_inputs = want;
     const LengthDataPtr data = ui_.data;
     ui_.job.start(lm::length_to_preset(want), [want, data](JobControl& job) {
@@ -277,6 +293,12 @@ class LengthPanel final : public Panel {
     ImGui::Checkbox(L("length.model_t5").c_str(), &s.show_t5);
     ImGui::Checkbox(L("length.tuned").c_str(), &s.show_tuned);
     tooltip(T("length.tuned_tip"));
+    ImGui::Checkbox(L("length.yours").c_str(), &s.show_own);
+    tooltip(T("length.yours_tip"));
+    ImGui::SameLine();
+    bool train = s.train > 0;
+    if (ImGui::Checkbox(L("length.train").c_str(), &train)) s.train = train ? 1 : 0;
+    tooltip(T("length.train_tip"));
 
     ImGui::Separator();
     ImGui::TextUnformatted(T("length.scaling_heading"));
@@ -340,7 +362,31 @@ class LengthPanel final : public Panel {
   }
 
   // ---- view ----------------------------------------------------------------------------
+  // A model the user's run saved: into the lab's list (or the first load picks it up).
+  void add_own(AppContext& ctx, const std::string& path) {
+    try {
+      lm::LengthLabModel m = io::length_own_model_load(path);
+      if (ui_.data) {
+        auto d = std::make_shared<lm::LengthLabData>(*ui_.data);
+        d->put_own(std::move(m));
+        ui_.data = std::move(d);
+        ui_.data_changed = true;
+      } else if (!ui_.load_job.running()) {
+        ui_.load_started = false;
+        ui_.load_error.clear();
+      }
+    } catch (const Error& e) {
+      ctx.report_error(ctx.tr("title.length"), tr_error(ctx, e));
+    }
+  }
+
   void draw_view(AppContext& ctx, float scale) {
+    if (ui_.lab.train > 0 || ui_.train.running()) {
+      ImGui::TextUnformatted(T("length.train_title"));
+      const std::string saved = ui_.train.draw(ctx, std::exchange(ui_.train_autostart, false));
+      if (!saved.empty()) add_own(ctx, saved);
+      ImGui::Separator();
+    }
     if (!ui_.data) {
       if (!ui_.load_error.empty()) {
         text_wrapped("%s", T("length.no_models"));
@@ -376,6 +422,8 @@ class LengthPanel final : public Panel {
       for (const std::string& m : c->missing) names += (names.empty() ? "" : ", ") + m;
       ImGui::TextDisabled(T("length.missing"), names.c_str());
     }
+    for (const std::string& why : ui_.data->own_skipped)
+      ImGui::TextDisabled(T("length.own_skipped"), why.c_str());
     ImGui::TextUnformatted(T("length.curves_title"));
     ImGui::TextDisabled("%s", T("length.curves_help"));
     length_draw_curves(ctx, *c, ui_.lab,

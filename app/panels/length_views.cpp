@@ -31,6 +31,7 @@ lm::LengthLabSettings length_compute_inputs(const lm::LengthLabSettings& s) {
   k.show_mean = d.show_mean;
   k.show_one = d.show_one;
   k.smooth = d.smooth;
+  k.train = d.train;
   if (k.source == lm::LengthTextSource::passage) k.text = d.text;
   return k;
 }
@@ -58,6 +59,14 @@ ImU32 length_model_colour(LengthModelId id, bool scaled) {
       return IM_COL32(60, 220, 220, 255);
   }
   return IM_COL32_WHITE;
+}
+
+// Half way to white (alpha kept): the user's own models beside the shipped ones.
+ImU32 length_lighter(ImU32 c) {
+  ImU32 out = c & 0xFF000000u;
+  for (int shift = 0; shift < 24; shift += 8)
+    out |= ((((c >> shift) & 0xFFu) + 0xFFu) / 2u) << shift;
+  return out;
 }
 
 // Bits per byte at which a character is fully red: 8 bits is a uniform guess over bytes.
@@ -102,8 +111,11 @@ void length_draw_curves(const AppContext& ctx, const lm::LengthLabResult& r,
   for (size_t i = 0; i < r.curves.size(); ++i) {
     const lm::LengthCurve& c = r.curves[i];
     const bool scaled = c.id == LengthModelId::rope && c.scaling.scaling != RopeScaling::none;
-    const ImU32 col = length_model_colour(c.id, scaled);
-    if (view.show_mean) spec.series.push_back({labels[i], mean[i], {}, 0, 1, col, 2.0f});
+    // The user's own models: their encoding's colour, lighter, drawn thicker.
+    const ImU32 col = c.own.empty() ? length_model_colour(c.id, scaled)
+                                    : length_lighter(length_model_colour(c.id, scaled));
+    const float width = c.own.empty() ? 2.0f : 3.5f;
+    if (view.show_mean) spec.series.push_back({labels[i], mean[i], {}, 0, 1, col, width});
     if (view.show_one)
       spec.series.push_back({labels[i] + " (" + ctx.tr("length.one_window") + ")",
                              one[i],

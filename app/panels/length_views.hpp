@@ -8,6 +8,7 @@
 
 #include "app/app_context.hpp"
 #include "app/gfx/heatmap_texture.hpp"
+#include "app/panels/length_train_view.hpp"
 #include "app/widgets/background_job.hpp"
 #include "core/lm/length_lab.hpp"
 
@@ -38,7 +39,11 @@ struct LengthUi {
   // Heads view textures and what was last uploaded.
   gfx::HeatmapTexture heads_plain, heads_scaled;
   const lm::LengthLabResult* uploaded = nullptr;
-  int text_chars_drawn = 0;  // characters the text view drew last frame (check_state)
+  int text_chars_drawn = 0;   // characters the text view drew last frame (check_state)
+  bool data_changed = false;  // a model was added to `data`: measure again
+  // "Train your own" and whether the user's own command line asked it to start a run.
+  LengthTrainView train;
+  bool train_autostart = false;
 };
 
 // Settings that change the numbers (view-only choices reset to the defaults).

@@ -32,6 +32,7 @@ void length_lab_validate(const LengthLabSettings& s) {
   require_in_range("layer", s.layer, LengthLabSettings::layer_range);
   require_in_range("head", s.head, LengthLabSettings::head_range);
   require_in_range("heads_bytes", s.heads_bytes, LengthLabSettings::heads_bytes_range);
+  require_in_range("train", s.train, LengthLabSettings::train_range);
   if (s.text.size() > LengthLabSettings::max_text_bytes)
     throw InputError("length lab: text of " + std::to_string(s.text.size()) +
                      " bytes is longer than " + std::to_string(LengthLabSettings::max_text_bytes) +
@@ -61,8 +62,34 @@ bool length_model_shown(const LengthLabSettings& s, LengthModelId id) {
 
 const LengthLabModel* LengthLabData::find(LengthModelId id) const {
   for (const LengthLabModel& m : models)
-    if (m.id == id) return &m;
+    if (m.id == id && m.own.empty()) return &m;
   return nullptr;
+}
+
+void LengthLabData::put_own(LengthLabModel m) {
+  std::erase_if(models, [&](const LengthLabModel& k) { return k.own == m.own; });
+  const auto at = std::find_if(models.begin(), models.end(), [&](const LengthLabModel& k) {
+    return !k.own.empty() && k.own > m.own;
+  });
+  models.insert(at, std::move(m));
+}
+
+LengthModelId length_model_of(LmPosition p) {
+  switch (p) {
+    case LmPosition::none:
+      return LengthModelId::none;
+    case LmPosition::sinusoidal:
+      return LengthModelId::sinusoidal;
+    case LmPosition::learned:
+      return LengthModelId::learned;
+    case LmPosition::rope:
+      return LengthModelId::rope;
+    case LmPosition::alibi:
+      return LengthModelId::alibi;
+    case LmPosition::t5:
+      return LengthModelId::t5;
+  }
+  return LengthModelId::rope;
 }
 
 std::vector<uint8_t> length_passage(const std::vector<uint8_t>& valid, int i, int bytes) {
@@ -110,6 +137,13 @@ LengthLabRun::LengthLabRun(const LengthLabSettings& s, const LengthLabData& data
     if (id == LengthModelId::rope && s.scaling != RopeScaling::none)
       plan_.push_back({m, {s.scaling, s.factor}});
   }
+  // The user's own models beside them, the RoPE ones also with the scaling.
+  for (const LengthLabModel& m : data.models) {
+    if (m.own.empty() || !s.show_own) continue;
+    plan_.push_back({&m, m.tuned});
+    if (m.config.position == LmPosition::rope && s.scaling != RopeScaling::none)
+      plan_.push_back({&m, {s.scaling, s.factor}});
+  }
 }
 
 void LengthLabRun::step() {
@@ -120,6 +154,8 @@ void LengthLabRun::step() {
     LmModel model = length_model(*p.model);
     LengthCurve c;
     c.id = p.model->id;
+    c.own = p.model->own;
+    c.step = p.model->step;
     c.scaling = p.scaling;
     c.context = p.model->config.context;
     c.curve = lm_eval_positions(model, data_->valid, s.span * p.model->config.context, s.windows,
@@ -191,6 +227,9 @@ const PresetTable<LengthLabSettings>& length_preset_fields() {
       preset_field<S>(
           "tuned", [](auto& s) -> auto& { return s.show_tuned; },
           "curves of RoPE fine-tuned at 4L with PI and with YaRN"),
+      preset_field<S>(
+          "yours", [](auto& s) -> auto& { return s.show_own; },
+          "curves of your own models (trained in the lab, in your data folder)"),
       preset_choice<S>(
           "scaling", [](auto& s) -> auto& { return s.scaling; }, rope_scaling_names(),
           "RoPE scaling applied to the RoPE model at inference", "--scaling"),
@@ -238,6 +277,9 @@ const PresetTable<LengthLabSettings>& length_preset_fields() {
       preset_field<S>(
           "smooth", [](auto& s) -> auto& { return s.smooth; }, S::smooth_range,
           "curves drawn as the trailing mean of this many positions (1 = raw)"),
+      preset_field<S>(
+          "train", [](auto& s) -> auto& { return s.train; }, S::train_range,
+          "\"Train your own\": 0 hidden, 1 shown, 2 shown and a run started"),
   };
   return t;
 }

@@ -34,6 +34,7 @@ struct LengthLabSettings {
   bool show_alibi = true;       // curves of the ALiBi model
   bool show_t5 = true;          // curves of the T5-bias model
   bool show_tuned = true;       // curves of RoPE fine-tuned at 4L with PI and with YaRN
+  bool show_own = true;         // curves of the user's own models ("Train your own")
   RopeScaling scaling = RopeScaling::yarn;    // scaling applied to the RoPE model at inference
   double factor = 4.0;                        // its factor s, [1, 1024]
   int span = 8;                               // positions shown = span x L, [1, 8]
@@ -53,6 +54,8 @@ struct LengthLabSettings {
   bool show_one = false;  // draw the curves of one window (the first)
   int smooth = 16;        // curves drawn as the trailing mean of this many positions, 1 = raw,
                           // [1, 128]
+  int train = 0;          // "Train your own": 0 hidden, 1 shown, 2 shown and a run started
+                          // (only from the user's own command line), [0, 2]
 
   bool operator==(const LengthLabSettings&) const = default;
 
@@ -64,6 +67,7 @@ struct LengthLabSettings {
   static constexpr ParamRange layer_range{0, 31};
   static constexpr ParamRange head_range{0, 63};
   static constexpr ParamRange heads_bytes_range{8, 1024};
+  static constexpr ParamRange train_range{0, 2};
   static constexpr size_t max_text_bytes = 8192;  // own text longer than this is refused
 };
 
@@ -77,26 +81,37 @@ bool length_model_shown(const LengthLabSettings& s, LengthModelId id);
 
 // One shipped model as io loaded it: which one, its config, the scaling it was fine-tuned
 // with (none for a base model) and its weights in lm_param_layout order.
+// A model the user trained in the lab ("Train your own") has `own` set: its file's stem
+// (core/lm/lm_own.hpp's lm_own_stem) and `id` is its encoding's.
 struct LengthLabModel {
   LengthModelId id = LengthModelId::rope;
   LmConfig config;
   LmScaling tuned;
   std::vector<float> params;  // (P)
+  std::string own = {};       // the user's own model: its file stem; "" for a shipped one
+  int64_t step = 0;           // optimiser steps it was trained for
 };
 
 // What length_lab_compute reads: the models found (missing ones are simply absent) and the
 // held-out validation text of their split.
 struct LengthLabData {
-  std::vector<LengthLabModel> models;
-  std::vector<uint8_t> valid;  // bytes
-  const LengthLabModel* find(LengthModelId id) const;
+  std::vector<LengthLabModel> models;    // shipped ones, then the user's own by file name
+  std::vector<uint8_t> valid;            // bytes
+  std::vector<std::string> own_skipped;  // own model files that could not be read, and why
+  const LengthLabModel* find(LengthModelId id) const;  // a shipped model
+  // Adds the user's own model `m`, replacing the one with the same `own` name.
+  void put_own(LengthLabModel m);
 };
+// The shipped model id of an encoding (none .. t5).
+LengthModelId length_model_of(LmPosition p);
 
 // One curve of the loss-against-position plot.
 struct LengthCurve {
-  LengthModelId id = LengthModelId::rope;
-  LmScaling scaling;  // what it ran with
-  int context = 0;    // L of that model
+  LengthModelId id = LengthModelId::rope;  // the model (an own model: its encoding)
+  std::string own;                         // the user's own model's name; "" when shipped
+  int64_t step = 0;                        // an own model's training steps
+  LmScaling scaling;                       // what it ran with
+  int context = 0;                         // L of that model
   LmPositionCurve curve;
 };
 
@@ -104,7 +119,8 @@ struct LengthLabResult {
   LengthLabSettings lab;             // the settings it was computed for
   int context = 0;                   // L of the text model (0 when it is missing)
   int positions = 0;                 // span x L of the curves
-  std::vector<LengthCurve> curves;   // shown models in id order; RoPE unscaled then scaled
+  std::vector<LengthCurve> curves;   // shown models in id order, then the user's own; RoPE
+                                     // (shipped or own) unscaled then scaled
   std::vector<std::string> missing;  // names of shown models io did not find
   // Text view: the bytes scored, by the `model` (absent: bits empty) with text_scaling.
   std::vector<uint8_t> text;

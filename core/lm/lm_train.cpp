@@ -77,7 +77,7 @@ std::string lm_train_csv_row(const LmTrainRow& r) {
 
 bool lm_train(LmModel& m, nn::AdamWState& optim, const LmTrainSettings& s, const LmCorpus& corpus,
               const std::atomic<bool>* cancel, const std::function<void(const LmTrainRow&)>& on_row,
-              const std::function<void(int64_t)>& on_step) {
+              const std::function<void(int64_t, double)>& on_step) {
   lm_train_validate(s);
   const int T = lm_train_window(s, m.config());
   if (optim.m.size() != m.params.size()) optim = nn::adamw_init(m.params.size());
@@ -93,11 +93,12 @@ bool lm_train(LmModel& m, nn::AdamWState& optim, const LmTrainSettings& s, const
     const int64_t step = optim.step + 1;
     const auto bytes = lm_batch(corpus.train, s.batch, T, s.seed, step);
     m.zero_grad();
-    since += m.forward(bytes.data(), s.batch, T);
+    const double loss = m.forward(bytes.data(), s.batch, T);
+    since += loss;
     ++since_n;
     m.backward();
     const nn::AdamWStepInfo info = nn::adamw_step(s.adam, m.params, m.grads, optim, mask);
-    if (on_step) on_step(optim.step);
+    if (on_step) on_step(optim.step, loss / std::numbers::ln2);
     if (optim.step % s.log_every == 0 || optim.step == s.steps) {
       row.step = optim.step;
       row.train_bpb = since / static_cast<double>(since_n) / std::numbers::ln2;

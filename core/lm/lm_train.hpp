@@ -66,10 +66,11 @@ std::string lm_train_csv_header();
 std::string lm_train_csv_row(const LmTrainRow& r);
 
 // Trains from optim.step up to settings.steps. on_row is called every log_every steps and
-// after the last one; on_step after each step (progress). Returns false when `cancel` was
-// set (checked before each step; the weights are those of the last completed step).
+// after the last one; on_step(step, bits/byte of that step's batch) after each step. Returns false
+// when `cancel` was set (checked before each step; the weights are those of the last completed
+// step).
 bool lm_train(LmModel& m, nn::AdamWState& optim, const LmTrainSettings& s, const LmCorpus& corpus,
               const std::atomic<bool>* cancel, const std::function<void(const LmTrainRow&)>& on_row,
-              const std::function<void(int64_t)>& on_step = {});
+              const std::function<void(int64_t, double)>& on_step = {});
 
 }  // namespace poslab::lm

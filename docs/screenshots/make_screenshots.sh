@@ -21,3 +21,6 @@ shot kv_stitch 10 'kv?pos=rope&scenario=stitch'
 shot arena 150 'arena?ship=2&play=1'
 shot arena_light 150 'arena?ship=2&helm=1&play=1' --theme light
 shot lesson_zh 10 'lessons?lesson=03-rope&lang=zh'
+# "Train your own" while a run trains (train=2 starts it from this command line; the
+# frames pace how far it gets, and quitting cancels it).
+shot length_training 400 'length?train=2'

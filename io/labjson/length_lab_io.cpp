@@ -7,6 +7,8 @@
 
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/user_dirs.hpp"
+#include "core/lm/lm_own.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
 #include "io/data/data_dir.hpp"
 
@@ -46,6 +48,19 @@ void length_recorded_text(const TensorMetadata& meta, std::vector<std::string>& 
 
 }  // namespace
 
+std::string length_own_models_dir() {
+  return (std::filesystem::path(user_dir(UserDir::data)) / "models").string();
+}
+
+LengthLabModel length_own_model_load(const std::string& path) {
+  LmCheckpoint ck = lm_checkpoint_load(path);
+  LengthLabModel m{length_model_of(ck.config.position), ck.config, ck.scaling,
+                   std::move(ck.params)};
+  m.own = std::filesystem::path(path).stem().string();
+  m.step = ck.step;
+  return m;
+}
+
 LengthLabData length_lab_load() {
   LengthLabData data;
   TensorMetadata first_meta;
@@ -57,6 +72,28 @@ LengthLabData length_lab_load() {
     LmCheckpoint ck = lm_checkpoint_load(path);
     if (data.models.empty()) first_meta = ck.metadata;
     data.models.push_back({id, ck.config, ck.scaling, std::move(ck.params)});
+  }
+  // The user's own models, by name; one that cannot be read is listed, not fatal.
+  std::vector<std::string> own;
+  try {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(length_own_models_dir(), ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.starts_with(kLmOwnPrefix) && e.path().extension() == ".safetensors" &&
+          e.is_regular_file(ec))
+        own.push_back(e.path().string());
+    }
+  } catch (const std::exception& e) {  // no user folder (user_dir's FileError): no own models
+    data.own_skipped.push_back(e.what());
+  }
+  std::sort(own.begin(), own.end());
+  for (const std::string& path : own) {
+    try {
+      data.put_own(length_own_model_load(path));
+      if (data.models.size() == 1) first_meta = lm_checkpoint_load(path).metadata;
+    } catch (const Error& e) {
+      data.own_skipped.push_back(e.what());
+    }
   }
   if (data.models.empty())
     throw FileError(models_dir(),
@@ -160,7 +197,9 @@ lm::LengthLabModel length_model_load(LengthModelId id, std::vector<uint8_t>* val
 }
 
 std::string length_curve_label(const LengthCurve& c) {
-  std::string s = length_model_name(c.id);
+  std::string s = c.own.empty() ? length_model_name(c.id)
+                                : "yours " + c.own.substr(std::string(kLmOwnPrefix).size()) + " @" +
+                                      std::to_string(c.step);
   if (c.scaling.scaling != RopeScaling::none) s += " " + lm_scaling_label(c.scaling);
   return s;
 }
@@ -176,16 +215,18 @@ Json length_lab_json(const LengthLabResult& r) {
     for (const auto& [name, p] : std::vector<std::pair<std::string, int>>{
              {"L/2", L / 2}, {"L", L}, {"2L", 2 * L}, {"4L", 4 * L}, {"8L", 8 * L}})
       if (p <= c.curve.positions) at[name] = lm_curve_at(c.curve.mean_bits, p, L);
-    curves.push_back({{"model", length_model_name(c.id)},
-                      {"label", length_curve_label(c)},
-                      {"scaling", rope_scaling_names()[static_cast<size_t>(c.scaling.scaling)]},
-                      {"factor", c.scaling.factor},
-                      {"context", L},
-                      {"windows", c.curve.offsets.size()},
-                      {"mean_bpb", c.curve.mean_bpb},
-                      {"at", at},
-                      {"mean_bits", c.curve.mean_bits},
-                      {"one_bits", c.curve.one_bits}});
+    Json entry = {{"model", length_model_name(c.id)},
+                  {"label", length_curve_label(c)},
+                  {"scaling", rope_scaling_names()[static_cast<size_t>(c.scaling.scaling)]},
+                  {"factor", c.scaling.factor},
+                  {"context", L},
+                  {"windows", c.curve.offsets.size()},
+                  {"mean_bpb", c.curve.mean_bpb},
+                  {"at", at},
+                  {"mean_bits", c.curve.mean_bits},
+                  {"one_bits", c.curve.one_bits}};
+    if (!c.own.empty()) entry["own"] = c.own;  // the user's own model
+    curves.push_back(std::move(entry));
   }
   out["curves"] = curves;
   out["missing"] = r.missing;

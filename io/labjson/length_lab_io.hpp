@@ -16,9 +16,14 @@ namespace poslab::io {
 
 // models_dir()/lm_<name>.safetensors
 std::string length_model_path(lm::LengthModelId id);
-// Every shipped model that exists (a damaged one is a FileError naming it) and the
-// validation text of the first one's recorded split. Throws FileError when no model exists
-// or the text cannot be read, saying what to install or train.
+// Where the user's own models are: <user data folder>/models (core/common/user_dirs).
+std::string length_own_models_dir();
+// One of the user's own models (lm_own_*.safetensors): FileError naming it when damaged.
+lm::LengthLabModel length_own_model_load(const std::string& path);
+// Every shipped model that exists (a damaged one is a FileError naming it), the user's own
+// models (lm_own_*.safetensors in length_own_models_dir(); a damaged one is skipped and
+// listed in own_skipped) and the validation text of the first one's recorded split. Throws
+// FileError when no model exists or the text cannot be read, saying what to install or train.
 lm::LengthLabData length_lab_load();
 // Every file length_lab_load may read from the models folder: the shipped models, then the
 // held-out file (the browser build fetches them into the page's memory before the load).
@@ -53,7 +58,7 @@ lm::LengthLabModel length_model_load(lm::LengthModelId id, std::vector<uint8_t>*
 // mean bits/byte, the loss at L/2, L, 2L, 4L and 8L, the averaged and the one-window curve),
 // the missing models, the text view (bytes, bits, top predictions) and the heads view.
 Json length_lab_json(const lm::LengthLabResult& r);
-// "rope", "rope yarn x4", "rope_ft_pi (linear x4)": the legend text of a curve.
+// "rope", "rope yarn x4", "yours rope_L128_seed1 @1200 yarn x4": the legend text of a curve.
 std::string length_curve_label(const lm::LengthCurve& c);
 
 }  // namespace poslab::io

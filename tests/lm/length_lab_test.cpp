@@ -4,6 +4,7 @@
 // heads view only for RoPE. Small seeded models stand in for the shipped ones.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -123,6 +124,46 @@ TEST_CASE("length lab: own text, layer and head clamped, nothing found is an err
   LengthLabData empty;
   empty.valid = data.valid;
   CHECK_THROWS_AS(length_lab_compute(s, empty), InputError);
+}
+
+TEST_CASE("length lab: the user's own models are measured beside the shipped ones") {
+  LengthLabData data = tiny_data();
+  LengthLabModel own = tiny_model(LengthModelId::rope, LmPosition::rope);
+  own.own = "lm_own_rope_L8_seed1";
+  own.step = 40;
+  own.params[0] += 0.5f;  // not the shipped rope's weights
+  data.put_own(own);
+  data.put_own(own);  // the same name again replaces it
+  LengthLabModel mine_t5 = tiny_model(LengthModelId::t5, LmPosition::t5);
+  mine_t5.own = "lm_own_t5_L8_seed2";
+  data.put_own(mine_t5);
+  REQUIRE(data.models.size() == 5);
+  // find() names a shipped model only: the text view never picks an own one by id.
+  CHECK(data.find(LengthModelId::rope)->own.empty());
+  CHECK(data.find(LengthModelId::t5) == nullptr);
+
+  LengthLabSettings s;
+  s.span = 2;
+  s.windows = 2;
+  s.scaling = RopeScaling::yarn;
+  const LengthLabResult r = length_lab_compute(s, data);
+  // shipped: learned, rope, rope + yarn, alibi; then own rope, own rope + yarn, own t5
+  REQUIRE(r.curves.size() == 7);
+  for (size_t i = 0; i < 4; ++i) CHECK(r.curves[i].own.empty());
+  CHECK(r.curves[4].own == "lm_own_rope_L8_seed1");
+  CHECK(r.curves[4].step == 40);
+  CHECK(r.curves[4].scaling.scaling == RopeScaling::none);
+  CHECK(r.curves[5].own == "lm_own_rope_L8_seed1");
+  CHECK(r.curves[5].scaling.scaling == RopeScaling::yarn);
+  CHECK(r.curves[6].own == "lm_own_t5_L8_seed2");
+  CHECK(r.curves[6].id == LengthModelId::t5);
+  // Different weights, different curve; the shipped t5 is still missing: an own model never
+  // stands in for a shipped one.
+  CHECK(r.curves[4].curve.mean_bits != r.curves[1].curve.mean_bits);
+  CHECK(std::find(r.missing.begin(), r.missing.end(), "t5") != r.missing.end());
+
+  s.show_own = false;
+  CHECK(length_lab_compute(s, data).curves.size() == 4);
 }
 
 TEST_CASE("length lab: presets round-trip and reach the lab dispatch") {

@@ -1,0 +1,170 @@
+// A language-model training run shared by `poslab-cli lm train` and the length lab's panel
+// (see lm_train_run.hpp): set-up, provenance, and the checkpoint and curve writes.
+#include "io/checkpoint/lm_train_run.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <utility>
+
+#include "core/common/atomic_file.hpp"
+#include "core/common/errors.hpp"
+
+namespace poslab::io {
+
+using nlohmann::json;
+using namespace poslab::lm;
+
+namespace {
+
+// The text files a checkpoint's "data" metadata records (empty when it records none).
+std::vector<std::string> lm_run_recorded_files(const TensorMetadata& meta) {
+  std::vector<std::string> out;
+  const auto it = meta.find("data");
+  if (it == meta.end()) return out;
+  const json j = json::parse(it->second, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("files") || !j["files"].is_array()) return out;
+  for (const auto& f : j["files"])
+    if (f.is_object() && f.contains("path") && f["path"].is_string())
+      out.push_back(f["path"].get<std::string>());
+  return out;
+}
+
+// The CSV rows of an earlier run up to `step` (a resumed run continues its curve).
+std::string lm_run_csv_prefix(const std::string& path, int64_t step) {
+  std::string out = lm_train_csv_header() + "\n";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return out;
+  if (std::filesystem::file_size(path, ec) > (uint64_t{64} << 20))
+    throw FileError(path, "the training curve is larger than 64 MB; move it aside to resume");
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    long long s = -1;
+    if (std::sscanf(line.c_str(), "%lld", &s) < 1 || s > step) break;
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+LmTrainRun::LmTrainRun(LmTrainRequest request)
+    : request_(std::move(request)), settings_(request_.settings), model_(LmConfig{}) {
+  LmTrainRequest& r = request_;
+  if (r.output.empty()) throw InputError("lm train: give -o/--output FILE.safetensors");
+  if (r.log.empty()) r.log = std::filesystem::path(r.output).replace_extension(".csv").string();
+  LmConfig config = r.config;
+  std::vector<float> params;
+  TensorMetadata prev;
+  LmScaling scaling = r.scaling;
+  if (r.resume) {
+    std::error_code ec;
+    if (!std::filesystem::exists(r.output, ec))
+      throw InputError("--resume: " + r.output + " does not exist; start without --resume");
+    LmCheckpoint ck = lm_checkpoint_load(r.output);
+    if (!ck.optim)
+      throw InputError("--resume: " + r.output + " has no optimiser state (an export?)");
+    config = ck.config;
+    params = std::move(ck.params);
+    optim_ = std::move(*ck.optim);
+    prev = std::move(ck.metadata);
+    scaling = ck.scaling;
+  } else if (!r.init_from.empty()) {
+    LmCheckpoint ck = lm_checkpoint_load(r.init_from);
+    config = ck.config;
+    params = std::move(ck.params);
+    prev = std::move(ck.metadata);
+  }
+  if (r.context > 0) {
+    if (!r.init_from.empty() || r.resume)
+      settings_.window = r.context;
+    else
+      config.context = r.context;
+  }
+  lm_validate(config);
+  lm_train_validate(settings_);
+  settings_.scaling = scaling;
+  const int T = lm_train_window(settings_, config);
+
+  std::vector<std::string> paths = r.text;
+  if (paths.empty() && r.resume) paths = lm_run_recorded_files(prev);
+  if (paths.empty()) paths = lm_default_text_paths();
+  std::vector<LmTextSource> sources;
+  const auto files = lm_read_text_files(paths, &sources);
+  LmCorpusParams cp;
+  cp.valid_every = r.valid_every;
+  corpus_ = lm_corpus_build(files, cp, T + 1);
+
+  model_ = LmModel(config);
+  if (params.empty())
+    model_.init(settings_.seed);
+  else
+    model_.params = std::move(params);
+  first_step_ = optim_.step;
+
+  json data;
+  data["files"] = json::array();
+  for (const auto& s : sources)
+    data["files"].push_back({{"path", s.path}, {"package", s.package}, {"version", s.version}});
+  data["split"] = "entries split on lines \"%\"; entry i is validation when i % " +
+                  std::to_string(corpus_.params.valid_every) +
+                  " == " + std::to_string(corpus_.params.valid_every - 1);
+  data["valid_every"] = corpus_.params.valid_every;
+  data["train_bytes"] = corpus_.train.size();
+  data["valid_bytes"] = corpus_.valid.size();
+  data["train_entries"] = corpus_.train_entries;
+  data["valid_entries"] = corpus_.valid_entries;
+  data["ansi_stripped"] = true;
+  data_json_ = data.dump();
+
+  const LmTrainSettings& s = settings_;
+  json train;
+  train["batch"] = s.batch;
+  train["steps"] = s.steps;
+  train["window"] = T;
+  train["seed"] = s.seed;
+  train["lr"] = s.adam.lr;
+  train["warmup_steps"] = s.adam.warmup_steps;
+  train["weight_decay"] = s.adam.weight_decay;
+  train["beta1"] = s.adam.beta1;
+  train["beta2"] = s.adam.beta2;
+  train["clip_norm"] = s.adam.clip_norm;
+  train["log_every"] = s.log_every;
+  train["valid_windows"] = s.valid_windows;
+  train["scaling"] = json::parse(lm_scaling_to_json(scaling));
+  if (!r.init_from.empty()) train["init_from"] = r.init_from;
+  meta_["data"] = data_json_;
+  meta_["training"] = train.dump();
+  if (!r.init_from.empty() && prev.count("training")) meta_["base_training"] = prev["training"];
+  meta_["command"] =
+      r.resume && prev.count("command") ? prev["command"] + " ; resumed: " + r.command : r.command;
+  csv_ = r.resume ? lm_run_csv_prefix(r.log, optim_.step) : lm_train_csv_header() + "\n";
+}
+
+void LmTrainRun::save() {
+  lm_checkpoint_save(request_.output, model_.config(), model_.params, optim_.step,
+                     settings_.scaling, &optim_, meta_);
+  write_file_atomically(request_.log, csv_);
+  saved_step_ = optim_.step;
+}
+
+bool LmTrainRun::train(const std::atomic<bool>* cancel,
+                       const std::function<void(const LmTrainRow&)>& on_row,
+                       const std::function<void(int64_t, double)>& on_step) {
+  auto row = [&](const LmTrainRow& r) {
+    last_ = r;
+    csv_ += lm_train_csv_row(r) + "\n";
+    save();
+    if (on_row) on_row(r);
+  };
+  const bool done = lm_train(model_, optim_, settings_, corpus_, cancel, row, on_step);
+  // Stopped between rows: keep the step it reached (a resumed run equals an unbroken one).
+  if (!done && optim_.step > first_step_ && optim_.step != saved_step_) save();
+  return done;
+}
+
+}  // namespace poslab::io
