@@ -149,7 +149,7 @@ LengthLabResult length_lab_compute(const LengthLabSettings& s, const LengthLabDa
 class LengthLabRun {
  public:
   LengthLabRun(const LengthLabSettings& s, const LengthLabData& data);
-  bool done() const { return next_ > steps(); }
+  bool done() const { return next_ >= steps(); }
   int steps() const { return static_cast<int>(plan_.size()) + 1; }  // curves, then the text
   int steps_done() const { return next_; }
   void step();
