@@ -311,19 +311,7 @@ void attention_record_trained(const AttentionComputed& c) {
   if (!c.has_trained) return;
   const AttentionTrained& t = c.trained;
   nlohmann::json n;
-  auto rows = [&n](const std::string& path, const RowMatrixF& m) {
-    const int R = static_cast<int>(m.rows());
-    std::vector<int> pick;
-    if (R <= 64)
-      for (int r = 0; r < R; ++r) pick.push_back(r);
-    else
-      pick = {0, R / 2, R - 1};
-    for (int r : pick) {
-      std::vector<double> v(static_cast<size_t>(m.cols()));
-      for (Eigen::Index k = 0; k < m.cols(); ++k) v[k] = static_cast<double>(m(r, k));
-      n[path + "/" + std::to_string(r)] = v;
-    }
-  };
+  auto rows = [&n](const std::string& path, const auto& m) { attention_record_rows(n, path, m); };
   n["context"] = t.context;
   n["layer"] = t.layer;
   n["head"] = t.head;

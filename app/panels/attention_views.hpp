@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "app/app_context.hpp"
 #include "app/gfx/heatmap_texture.hpp"
 #include "core/attention/attention_lab.hpp"
@@ -78,5 +80,22 @@ void attention_draw_grid_mode(const AppContext& ctx, const AttentionComputed& c,
                               gfx::HeatmapTexture& main, float scale, float avail);
 // Appends what the panel drew to $POSLAB_DRAWN_NUMBERS (app/widgets/drawn_numbers.hpp).
 void attention_record_numbers(const AttentionComputed& c);
+// Rows of a matrix into a drawn-numbers record, at "path/row": every row of a small matrix,
+// the first, middle and last of a big one (keeps the record small).
+template <class Matrix>
+void attention_record_rows(nlohmann::json& n, const std::string& path, const Matrix& m) {
+  const int R = static_cast<int>(m.rows());
+  std::vector<int> pick;
+  if (R <= 64)
+    for (int r = 0; r < R; ++r) pick.push_back(r);
+  else
+    pick = {0, R / 2, R - 1};
+  for (int r : pick) {
+    std::vector<double> v(static_cast<size_t>(m.cols()));
+    for (Eigen::Index k = 0; k < m.cols(); ++k)
+      v[static_cast<size_t>(k)] = static_cast<double>(m(r, k));
+    n[path + "/" + std::to_string(r)] = v;
+  }
+}
 
 }  // namespace poslab::app
