@@ -291,6 +291,14 @@ class DreamsPanel final : public Panel {
     poll_model(ctx);
     const std::string path = io::dreams_model_path(u.lab);
     if (path == u.model_path) return;
+    // The browser build keeps the paper-size models (5.4 MB each) beside the page, not in its
+    // first load: fetched when first asked for. The desktop has every shipped model on disk.
+    if (u.lab.model.empty() && !ctx.fetch_files({path}).done) {
+      u.model.reset();
+      u.model_error = ctx.tr("dreams.fetching_model");
+      ctx.request_frames(2);
+      return;
+    }
     u.model_job.abandon();  // an older read still running: its result is not wanted
     u.model_path = path;
     u.model.reset();

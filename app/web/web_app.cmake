@@ -48,8 +48,11 @@ target_link_options(make_held_out PRIVATE -sNODERAWFS=1 -sENVIRONMENT=node -sSIN
   -sALLOW_MEMORY_GROWTH=1)
 find_program(POSLAB_NODE NAMES node nodejs REQUIRED)
 set(_lm_out "${PROJECT_BINARY_DIR}/assets/models")
+# The paper-size world models (5.4 MB each) lie there too: the dream lab fetches one when
+# `size=paper` first asks for it.
 file(GLOB _lm_models RELATIVE "${PROJECT_SOURCE_DIR}/assets/models"
-     "${PROJECT_SOURCE_DIR}/assets/models/lm_*.safetensors")
+     "${PROJECT_SOURCE_DIR}/assets/models/lm_*.safetensors"
+     "${PROJECT_SOURCE_DIR}/assets/models/wm_paper_*.safetensors")
 set(_lm_files "${_lm_out}/lm_held_out.txt")
 foreach(f ${_lm_models})
   add_custom_command(OUTPUT "${_lm_out}/${f}"
