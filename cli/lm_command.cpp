@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -216,13 +217,30 @@ void run_lm_export(const std::string& in, const std::string& outp) {
 struct LmEvalArgs {
   std::string checkpoint, text, scaling;
   double factor = 4.0;
-  int positions = 0;  // 0 = 8L
+  std::string positions;  // "N" positions, or "kL" (k times the model's L); "" = default
   int windows = 64;
   int threads = 0;
   int top = 5;
   bool per_byte = false;
   int layer = -1, head = -1;
 };
+
+// --positions as given ("1024", or "8L" = 8 times the model's context L), else `fallback`.
+int lm_positions_arg(const std::string& text, int L, int fallback) {
+  if (text.empty()) return fallback;
+  const bool times_L = text.back() == 'L' || text.back() == 'l';
+  const std::string digits = times_L ? text.substr(0, text.size() - 1) : text;
+  int n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  const int64_t T = times_L ? int64_t{n} * L : n;
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || n < 1 ||
+      T > LmConfig::context_range.hi)
+    throw InputError("--positions " + text +
+                     ": give a count of bytes (1 to 65536) or a multiple of the model's L "
+                     "such as 8L (L = " +
+                     std::to_string(L) + " for this model)");
+  return static_cast<int>(T);
+}
 
 // The model and the scaling to evaluate it with: --scaling, else the one it was tuned with.
 LmModel lm_load_for_eval(const LmEvalArgs& a, io::LmCheckpoint& ck, LmScaling& s) {
@@ -252,9 +270,7 @@ void run_lm_eval(const LmEvalArgs& a) {
   LmScaling s;
   LmModel m = lm_load_for_eval(a, ck, s);
   const LmConfig& c = ck.config;
-  const int T = a.positions > 0 ? a.positions : 8 * c.context;
-  if (T > LmConfig::context_range.hi)
-    throw InputError("--positions " + std::to_string(T) + ": must be at most 65536");
+  const int T = lm_positions_arg(a.positions, c.context, 8 * c.context);
   Json out;
   out["model"] = a.checkpoint;
   out["config"] = lm_config_json(c);
@@ -309,7 +325,7 @@ void run_lm_attention(const LmEvalArgs& a) {
   LmModel m = lm_load_for_eval(a, ck, s);
   if (a.text.empty()) throw InputError("lm attention: give --text FILE");
   std::vector<uint8_t> bytes = lm_text_bytes(a.text);
-  const int n = a.positions > 0 ? a.positions : 2 * ck.config.context;
+  const int n = lm_positions_arg(a.positions, ck.config.context, 2 * ck.config.context);
   if (bytes.size() > static_cast<size_t>(n)) bytes.resize(static_cast<size_t>(n));
   const LmAttention at = lm_attention(m, bytes, s, a.layer, a.head);
   Json out;
@@ -392,7 +408,8 @@ void add_lm_command(CLI::App& app) {
       "eval", "bits/byte at every position to --positions (8L) with any RoPE scaling");
   ev->add_option("checkpoint", ea->checkpoint, "model file")->required();
   ev->add_option("--text", ea->text, "UTF-8 text file (default: the validation split)");
-  ev->add_option("--positions", ea->positions, "T: positions per window (default 8L)");
+  ev->add_option("--positions", ea->positions,
+                 "T: positions per window, a count or a multiple of L such as 8L (default 8L)");
   ev->add_option("--windows", ea->windows, "windows averaged (evenly spaced over the text)");
   ev->add_option("--scaling", ea->scaling,
                  "none | linear | ntk | dynamic | yarn | llama3 (default: the model's own)");
@@ -406,7 +423,8 @@ void add_lm_command(CLI::App& app) {
   auto* att = lm->add_subcommand("attention", "attention probabilities of a text");
   att->add_option("checkpoint", aa->checkpoint, "model file")->required();
   att->add_option("--text", aa->text, "UTF-8 text file")->required();
-  att->add_option("--positions", aa->positions, "bytes of the text used (default 2L)");
+  att->add_option("--positions", aa->positions,
+                  "bytes of the text used, a count or a multiple of L such as 2L (default 2L)");
   att->add_option("--layer", aa->layer, "block, -1 = all");
   att->add_option("--head", aa->head, "head, -1 = all");
   att->add_option("--scaling", aa->scaling, "RoPE scaling (default: the model's own)");

@@ -45,6 +45,12 @@ expect_exit2 "--output" lm train --steps 1 --text "$text"
 expect_exit2 "--resume" lm train --steps 1 "${tiny[@]}" --resume -o "$dir/missing.safetensors"
 expect_exit2 "scaling" lm eval "$dir/r.safetensors" --scaling huge
 expect_exit2 "--factor" lm eval "$dir/r.safetensors" --scaling yarn --factor 0.5
+# --positions as a multiple of the model's L (16 here): 4L is 64 positions.
+"$cli" lm eval "$dir/r.safetensors" --text "$text" --positions 4L --windows 2 > "$dir/e4L.json" 2>/dev/null &&
+  "$cli" lm eval "$dir/r.safetensors" --text "$text" --positions 64 --windows 2 > "$dir/e64.json" 2>/dev/null &&
+  cmp -s "$dir/e4L.json" "$dir/e64.json" || { echo "FAIL: --positions 4L is not --positions 64"; fail=1; }
+expect_exit2 "multiple of the model's L" lm eval "$dir/r.safetensors" --text "$text" --positions 8X
+expect_exit2 "multiple of the model's L" lm eval "$dir/r.safetensors" --text "$text" --positions 0
 expect_exit2 "shorter than a window" lm eval "$dir/r.safetensors" --text "$text" --positions 60000
 expect_exit2 "layer" lm attention "$dir/r.safetensors" --text "$text" --layer 3
 printf 'not a model' > "$dir/bad.safetensors"
