@@ -256,6 +256,25 @@ std::vector<std::string> lm_default_text_paths() {
   return out;
 }
 
+LmRecordedText lm_recorded_text(const TensorMetadata& meta) {
+  LmRecordedText out;
+  const auto it = meta.find("data");
+  if (it == meta.end() || json_nesting_depth(it->second) > kSafetensorsMaxDepth) return out;
+  const nlohmann::json j = nlohmann::json::parse(it->second, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return out;
+  if (j.contains("valid_every") && j["valid_every"].is_number_integer()) {
+    const int v = j["valid_every"].get<int>();
+    if (v >= lm::LmCorpusParams::valid_every_range.lo &&
+        v <= lm::LmCorpusParams::valid_every_range.hi)
+      out.split.valid_every = v;
+  }
+  if (!j.contains("files") || !j["files"].is_array()) return out;
+  for (const auto& f : j["files"])
+    if (f.is_object() && f.contains("path") && f["path"].is_string())
+      out.files.push_back(f["path"].get<std::string>());
+  return out;
+}
+
 namespace {
 
 // The first line of a command's output ("" on failure). Paths are quoted for the shell.

@@ -53,6 +53,14 @@ LmCheckpoint lm_checkpoint_parse(std::string bytes, const std::string& path);  /
 // The shipped models' text: English fortune files (fortunes, fortunes-min) and the Tang and
 // Song poems of fortunes-zh, in this order.
 std::vector<std::string> lm_default_text_paths();
+// The text files and split a checkpoint's "data" metadata records (what lm train writes):
+// `files` empty when it records none or the record cannot be read (a model trained by an
+// older command), `split` the recorded valid_every when it is in range, else the default.
+struct LmRecordedText {
+  std::vector<std::string> files;
+  lm::LmCorpusParams split;
+};
+LmRecordedText lm_recorded_text(const TensorMetadata& meta);
 // A source file with the Debian package that owns it and its version ("" when dpkg does
 // not know the file).
 struct LmTextSource {

@@ -19,19 +19,6 @@ using namespace poslab::lm;
 
 namespace {
 
-// The text files a checkpoint's "data" metadata records (empty when it records none).
-std::vector<std::string> lm_run_recorded_files(const TensorMetadata& meta) {
-  std::vector<std::string> out;
-  const auto it = meta.find("data");
-  if (it == meta.end()) return out;
-  const json j = json::parse(it->second, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("files") || !j["files"].is_array()) return out;
-  for (const auto& f : j["files"])
-    if (f.is_object() && f.contains("path") && f["path"].is_string())
-      out.push_back(f["path"].get<std::string>());
-  return out;
-}
-
 // The CSV rows of an earlier run up to `step` (a resumed run continues its curve).
 std::string lm_run_csv_prefix(const std::string& path, int64_t step) {
   std::string out = lm_train_csv_header() + "\n";
@@ -91,7 +78,7 @@ LmTrainRun::LmTrainRun(LmTrainRequest request)
   const int T = lm_train_window(settings_, config);
 
   std::vector<std::string> paths = r.text;
-  if (paths.empty() && r.resume) paths = lm_run_recorded_files(prev);
+  if (paths.empty() && r.resume) paths = lm_recorded_text(prev).files;
   if (paths.empty()) paths = lm_default_text_paths();
   std::vector<LmTextSource> sources;
   const auto files = lm_read_text_files(paths, &sources);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
@@ -28,22 +29,9 @@ namespace {
 // records none (a model trained by an older command).
 void length_recorded_text(const TensorMetadata& meta, std::vector<std::string>& paths,
                           LmCorpusParams& split) {
-  paths = lm_default_text_paths();
-  const auto it = meta.find("data");
-  if (it == meta.end()) return;
-  const Json j = Json::parse(it->second, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return;
-  if (j.contains("valid_every") && j["valid_every"].is_number_integer()) {
-    const int v = j["valid_every"].get<int>();
-    if (v >= LmCorpusParams::valid_every_range.lo && v <= LmCorpusParams::valid_every_range.hi)
-      split.valid_every = v;
-  }
-  if (!j.contains("files") || !j["files"].is_array()) return;
-  std::vector<std::string> recorded;
-  for (const Json& f : j["files"])
-    if (f.is_object() && f.contains("path") && f["path"].is_string())
-      recorded.push_back(f["path"].get<std::string>());
-  if (!recorded.empty()) paths = recorded;
+  LmRecordedText r = lm_recorded_text(meta);
+  paths = r.files.empty() ? lm_default_text_paths() : std::move(r.files);
+  split = r.split;
 }
 
 }  // namespace
@@ -90,7 +78,7 @@ LengthLabData length_lab_load() {
   for (const std::string& path : own) {
     try {
       data.put_own(length_own_model_load(path));
-      if (data.models.size() == 1) first_meta = lm_checkpoint_load(path).metadata;
+      if (data.models.size() == 1) first_meta = SafetensorsFile::open_header(path).metadata();
     } catch (const Error& e) {
       data.own_skipped.push_back(e.what());
     }
@@ -187,12 +175,7 @@ lm::LengthLabModel length_model_load(LengthModelId id, std::vector<uint8_t>* val
                     "not found; the shipped models come with PosLab (assets/models), or train "
                     "them with scripts/train_length_models.sh, or set POSLAB_MODELS_DIR");
   LmCheckpoint ck = lm_checkpoint_load(path);
-  if (valid) {
-    std::vector<std::string> paths;
-    LmCorpusParams split;
-    length_recorded_text(ck.metadata, paths, split);
-    *valid = lm_corpus_build(lm_read_text_files(paths, nullptr), split).valid;
-  }
+  if (valid) *valid = length_held_out_text(ck.metadata, length_held_out_path());
   return {id, ck.config, ck.scaling, std::move(ck.params)};
 }
 

@@ -49,9 +49,10 @@ std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
 // `out` (atomically). Throws FileError.
 void length_held_out_save(const std::string& model, const std::string& out);
 
-// One shipped model and, when `valid` is given, the held-out text of its recorded split (the
-// attention lab's trained source loads one model, not all). A missing file is a FileError
-// naming it and saying how to get it; a damaged one is lm_checkpoint_load's FileError.
+// One shipped model and, when `valid` is given, the held-out text of its recorded split
+// (length_held_out_text; the attention lab's trained source loads one model, not all). A missing
+// file is a FileError naming it and saying how to get it; a damaged one is lm_checkpoint_load's
+// FileError.
 lm::LengthLabModel length_model_load(lm::LengthModelId id, std::vector<uint8_t>* valid);
 
 // The lab's numbers: preset, positions, L, one entry per curve (model, scaling, factor,
