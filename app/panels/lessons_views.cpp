@@ -407,15 +407,19 @@ class LessonsQuizView {
       }
       ui_.lm_fetched = true;
     }
-    std::vector<std::string> generators;
-    for (const io::Lesson& l : ui_.lib.lessons)
-      for (const Question& q : l.quiz.questions)
-        if (quiz_generator_uses_models(q.generator)) generators.push_back(q.generator);
+    // The model-backed generators of every lesson (read when a measurement starts).
+    const auto generators = [this] {
+      std::vector<std::string> out;
+      for (const io::Lesson& l : ui_.lib.lessons)
+        for (const Question& q : l.quiz.questions)
+          if (quiz_generator_uses_models(q.generator)) out.push_back(q.generator);
+      return out;
+    };
     if constexpr (kJobsInline) {
       // No worker threads in the browser build: one model measured per frame (a job would
       // hold the page for all of them), the question saying "measuring" in between.
       if (!ui_.lm_source) {
-        ui_.lm_source = std::make_shared<io::QuizLmSource>(io::quiz_lm_open(generators));
+        ui_.lm_source = std::make_shared<io::QuizLmSource>(io::quiz_lm_open(generators()));
         ui_.lm_partial = QuizLmData{};
       }
       io::QuizLmSource& src = *ui_.lm_source;
@@ -435,8 +439,8 @@ class LessonsQuizView {
       return &*ui_.lm_models;
     }
     if (!ui_.lm_job.running()) {
-      ui_.lm_job.start("lm", [generators](auto& control) {
-        return io::quiz_lm_load(generators, control.cancel_flag());
+      ui_.lm_job.start("lm", [wanted = generators()](auto& control) {
+        return io::quiz_lm_load(wanted, control.cancel_flag());
       });
     }
     if (auto out = ui_.lm_job.poll(ctx)) {
