@@ -226,11 +226,15 @@ void check_choice(const QuizArgs& a, const Question& q, Language lang, Json& out
   out["correct"] = v.correct;
   out["chosen"] = letters(shown);
   points_json(v.correct, a.attempt_try, out);
-  // Which options were missed or wrongly chosen, as letters of this attempt's order; for a
-  // one-answer question only once revealed (before, "missed: B" would be the answer).
-  if (reveal || quiz_names_options_before_reveal(q)) {
-    out["missed"] = letters(quiz_declared_to_shown(order, v.missed));
-    out["wrong"] = letters(quiz_declared_to_shown(order, v.wrong));
+  // Which options were missed or wrongly chosen, as letters of this attempt's order, only
+  // once revealed (before, "missed: B, C" would be the answer); a multiple-choice item says
+  // before that only how many options are right.
+  const ChoiceFeedback f = quiz_choice_feedback(q, v, reveal);
+  if (reveal) {
+    out["missed"] = letters(quiz_declared_to_shown(order, f.missed));
+    out["wrong"] = letters(quiz_declared_to_shown(order, f.wrong));
+  } else if (f.right_count > 0) {
+    out["right_count"] = f.right_count;
   }
   out["revealed"] = reveal;
   if (!reveal) {

@@ -285,11 +285,12 @@ class LengthPanel final : public Panel {
     ImGui::Checkbox(L("length.model_none").c_str(), &s.show_none);
     ImGui::SameLine(150.0f * scale);
     ImGui::Checkbox(L("length.model_sinusoidal").c_str(), &s.show_sinusoidal);
+    ImGui::Checkbox(L("length.model_sinusoidal_scaled").c_str(), &s.show_sinusoidal_scaled);
+    ImGui::SameLine(150.0f * scale);
     ImGui::Checkbox(L("length.model_learned").c_str(), &s.show_learned);
-    ImGui::SameLine(150.0f * scale);
     ImGui::Checkbox(L("length.model_rope").c_str(), &s.show_rope);
-    ImGui::Checkbox(L("length.model_alibi").c_str(), &s.show_alibi);
     ImGui::SameLine(150.0f * scale);
+    ImGui::Checkbox(L("length.model_alibi").c_str(), &s.show_alibi);
     ImGui::Checkbox(L("length.model_t5").c_str(), &s.show_t5);
     ImGui::Checkbox(L("length.tuned").c_str(), &s.show_tuned);
     tooltip(T("length.tuned_tip"));

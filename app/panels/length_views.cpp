@@ -45,6 +45,8 @@ ImU32 length_model_colour(LengthModelId id, bool scaled) {
       return IM_COL32(170, 170, 170, 255);
     case LengthModelId::sinusoidal:
       return IM_COL32(90, 160, 255, 255);
+    case LengthModelId::sinusoidal_scaled:
+      return IM_COL32(30, 90, 200, 255);
     case LengthModelId::learned:
       return IM_COL32(180, 120, 255, 255);
     case LengthModelId::rope:

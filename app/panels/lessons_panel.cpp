@@ -309,10 +309,11 @@ class LessonsPanel final : public Panel {
         if (l.broken()) {
           ImGui::TextColored(pal.bad, "%s", w("broken").c_str());
         } else {
+          // The same count as the lesson header: predictions are made, not scored.
           const auto it = ui_.progress.lessons.find(l.entry.id);
-          const LessonScore s = it == ui_.progress.lessons.end()
-                                    ? LessonScore{0, int(l.quiz.questions.size()), 0}
-                                    : quiz_lesson_score(l.quiz, it->second);
+          const LessonProgress none;
+          const LessonScore s = quiz_lesson_score(
+              l.quiz, it == ui_.progress.lessons.end() ? none : it->second);
           const bool done = it != ui_.progress.lessons.end() && it->second.completed;
           if (done)
             ImGui::TextColored(pal.good, "%s", w("completed").c_str());

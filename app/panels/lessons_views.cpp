@@ -180,10 +180,12 @@ class LessonsQuizView {
       ImGui::TextColored(pal.heading, "%s", header.c_str());
       ImGui::Indent(ImGui::GetFontSize());
       QuestionUi& qu = question_ui(ctx, lesson.entry.id + "/" + key, *q, rec);
+      unscored_ = true;  // "1 point" or "½ point" would contradict "not scored"
       if (q->kind == QuestionKind::open)
         open(ctx, *q, rec, qu, view, pal);
       else
         choice(ctx, *q, rec, qu, view, pal);
+      unscored_ = false;
       ImGui::Unindent(ImGui::GetFontSize());
       ImGui::PopID();
       before += rec.answered && rec.correct ? 1 : 0;
@@ -355,11 +357,17 @@ class LessonsQuizView {
       return;
     }
     feedback_line(verdict.correct, pal);
-    if (q.kind != QuestionKind::predict) points_line(verdict.correct, rec.attempts, pal);
-    // A one-answer question names no option before the reveal: "Missed: B" is the answer.
-    if (!verdict.correct && (reveal || quiz_names_options_before_reveal(q))) {
-      option_letters_line(w("missed_options"), verdict.missed, order, pal.bad);
-      option_letters_line(w("wrong_options"), verdict.wrong, order, pal.bad);
+    if (q.kind != QuestionKind::predict && !unscored_)
+      points_line(verdict.correct, rec.attempts, pal);
+    // No option is named before the reveal: "Missed: B, C" would be the answer.
+    const ChoiceFeedback fb = quiz_choice_feedback(q, verdict, reveal);
+    option_letters_line(w("missed_options"), fb.missed, order, pal.bad);
+    option_letters_line(w("wrong_options"), fb.wrong, order, pal.bad);
+    if (fb.right_count > 0) {
+      std::string n = w("right_count");
+      if (const size_t at = n.find("{n}"); at != std::string::npos)
+        n.replace(at, 3, std::to_string(fb.right_count));
+      ImGui::TextColored(pal.bad, "%s", n.c_str());
     }
     if (!reveal) {
       std::string left = w("tries_left");
@@ -525,7 +533,7 @@ class LessonsQuizView {
     const NumericVerdict v = quiz_check_numeric(nq, rec.number);
     const bool reveal = quiz_reveal_explanations(q, v.correct, qu.tries, qu.reveal_asked);
     feedback_line(v.correct, pal);
-    points_line(v.correct, rec.attempts, pal);
+    if (!unscored_) points_line(v.correct, rec.attempts, pal);
     ImGui::Text("%s: %s %s", w("your_answer").c_str(), format_double(rec.number).c_str(),
                 unit.c_str());
     const auto mistakes = numeric_mistake_notes(nq, rec.number, ui_.words, language());
@@ -676,6 +684,7 @@ class LessonsQuizView {
 
   LessonsUi& ui_;
   ImFont* heading_font_;  // the shell's heading font of this frame
+  bool unscored_ = false;  // drawing the pre-test: no points line (it is never scored)
 };
 
 }  // namespace
@@ -701,11 +710,12 @@ int lessons_text(AppContext& ctx, LessonsUi& u, ImFont* heading_font, const io::
     // Made once, the prediction keeps the answer open (a retry does not fold it again).
     const bool made = q == nullptr || lp.answers[q->id].attempts > 0;
     at = c.block + 1;
-    if (!made && c.fold_end > at) {
+    if (!made && c.fold_end > at) {  // the rest, later callouts included, waits for it
       folded += static_cast<int>(c.fold_end - at);
       ImGui::TextDisabled("%s", lessons_word(u, "predict_folded").c_str());
       ImGui::Dummy(ImVec2(0, ImGui::GetFontSize() * 0.5f));
       at = c.fold_end;
+      break;
     }
   }
   drawn += view.document(doc, at, doc.blocks.size());

@@ -11,8 +11,9 @@
 namespace poslab::lm {
 
 const std::vector<std::string>& length_model_names() {
-  static const std::vector<std::string> n{"none",  "sinusoidal", "learned",    "rope",
-                                          "alibi", "t5",         "rope_ft_pi", "rope_ft_yarn"};
+  static const std::vector<std::string> n{
+      "none", "sinusoidal", "sinusoidal_scaled", "learned",     "rope",
+      "alibi", "t5",        "rope_ft_pi",        "rope_ft_yarn"};
   return n;
 }
 const char* length_model_name(LengthModelId id) {
@@ -45,6 +46,8 @@ bool length_model_shown(const LengthLabSettings& s, LengthModelId id) {
       return s.show_none;
     case LengthModelId::sinusoidal:
       return s.show_sinusoidal;
+    case LengthModelId::sinusoidal_scaled:
+      return s.show_sinusoidal_scaled;
     case LengthModelId::learned:
       return s.show_learned;
     case LengthModelId::rope:
@@ -88,6 +91,8 @@ LengthModelId length_model_of(LmPosition p) {
       return LengthModelId::alibi;
     case LmPosition::t5:
       return LengthModelId::t5;
+    case LmPosition::sinusoidal_scaled:
+      return LengthModelId::sinusoidal_scaled;
   }
   return LengthModelId::rope;
 }
@@ -214,6 +219,9 @@ const PresetTable<LengthLabSettings>& length_preset_fields() {
       preset_field<S>(
           "sin", [](auto& s) -> auto& { return s.show_sinusoidal; },
           "curves of the sinusoidal model"),
+      preset_field<S>(
+          "sin_scaled", [](auto& s) -> auto& { return s.show_sinusoidal_scaled; },
+          "curves of the sinusoidal model with embeddings times sqrt(E), as Vaswani et al."),
       preset_field<S>(
           "learned", [](auto& s) -> auto& { return s.show_learned; },
           "curves of the learned-table model"),

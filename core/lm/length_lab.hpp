@@ -15,10 +15,23 @@
 
 namespace poslab::lm {
 
-// The shipped models, one per encoding plus RoPE fine-tuned at 4L with PI and with YaRN.
-enum class LengthModelId { none, sinusoidal, learned, rope, alibi, t5, rope_ft_pi, rope_ft_yarn };
-inline constexpr int kLengthModelCount = 8;
-// "none", "sinusoidal", "learned", "rope", "alibi", "t5", "rope_ft_pi", "rope_ft_yarn": the id's
+// The shipped models, one per encoding (the sinusoidal one twice: as the other models add
+// positions to unscaled token embeddings, and as Vaswani et al. do, embeddings times sqrt(E))
+// plus RoPE fine-tuned at 4L with PI and with YaRN.
+enum class LengthModelId {
+  none,
+  sinusoidal,
+  sinusoidal_scaled,
+  learned,
+  rope,
+  alibi,
+  t5,
+  rope_ft_pi,
+  rope_ft_yarn
+};
+inline constexpr int kLengthModelCount = 9;
+// "none", "sinusoidal", "sinusoidal_scaled", "learned", "rope", "alibi", "t5", "rope_ft_pi",
+// "rope_ft_yarn": the id's
 // name, which is also the shipped file's stem after "lm_" (io/labjson/length_lab_io.hpp).
 const std::vector<std::string>& length_model_names();
 const char* length_model_name(LengthModelId id);
@@ -29,6 +42,7 @@ const std::vector<std::string>& length_text_source_names();  // passage, own
 struct LengthLabSettings {
   bool show_none = true;        // curves of the NoPE model
   bool show_sinusoidal = true;  // curves of the sinusoidal model
+  bool show_sinusoidal_scaled = true;  // curves of the sinusoidal model with sqrt(E) embeddings
   bool show_learned = true;     // curves of the learned-table model
   bool show_rope = true;        // curves of the RoPE model (unscaled, and with `scaling`)
   bool show_alibi = true;       // curves of the ALiBi model
@@ -102,7 +116,7 @@ struct LengthLabData {
   // Adds the user's own model `m`, replacing the one with the same `own` name.
   void put_own(LengthLabModel m);
 };
-// The shipped model id of an encoding (none .. t5).
+// The shipped model id of an encoding (none .. t5, sinusoidal_scaled).
 LengthModelId length_model_of(LmPosition p);
 
 // One curve of the loss-against-position plot.

@@ -22,8 +22,8 @@ using nn::parallel_for;
 using nn::resolve_threads;
 
 const std::vector<std::string>& lm_position_names() {
-  static const std::vector<std::string> names{"none", "sinusoidal", "learned",
-                                              "rope", "alibi",      "t5"};
+  static const std::vector<std::string> names{
+      "none", "sinusoidal", "learned", "rope", "alibi", "t5", "sinusoidal_scaled"};
   return names;
 }
 
@@ -71,6 +71,13 @@ ParamLayout lm_layout_of(const LmConfig& c) {
   add("ln_f.weight", {E});
   add("ln_f.bias", {E});
   return L;
+}
+
+// The factor on tok_emb at the input: sqrt(E) for sinusoidal_scaled, else 1.
+template <class S>
+S lm_embed_scale(const LmConfig& c) {
+  return c.position == LmPosition::sinusoidal_scaled ? static_cast<S>(std::sqrt(double(c.embed)))
+                                                     : S(1);
 }
 
 bool ends_with(std::string_view s, std::string_view suf) {
@@ -323,20 +330,31 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
       I.pos[r] = t;
     }
   if (c.position == LmPosition::rope && (I.rope_T != T || !(I.rope_scaling == I.scaling))) {
-    const RopeParams rp = lm_rope_params(c, I.scaling, T);
-    const Eigen::VectorXd inv = rope_inv_freq(rp);
-    const double ms = rope_attention_scale(rp);
+    // Dynamic NTK: row t with the base of its own prefix of t + 1 bytes (a KV-cached
+    // decoder's keys keep the rotation they were appended with), so rows t < L are unscaled.
+    const bool per_prefix = I.scaling.scaling == RopeScaling::dynamic_ntk;
+    RopeParams rp = lm_rope_params(c, I.scaling, T);
+    Eigen::VectorXd inv = rope_inv_freq(rp);
+    double ms = rope_attention_scale(rp);
     const int half = D / 2;
     I.rope_cs.resize(static_cast<size_t>(T) * half), I.rope_sn.resize(I.rope_cs.size());
-    for (int t = 0; t < T; ++t)
+    for (int t = 0; t < T; ++t) {
+      if (per_prefix) {
+        rp = lm_rope_params(c, I.scaling, t + 1);
+        inv = rope_inv_freq(rp);
+        ms = rope_attention_scale(rp);
+      }
       for (int i = 0; i < half; ++i) {
         const double a = static_cast<double>(t) * inv[i];
         I.rope_cs[static_cast<size_t>(t) * half + i] = static_cast<S>(ms * std::cos(a));
         I.rope_sn[static_cast<size_t>(t) * half + i] = static_cast<S>(ms * std::sin(a));
       }
+    }
     I.rope_T = T, I.rope_scaling = I.scaling;
   }
-  if (c.position == LmPosition::sinusoidal && I.sinus_T != T) {
+  const bool add_sinus =
+      c.position == LmPosition::sinusoidal || c.position == LmPosition::sinusoidal_scaled;
+  if (add_sinus && I.sinus_T != T) {
     std::vector<double> ps(static_cast<size_t>(T));
     for (int t = 0; t < T; ++t) ps[static_cast<size_t>(t)] = t;
     const RowMatrix pe = sinusoidal_encoding(ps, E, 10000.0, SinusoidLayout::interleaved);
@@ -371,19 +389,20 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
     }
   }
 
-  // 2. embeddings: x0 (M, E)
+  // 2. embeddings: x0 (M, E) = tok_emb[x] * emb_scale + position rows
   I.xs.resize(N + 1);
   for (auto& v : I.xs) v.resize(M * E);
   {
     S* x0 = I.xs[0].data();
+    const S scale = lm_embed_scale<S>(c);
     for (int64_t r = 0; r < M; ++r) {
       const S* te = P + o.tok + static_cast<size_t>(I.x[r]) * E;
       S* row = x0 + r * E;
-      std::copy_n(te, E, row);
+      for (int e = 0; e < E; ++e) row[e] = te[e] * scale;
       if (c.position == LmPosition::learned) {
         const S* pe = P + o.pos + static_cast<size_t>(lm_learned_row(c, I.pos[r])) * E;
         for (int e = 0; e < E; ++e) row[e] += pe[e];
-      } else if (c.position == LmPosition::sinusoidal) {
+      } else if (add_sinus) {
         const S* pe = I.sinus.data() + static_cast<size_t>(I.pos[r]) * E;
         for (int e = 0; e < E; ++e) row[e] += pe[e];
       }
@@ -551,10 +570,11 @@ void LmModelT<S>::backward() {
   }
 
   // 2'. embeddings
+  const S scale = lm_embed_scale<S>(c);
   for (int64_t r = 0; r < M; ++r) {
     const S* d = dx.data() + r * E;
     S* gt = G + o.tok + static_cast<size_t>(I.x[r]) * E;
-    for (int e = 0; e < E; ++e) gt[e] += d[e];
+    for (int e = 0; e < E; ++e) gt[e] += d[e] * scale;
     if (c.position == LmPosition::learned) {
       S* gp = G + o.pos + static_cast<size_t>(lm_learned_row(c, I.pos[r])) * E;
       for (int e = 0; e < E; ++e) gp[e] += d[e];

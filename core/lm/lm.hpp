@@ -12,9 +12,11 @@
 // ---- The math (fixed: the checkpoints and the PyTorch twin rely on it) -----------------
 // A window is T + 1 bytes x_0..x_T; the model reads x_0..x_{T-1} and predicts x_1..x_T.
 //   h_t = tok_emb[x_t]                                                      (B*T, E)
-//       + sinusoidal(t)        sinusoidal: core/attention sinusoidal_encoding(t, E, 10000,
-//                              interleaved) = [sin w0 t, cos w0 t, sin w1 t, ...], w_i =
-//                              10000^(-2i/E); fixed, not learned
+//         (sinusoidal_scaled: tok_emb[x_t] * sqrt(E), as Vaswani et al. scale the embedding
+//         before adding the sinusoids; the tied output head reads tok_emb unscaled)
+//       + sinusoidal(t)        sinusoidal, sinusoidal_scaled: core/attention
+//                              sinusoidal_encoding(t, E, 10000, interleaved) = [sin w0 t,
+//                              cos w0 t, sin w1 t, ...], w_i = 10000^(-2i/E); fixed, not learned
 //       + pos_emb[min(t, L-1)] learned: past its last row the table CLAMPS to row L-1 (never
 //                              wraps); lm_learned_row says which row a position reads
 //   N pre-LN blocks i = 0..N-1:
@@ -24,7 +26,9 @@
 //     rope: q and k of every head rotated by +angle(t), half-split layout, every dim
 //           (pairs (j, j + D/2)), nn::rope_forward with cos/sin tables from core/rope
 //           (lm_rope_params + rope_inv_freq; the tables are multiplied by rope_attention_scale,
-//           so YaRN's logits scale by its square, as HF does)
+//           so YaRN's logits scale by its square, as HF does). Dynamic NTK is per prefix: row
+//           t's q and k use the base of a sequence of t + 1 bytes (lm_rope_params(c, s, t+1)),
+//           as a KV-cached decoder that rescales as the text grows (docs/length-lab.md)
 //     score(t, s, h) = q_t·k_s / sqrt(D) + bias(t, s, h), causal (s <= t), softmax over s
 //       alibi: bias = -m_h (t - s), m_h = core/attention alibi_slopes(H)[h]
 //       t5:    bias = t5_bias.weight[t5_bucket(s - t, unidirectional, K, t5_max_distance), h]
@@ -67,7 +71,9 @@ namespace poslab::lm {
 inline constexpr int kVocab = 256;  // V: one entry per byte value
 inline constexpr float kLayerNormEps = 1e-5f;
 
-enum class LmPosition { none, sinusoidal, learned, rope, alibi, t5 };
+// sinusoidal_scaled: the sinusoids added to tok_emb * sqrt(E) (Vaswani et al. 2017, 3.4);
+// appended last, so the names of older checkpoints keep their meaning.
+enum class LmPosition { none, sinusoidal, learned, rope, alibi, t5, sinusoidal_scaled };
 
 using wm::ParamLayout;
 using wm::TensorInfo;
@@ -130,9 +136,10 @@ struct LmScaling {
   bool operator==(const LmScaling&) const = default;
   static constexpr ParamRange factor_range = RopeParams::factor_range;
 };
-// The RopeParams of the model's tables for a window of `window` positions: head_dim D,
+// The RopeParams of the model's tables for a sequence of `window` positions: head_dim D,
 // base, half_split, the scaling and factor, original_context L, current_length = window
-// (dynamic NTK). Throws InputError for a bad factor.
+// (dynamic NTK; the model passes t + 1 for row t, so each position gets its prefix's base).
+// Throws InputError for a bad factor.
 RopeParams lm_rope_params(const LmConfig& c, const LmScaling& s, int window);
 // "none" or e.g. "yarn x4".
 std::string lm_scaling_label(const LmScaling& s);

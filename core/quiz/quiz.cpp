@@ -114,8 +114,16 @@ bool quiz_reveal_explanations(const Question& q, bool correct, int tries, bool r
   return correct || requested || tries >= quiz_tries_before_reveal(q);
 }
 
-bool quiz_names_options_before_reveal(const Question& q) {
-  return q.kind == QuestionKind::multiple;
+ChoiceFeedback quiz_choice_feedback(const Question& q, const ChoiceVerdict& v, bool revealed) {
+  ChoiceFeedback f;
+  if (v.correct) return f;
+  if (revealed) {
+    f.missed = v.missed;
+    f.wrong = v.wrong;
+  } else if (q.kind == QuestionKind::multiple) {
+    f.right_count = static_cast<int>(quiz_correct_options(q).size());
+  }
+  return f;
 }
 
 double quiz_points(bool correct, int tries) {

@@ -100,15 +100,21 @@ std::vector<int> quiz_declared_to_shown(const std::vector<int>& order,
 // How many wrong answers (with the same options or numbers) a question takes before its
 // explanations, or a numeric question's solution, are revealed without being asked for:
 // 1 for predict (the lab shows the answer), else 2. A correct answer, or a request,
-// reveals them at once; a wrong try before that only says which options were missed or
-// wrong (numeric: which common mistake it looks like).
+// reveals them at once; a wrong try before that names no option of any kind (numeric: it
+// says which common mistake it looks like).
 int quiz_tries_before_reveal(const Question& q);
 bool quiz_reveal_explanations(const Question& q, bool correct, int tries, bool requested);
 
-// Whether a wrong try names the missed and wrongly chosen options before the reveal. Only
-// for multiple choice (where it says which of several picks to reconsider); for one-answer
-// kinds "Missed: B" would be the answer itself, so a wrong try only says it is wrong.
-bool quiz_names_options_before_reveal(const Question& q);
+// What a wrong try of a choice question may show: the missed and wrongly chosen options
+// only once revealed ("Missed: B, C" before it would be the answer, and a retry copying it
+// would score); before the reveal a multiple-choice item says only how many options are
+// right (right_count), other kinds say only "wrong".
+struct ChoiceFeedback {
+  std::vector<int> missed;  // declared indices; empty before the reveal
+  std::vector<int> wrong;   // declared indices; empty before the reveal
+  int right_count = 0;      // multiple choice before the reveal: options that are right; else 0
+};
+ChoiceFeedback quiz_choice_feedback(const Question& q, const ChoiceVerdict& v, bool revealed);
 
 // Points for an answer: a right answer on the first try scores 1, a right answer after
 // earlier tries (a retry, or after the explanations) kRetryPoints, a wrong one 0. `tries` is

@@ -363,24 +363,10 @@ std::vector<MdCallout> markdown_predict_callouts(const MdDocument& doc) {
     const size_t first = text.find_first_not_of(" \t\r\n");
     const size_t last = text.find_last_not_of(" \t\r\n");
     if (first != std::string::npos) c.id = text.substr(first, last - first + 1);
-    size_t section_end = blocks.size(), rule = blocks.size();
-    for (size_t j = i + 1; j < blocks.size(); ++j) {
-      const MdBlock& b = blocks[j];
-      if (b.kind == MdBlockKind::code && b.lang == kPredictFence) break;
-      if (section_end == blocks.size() && b.kind == MdBlockKind::heading && b.level <= 2)
-        section_end = j;
-      if (b.kind == MdBlockKind::rule) {
-        rule = j;
-        break;
-      }
-    }
-    // A rule before the next callout ends the fold (it may span sections); else the section.
-    c.fold_end = rule < blocks.size() ? rule : section_end;
-    if (rule == blocks.size()) {
-      // The next callout may come before the end of the section: stop there too.
-      for (size_t j = i + 1; j < c.fold_end; ++j)
-        if (blocks[j].kind == MdBlockKind::code && blocks[j].lang == kPredictFence) c.fold_end = j;
-    }
+    // The fold runs to the end of the lesson: a Summary or Try-this section may restate the
+    // answer, and so may a later section (issue 41). Later callouts are inside it too, so the
+    // predictions are made in order.
+    c.fold_end = blocks.size();
     out.push_back(std::move(c));
   }
   return out;

@@ -51,20 +51,19 @@ std::string markdown_plain_text(const MdBlock& block);
 
 // A Predict callout: a fenced block with the info string "predict" whose text is the id of
 // a predict question in the lesson's quiz.toml. It stands before the text that answers it;
-// that text stays folded until the learner has committed a prediction:
+// that text, and everything after it, stays folded until the learner has committed a
+// prediction (a Summary or a Try-this section may restate the answer; issue 41):
 //
 //   ```predict
 //   q2-shuffle
 //   ```
-//   (the answering text: folded)
-//
-//   ---          <- the fold ends at the next rule, if one comes before the next callout,
-//                   else at the next heading of level 1 or 2 (the end of the section)
+//   (the answering text, the rest of the lesson and its later callouts: folded)
 inline constexpr const char* kPredictFence = "predict";
 struct MdCallout {
   size_t block = 0;     // index of the fenced block in MdDocument::blocks
   std::string id;       // the question id written in it (trimmed)
-  size_t fold_end = 0;  // blocks (block, fold_end) are folded until the prediction is made
+  size_t fold_end = 0;  // blocks (block, fold_end) are folded until the prediction is made:
+                        // the end of the document
 };
 std::vector<MdCallout> markdown_predict_callouts(const MdDocument& doc);
 

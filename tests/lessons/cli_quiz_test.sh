@@ -60,8 +60,11 @@ done
 right=$(letters_of_correct 01-why-positions q3-equivariance 7)
 first=${right%%,*}; rest=${right#*,}
 check_json "j['correct']" quiz check 01-why-positions q3-equivariance --seed 7 --answer "$right"
-check_json "not j['correct'] and ','.join(j['missed'])=='$rest' and j['wrong']==[]" \
+# A wrong multiple-choice try names no option before the reveal, only how many are right.
+check_json "not j['correct'] and not j['revealed'] and 'missed' not in j and 'wrong' not in j and j['right_count']==len('$right'.split(','))" \
   quiz check 01-why-positions q3-equivariance --seed 7 --answer "$first"
+check_json "not j['correct'] and j['revealed'] and ','.join(j['missed'])=='$rest' and j['wrong']==[]" \
+  quiz check 01-why-positions q3-equivariance --seed 7 --answer "$first" --try 2
 check_json "j['reveal_preset'].startswith('attention?') and j['revealed']" \
   quiz check 01-why-positions q2-shuffle --answer A
 

@@ -427,13 +427,27 @@ TEST_CASE("explanations open on a right answer, on request, or after the last tr
   CHECK(quiz_reveal_explanations(predict, false, 1, false));  // the lab shows it anyway
 }
 
-TEST_CASE("a wrong one-answer try names no option, and a retry scores below a first try") {
-  // Before the reveal a one-answer question says only "wrong"; naming the missed option
-  // would be the answer. Multiple choice names which picks to reconsider.
-  CHECK_FALSE(quiz_names_options_before_reveal(four_options("s")));
-  CHECK_FALSE(quiz_names_options_before_reveal(four_options("e", QuestionKind::spot_error)));
-  CHECK_FALSE(quiz_names_options_before_reveal(four_options("p", QuestionKind::predict)));
-  CHECK(quiz_names_options_before_reveal(four_options("m", QuestionKind::multiple)));
+TEST_CASE("a wrong try names no option before the reveal, and a retry scores below a first try") {
+  // Before the reveal no kind names an option ("Missed: B, C" would be the answer, and a
+  // retry copying it would score); multiple choice says only how many options are right.
+  for (QuestionKind kind : {QuestionKind::single, QuestionKind::spot_error, QuestionKind::predict,
+                            QuestionKind::multiple}) {
+    const Question q = four_options("k", kind);  // multiple: options 1 and 3 right
+    INFO("kind " << static_cast<int>(kind));
+    for (const std::vector<int>& chosen : std::vector<std::vector<int>>{{0}, {3}, {1}, {0, 2}}) {
+      if (kind != QuestionKind::multiple && chosen.size() > 1) continue;
+      const ChoiceVerdict v = quiz_check_choice(q, chosen);
+      REQUIRE_FALSE(v.correct);
+      const ChoiceFeedback before = quiz_choice_feedback(q, v, false);
+      CHECK(before.missed.empty());
+      CHECK(before.wrong.empty());
+      CHECK(before.right_count == (kind == QuestionKind::multiple ? 2 : 0));
+      const ChoiceFeedback after = quiz_choice_feedback(q, v, true);
+      CHECK(after.missed == v.missed);
+      CHECK(after.wrong == v.wrong);
+      CHECK(after.right_count == 0);
+    }
+  }
   CHECK(quiz_points(true, 1) == 1.0);
   CHECK(quiz_points(true, 2) == kRetryPoints);
   CHECK(quiz_points(true, 5) == kRetryPoints);

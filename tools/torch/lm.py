@@ -20,7 +20,7 @@ from poslab_random import seeded_normals
 
 VOCAB = 256
 LN_EPS = 1e-5
-POSITIONS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5")
+POSITIONS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5", "sinusoidal_scaled")
 SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
 SINUSOID_BASE = 10000.0  # core/attention's sinusoidal_encoding base for the model's table
 CHECKPOINT_FORMAT = "poslab-byte-lm"  # io/checkpoint/lm_checkpoint.hpp kLmCheckpointFormat
@@ -242,11 +242,16 @@ class RopeScaling:
 
 def rope_tables(T, D, base, L, scaling=None):
     """cos, sin (T, D/2) float32 for positions 0..T-1: angles in float64, times the
-    scaling's attention scale (HF multiplies the tables, so logits scale by its square)."""
+    scaling's attention scale (HF multiplies the tables, so logits scale by its square).
+    Dynamic NTK is per prefix, as core/lm: row t uses the frequencies of a sequence of t + 1."""
     scaling = scaling or RopeScaling()
     L0 = scaling.original_context or L
-    inv = scaling.inv_freq(D, base, L0, T)
-    ang = torch.arange(T, dtype=torch.float64).unsqueeze(1) * inv
+    t = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+    if scaling.kind == "dynamic":
+        inv = torch.stack([scaling.inv_freq(D, base, L0, n + 1) for n in range(T)])
+    else:
+        inv = scaling.inv_freq(D, base, L0, T)
+    ang = t * inv
     m = scaling.attention_scale()
     return (m * torch.cos(ang)).to(torch.float32), (m * torch.sin(ang)).to(torch.float32)
 
@@ -354,7 +359,9 @@ class ByteLm(nn.Module):
         B, T = x.shape
         E, H, D = c.embed, c.heads, c.head_dim
         h = self.tok_emb(x)
-        if c.position == "sinusoidal":
+        if c.position == "sinusoidal_scaled":  # Vaswani et al.: embeddings times sqrt(E)
+            h = h * math.sqrt(E)
+        if c.position in ("sinusoidal", "sinusoidal_scaled"):
             (pe,) = self._cached(("sin", T), lambda: (sinusoidal_table(T, E),), x.device)
             h = h + pe
         elif c.position == "learned":
