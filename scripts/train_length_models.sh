@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the length lab's shipped language models from scratch (issue 27): one byte-level
-# model per position encoding (none, sinusoidal, learned, rope, alibi, t5) trained at L = 128
+# model per position encoding (none, sinusoidal, learned, rope, alibi, t5, and sinusoidal_scaled:
+# the sinusoids added to token embeddings times sqrt(E), as Vaswani et al.) trained at L = 128
 # bytes on the fortune files, then the RoPE model fine-tuned at 4L = 512 with PI (linear x4)
 # and with YaRN x4, then the loss-against-position curves to 8L = 1024 of every model and every
 # RoPE scaling. Everything shipped lands in assets/models/ (lm_*.safetensors without optimiser
@@ -45,7 +46,7 @@ train_one() {  # train_one <name> <args...>: trains into $work, exports to $out
 }
 
 if [[ "$stage" == all || "$stage" == train ]]; then
-  for pos in rope none sinusoidal learned alibi t5; do
+  for pos in rope none sinusoidal learned alibi t5 sinusoidal_scaled; do
     train_one "lm_$pos" --position "$pos" --embed 64 --heads 4 --layers 2 --context 128 \
       --batch 16 --steps "$steps" --lr 2e-3 --warmup 100 --seed 1 --log-every 100 --valid-windows 32
   done
@@ -65,7 +66,7 @@ if [[ "$stage" == all || "$stage" == eval ]]; then
       --threads "${LM_EVAL_THREADS:-2}" > "$4.tmp"
     mv "$4.tmp" "$4"
   }
-  for pos in none sinusoidal learned alibi t5; do
+  for pos in none sinusoidal learned alibi t5 sinusoidal_scaled; do
     evaluate "lm_$pos" none 4 "$work/eval_lm_${pos}_none.json"
   done
   evaluate lm_rope none 4 "$work/eval_lm_rope_none.json"

@@ -64,9 +64,9 @@ TEST_CASE("length lab: one curve per shown model, span x L positions, missing on
     REQUIRE(c.curve.mean_bits.size() == 24);
     for (double b : c.curve.mean_bits) CHECK(b > 0);
   }
-  // none, sinusoidal, t5 and the two tuned models were not given
-  CHECK(r.missing ==
-        std::vector<std::string>{"none", "sinusoidal", "t5", "rope_ft_pi", "rope_ft_yarn"});
+  // none, both sinusoidal models, t5 and the two tuned models were not given
+  CHECK(r.missing == std::vector<std::string>{"none", "sinusoidal", "sinusoidal_scaled", "t5",
+                                              "rope_ft_pi", "rope_ft_yarn"});
 
   // Text view: a held-out passage of span x L + 1 bytes, each byte after the first scored.
   REQUIRE(r.text.size() == 25);

@@ -3,6 +3,7 @@
 // relies on (causality, the learned table's clamp, RoPE tables, window loss = mean of its
 // per-position losses).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -42,13 +43,14 @@ std::vector<uint8_t> test_bytes(int n, uint64_t seed) {
 }
 
 const LmPosition kAll[] = {LmPosition::none, LmPosition::sinusoidal, LmPosition::learned,
-                           LmPosition::rope, LmPosition::alibi,      LmPosition::t5};
+                           LmPosition::rope, LmPosition::alibi,      LmPosition::t5,
+                           LmPosition::sinusoidal_scaled};
 
 }  // namespace
 
 TEST_CASE("lm gradients equal finite differences for every encoding", "[lm]") {
   for (LmPosition p : kAll) {
-    for (RopeScaling sc : {RopeScaling::none, RopeScaling::yarn}) {
+    for (RopeScaling sc : {RopeScaling::none, RopeScaling::yarn, RopeScaling::dynamic_ntk}) {
       if (sc != RopeScaling::none && p != LmPosition::rope) continue;
       INFO("position " << lm_position_name(p) << ", scaling " << static_cast<int>(sc));
       const LmConfig c = small_config(p);
@@ -206,6 +208,82 @@ TEST_CASE("lm RoPE tables: scaling none equals the unscaled model, others differ
   const double pa = a.forward(bytes.data(), 1, T);
   a.set_scaling({RopeScaling::yarn, 4.0});
   CHECK(a.forward(bytes.data(), 1, T) == pa);
+}
+
+TEST_CASE("lm dynamic NTK is per prefix: unscaled inside L, and a position's loss needs only its prefix",
+          "[lm]") {
+  // Issue 41: each position is scored with the base its own prefix length gives, as a
+  // decoder that rescales while the text grows (its cached keys keep their rotation). So
+  // the L positions whose prefix fits in L equal the unscaled model, and cutting the window
+  // shorter changes none of the positions that remain (the whole-window variant fails both).
+  const LmConfig c = small_config(LmPosition::rope);  // L = 4
+  LmModel m(c);
+  m.init(4);
+  {
+    const auto v = wm::test::test_values(static_cast<int64_t>(m.params.size()), 8);
+    for (size_t i = 0; i < m.params.size(); ++i) m.params[i] += static_cast<float>(0.5 * v[i]);
+  }
+  const int T = 16;
+  const auto bytes = test_bytes(T + 1, 5);
+  m.forward(bytes.data(), 1, T);
+  const std::vector<float> plain(m.losses(), m.losses() + T);
+  for (double factor : {2.0, 4.0, 8.0}) {
+    INFO("dynamic x" << factor);
+    m.set_scaling({RopeScaling::dynamic_ntk, factor});
+    m.forward(bytes.data(), 1, T);
+    const std::vector<float> dyn(m.losses(), m.losses() + T);
+    for (int t = 0; t < c.context; ++t) {
+      INFO("position " << t);
+      CHECK(dyn[t] == Approx(plain[t]).epsilon(1e-6).margin(1e-6));
+    }
+    double past = 0;
+    for (int t = c.context; t < T; ++t) past += std::abs(dyn[t] - plain[t]);
+    CHECK(past > 1e-3);  // past L the scaling does change the loss
+    for (int shorter : {c.context + 1, 9, 12}) {
+      m.forward(bytes.data(), 1, shorter);
+      for (int t = 0; t < shorter; ++t) {
+        INFO("window " << shorter << ", position " << t);
+        CHECK(m.losses()[t] == Approx(dyn[t]).epsilon(1e-5).margin(1e-6));
+      }
+    }
+  }
+}
+
+TEST_CASE("lm sinusoidal_scaled feeds tok_emb times sqrt(E) before adding the sinusoids", "[lm]") {
+  // Blocks whose output projections are zero pass the residual stream through, so the
+  // logits are LN_f(tok_emb[x]·sqrt(E) + PE(t))·tok_embᵀ, computed here by hand (Vaswani
+  // et al. 3.4; the tied head reads tok_emb unscaled).
+  const LmConfig c = small_config(LmPosition::sinusoidal_scaled);
+  CHECK(lm_param_layout(c).total == lm_param_layout(small_config(LmPosition::sinusoidal)).total);
+  LmModelT<double> m(c);
+  m.init(3);
+  for (const auto& t : m.layout().tensors)
+    if (t.name.find(".proj.") != std::string::npos)
+      std::fill_n(m.params.begin() + static_cast<int64_t>(t.offset), t.size, 0.0);
+  const int T = 6, E = c.embed;
+  const auto bytes = test_bytes(T + 1, 2);
+  m.forward(bytes.data(), 1, T);
+  const double* tok = m.tensor("tok_emb.weight");
+  for (int t = 0; t < T; ++t) {
+    std::vector<double> h(static_cast<size_t>(E));
+    for (int i = 0; i < E / 2; ++i) {
+      const double w = std::pow(10000.0, -2.0 * i / E);
+      h[2 * i] = tok[bytes[t] * E + 2 * i] * std::sqrt(double(E)) + std::sin(w * t);
+      h[2 * i + 1] = tok[bytes[t] * E + 2 * i + 1] * std::sqrt(double(E)) + std::cos(w * t);
+    }
+    double mean = 0, var = 0;
+    for (double v : h) mean += v / E;
+    for (double v : h) var += (v - mean) * (v - mean) / E;
+    for (double& v : h) v = (v - mean) / std::sqrt(var + kLayerNormEps);
+    for (int v = 0; v < kVocab; v += 37) {
+      double z = 0;
+      for (int e = 0; e < E; ++e) z += h[e] * tok[v * E + e];
+      INFO("position " << t << ", byte " << v);
+      CHECK(m.logits()[t * kVocab + v] == Approx(z).epsilon(1e-9).margin(1e-9));
+    }
+  }
+  CHECK(std::string(lm_position_name(LmPosition::sinusoidal_scaled)) == "sinusoidal_scaled");
+  CHECK(lm_position_from_name("sinusoidal") == LmPosition::sinusoidal);  // old files unchanged
 }
 
 TEST_CASE("lm alibi and t5 biases have their shapes", "[lm]") {
