@@ -78,7 +78,8 @@ const std::vector<LmGenerator>& lm_generators() {
       {"lm_yarn_tuned_gain",
        {LengthModelId::rope, LengthModelId::rope_ft_yarn},
        [](SplitMix64& r, NumericQuestion& q) {
-         q.params = {{"k", lm_quiz_pick(r, {2, 4})}};
+         // 3L, 5L, 6L: points the lessons' tables do not print (issue 41)
+         q.params = {{"k", lm_quiz_pick(r, {3, 5, 6})}};
          q.steps = {{"rope_at", "RoPE bpb(kL)", kLmQuizNaN},
                     {"tuned_at", "YaRN-tuned bpb(kL)", kLmQuizNaN}};
        },
@@ -93,7 +94,7 @@ const std::vector<LmGenerator>& lm_generators() {
       {"lm_learned_jump",
        {LengthModelId::learned},
        [](SplitMix64& r, NumericQuestion& q) {
-         q.params = {{"k", lm_quiz_pick(r, {2, 4, 8})}};
+         q.params = {{"k", lm_quiz_pick(r, {3, 5, 6})}};  // not printed in lesson 2
          q.steps = {{"at_L", "bpb(L)", kLmQuizNaN}, {"at_kL", "bpb(kL)", kLmQuizNaN}};
        },
        [](const std::vector<const QuizLmCurve*>& c, NumericQuestion& q) {
@@ -109,7 +110,7 @@ const std::vector<LmGenerator>& lm_generators() {
       {"lm_sinusoidal_at",
        {LengthModelId::sinusoidal},
        [](SplitMix64& r, NumericQuestion& q) {
-         q.params = {{"k", lm_quiz_pick(r, {2, 4})}};
+         q.params = {{"k", lm_quiz_pick(r, {3, 5, 6})}};  // not printed in lesson 2
          q.steps = {{"at_L", "bpb(L)", kLmQuizNaN}};
        },
        [](const std::vector<const QuizLmCurve*>& c, NumericQuestion& q) {

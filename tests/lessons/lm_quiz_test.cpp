@@ -74,6 +74,9 @@ double param(const NumericQuestion& q, const std::string& name) {
 // The models run in float; the order in which threads sum the windows may differ from the
 // recording's, so values agree to this, not bit for bit.
 constexpr double kSummation = 1e-5;
+// A mean of 16 positions of the recorded curve, each rounded to 4 decimals, and the
+// float summation on top.
+constexpr double kRounding = 1e-4;
 
 // A scoped POSLAB_MODELS_DIR.
 struct ModelsDir {
@@ -104,28 +107,35 @@ TEST_CASE("model-backed quiz answers equal the curves lm_eval.json recorded") {
       CHECK(std::abs(q.answer - first) <= 1);
       CHECK(q.abs_tol == 16);
     }
+    // The other three ask at 3L, 5L or 6L (points the lessons do not print): from the
+    // recorded curve (4 decimals) with the plain loop.
+    const auto at = [](const std::string& file, const std::string& scaling, int k) {
+      return band_mean(recorded(file, scaling), k * 128);
+    };
     {
       const NumericQuestion q = quiz_generate("lm_yarn_tuned_gain", seed, &data);
       const int k = static_cast<int>(param(q, "k"));
       INFO("k " << k);
-      CHECK(q.answer == Approx(recorded_at("lm_rope.safetensors", "none", k) -
-                               recorded_at("lm_rope_ft_yarn.safetensors", "yarn x4", k))
-                            .margin(kSummation));
+      CHECK((k == 3 || k == 5 || k == 6));
+      CHECK(q.answer == Approx(at("lm_rope.safetensors", "none", k) -
+                               at("lm_rope_ft_yarn.safetensors", "yarn x4", k))
+                            .margin(kRounding));
     }
     {
       const NumericQuestion q = quiz_generate("lm_learned_jump", seed, &data);
       const int k = static_cast<int>(param(q, "k"));
       INFO("k " << k);
-      CHECK(q.answer == Approx(recorded_at("lm_learned.safetensors", "none", k) -
+      CHECK((k == 3 || k == 5 || k == 6));
+      CHECK(q.answer == Approx(at("lm_learned.safetensors", "none", k) -
                                recorded_at("lm_learned.safetensors", "none", 1))
-                            .margin(kSummation));
+                            .margin(kRounding));
     }
     {
       const NumericQuestion q = quiz_generate("lm_sinusoidal_at", seed, &data);
       const int k = static_cast<int>(param(q, "k"));
       INFO("k " << k);
-      CHECK(q.answer ==
-            Approx(recorded_at("lm_sinusoidal.safetensors", "none", k)).margin(kSummation));
+      CHECK((k == 3 || k == 5 || k == 6));
+      CHECK(q.answer == Approx(at("lm_sinusoidal.safetensors", "none", k)).margin(kRounding));
     }
   }
 }
