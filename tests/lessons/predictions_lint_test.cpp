@@ -18,18 +18,18 @@ using namespace poslab::io;
 
 namespace {
 
-const LessonLibrary& library() {
+const LessonLibrary& predict_library() {
   static const LessonLibrary lib = load_lessons(POSLAB_TEST_LESSONS_DIR);
   return lib;
 }
 
-struct GiveAway {
+struct PredictGiveAway {
   std::vector<std::string> en, zh;  // case-sensitive substrings that state the answer
 };
 
 // lesson/question -> phrases. Every predict question of the lessons must be listed.
-const std::map<std::string, GiveAway>& give_aways() {
-  static const std::map<std::string, GiveAway> m{
+const std::map<std::string, PredictGiveAway>& predict_give_aways() {
+  static const std::map<std::string, PredictGiveAway> m{
       {"01-why-positions/q2-shuffle",
        {{"same output", "shuffle the answer", "shuffle the tokens and each"},
         {"输出完全一样", "输出也跟着打乱", "输出一模一样", "每个词得到的输出"}}},
@@ -59,7 +59,7 @@ const std::map<std::string, GiveAway>& give_aways() {
   return m;
 }
 
-std::string block_text(const MdDocument& doc, size_t from, size_t to) {
+std::string predict_block_text(const MdDocument& doc, size_t from, size_t to) {
   std::string s;
   for (size_t i = from; i < to && i < doc.blocks.size(); ++i)
     s += markdown_plain_text(doc.blocks[i]) + "\n";
@@ -67,18 +67,18 @@ std::string block_text(const MdDocument& doc, size_t from, size_t to) {
 }
 
 // The text of the "Goal" section (the first level-2 heading's section).
-std::string goal_text(const MdDocument& doc) {
+std::string predict_goal_text(const MdDocument& doc) {
   size_t start = doc.blocks.size();
   for (size_t i = 0; i < doc.blocks.size(); ++i) {
     const MdBlock& b = doc.blocks[i];
     if (b.kind != MdBlockKind::heading || b.level != 2) continue;
-    if (start < doc.blocks.size()) return block_text(doc, start, i);
+    if (start < doc.blocks.size()) return predict_block_text(doc, start, i);
     start = i;
   }
-  return start < doc.blocks.size() ? block_text(doc, start, doc.blocks.size()) : "";
+  return start < doc.blocks.size() ? predict_block_text(doc, start, doc.blocks.size()) : "";
 }
 
-std::string headings_text(const MdDocument& doc) {
+std::string predict_headings_text(const MdDocument& doc) {
   std::string s;
   for (const MdBlock& b : doc.blocks)
     if (b.kind == MdBlockKind::heading) s += markdown_plain_text(b) + "\n";
@@ -89,13 +89,13 @@ std::string headings_text(const MdDocument& doc) {
 
 TEST_CASE("no prediction is answered before it is asked, and the fold covers every restatement") {
   int checked = 0;
-  for (const auto& l : library().lessons) {
+  for (const auto& l : predict_library().lessons) {
     for (const auto& q : l.quiz.questions) {
       if (q.kind != QuestionKind::predict) continue;
       const std::string key = l.entry.id + "/" + q.id;
       INFO("prediction " << key);
-      const auto it = give_aways().find(key);
-      REQUIRE(it != give_aways().end());  // a new prediction lists its give-away phrases
+      const auto it = predict_give_aways().find(key);
+      REQUIRE(it != predict_give_aways().end());  // a new prediction lists its give-away phrases
       for (int lang = 0; lang < 2; ++lang) {
         const MdDocument& doc = lang == 0 ? l.text_en : l.text_zh;
         const std::string& title = lang == 0 ? l.entry.title.en : l.entry.title.zh;
@@ -109,15 +109,15 @@ TEST_CASE("no prediction is answered before it is asked, and the fold covers eve
         REQUIRE(c != all.end());
         // The fold runs to the end: Summary and Try this are inside it.
         CHECK(c->fold_end == doc.blocks.size());
-        const std::string before = block_text(doc, 0, c->block);
+        const std::string before = predict_block_text(doc, 0, c->block);
         const std::string seen_first =
-            title + "\n" + summary + "\n" + goal_text(doc) + "\n" + headings_text(doc);
+            title + "\n" + summary + "\n" + predict_goal_text(doc) + "\n" + predict_headings_text(doc);
         for (const std::string& p : phrases) {
           INFO((lang == 0 ? "en" : "zh") << ": phrase \"" << p << "\"");
           CHECK(before.find(p) == std::string::npos);
           CHECK(seen_first.find(p) == std::string::npos);
         }
-        CHECK(block_text(doc, c->block + 1, c->fold_end).find(answer) != std::string::npos);
+        CHECK(predict_block_text(doc, c->block + 1, c->fold_end).find(answer) != std::string::npos);
         ++checked;
       }
     }
@@ -127,7 +127,7 @@ TEST_CASE("no prediction is answered before it is asked, and the fold covers eve
 
 TEST_CASE("a prediction on two orderings opens the sentences its prompt quotes") {
   // Lesson 1 asked about 我 喜欢 你 / 你 喜欢 我 and opened the English default sentences.
-  for (const auto& l : library().lessons)
+  for (const auto& l : predict_library().lessons)
     for (const auto& q : l.quiz.questions) {
       if (q.kind != QuestionKind::predict || q.preset.rfind("attention?", 0) != 0) continue;
       const AttentionLabSettings s = attention_from_preset(q.preset);
