@@ -296,7 +296,7 @@ async function honestControls(browser, base) {
   const pretend = /Browse\.\.\.|##dream_file$|##path$|^##file$|recorder\.record$/;
   try {
     const found = {};
-    for (const preset of ['dreams?start=file', 'arena?seed=7']) {
+    for (const preset of ['dreams?start=file&file=data.h5', 'arena?seed=7']) {
       await page.goto(`${base}poslab.html#${encodeURIComponent(preset)}`);
       await page.reload();  // a hash-only goto keeps the page: load the preset afresh
       await waitFrames(page, 10, 60000);
