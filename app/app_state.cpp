@@ -394,7 +394,7 @@ void AppState::draw_menu() {
     if (ImGui::MenuItem(tr("menu.copy_preset"), "Ctrl+Shift+C"))
       if (Panel* p = find_panel(settings_.active_lab)) ImGui::SetClipboardText(p->preset().c_str());
     if (ImGui::MenuItem(tr("menu.open_clipboard")))
-      if (const char* clip = ImGui::GetClipboardText()) open_lab(clip);
+      paste([this](const std::string& clip) { open_lab(clip); });
     share_menu_items();
     ImGui::Separator();
     if (ImGui::MenuItem(tr("menu.quit"), "Ctrl+Q")) quit_requested_ = true;
@@ -547,14 +547,17 @@ void AppState::draw_preset_bar(Panel& p) {
     preset_edit_ = current;
     preset_edit_for_ = p.id();
   }
-  const auto load = [&](const std::string& text) {
+  // By value (a Paste in the browser runs it at a later frame); the panels live as long as
+  // the app state.
+  const auto load = [this, panel = &p](const std::string& text) {
     try {
-      p.load_preset(text);
-      unrestored_.erase(p.id());
+      panel->load_preset(text);
+      unrestored_.erase(panel->id());
       // A state the user just chose and that loads: earlier messages of the lab are stale.
-      std::erase_if(banner_, [&](const BannerMessage& m) { return m.lab == p.id(); });
+      std::erase_if(banner_, [&](const BannerMessage& m) { return m.lab == panel->id(); });
     } catch (const std::exception& e) {
-      report_error(tr_args(tr("errors.where.preset"), {{"lab", lab_title(p)}}), tr_error(*this, e));
+      report_error(tr_args(tr("errors.where.preset"), {{"lab", lab_title(*panel)}}),
+                   tr_error(*this, e));
     }
   };
   if (!buttons_below) ImGui::SameLine();
@@ -562,8 +565,7 @@ void AppState::draw_preset_bar(Panel& p) {
   ImGui::SameLine();
   if (ImGui::Button(tr("preset.copy"))) ImGui::SetClipboardText(current.c_str());
   ImGui::SameLine();
-  if (ImGui::Button(tr("preset.paste")))
-    if (const char* clip = ImGui::GetClipboardText()) load(clip);
+  if (ImGui::Button(tr("preset.paste"))) paste(load);
   ImGui::SameLine();
   if (ImGui::Button(tr("preset.reset"))) load(p.id());
   tooltip(tr("preset.reset_tip"));
@@ -647,11 +649,37 @@ bool AppState::developer() const {
   return v && std::string(v) == "1";
 }
 
+// The clipboard's text to `use`: ImGui's at once on the desktop; in the browser when its
+// asynchronous read answers (finish_paste, at a later frame's start), or one line saying why
+// it could not be read.
+void AppState::paste(std::function<void(const std::string&)> use) {
+  if (!opt_.read_clipboard) {
+    if (const char* clip = ImGui::GetClipboardText()) use(clip);
+    return;
+  }
+  pending_paste_ = std::move(use);
+  opt_.read_clipboard();
+}
+
+void AppState::finish_paste() {
+  if (!pending_paste_ || !opt_.take_clipboard) return;
+  auto answer = opt_.take_clipboard();
+  if (!answer) return;
+  auto use = std::exchange(pending_paste_, nullptr);
+  if (answer->first)
+    use(answer->second);
+  else
+    report_error(tr("errors.where.clipboard"),
+                 tr_args(tr("errors.app.clipboard_denied"), {{"why", answer->second}}));
+  request_frames(2);
+}
+
 void AppState::draw_frame() {
   if (!pending_language_.empty()) {  // a lab's language switch (the lessons' radios)
     set_language(std::exchange(pending_language_, std::string()));
     request_frames(2);
   }
+  finish_paste();
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);

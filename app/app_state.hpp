@@ -38,6 +38,11 @@ struct AppStateOptions {
   // file's path once it is in the page's memory ("" until then). Empty on the desktop.
   std::function<void(const std::string& accept)> open_file_picker;
   std::function<std::string()> take_picked_file;
+  // The browser's clipboard, read only on a Paste (navigator.clipboard.readText, which may
+  // ask the user): read_clipboard starts it; take_clipboard returns, once, {true, text} or
+  // {false, why} in a later frame (nullopt until then). Empty on the desktop: ImGui's.
+  std::function<void()> read_clipboard;
+  std::function<std::optional<std::pair<bool, std::string>>()> take_clipboard;
   // AppContext::fetch_files in the browser build (empty on the desktop: files are on disk).
   std::function<FileFetch(const std::vector<std::string>& paths)> fetch_files;
 };
@@ -134,6 +139,7 @@ class AppState final : public AppContext {
   // Whether Quit was asked for since the last call; forgets it (--click-fuzz keeps going).
   bool take_quit_request() { return std::exchange(quit_requested_, false); }
   bool fonts_dirty() const { return fonts_dirty_; }
+  void request_fonts_rebuild() { fonts_dirty_ = true; }  // at the next frame (a new scale)
   void rebuild_fonts(float content_scale);
   // ---- export and share (app/export/share_ui.cpp) ----
   // The picture the user asked for this frame (main.cpp renders and saves it).
@@ -234,6 +240,11 @@ class AppState final : public AppContext {
   ViewRect export_rect_;
   bool capturing_ = false;
   std::string pending_language_;  // request_language(): applied at the next frame's start
+  // A Paste waiting for the browser's clipboard (AppStateOptions::read_clipboard): what to
+  // do with the text once it arrives.
+  std::function<void(const std::string&)> pending_paste_;
+  void paste(std::function<void(const std::string&)> use);
+  void finish_paste();
   int export_scale_ = 1;
 };
 

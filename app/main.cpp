@@ -32,6 +32,7 @@
 #include <malloc.h>
 #endif
 
+#include "app/app_frame.hpp"
 #include "app/app_state.hpp"
 #include "app/capture.hpp"
 #include "app/click_fuzz.hpp"
@@ -127,15 +128,13 @@ class Frontend {
   // running, settling after input). Returns false if it woke without reason to draw (the
   // timeout lets autosave run), so an idle app draws nothing at all.
   bool wait_for_work(double timeout_s) {
-    if (state_.wants_continuous_frames()) {
+    if (poslab::app::frame_wanted(state_, false)) {
       glfwPollEvents();
       return true;
     }
     g_event_seen = false;
     glfwWaitEventsTimeout(timeout_s);
-    if (!g_event_seen) return false;
-    state_.request_frames(2);  // let ImGui settle hover/active states after the event
-    return true;
+    return poslab::app::frame_wanted(state_, g_event_seen);
   }
 
   // One frame: UI and render (into `target` at `k` times the window's size, for pictures).
@@ -143,40 +142,20 @@ class Frontend {
   double frame(int k = 1, unsigned target = 0) {
     if (headless_) glfwPollEvents();  // interactive mode polled or waited in wait_for_work
     const auto t0 = std::chrono::steady_clock::now();
-    if (state_.fonts_dirty()) {
-      ImGui_ImplOpenGL3_DestroyFontsTexture();
-      state_.rebuild_fonts(content_scale());
-      ImGui_ImplOpenGL3_CreateFontsTexture();
-    }
-    ImGui_ImplOpenGL3_NewFrame();
-    poslab::app::gfx::use_nearest_font_filter();  // after NewFrame, which makes the texture
-    ImGui_ImplGlfw_NewFrame();
-    // Captures and checks: no pointer over the window, so no hover state or tooltip
-    // depends on where the virtual display left its cursor.
-    if (fuzz_ && !target)
-      fuzz_->feed(ImGui::GetIO());
-    else if (park_mouse_ || target)
-      ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-    ImGui::GetIO().DisplaySize.x *= static_cast<float>(k);
-    ImGui::GetIO().DisplaySize.y *= static_cast<float>(k);
-    ImGui::NewFrame();
-    state_.draw_frame();
-    ImGui::Render();
     // --click-fuzz: the frame's logic is what can fail; 15 of 16 frames skip the raster work.
-    if (fuzz_ && !target && ++fuzz_frames_ % 16 != 0) return 0.0;
-    int w = 0, h = 0;
-    glfwGetFramebufferSize(window_, &w, &h);
-    w *= k;
-    h *= k;
-    glBindFramebuffer(GL_FRAMEBUFFER, target);
-    glViewport(0, 0, w, h);
-    const ImVec4 bg =
-        ImGui::GetStyle().Colors[ImGuiCol_WindowBg];  // host window draws no background
-    glClearColor(bg.x, bg.y, bg.z, bg.w);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    state_.deliver_captures(w, h);  // recordings read the back buffer before the swap
-    glFinish();                     // so the measured time includes the GPU (software) rendering
+    const bool raster = !(fuzz_ && !target && ++fuzz_frames_ % 16 != 0);
+    poslab::app::draw_app_frame(state_, window_, content_scale(), k, target, raster,
+                                [&](ImGuiIO& io) {
+                                  // Captures and checks: no pointer over the window, so no
+                                  // hover state or tooltip depends on where the virtual
+                                  // display left its cursor.
+                                  if (fuzz_ && !target)
+                                    fuzz_->feed(io);
+                                  else if (park_mouse_ || target)
+                                    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+                                });
+    if (!raster) return 0.0;
+    glFinish();  // so the measured time includes the GPU (software) rendering
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     // Counted after the clock stops: the measurement is not part of the frame it measures.

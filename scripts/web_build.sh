@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# PosLab in the browser: builds the app as WebAssembly with Debian's emscripten into
-# build/web (poslab.html, .js, .wasm, .data), from the same core/, io/ and app/ sources as
-# the desktop build (POSLAB_WEB in CMakeLists.txt, cmake/poslab_web.cmake).
+# PosLab in the browser: builds the app as WebAssembly with Debian's emscripten in build/web;
+# the site (exactly its files: poslab.html, .js, .wasm, .data, the models fetched on demand,
+# README.md on hosting it) is build/web/site, and build/web/poslab-site.tar.gz, from the
+# same core/, io/ and app/ sources as the desktop build (POSLAB_WEB, cmake/poslab_web.cmake).
 #   scripts/web_build.sh          sources, configure, build
 #   scripts/web_build.sh serve    the same, then serve it on http://127.0.0.1:8765/
 # Needs the packages of scripts/debian-packages-web.txt (scripts/setup.sh web installs them).
@@ -31,7 +32,8 @@ if [[ ! -f "$build/build.ninja" ]]; then
     "${launcher[@]}" >/dev/null
 fi
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)"
-ls -l "$build"/poslab.{html,js,wasm,data} | awk '{ printf "%10d  %s\n", $5, $9 }'
+ls -l "$build"/site/poslab.{html,js,wasm,data} "$build"/poslab-site.tar.gz |
+  awk '{ printf "%10d  %s\n", $5, $9 }'
 if [[ "${1:-}" == "serve" ]]; then
-  exec python3 scripts/web_serve.py "$build"
+  exec python3 scripts/web_serve.py "$build/site"
 fi

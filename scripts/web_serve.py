@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Serves the browser build (build/web) on 127.0.0.1 only, with the headers a WebAssembly
-page that may use threads needs (Cross-Origin-Opener-Policy: same-origin,
-Cross-Origin-Embedder-Policy: require-corp) and the right type for .wasm. Files go out
-gzip-compressed to browsers that accept it (Content-Encoding: gzip; compressed once per
-file version and kept in memory), so the first load crosses the wire at about a third of
-its size.
+"""Serves the browser build's site folder (build/web/site: exactly the site's files, what
+any static host would serve) on 127.0.0.1 only, with the headers a WebAssembly page that may
+use threads needs (Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy:
+require-corp) and the right type for .wasm. Files go out gzip-compressed to browsers that
+accept it (Content-Encoding: gzip; compressed once per file version and kept in memory), so
+the first load crosses the wire at about a third of its size. Every file carries validators
+(ETag and Last-Modified, with Cache-Control: no-cache): a reload asks "changed?" and gets
+304 Not Modified instead of the files again.
 
     scripts/web_serve.py [FOLDER] [--port 8765]    then open http://127.0.0.1:8765/poslab.html
 """
 import argparse
+import email.utils
 import functools
 import gzip
 import http.server
@@ -49,20 +52,53 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def send_head(self):
         path = self.translate_path(self.path)
+        if not os.path.isfile(path):
+            return super().send_head()  # folders, 404s: the standard answers
         accepts = "gzip" in self.headers.get("Accept-Encoding", "")
-        if not (accepts and path.endswith(COMPRESSED) and os.path.isfile(path)):
-            return super().send_head()
+        gz = accepts and path.endswith(COMPRESSED)
+        st = os.stat(path)
+        # One version of one encoding: mtime and size, and whether it is the gzip form.
+        etag = f'"{st.st_mtime_ns:x}-{st.st_size:x}{"-gz" if gz else ""}"'
+        modified = email.utils.formatdate(st.st_mtime, usegmt=True)
+        if self.not_modified(etag, st.st_mtime):
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.send_header("Last-Modified", modified)
+            if gz:
+                self.send_header("Vary", "Accept-Encoding")
+            self.end_headers()
+            return None
         try:
-            body = gzipped(path)
+            if gz:
+                body = gzipped(path)
+            else:
+                with open(path, "rb") as f:
+                    body = f.read()
         except OSError:
             return super().send_head()
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(path))
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Vary", "Accept-Encoding")
+        if gz:
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Vary", "Accept-Encoding")
         self.send_header("Content-Length", str(len(body)))
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", modified)
         self.end_headers()
         return io.BytesIO(body)
+
+    def not_modified(self, etag, mtime):
+        """The browser's copy is this version (If-None-Match wins over If-Modified-Since)."""
+        match = self.headers.get("If-None-Match")
+        if match is not None:
+            return etag in [t.strip() for t in match.split(",")] or match.strip() == "*"
+        since = self.headers.get("If-Modified-Since")
+        if since:
+            try:
+                return int(mtime) <= email.utils.parsedate_to_datetime(since).timestamp()
+            except (TypeError, ValueError):
+                return False
+        return False
 
     def end_headers(self):
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
@@ -78,11 +114,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folder", nargs="?", default="build/web")
+    ap.add_argument("folder", nargs="?", default="build/web/site",
+                    help="the site folder scripts/web_build.sh writes (default build/web/site)")
     ap.add_argument("--port", type=int, default=8765, help="0 = any free port (printed)")
     a = ap.parse_args()
     if not os.path.isfile(os.path.join(a.folder, "poslab.html")):
-        sys.exit(f"web_serve: {a.folder}/poslab.html is missing; build it first: scripts/web_build.sh")
+        sys.exit(f"web_serve: {a.folder}/poslab.html is missing; build it first (scripts/web_build.sh "
+                 "writes build/web/site)")
     handler = functools.partial(Handler, directory=a.folder)
     with http.server.ThreadingHTTPServer(("127.0.0.1", a.port), handler) as httpd:
         print(f"PosLab: http://127.0.0.1:{httpd.server_address[1]}/poslab.html", flush=True)

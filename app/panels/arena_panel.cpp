@@ -27,6 +27,7 @@
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/control_column.hpp"
+#include "app/widgets/desktop_only.hpp"
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/recorder.hpp"
 #include "app/widgets/theme_colour.hpp"
@@ -507,6 +508,10 @@ class ArenaPanel final : public Panel {
     ArenaUi& u = ui_;
     bnb::ArenaLabSettings& s = u.lab;
     ImGui::TextDisabled("%s", T("arena.dataset"));
+    if (desktop_only(ctx, "desktop_only.datasets")) {
+      ImGui::Separator();
+      return;
+    }
     ImGui::SetNextItemWidth(-1);
     const bool enter =
         ImGui::InputTextWithHint("##path", "/path/to/data.h5", u.path_buf.data(), u.path_buf.size(),

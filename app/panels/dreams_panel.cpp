@@ -26,6 +26,7 @@
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
 #include "app/widgets/control_column.hpp"
+#include "app/widgets/desktop_only.hpp"
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/tr_args.hpp"
@@ -619,6 +620,7 @@ void DreamsPanel::model_controls(AppContext& ctx) {
 void DreamsPanel::file_controls(AppContext& ctx) {
   DreamsUi& u = ui_;
   DreamLabSettings& s = u.lab;
+  if (desktop_only(ctx, "desktop_only.datasets")) return;
   char buf[1024];
   std::snprintf(buf, sizeof buf, "%s", u.path_edit.c_str());
   ImGui::SetNextItemWidth(-1);

@@ -242,9 +242,16 @@ class LessonsPanel final : public Panel {
     }
     tooltip(ctx.tr("lessons.language_tip"));
     ImGui::SameLine();
-    ImGui::BeginDisabled(!ui_.cjk);
+    // The browser fetches the Chinese font when Chinese is chosen (app/web/main.cpp): there
+    // the switch works before the font is in; on the desktop it needs the installed font.
+#ifdef __EMSCRIPTEN__
+    const bool can_choose_zh = true;
+#else
+    const bool can_choose_zh = ui_.cjk;
+#endif
+    ImGui::BeginDisabled(!can_choose_zh);
     if (ImGui::RadioButton(ui_.cjk ? "中文" : "Chinese",
-                           ui_.lab.language == Language::zh && ui_.cjk)) {
+                           ui_.lab.language == Language::zh && can_choose_zh)) {
       ui_.lab.language = Language::zh;
       ctx.request_language("zh");
       save(ctx);

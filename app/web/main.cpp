@@ -22,14 +22,17 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "app/app_frame.hpp"
 #include "app/app_state.hpp"
-#include "app/gfx/font_texture.hpp"
 #include "app/gfx/gl.hpp"
 #include "app/settings.hpp"
+#include "core/common/preset.hpp"
 #include "io/data/data_dir.hpp"
 
 namespace {
@@ -43,7 +46,7 @@ using poslab::app::AppState;
 struct DrawnItem {
   std::string label;  // as given to ImGui, "##" suffix included
   std::string window;
-  ImRect rect;  // visible part, CSS pixels of the canvas
+  ImRect rect;  // visible part, device pixels of the canvas
   bool disabled = false;
 };
 
@@ -60,6 +63,9 @@ struct WebApp {
   std::string reply;            // the exported functions' last answer (kept alive for JS)
   std::string clipboard;        // what PosLab copied last (the browser's is write-only here)
   enum class Cjk { none, fetching, ready, failed } cjk = Cjk::none;  // the Chinese font
+  float dpr = 1.0f;        // the page's devicePixelRatio: the app's content scale
+  bool input_seen = true;  // input (or a fetch, a resize) since the last frame
+  bool paused = false;     // the main loop is paused: nothing wanted a frame
 };
 
 // A file beside the page (`url`, relative to it) fetched into `file` in the page's memory
@@ -115,6 +121,15 @@ void mount_user_dirs() {
   EM_ASM({ Module.poslabMount(UTF8ToString($0), UTF8ToString($1)); }, config.c_str(), data.c_str());
 }
 
+// The lab a preset names ("" for one that names none or does not parse).
+std::string preset_lab_of(const std::string& preset) {
+  try {
+    return poslab::preset_lab(preset);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 // The page's hash without '#', percent-decoded ("" when none).
 std::string location_preset() {
   const char* s =
@@ -122,13 +137,14 @@ std::string location_preset() {
   return s ? s : "";
 }
 
-void fit_canvas(GLFWwindow* w) {
-  double css_w = 0, css_h = 0;
-  emscripten_get_element_css_size("#canvas", &css_w, &css_h);
-  int cw = 0, ch = 0;
-  glfwGetWindowSize(w, &cw, &ch);
-  if (css_w >= 1 && css_h >= 1 && (static_cast<int>(css_w) != cw || static_cast<int>(css_h) != ch))
-    glfwSetWindowSize(w, static_cast<int>(css_w), static_cast<int>(css_h));
+// The canvas sized to the window at devicePixelRatio (Module.poslabFit in page.js); the
+// fonts and style follow the ratio as the desktop's follow the monitor's content scale.
+void fit_canvas(WebApp& app) {
+  const float dpr = static_cast<float>(EM_ASM_DOUBLE({ return Module.poslabFit(); }));
+  if (dpr > 0 && dpr != app.dpr) {
+    app.dpr = dpr;
+    if (app.state) app.state->request_fonts_rebuild();
+  }
 }
 
 // A file the Share popup wrote (in the page's memory) handed to the user as a download.
@@ -137,8 +153,9 @@ void offer_download(const std::string& path) {
 }
 
 // ImGui's copy goes to the browser's clipboard too (navigator.clipboard: the page must be
-// focused, as it is right after the click that copied). Paste reads only PosLab's own copy:
-// the browser lets a page read its clipboard only asynchronously, after asking the user.
+// focused, as it is right after the click that copied). ImGui's paste (Ctrl+V in a text
+// field) reads PosLab's own last copy: a page reads the browser's clipboard only
+// asynchronously; the Paste button and menu item do (AppStateOptions::read_clipboard).
 void set_clipboard(void*, const char* text) {
   g_app->clipboard = text ? text : "";
   EM_ASM({ Module.poslabCopy(UTF8ToString($0)); }, g_app->clipboard.c_str());
@@ -166,8 +183,16 @@ void start_app(WebApp& app) {
         "})()");
     return path ? path : "";
   };
+  aso.read_clipboard = [] { EM_ASM({ Module.poslabReadClipboard(); }); };
+  aso.take_clipboard = []() -> std::optional<std::pair<bool, std::string>> {
+    const char* answer = emscripten_run_script_string(
+        "(function() { const c = Module.poslabClipboard; if (!c) return ''; "
+        "Module.poslabClipboard = null; return (c.ok ? '1' : '0') + c.text; })()");
+    if (!answer || !*answer) return std::nullopt;
+    return std::make_pair(answer[0] == '1', std::string(answer + 1));
+  };
   app.state = std::make_unique<AppState>(aso);
-  app.state->setup_style(1.0f);
+  app.state->setup_style(app.dpr);
   if (const std::string preset = location_preset(); !preset.empty()) {
     app.shown_preset = preset;
     app.state->open_lab(preset);
@@ -179,34 +204,11 @@ double now_s() {
 }
 
 // One frame of the app drawn into `target` (0 = the page's canvas) at k times the canvas's
-// size (k > 1: a Share picture, AppState::export_picture).
+// size (k > 1: a Share picture, AppState::export_picture): the desktop's frame.
 void draw(WebApp& app, int k, unsigned target) {
-  AppState& state = *app.state;
-  if (state.fonts_dirty()) {
-    ImGui_ImplOpenGL3_DestroyFontsTexture();
-    state.rebuild_fonts(1.0f);
-    ImGui_ImplOpenGL3_CreateFontsTexture();
-  }
-  ImGui_ImplOpenGL3_NewFrame();
-  poslab::app::gfx::use_nearest_font_filter();
-  ImGui_ImplGlfw_NewFrame();
-  if (target) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover in pictures
-  ImGui::GetIO().DisplaySize.x *= static_cast<float>(k);
-  ImGui::GetIO().DisplaySize.y *= static_cast<float>(k);
-  ImGui::NewFrame();
-  state.draw_frame();
-  ImGui::Render();
-  int w = 0, h = 0;
-  glfwGetFramebufferSize(app.window, &w, &h);
-  w *= k;
-  h *= k;
-  glBindFramebuffer(GL_FRAMEBUFFER, target);
-  glViewport(0, 0, w, h);
-  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-  glClearColor(bg.x, bg.y, bg.z, bg.w);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  state.deliver_captures(w, h);
+  poslab::app::draw_app_frame(*app.state, app.window, app.dpr, k, target, true, [&](ImGuiIO& io) {
+    if (target) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover in pictures
+  });
 }
 
 void update_cjk_font(WebApp& app) {
@@ -220,9 +222,7 @@ void update_cjk_font(WebApp& app) {
   const Fetch answer = fetch_file(kCjkFontUrl, kCjkFont);
   if (answer == Fetch::ready) {
     app.cjk = WebApp::Cjk::ready;
-    ImGui_ImplOpenGL3_DestroyFontsTexture();
-    state.rebuild_fonts(1.0f);
-    ImGui_ImplOpenGL3_CreateFontsTexture();
+    state.request_fonts_rebuild();  // draw_app_frame rebuilds them
   } else if (answer == Fetch::failed) {
     app.cjk = WebApp::Cjk::failed;
     state.report_error("fonts", "the Chinese font could not be loaded (" + fetch_error(kCjkFont) +
@@ -232,15 +232,22 @@ void update_cjk_font(WebApp& app) {
 
 void frame() {
   WebApp& app = *g_app;
+  fit_canvas(app);
   if (!app.state) {
     if (!EM_ASM_INT({ return Module.poslabFsReady ? 1 : 0; })) return;
     start_app(app);
   }
   AppState& state = *app.state;
+  update_cjk_font(app);
+  // Idle when still, by the desktop's rule: nothing wants a frame, so the main loop pauses
+  // until input or a finished fetch wakes it (poslab_web_wake); autosave runs on a timer.
+  if (!poslab::app::frame_wanted(state, std::exchange(app.input_seen, false))) {
+    app.paused = true;
+    emscripten_pause_main_loop();
+    return;
+  }
   const auto t0 = std::chrono::steady_clock::now();
-  fit_canvas(app.window);
   try {
-    update_cjk_font(app);
     GImGui->TestEngineHookItems = app.record_items;
     app.items.clear();
     draw(app, 1, 0);
@@ -259,13 +266,17 @@ void frame() {
   app.frame_ms.push_back(
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   if (app.frame_ms.size() > 120) app.frame_ms.pop_front();
-  // The address bar follows the active lab's state (replaceState: no history entry, no
-  // hashchange event, so this never reopens what it wrote).
+  // The address bar follows the active lab's state without firing hashchange (so this never
+  // reopens what it wrote): another lab is a new history entry (pushState: Back returns to
+  // the lab before), a changed setting of the same lab replaces the entry (replaceState: a
+  // slider's drag is not a hundred entries).
   if (auto* p = state.find_panel(state.settings().active_lab)) {
     const std::string preset = p->preset();
     if (preset != app.shown_preset) {
+      const bool new_lab = !app.shown_preset.empty() && preset_lab_of(app.shown_preset) != p->id();
       app.shown_preset = preset;
-      EM_ASM({ history.replaceState(null, "", "#" + UTF8ToString($0)); }, preset.c_str());
+      EM_ASM({ history[$1 ? 'pushState' : 'replaceState'](null, "", "#" + UTF8ToString($0)); },
+             preset.c_str(), new_lab ? 1 : 0);
     }
   }
 }
@@ -275,14 +286,15 @@ void frame() {
 extern "C" {
 
 // Opens a preset as a link does (untrusted: files it names wait for approval); the page
-// calls it when its hash changes.
+// calls it when its hash changes and on Back and Forward (popstate).
 EMSCRIPTEN_KEEPALIVE void poslab_web_open(const char* preset) {
-  if (!g_app || !g_app->state || !preset || !*preset) return;
+  if (!g_app || !g_app->state || !preset || !*preset || g_app->shown_preset == preset) return;
   g_app->shown_preset = preset;
   g_app->state->open_lab(preset);
 }
 
-// {"frames", "lab", "preset", "errors": [...], "frame_ms": [...], "cjk_font", "settings":
+// {"frames", "lab", "preset", "errors": [...], "frame_ms": [...], "cjk_font", "canvas",
+// "dpr", "font_px", "line_px", "paused", "settings":
 // {"dark_theme", "language", "ui_scale", "config_dir", "data_dir"}} as JSON.
 EMSCRIPTEN_KEEPALIVE const char* poslab_web_status() {
   if (!g_app || !g_app->state) return "{\"frames\": 0}";
@@ -295,6 +307,14 @@ EMSCRIPTEN_KEEPALIVE const char* poslab_web_status() {
   j["errors"] = state.errors();
   j["frame_ms"] = std::vector<double>(g_app->frame_ms.begin(), g_app->frame_ms.end());
   j["cjk_font"] = state.cjk_font() != nullptr;  // the Chinese font is loaded and merged
+  // The canvas (device pixels), the page's devicePixelRatio, the font's size in device
+  // pixels and a text line's height in CSS pixels; paused: idle, drawing nothing.
+  j["canvas"] = {EM_ASM_INT({ return Module.canvas.width; }),
+                 EM_ASM_INT({ return Module.canvas.height; })};
+  j["dpr"] = g_app->dpr;
+  j["font_px"] = GImGui ? ImGui::GetFontSize() : 0.0f;
+  j["line_px"] = GImGui ? ImGui::GetTextLineHeightWithSpacing() / g_app->dpr : 0.0f;
+  j["paused"] = g_app->paused;
   const poslab::app::Settings& s = state.settings();
   j["settings"] = {{"dark_theme", s.dark_theme},
                    {"language", s.language},
@@ -323,6 +343,43 @@ EMSCRIPTEN_KEEPALIVE const char* poslab_web_numbers() {
   return g_app->reply.c_str();
 }
 
+// Input, a resize, a finished fetch or a picked file (page.js): the next frame draws, and
+// a paused main loop runs again.
+EMSCRIPTEN_KEEPALIVE void poslab_web_wake() {
+  if (!g_app) return;
+  g_app->input_seen = true;
+  if (g_app->paused) {
+    g_app->paused = false;
+    emscripten_resume_main_loop();
+  }
+}
+
+// Frames asked for by a test (the page idles when still): n frames are drawn.
+EMSCRIPTEN_KEEPALIVE void poslab_web_request_frames(int n) {
+  if (!g_app || !g_app->state) return;
+  g_app->state->request_frames(n);
+  poslab_web_wake();
+}
+
+// The wheel in notches (page.js normalises the browser's deltas; positive = up / left, as
+// GLFW's desktop backends give it). A notch scrolls three text lines: ImGui scrolls a
+// window by five font sizes per wheel unit.
+EMSCRIPTEN_KEEPALIVE void poslab_web_wheel(double notches_x, double notches_y) {
+  if (!g_app || !g_app->state || !GImGui) return;
+  ImGuiIO& io = ImGui::GetIO();
+  const float font = ImGui::GetFontSize();
+  const float per_notch =
+      font > 0 ? 3.0f * ImGui::GetTextLineHeightWithSpacing() / (5.0f * font) : 0.6f;
+  io.MouseWheelH += static_cast<float>(notches_x);
+  io.MouseWheel += static_cast<float>(notches_y) * per_notch;
+}
+
+// The page's timer (page.js, every 2 s, as the desktop's event loop wakes): autosave runs
+// while the main loop idles.
+EMSCRIPTEN_KEEPALIVE void poslab_web_tick() {
+  if (g_app && g_app->state) g_app->state->autosave(now_s());
+}
+
 // Saves settings now (the page calls it when it is hidden or closed; autosave covers the
 // rest). Storing them in IndexedDB follows, asynchronously.
 EMSCRIPTEN_KEEPALIVE void poslab_web_save() {
@@ -335,13 +392,14 @@ EMSCRIPTEN_KEEPALIVE const char* poslab_web_items() {
   if (!g_app) return "[]";
   g_app->record_items = true;
   nlohmann::json j = nlohmann::json::array();
+  const float px = 1.0f / g_app->dpr;  // ImGui draws in device pixels
   for (const DrawnItem& it : g_app->shown_items)
     j.push_back({{"label", it.label},
                  {"window", it.window},
-                 {"x", it.rect.Min.x},
-                 {"y", it.rect.Min.y},
-                 {"w", it.rect.GetWidth()},
-                 {"h", it.rect.GetHeight()},
+                 {"x", it.rect.Min.x * px},
+                 {"y", it.rect.Min.y * px},
+                 {"w", it.rect.GetWidth() * px},
+                 {"h", it.rect.GetHeight() * px},
                  {"disabled", it.disabled}});
   g_app->reply = j.dump();
   return g_app->reply.c_str();
@@ -373,20 +431,24 @@ const char* ImGuiTestEngine_FindItemDebugLabel(ImGuiContext*, ImGuiID) {
 int main() {
   // The data folder the page preloaded (app/web/web_app.cmake), as the desktop app finds it.
   setenv("POSLAB_DATA_DIR", "/poslab", 1);
-  if (!glfwInit()) {
-    std::fprintf(stderr, "poslab: this browser gave no WebGL 2 context\n");
+  // No WebGL 2: the page says so where the app would be (and the console too).
+  const auto no_webgl2 = [] {
+    const char* why =
+        "PosLab needs WebGL 2, and this browser gave the page none (turned off, or an old "
+        "browser or graphics driver). Try a current Firefox, Chrome, Edge or Safari with "
+        "hardware acceleration on, or the desktop app.";
+    std::fprintf(stderr, "poslab: %s\n", why);
+    EM_ASM({ Module.poslabFatal(UTF8ToString($0)); }, why);
     return 1;
-  }
+  };
+  if (!glfwInit()) return no_webgl2();
   static WebApp app;  // lives until the page closes (the main loop never returns)
   g_app = &app;
   mount_user_dirs();
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
   app.window = glfwCreateWindow(1280, 800, "PosLab", nullptr, nullptr);
-  if (!app.window) {
-    std::fprintf(stderr, "poslab: could not create a WebGL 2 context\n");
-    return 1;
-  }
+  if (!app.window) return no_webgl2();
   glfwMakeContextCurrent(app.window);
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();

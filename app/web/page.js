@@ -43,7 +43,23 @@ Module.poslabMount = function (config, data) {
   FS.syncfs(true, function (err) {
     if (err) console.error('poslab: could not read settings from this browser: ' + err);
     Module.poslabFsReady = true;
+    Module.poslabWake();
   });
+};
+
+// What stops the page from running, said in the page (not only in the console): the canvas
+// makes way for one paragraph.
+Module.poslabFatal = function (text) {
+  const status = document.getElementById('status');
+  if (status) status.remove();
+  Module.canvas.style.display = 'none';
+  let e = document.getElementById('poslab-error');
+  if (!e) {
+    e = document.createElement('div');
+    e.id = 'poslab-error';
+    document.body.appendChild(e);
+  }
+  e.textContent = text;
 };
 
 // A file the Share popup wrote (in the page's memory) handed to the user as a download.
@@ -70,6 +86,23 @@ Module.poslabCopy = function (text) {
     });
 };
 
+// Paste: the browser's clipboard, read when the user pastes (navigator.clipboard.readText;
+// the browser may ask the user first). Module.poslabClipboard: {ok, text} once it answered
+// (text: why not, when it did not let the page read it); the app takes it once.
+Module.poslabReadClipboard = function () {
+  Module.poslabClipboard = null;
+  if (!navigator.clipboard || !navigator.clipboard.readText) {
+    Module.poslabClipboard = { ok: false, text: 'this browser lets no page read the clipboard' };
+    Module.poslabWake();
+    return;
+  }
+  navigator.clipboard.readText().then(function (text) {
+    Module.poslabClipboard = { ok: true, text: text };
+  }, function (e) {
+    Module.poslabClipboard = { ok: false, text: String((e && e.message) || e) };
+  }).finally(Module.poslabWake);
+};
+
 // Files fetched from beside the page into the page's memory when first needed (the Chinese
 // font, the length lab's models): Module.poslabFetch(url, file) starts the fetch on its first
 // call and answers 0 while it runs, 1 once `file` is written whole, 2 when it failed
@@ -89,10 +122,12 @@ Module.poslabFetch = function (url, file) {
       FS.mkdirTree(file.substring(0, file.lastIndexOf('/')));
       FS.writeFile(file, new Uint8Array(b));
       Module.poslabFetches[file] = 1;
+      Module.poslabWake();
     })
     .catch(function (e) {
       Module.poslabFetchErrors[file] = url + ': ' + String(e);
       Module.poslabFetches[file] = 2;
+      Module.poslabWake();
     });
   return 0;
 };
@@ -111,7 +146,61 @@ Module.poslabPickFile = function (accept) {
       const path = '/uploads/' + f.name.replace(/\//g, '_');
       FS.writeFile(path, new Uint8Array(b));
       Module.poslabPicked = path;
+      Module.poslabWake();
     });
   };
   input.click();
 };
+
+// Idle when still (app/frame_rule.hpp's rule, as the desktop's event loop): the frame
+// function pauses the main loop when nothing wants a frame; any input, a resize, a finished
+// fetch or a picked file wakes it (the event is seen in the next frame). Listeners on the
+// window in the capture phase run before emscripten's GLFW handlers, which queue the input.
+Module.poslabWake = function () {
+  if (Module._poslab_web_wake) Module._poslab_web_wake();
+};
+['mousemove', 'mousedown', 'mouseup', 'keydown', 'keyup', 'keypress', 'touchstart', 'touchmove',
+ 'touchend', 'touchcancel', 'focus', 'blur', 'resize', 'pointerleave', 'pointerenter', 'drop',
+ 'visibilitychange'].forEach(function (type) {
+  window.addEventListener(type, Module.poslabWake, true);
+});
+
+// The wheel as browsers scroll pages: one notch (100 pixels, 3 lines or 1 page, by deltaMode)
+// is one notch of the app (app/web/main.cpp scrolls about three lines), and positive deltaY
+// (down) scrolls down. Emscripten 3.1.6's GLFW would hand ImGui the raw deltaY (a whole view
+// per notch, backwards): its listener on the canvas never sees the event.
+Module.poslabWheel = function (e) {
+  if (e.target !== Module.canvas) return;
+  e.preventDefault();
+  e.stopImmediatePropagation();
+  if (e.type !== 'wheel' || !Module._poslab_web_wheel) return;  // legacy 'mousewheel': no
+  const perNotch = e.deltaMode === 1 ? 3 : e.deltaMode === 2 ? 1 : 100;
+  Module._poslab_web_wheel(-e.deltaX / perNotch, -e.deltaY / perNotch);
+  Module.poslabWake();
+};
+window.addEventListener('wheel', Module.poslabWheel, { capture: true, passive: false });
+window.addEventListener('mousewheel', Module.poslabWheel, { capture: true, passive: false });
+
+// The canvas follows its CSS size (the window, fullscreen included) at devicePixelRatio:
+// its pixels are CSS size x ratio, and GLFW's window (what ImGui sizes its display by) is
+// told that size directly; glfwSetWindowSize would ask for fullscreen whenever the size
+// equals the screen's. Returns the ratio (the app scales its fonts and style by it, as the
+// desktop does by the monitor's content scale). Called at the start of each frame.
+Module.poslabFit = function () {
+  const c = Module.canvas;
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.max(1, Math.round(c.clientWidth * dpr));
+  const h = Math.max(1, Math.round(c.clientHeight * dpr));
+  if (c.width !== w) c.width = w;
+  if (c.height !== h) c.height = h;
+  if (GLFW.active) {
+    GLFW.active.width = w;
+    GLFW.active.height = h;
+  }
+  return dpr;
+};
+
+// Autosave while the main loop idles (as the desktop's event loop wakes every 2 s).
+setInterval(function () {
+  if (Module._poslab_web_tick) Module._poslab_web_tick();
+}, 2000);

@@ -1,5 +1,7 @@
 # The browser build of the app (POSLAB_WEB; included by app/CMakeLists.txt): the app's
-# sources with web/main.cpp for main.cpp, linked to build/web/poslab.{html,js,wasm,data}.
+# sources with web/main.cpp for main.cpp, linked to build/web/site/poslab.{html,js,wasm,data}.
+# build/web/site holds exactly the site's files (the page, the files it fetches, its icon,
+# a README on hosting it) and build/web/poslab-site.tar.gz the same folder as a tarball.
 # The user folders are IndexedDB-backed (-lidbfs.js; web/main.cpp). Single-threaded (no -pthread: the page needs no COOP/COEP headers; background jobs run
 # inline, app/widgets/background_job.hpp), WebGL 2 through emscripten's GLFW, exceptions on.
 # The data folder (lessons, interface texts, the tiny world models, welcome pictures) and the
@@ -12,26 +14,22 @@ target_link_libraries(poslab PRIVATE poslab_core poslab_io_dataset poslab_io_che
   poslab_io_lessons poslab_io_video poslab_io_labjson poslab_io_dreams poslab_web_imgui
   poslab_web_cli11 nlohmann_json::nlohmann_json)
 poslab_target_defaults(poslab)
-set_target_properties(poslab PROPERTIES SUFFIX ".html"
-                      RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
+set(_site "${PROJECT_BINARY_DIR}/site")
+set_target_properties(poslab PROPERTIES SUFFIX ".html" RUNTIME_OUTPUT_DIRECTORY "${_site}")
 set(_fonts /usr/share/fonts/truetype/dejavu)
 set(_data)  # SHELL: keeps CMake from merging the repeated --preload-file flags
 foreach(d lessons assets/i18n assets/welcome)
   list(APPEND _data "SHELL:--preload-file ${PROJECT_SOURCE_DIR}/${d}@/poslab/${d}")
 endforeach()
-# Of the shipped models only the tiny world models the dream lab starts with: the length
-# lab's language models (4 MB) would push the first load past its 6 MB budget; they lie beside
-# the page (below) and are fetched when the lab is first opened.
-foreach(f wm_tiny_rope.safetensors wm_tiny_absolute.safetensors)
-  list(APPEND _data "SHELL:--preload-file ${PROJECT_SOURCE_DIR}/assets/models/${f}@/poslab/assets/models/${f}")
-endforeach()
+# No shipped model is preloaded: they lie beside the page (below) and a lab fetches the ones
+# it needs when it first needs them (the dream lab's world models, the length lab's).
 foreach(f DejaVuSans.ttf DejaVuSans-Bold.ttf DejaVuSansMono.ttf)
   list(APPEND _data "SHELL:--preload-file ${_fonts}/${f}@${_fonts}/${f}")
 endforeach()
 target_link_options(poslab PRIVATE
   -sUSE_GLFW=3 -sMIN_WEBGL_VERSION=2 -sMAX_WEBGL_VERSION=2
   -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=134217728
-  -sEXPORTED_FUNCTIONS=_main,_poslab_web_status,_poslab_web_numbers,_poslab_web_open,_poslab_web_save,_poslab_web_items
+  -sEXPORTED_FUNCTIONS=_main,_poslab_web_status,_poslab_web_numbers,_poslab_web_open,_poslab_web_save,_poslab_web_items,_poslab_web_wake,_poslab_web_request_frames,_poslab_web_wheel,_poslab_web_tick
   -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,FS -lidbfs.js
   -sMINIFY_HTML=0 "--shell-file=${CMAKE_CURRENT_SOURCE_DIR}/web/shell.html"
   "--pre-js=${CMAKE_CURRENT_SOURCE_DIR}/web/page.js"
@@ -47,11 +45,12 @@ poslab_target_defaults(make_held_out)
 target_link_options(make_held_out PRIVATE -sNODERAWFS=1 -sENVIRONMENT=node -sSINGLE_FILE=1
   -sALLOW_MEMORY_GROWTH=1)
 find_program(POSLAB_NODE NAMES node nodejs REQUIRED)
-set(_lm_out "${PROJECT_BINARY_DIR}/assets/models")
-# The paper-size world models (5.4 MB each) lie there too: the dream lab fetches one when
-# `size=paper` first asks for it.
+set(_lm_out "${_site}/assets/models")
+# The world models lie there too (tiny: 0.9 MB each, paper-size: 5.4 MB each): the dream lab
+# fetches the one its `size` asks for when first asked.
 file(GLOB _lm_models RELATIVE "${PROJECT_SOURCE_DIR}/assets/models"
      "${PROJECT_SOURCE_DIR}/assets/models/lm_*.safetensors"
+     "${PROJECT_SOURCE_DIR}/assets/models/wm_tiny_*.safetensors"
      "${PROJECT_SOURCE_DIR}/assets/models/wm_paper_*.safetensors")
 set(_lm_files "${_lm_out}/lm_held_out.txt")
 foreach(f ${_lm_models})
@@ -70,10 +69,22 @@ add_dependencies(poslab poslab_length_files)
 # The Chinese font beside the page, fetched only when Chinese is chosen (web/main.cpp).
 set(_cjk /usr/share/fonts/truetype/wqy/wqy-microhei.ttc)
 if(EXISTS ${_cjk})
-  configure_file(${_cjk} ${PROJECT_BINARY_DIR}/fonts/wqy-microhei.ttc COPYONLY)
+  configure_file(${_cjk} ${_site}/fonts/wqy-microhei.ttc COPYONLY)
+  list(APPEND _lm_files "${_site}/fonts/wqy-microhei.ttc")
 else()
   message(WARNING "${_cjk} not found (fonts-wqy-microhei): the browser build will show no Chinese")
 endif()
+# The page's icon (shell.html), PosLab's own: no favicon.ico 404 on a first visit; and how
+# to host the folder (app/web/SITE_README.md).
+configure_file(${PROJECT_SOURCE_DIR}/packaging/poslab.svg ${_site}/favicon.svg COPYONLY)
+configure_file(${CMAKE_CURRENT_SOURCE_DIR}/web/SITE_README.md ${_site}/README.md COPYONLY)
+# The site as one tarball (site/...), remade when any of its files changes.
+add_custom_command(OUTPUT "${PROJECT_BINARY_DIR}/poslab-site.tar.gz"
+  COMMAND ${CMAKE_COMMAND} -E chdir "${PROJECT_BINARY_DIR}" ${CMAKE_COMMAND} -E tar czf
+          poslab-site.tar.gz site
+  DEPENDS poslab "$<TARGET_FILE:poslab>" ${_lm_files} "${_site}/favicon.svg" "${_site}/README.md"
+  COMMENT "The site as a tarball: poslab-site.tar.gz" VERBATIM)
+add_custom_target(poslab_site ALL DEPENDS "${PROJECT_BINARY_DIR}/poslab-site.tar.gz")
 set_property(TARGET poslab APPEND PROPERTY LINK_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/web/shell.html"
              "${CMAKE_CURRENT_SOURCE_DIR}/web/page.js")
 # stb's implementation sections have no include guard: keep them out of the unity batches.

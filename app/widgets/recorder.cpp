@@ -13,6 +13,7 @@
 
 #include "app/export/export_files.hpp"
 #include "app/widgets.hpp"
+#include "app/widgets/desktop_only.hpp"
 #include "app/widgets/fit_width.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/tr_args.hpp"
@@ -266,6 +267,7 @@ double Recorder::estimate_bytes() const {
 }
 
 void Recorder::draw(AppContext& ctx) {
+  if (desktop_only(ctx, "desktop_only.recording")) return;
   poll(ctx);
   const float scale = ctx.ui_scale();
   if (path_buf_[0] == 0) {

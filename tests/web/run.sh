@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Browser tests of the web build: installs puppeteer-core (the version tests/web/package.json
 # pins; npm registry) into build/web/node once, runs tests/web/web_test.mjs in headless
-# Chromium against native poslab-cli (screenshots in build/web/screenshots).
+# Chromium against native poslab-cli, then tests/web/page_test.mjs (the page as a web app:
+# wheel, canvas size and DPR, idle, errors); screenshots in build/web/screenshots.
 #   tests/web/run.sh [BUILD_WEB_DIR] [NATIVE_CLI]   (defaults build/web, build/release/cli/poslab-cli)
-# Prints "N passed, N failed"; exit 1 on a failure.
+#   POSLAB_WEB_ONLY=page tests/web/run.sh          one of them (web_test, page_test)
+# Prints "N passed, N failed" per file; exit 1 on a failure.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 web="${1:-build/web}"
 cli="${2:-build/release/cli/poslab-cli}"
-for f in "$web/poslab.html" "$cli" /usr/bin/chromium; do
+for f in "$web/site/poslab.html" "$cli" /usr/bin/chromium; do
   [[ -e "$f" ]] || { echo "web tests: $f is missing (scripts/web_build.sh; scripts/setup.sh web)" >&2; exit 1; }
 done
 node_dir="$web/node"
@@ -18,4 +20,11 @@ if ! cmp -s tests/web/package.json "$node_dir/package.json" || [[ ! -d "$node_di
   (cd "$node_dir" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 rm -rf "$web/screenshots"
-exec node tests/web/web_test.mjs "$web" "$cli" "$web/screenshots"
+rc=0
+for t in ${POSLAB_WEB_ONLY:-web_test page_test}; do
+  t="${t%.mjs}"
+  [[ "$t" == *_test ]] || t="${t}_test"
+  echo "== tests/web/$t.mjs"
+  node "tests/web/$t.mjs" "$web" "$cli" "$web/screenshots" || rc=1
+done
+exit "$rc"

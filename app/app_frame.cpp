@@ -1,0 +1,52 @@
+// One frame of the app for both builds (app_frame.hpp): the idle rule and the ImGui frame.
+#include "app/app_frame.hpp"
+
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include "app/app_state.hpp"
+#include "app/gfx/font_texture.hpp"
+#include "app/gfx/gl.hpp"
+
+namespace poslab::app {
+
+bool frame_wanted(AppState& state, bool input_seen) {
+  if (state.wants_continuous_frames()) return true;
+  if (!input_seen) return false;
+  state.request_frames(2);
+  return true;
+}
+
+void draw_app_frame(AppState& state, GLFWwindow* window, float content_scale, int k,
+                    unsigned target, bool raster, const std::function<void(ImGuiIO&)>& input) {
+  if (state.fonts_dirty()) {
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    state.rebuild_fonts(content_scale);
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
+  ImGui_ImplOpenGL3_NewFrame();
+  gfx::use_nearest_font_filter();  // after NewFrame, which makes the texture
+  ImGui_ImplGlfw_NewFrame();
+  ImGuiIO& io = ImGui::GetIO();
+  if (input) input(io);
+  io.DisplaySize.x *= static_cast<float>(k);
+  io.DisplaySize.y *= static_cast<float>(k);
+  ImGui::NewFrame();
+  state.draw_frame();
+  ImGui::Render();
+  if (!raster) return;
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window, &w, &h);
+  w *= k;
+  h *= k;
+  glBindFramebuffer(GL_FRAMEBUFFER, target);
+  glViewport(0, 0, w, h);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];  // the host window draws none
+  glClearColor(bg.x, bg.y, bg.z, bg.w);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  state.deliver_captures(w, h);  // recordings read the back buffer before the swap
+}
+
+}  // namespace poslab::app
