@@ -44,6 +44,7 @@
 #include "app/widgets/recorder.hpp"
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/excerpt.hpp"
 #include "core/common/preset.hpp"
 #include "io/data/data_dir.hpp"
 #include "io/lessons/lesson_files.hpp"
@@ -277,7 +278,8 @@ int run_recording(Frontend& fe, AppState& state, const Options& opt) {
     std::fprintf(stderr, "poslab: --record: %s\n", e.what());
     return 2;
   }
-  for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
+  for (const auto& e : state.errors())
+    std::fprintf(stderr, "poslab: banner: %s\n", poslab::terminal_text(e).c_str());
   return 0;
 }
 
@@ -423,7 +425,12 @@ int run_checks(Frontend& fe, AppState& state, const std::string& presets_file) {
     return static_cast<int>(missing.size());
   }
   std::vector<std::pair<std::string, std::string>> jobs;  // (panel id, preset)
-  int bad_lines = 0;  // lines of the presets file that name no lab
+  // Banners of the start (an interface-text file that cannot be read, say) fail it too.
+  int bad_lines = 0;  // lines of the presets file that name no lab, and start banners
+  for (const std::string& e : state.errors()) {
+    std::printf("FAIL start: %s\n", poslab::terminal_text(e).c_str());
+    ++bad_lines;
+  }
   for (auto& p : state.panels()) {
     jobs.emplace_back(p->id(), p->id());
     for (const auto& s : p->check_presets()) jobs.emplace_back(p->id(), s);
@@ -747,15 +754,19 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "poslab: fill %10.0f px  %s\n", px, name.c_str());
       }
       if (int bad = run_exports(fe, state, opt); bad) exit_code = bad;
-      for (const auto& e : state.errors()) std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
+      for (const auto& e : state.errors())
+        std::fprintf(stderr, "poslab: banner: %s\n", poslab::terminal_text(e).c_str());
       if (auto* p = state.find_panel(state.settings().active_lab))
         std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
       print_main_view(window, state);
-      // Said, not fatal: a headless run's result is its exports (the settings' own banner,
-      // e.g. settings.json being a folder, was printed above).
+      // A failed save (a full disk, settings.json being a folder) is said and is the exit
+      // code, as at a window's Quit: a script must not take it for a saved state (issue 36).
       if (opt.settings)
-        if (const std::string bad = state.finish(); !bad.empty())
-          std::fprintf(stderr, "poslab: settings not saved: %s\n", bad.c_str());
+        if (const std::string bad = state.finish(); !bad.empty()) {
+          std::fprintf(stderr, "poslab: settings not saved: %s\n",
+                       poslab::terminal_text(bad).c_str());
+          if (exit_code == 0) exit_code = 2;
+        }
     } else if (exit_code == 0) {
       // Links a later `poslab 'poslab:...'` hands over; it wakes the event loop.
       std::string why;  // $XDG_RUNTIME_DIR not safe to listen in: said once, no listener
@@ -790,7 +801,7 @@ int main(int argc, char** argv) {
         if (auto* p = state.find_panel(state.settings().active_lab))
           std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
         for (const auto& e : state.errors())
-          std::fprintf(stderr, "poslab: banner: %s\n", e.c_str());
+          std::fprintf(stderr, "poslab: banner: %s\n", poslab::terminal_text(e).c_str());
       }
       state.cancel_jobs();
       // Settings saved, start marker removed: nothing is left to lose. A failed save is not

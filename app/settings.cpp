@@ -22,6 +22,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The one private folder of a session whose user folder cannot be trusted: made once per
+// process (config/ and data/ inside it) and removed with everything in it when the process
+// ends normally, so sessions leave no poslab-session-* folders behind in the temporary
+// folder (issue 36). Process-wide by nature: the folder lives as long as the process.
+struct SessionFolder {
+  std::string path;  // "" until made
+  ~SessionFolder() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+SessionFolder& session_folder() {
+  static SessionFolder folder;
+  return folder;
+}
+
 // The user's folder (core/common/user_dirs.hpp: the same rule as the command line's),
 // created. When even the per-user temporary folder cannot be trusted, this session works
 // in a fresh private folder (mkdtemp, 0700) and says so: nothing is kept for the next one.
@@ -30,9 +47,15 @@ std::string user_folder(UserDir kind) {
   try {
     dir = user_dir(kind);
   } catch (const Error& e) {
-    std::string templ = (fs::temp_directory_path() / "poslab-session-XXXXXX").string();
-    dir = ::mkdtemp(templ.data()) ? templ : std::string(".");
-    std::fprintf(stderr, "poslab: %s; using %s for this session only\n", e.what(), dir.c_str());
+    SessionFolder& s = session_folder();
+    if (s.path.empty()) {
+      std::string templ = (fs::temp_directory_path() / "poslab-session-XXXXXX").string();
+      if (::mkdtemp(templ.data())) s.path = templ;
+      std::fprintf(stderr, "poslab: %s; using %s for this session only (removed at exit)\n",
+                   e.what(), s.path.empty() ? "." : s.path.c_str());
+    }
+    dir = s.path.empty() ? std::string(".")
+                         : s.path + (kind == UserDir::config ? "/config" : "/data");
   }
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -8,9 +8,9 @@ namespace poslab::app {
 bool slider_double(const char* label, double& v, ParamRange r, const char* fmt, bool log,
                    const char* help) {
   double lo = r.lo, hi = r.hi;
-  const bool changed =
-      ImGui::SliderScalar(label, ImGuiDataType_Double, &v, &lo, &hi, fmt,
-                          ImGuiSliderFlags_AlwaysClamp | (log ? ImGuiSliderFlags_Logarithmic : 0));
+  const bool changed = ImGui::SliderScalar(
+      label, ImGuiDataType_Double, &v, &lo, &hi, fmt,  // format: the caller's literal
+      ImGuiSliderFlags_AlwaysClamp | (log ? ImGuiSliderFlags_Logarithmic : 0));
   tooltip(help);
   return changed;
 }

@@ -26,6 +26,16 @@ inline constexpr int kMaxJsonDepth = 64;
 Json parse_json_input(const std::string& text, const std::string& source,
                       int max_depth = kMaxJsonDepth);
 
+// Appends key: value to a JSON object without looking the key up: ordered_json's operator[]
+// searches its keys one by one, so filling an object of n keys that way is quadratic (a
+// checkpoint with 200,000 metadata keys took 28 s in `lm info`). Only for keys known to be
+// distinct, such as those of a std::map.
+inline void json_append_distinct(Json& object, std::string key, Json value) {
+  if (!object.is_object()) object = Json::object();
+  auto& map = object.get_ref<Json::object_t&>();
+  static_cast<Json::object_t::Container&>(map).emplace_back(std::move(key), std::move(value));
+}
+
 // Strict unsigned 64-bit integer: decimal digits only, 0..2^64-1; "-1", "1e3", "0x10",
 // "18446744073709551616" and "" are InputError naming `what`.
 uint64_t parse_u64(const std::string& text, const std::string& what);

@@ -190,14 +190,15 @@ void run_lm_info(const std::string& path) {
   Json meta = Json::object();
   for (const auto& [k, v] : ck.metadata) {
     if (k == "data" || k == "training" || k == "base_training") {
-      const Json j = parse_json_input(v, "metadata '" + k + "'", 8);
-      meta[k] = j;
+      json_append_distinct(meta, k, parse_json_input(v, "metadata '" + k + "'", 8));
     } else if (k != "config" && k != "scaling") {
-      meta[k] = v;
+      json_append_distinct(meta, k, v);  // metadata is a std::map: distinct keys
     }
   }
-  out["metadata"] = meta;
-  std::printf("%s\n", out.dump(2).c_str());
+  out["metadata"] = std::move(meta);
+  // ASCII only: metadata a file recorded may hold C1 controls (U+009B, a CSI to some
+  // terminals) that JSON leaves raw; \uXXXX reads back the same.
+  std::printf("%s\n", out.dump(2, ' ', /*ensure_ascii=*/true).c_str());
 }
 
 void run_lm_export(const std::string& in, const std::string& outp) {

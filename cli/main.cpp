@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
 #include "core/common/errors.hpp"
+#include "core/common/excerpt.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"PosLab command line: position-encoding computations as JSON"};
@@ -58,10 +59,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << e.what() << " (see --help)\n";
+    std::cerr << "error: " << poslab::terminal_text(e.what()) << " (see --help)\n";
     return 2;
   } catch (const poslab::Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << poslab::terminal_text(e.what()) << "\n";
     return 2;
   } catch (const nlohmann::json::type_error& e) {
     // 316 = a string that is not UTF-8 on its way to stdout.
@@ -69,16 +70,16 @@ int main(int argc, char** argv) {
               << (e.id == 316 ? "the input holds text that is not valid UTF-8 "
                                 "(save it as UTF-8): "
                               : "unexpected JSON value: ")
-              << e.what() << "\n";
+              << poslab::terminal_text(e.what()) << "\n";
     return 2;
   } catch (const nlohmann::json::exception& e) {
-    std::cerr << "error: cannot read the JSON input: " << e.what() << "\n";
+    std::cerr << "error: cannot read the JSON input: " << poslab::terminal_text(e.what()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory (is an input or a requested size far too large?)\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << poslab::terminal_text(e.what()) << "\n";
     return 2;
   }
   return 0;

@@ -177,20 +177,10 @@ std::string csv_prefix(const std::string& path, int64_t step, double& last_secon
 }
 
 // The folder a file will be written to must exist and take files: checked before a run
-// spends minutes, not at its first checkpoint.
+// spends minutes, not at its first checkpoint (core/common/atomic_file's rule, which
+// `lm train` follows too).
 void require_writable_folder(const std::string& file, const char* flag) {
-  const std::filesystem::path p(file);
-  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec))
-    throw InputError(std::string(flag) + " " + file + ": the folder " + dir.string() +
-                     " does not exist (create it first)");
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw InputError(std::string(flag) + " " + file + ": cannot write in the folder " +
-                     dir.string() + " (" + std::strerror(errno) + ")");
-  if (std::filesystem::exists(p, ec) && !std::filesystem::is_regular_file(p, ec))
-    throw InputError(std::string(flag) + " " + file +
-                     ": is not a regular file (a directory, FIFO or device?); give a file path");
+  require_writable_path(file, flag);
 }
 
 void run_train(TrainArgs a) {
@@ -373,10 +363,12 @@ void run_info(const std::string& path) {
     const Json parsed = io::json_nesting_depth(v) <= io::kSafetensorsMaxDepth
                             ? Json::parse(v, nullptr, false)
                             : Json(nullptr);
-    meta[k] = (!parsed.is_discarded() && parsed.is_object()) ? parsed : Json(v);
+    json_append_distinct(meta, k,
+                         (!parsed.is_discarded() && parsed.is_object()) ? parsed : Json(v));
   }
-  out["metadata"] = meta;
-  std::cout << out.dump(2) << "\n";
+  out["metadata"] = std::move(meta);
+  // ASCII only: recorded metadata may hold C1 controls that JSON leaves raw (lm info too).
+  std::cout << out.dump(2, ' ', /*ensure_ascii=*/true) << "\n";
 }
 
 void run_export(const std::string& in, const std::string& out_path, bool swa) {
@@ -754,6 +746,13 @@ void add_wm_command(CLI::App& app) {
   auto dl = std::make_shared<DreamLabArgs>();
   add_dream_lab_options(*dr, *dl);
   dr->callback([da, dl, dr] {
+    // -1 stands for "not given" in DreamArgs: a negative value the user typed is refused,
+    // never taken for the default (--episode -1 dreamt episode 0).
+    if (dr->count("--episode") > 0 && da->episode < 0)
+      throw InputError("--episode = " + std::to_string(da->episode) +
+                       ": episodes are numbered from 0; give 0 or more");
+    if (dr->count("--sim-seed") > 0 && da->sim_seed < 0)
+      throw InputError("--sim-seed = " + std::to_string(da->sim_seed) + ": give 0 or more");
     if (dl->preset.empty()) return run_dream(*da);
     run_dream_lab(*dl, *dr, dr->count("--steps") > 0 ? da->p.steps : -1);
   });

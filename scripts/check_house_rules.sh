@@ -2,6 +2,8 @@
 # House rules that check themselves (run by ctest):
 #   core-headers  no file under core/ includes a GUI, GL or file-format header
 #   format        every C++ file is formatted with the committed .clang-format
+#   text-formats  no text from a file (tr(...), a variable) is a printf format (issue 36;
+#                 scripts/check_format_strings.py)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 case "${1:-}" in
@@ -24,5 +26,7 @@ case "${1:-}" in
       exit 1
     fi
     rm -f /tmp/poslab_format.$$ ;;
-  *) echo "usage: $0 core-headers|format" >&2; exit 2 ;;
+  text-formats)
+    python3 scripts/check_format_strings.py . ;;
+  *) echo "usage: $0 core-headers|format|text-formats" >&2; exit 2 ;;
 esac

@@ -17,8 +17,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
-names=(preset tokenizer quiz_answers markdown quiz_toml progress settings json_matrix action_file dataset
-       checkpoint)
+names=(preset tokenizer quiz_answers markdown quiz_toml toml progress settings json_matrix action_file
+       dataset checkpoint lm_checkpoint)
 if [[ "${1:-}" == "list" ]]; then printf '%s\n' "${names[@]}"; exit 0; fi
 if [[ $# -ne 2 || ! " ${names[*]} " == *" $1 "* || ! "$2" =~ ^[0-9]+$ ]]; then
   echo "usage: scripts/fuzz.sh NAME SECONDS   (NAME: ${names[*]})" >&2
@@ -56,6 +56,8 @@ case "$name" in
   preset | tokenizer | json_matrix) max_len=4096 ;;
   progress | settings | action_file | checkpoint) max_len=8192 ;;
   quiz_toml) max_len=20480 ;;  # the largest lessons/*/quiz.toml is 15.6 KB
+  toml) max_len=24576 ;;       # the largest interface-text file, and a deep-nesting seed
+  lm_checkpoint) max_len=16384 ;;  # the seed model is 14 KB
   markdown) max_len=16384 ;;   # the largest lesson.*.md is 9 KB
   dataset) max_len=65536 ;;    # the seed dataset is 28 KB
 esac

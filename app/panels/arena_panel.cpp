@@ -381,7 +381,9 @@ class ArenaPanel final : public Panel {
       if (ImGui::InputInt(L("arena.seed").c_str(), &seed))
         s.seed = std::clamp(seed, 0, static_cast<int>(bnb::ArenaLabSettings::seed_range.hi));
       tooltip(T("arena.seed_tip"));
-      const std::string random = T("arena.random_size"), as_team0 = T("arena.as_team0");
+      // Slider formats: a text only through as_format_text (its '%' shown, never converted).
+      const std::string random = as_format_text(T("arena.random_size")),
+                        as_team0 = as_format_text(T("arena.as_team0"));
       ImGui::SliderInt(L("arena.team0").c_str(), &s.team0_size, 0, 4,
                        s.team0_size == 0 ? random.c_str() : "%d", ImGuiSliderFlags_AlwaysClamp);
       tooltip(T("arena.team0_tip"));
@@ -465,7 +467,8 @@ class ArenaPanel final : public Panel {
       ImGui::TextDisabled("%s", T("arena.take_helm"));
       int helm = s.helm;
       ImGui::SetNextItemWidth(140.0f * scale);
-      const std::string none = T("arena.none"), slot_fmt = T("arena.slot") + std::string(" %d");
+      const std::string none = as_format_text(T("arena.none")),
+                        slot_fmt = as_format_text(T("arena.slot"), " %d");
       if (ImGui::SliderInt(L("arena.helm").c_str(), &helm, -1, kSlots - 1,
                            helm < 0 ? none.c_str() : slot_fmt.c_str(),
                            ImGuiSliderFlags_AlwaysClamp))
@@ -562,7 +565,7 @@ class ArenaPanel final : public Panel {
                     static_cast<unsigned long long>(u.episode.seed), u.episode.rows,
                     T("arena.rows"), u.episode.rows - 1, T("arena.steps_word"));
         ImGui::SetNextItemWidth(-1);
-        const std::string row_fmt = T("arena.row") + std::string(" %d");
+        const std::string row_fmt = as_format_text(T("arena.row"), " %d");
         ImGui::SliderInt("##timeline", &s.row, 0, u.episode.rows - 1, row_fmt.c_str(),
                          ImGuiSliderFlags_AlwaysClamp);
         tooltip(T("arena.timeline_tip"));

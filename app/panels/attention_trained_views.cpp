@@ -28,12 +28,6 @@ std::string trained_scaling_text(const AppContext& ctx, const lm::LmScaling& s) 
                                         : lm::lm_scaling_label(s);
 }
 
-std::string trained_number(double v, const char* fmt = "%.3g") {
-  char b[32];
-  std::snprintf(b, sizeof b, fmt, v);
-  return b;
-}
-
 // The series of one head in the decay plot: four distinct colours, then the theme's.
 ImU32 trained_head_colour(int h) {
   static constexpr ImU32 k[] = {IM_COL32(255, 170, 60, 255),  IM_COL32(90, 170, 255, 255),
@@ -109,13 +103,13 @@ void trained_decay_view(const AppContext& ctx, const AttentionComputed& c, float
   for (size_t k = 0; k < d.near.size(); ++k)
     text_wrapped("%s", tr_args(ctx.tr("attention.trained_decay_head"),
                                {{"head", std::to_string(k)},
-                                {"near", trained_number(d.near[k], "%.2f")},
+                                {"near", num_text("%.2f", static_cast<double>(d.near[k]))},
                                 {"lo", std::to_string(t.context / 4)},
                                 {"hi", std::to_string(t.context - 1)},
-                                {"inside", trained_number(d.inside[k], "%.2f")},
+                                {"inside", num_text("%.2f", static_cast<double>(d.inside[k]))},
                                 {"L", std::to_string(t.context)},
                                 {"L2", std::to_string(2 * t.context - 1)},
-                                {"past", trained_number(d.past[k], "%.2f")}})
+                                {"past", num_text("%.2f", static_cast<double>(d.past[k]))}})
                            .c_str());
   const char* trend =
       d.trend == AttentionTrainedDecay::Trend::rises_past_L       ? "attention.trained_decay_rises"
@@ -239,17 +233,20 @@ void attention_draw_trained(const AppContext& ctx, const AttentionComputed& c,
   }
   const bool extrapolation = c.lab.demo == AttentionDemo::extrapolation;
   if (extrapolation || t.has_scaled) {
-    std::string line = tr_args(ctx.tr("attention.trained_distance_line"),
-                               {{"scaling", trained_scaling_text(ctx, t.plain.scaling)},
-                                {"before", trained_number(t.plain.distance_before_L, "%.1f")},
-                                {"after", trained_number(t.plain.distance_after_L, "%.1f")},
-                                {"L", std::to_string(t.context)}});
+    std::string line =
+        tr_args(ctx.tr("attention.trained_distance_line"),
+                {{"scaling", trained_scaling_text(ctx, t.plain.scaling)},
+                 {"before", num_text("%.1f", static_cast<double>(t.plain.distance_before_L))},
+                 {"after", num_text("%.1f", static_cast<double>(t.plain.distance_after_L))},
+                 {"L", std::to_string(t.context)}});
     if (t.has_scaled)
-      line += "  " + tr_args(ctx.tr("attention.trained_distance_line"),
-                             {{"scaling", trained_scaling_text(ctx, t.scaled.scaling)},
-                              {"before", trained_number(t.scaled.distance_before_L, "%.1f")},
-                              {"after", trained_number(t.scaled.distance_after_L, "%.1f")},
-                              {"L", std::to_string(t.context)}});
+      line +=
+          "  " +
+          tr_args(ctx.tr("attention.trained_distance_line"),
+                  {{"scaling", trained_scaling_text(ctx, t.scaled.scaling)},
+                   {"before", num_text("%.1f", static_cast<double>(t.scaled.distance_before_L))},
+                   {"after", num_text("%.1f", static_cast<double>(t.scaled.distance_after_L))},
+                   {"L", std::to_string(t.context)}});
     if (static_cast<int>(t.bytes.size()) > t.context) text_wrapped("%s", line.c_str());
   }
   if (extrapolation) text_wrapped("%s", ctx.tr("attention.trained_extrapolation_text"));

@@ -527,7 +527,8 @@ void DreamsPanel::controls(AppContext& ctx) {
     slider_double(L("dreams.temperature", "temperature").c_str(), s.temperature,
                   R::temperature_range, "%.2f", false, ctx.tr("dreams.tip_temperature"));
   if (ui_.model)
-    text_wrapped(ctx.tr("dreams.model_info"), model_words(ctx, ui_.model->info()).c_str());
+    wrapped_text(
+        tr_args(ctx.tr("dreams.model_info"), {{"model", model_words(ctx, ui_.model->info())}}));
   else if (!ui_.model_job.running())
     ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", ctx.tr("dreams.no_model"));
   model_controls(ctx);
@@ -586,7 +587,7 @@ void DreamsPanel::controls(AppContext& ctx) {
 void DreamsPanel::model_controls(AppContext& ctx) {
   DreamsUi& u = ui_;
   if (u.model_job.running()) {
-    text_wrapped(ctx.tr("dreams.model_loading"), u.model_path.c_str());
+    wrapped_text(tr_args(ctx.tr("dreams.model_loading"), {{"path", u.model_path}}));
     JobStatusTexts words;
     words.working = ctx.tr("dreams.model_loading_bar");
     words.cancel = ctx.tr("dreams.model_cancel");
@@ -659,7 +660,9 @@ void DreamsPanel::file_controls(AppContext& ctx) {
     ImGui::PopStyleColor();
     return;
   }
-  ImGui::Text(ctx.tr("dreams.file_episodes"), u.file_episodes);
+  ImGui::TextUnformatted(
+      tr_args(ctx.tr("dreams.file_episodes"), {{"episodes", std::to_string(u.file_episodes)}})
+          .c_str());
   slider_int(dreams_label(ctx, "dreams.episode", "episode").c_str(), s.episode,
              ParamRange{0, static_cast<double>(std::max<long long>(u.file_episodes - 1, 0))}, false,
              ctx.tr("dreams.tip_episode"));
@@ -700,7 +703,10 @@ void DreamsPanel::timeline_bar(AppContext& ctx) {
   }
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
-  if (ImGui::SliderInt("##t", &t, 0, std::max(newest, 0), ctx.tr("dreams.step_format"))) {
+  if (ImGui::SliderInt(
+          "##t", &t, 0, std::max(newest, 0),
+          as_format_text(tr_args(ctx.tr("dreams.step_format"), {{"step", std::to_string(t)}}))
+              .c_str())) {
     u.lab.cursor = t >= newest ? -1 : t;
     u.lab.playing = false;
   }
@@ -711,9 +717,11 @@ void DreamsPanel::timeline_bar(AppContext& ctx) {
                       : u.runner.timeline().frames.back().real.done
                           ? ctx.tr("dreams.episode_over")
                           : ctx.tr("dreams.horizon_reached");
-  text_wrapped(ctx.tr("dreams.timeline_status"), u.runner.timeline().start, std::max(h, 0),
-               u.steps_per_s,
-               state);  // wrapped: never cut off at the window's edge
+  wrapped_text(tr_args(ctx.tr("dreams.timeline_status"),  // wrapped: never cut off at the edge
+                       {{"start", std::to_string(u.runner.timeline().start)},
+                        {"horizon", std::to_string(std::max(h, 0))},
+                        {"rate", num_text("%.0f", static_cast<double>(u.steps_per_s))},
+                        {"note", state}}));
 }
 
 }  // namespace

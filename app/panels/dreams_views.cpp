@@ -12,6 +12,7 @@
 
 #include "app/widgets/plot.hpp"
 #include "app/widgets/token_strip.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/wrapped_text.hpp"
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab_model.hpp"
@@ -95,16 +96,25 @@ void dreams_maps(AppContext& ctx, DreamsUi& u, float side) {
   const wm::StepError& e = fr[t].error;
   if (has_dream && t > u.runner.timeline().start) {
     // Wrapped under the maps (it says these are errors of the dream, not positions).
-    char line[512];
-    std::snprintf(line, sizeof line, ctx.tr("dreams.step_error"), t, t - u.runner.timeline().start,
-                  e.pos_px, e.vel, e.att_deg, e.alive_agree, e.present);
+    const std::string line =
+        tr_args(ctx.tr("dreams.step_error"),
+                {{"step", std::to_string(t)},
+                 {"dream", std::to_string(t - u.runner.timeline().start)},
+                 {"position", num_text("%.1f", static_cast<double>(e.pos_px))},
+                 {"velocity", num_text("%.1f", static_cast<double>(e.vel))},
+                 {"attitude", num_text("%.1f", static_cast<double>(e.att_deg))},
+                 {"alive", std::to_string(e.alive_agree)},
+                 {"ships", std::to_string(e.present)}});
     const float maps_w =
         u.lab.view == wm::DreamView::side ? 2 * side + ImGui::GetStyle().ItemSpacing.x : side;
     wrapped_text(line, ImGui::GetCursorPosX() + maps_w);
   } else
     ImGui::TextDisabled(
-        ctx.tr("dreams.step_plain"), t,
-        ctx.tr(t < u.runner.timeline().start ? "dreams.the_prompt" : "dreams.dream_start"));
+        "%s", tr_args(ctx.tr("dreams.step_plain"),
+                      {{"step", std::to_string(t)},
+                       {"text", ctx.tr(t < u.runner.timeline().start ? "dreams.the_prompt"
+                                                                     : "dreams.dream_start")}})
+                  .c_str());
 }
 
 // ---- error curves -------------------------------------------------------------------------
@@ -247,7 +257,10 @@ void dreams_compare(AppContext& ctx, DreamsUi& u, const wm::DreamLabSession& ses
                            colours[i % 4]});
   }
   if (u.comparison.context > 0) {
-    ImGui::Text(ctx.tr("dreams.compare_context"), u.comparison.context, u.comparison.horizon);
+    ImGui::TextUnformatted(tr_args(ctx.tr("dreams.compare_context"),
+                                   {{"context", std::to_string(u.comparison.context)},
+                                    {"horizon", std::to_string(u.comparison.horizon)}})
+                               .c_str());
     // Where the dream outgrows the model's context: the variants part ways after it.
     spec.x_marks.push_back({static_cast<double>(u.comparison.context),
                             ImGui::GetColorU32(ImGuiCol_Text), ctx.tr("dreams.context_ends")});

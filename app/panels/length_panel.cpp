@@ -22,6 +22,7 @@
 #include "app/widgets/drawn_numbers.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/tooltip.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "app/widgets/wrapped_text.hpp"
@@ -393,7 +394,10 @@ class LengthPanel final : public Panel {
         text_wrapped("%s", T("length.no_models"));
         ImGui::TextDisabled("%s", ui_.load_error.c_str());
       } else if (!ui_.fetch.done) {
-        ImGui::Text(T("length.fetching"), ui_.fetch.fetched, ui_.fetch.files);
+        ImGui::TextUnformatted(
+            tr_args(T("length.fetching"), {{"done", std::to_string(ui_.fetch.fetched)},
+                                           {"total", std::to_string(ui_.fetch.files)}})
+                .c_str());
       } else {
         ImGui::TextUnformatted(T("length.loading"));
       }
@@ -421,21 +425,25 @@ class LengthPanel final : public Panel {
     if (!c->missing.empty()) {
       std::string names;
       for (const std::string& m : c->missing) names += (names.empty() ? "" : ", ") + m;
-      ImGui::TextDisabled(T("length.missing"), names.c_str());
+      ImGui::TextDisabled("%s", tr_args(T("length.missing"), {{"names", names}}).c_str());
     }
     for (const std::string& why : ui_.data->own_skipped)
-      ImGui::TextDisabled(T("length.own_skipped"), why.c_str());
+      ImGui::TextDisabled("%s", tr_args(T("length.own_skipped"), {{"why", why}}).c_str());
     ImGui::TextUnformatted(T("length.curves_title"));
     ImGui::TextDisabled("%s", T("length.curves_help"));
     length_draw_curves(ctx, *c, ui_.lab,
                        std::max(220.0f * scale, ImGui::GetContentRegionAvail().y * 0.4f), scale);
     ImGui::Spacing();
     ImGui::TextUnformatted(T("length.text_title"));
-    ImGui::TextDisabled(T("length.text_help"), lm::length_model_name(c->lab.model));
+    ImGui::TextDisabled(
+        "%s",
+        tr_args(T("length.text_help"), {{"model", lm::length_model_name(c->lab.model)}}).c_str());
     ui_.text_chars_drawn = length_draw_text(ctx, *c, scale);
     if (c->heads_plain.n > 0) {
       ImGui::Spacing();
-      ImGui::Text(T("length.heads_title"), c->layer, c->head);
+      ImGui::TextUnformatted(tr_args(T("length.heads_title"), {{"layer", std::to_string(c->layer)},
+                                                               {"head", std::to_string(c->head)}})
+                                 .c_str());
       length_draw_heads(ctx, ui_, *c, scale);
     }
   }

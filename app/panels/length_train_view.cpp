@@ -17,6 +17,7 @@
 #include "app/widgets/fit_width.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
@@ -161,14 +162,16 @@ std::string LengthTrainView::draw(AppContext& ctx, bool autostart) {
     };
     smoothed_ = smooth_ema(c.step_bits, 0.95);  // the plot draws it too
     const std::string train = bits(smoothed_.empty() ? c.row_train : smoothed_);
-    text_wrapped(ctx.tr("length.train_progress"), static_cast<long long>(c.done),
-                 static_cast<long long>(c.total), train.c_str(), bits(c.row_valid).c_str(),
-                 left_text.c_str());
+    wrapped_text(tr_args(ctx.tr("length.train_progress"), {{"step", std::to_string(c.done)},
+                                                           {"steps", std::to_string(c.total)},
+                                                           {"train", train},
+                                                           {"validation", bits(c.row_valid)},
+                                                           {"left", left_text}}));
     if (!job_.running() && cancelled_)
-      text_wrapped(ctx.tr("length.train_stopped_at"), static_cast<long long>(c.done),
-                   static_cast<long long>(c.total));
+      wrapped_text(tr_args(ctx.tr("length.train_stopped_at"),
+                           {{"step", std::to_string(c.done)}, {"steps", std::to_string(c.total)}}));
     if (!job_.running() && std::filesystem::exists(c.path, ec))
-      ImGui::TextDisabled(ctx.tr("length.train_saved"), c.path.c_str());
+      ImGui::TextDisabled("%s", tr_args(ctx.tr("length.train_saved"), {{"path", c.path}}).c_str());
     draw_curves(ctx, s);
   }
   return saved;

@@ -17,6 +17,7 @@
 #include "app/widgets/plot.hpp"
 #include "app/widgets/token_heatmap.hpp"
 #include "app/widgets/tooltip.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "core/common/smoothing.hpp"
 #include "io/labjson/length_lab_io.hpp"
 
@@ -189,11 +190,17 @@ int length_draw_text(AppContext& ctx, const lm::LengthLabResult& r, float scale)
   ImGui::Dummy(ImVec2(right - origin.x, y + line_h - origin.y));
   if (hovered_first >= 0 && ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
-    ImGui::Text(ctx.tr("length.hover_byte"), hovered_first, hovered_last);
+    ImGui::TextUnformatted(
+        tr_args(ctx.tr("length.hover_byte"),
+                {{"first", std::to_string(hovered_first)}, {"last", std::to_string(hovered_last)}})
+            .c_str());
     if (std::isnan(hovered_bits))
       ImGui::TextUnformatted(ctx.tr("length.hover_first"));
     else
-      ImGui::Text(ctx.tr("length.hover_bits"), hovered_bits);
+      ImGui::TextUnformatted(
+          tr_args(ctx.tr("length.hover_bits"),
+                  {{"bits", num_text("%.2f", static_cast<double>(hovered_bits))}})
+              .c_str());
     if (hovered_last >= 1) {
       // What the model expected at the character's last byte, having read everything before.
       ImGui::TextUnformatted(ctx.tr("length.hover_top"));
@@ -244,9 +251,14 @@ void length_draw_heads(const AppContext& ctx, LengthUi& ui, const lm::LengthLabR
     ImGui::EndGroup();
     if (h.row >= 0 && h.col <= h.row) {
       ImGui::BeginTooltip();
-      ImGui::Text(ctx.tr("length.heads_hover"), h.row, length_byte_text(r.text[h.row]).c_str(),
-                  h.col, length_byte_text(r.text[h.col]).c_str(),
-                  static_cast<double>(a.probs[static_cast<size_t>(h.row) * a.n + h.col]));
+      const double w = a.probs[static_cast<size_t>(h.row) * a.n + h.col];
+      ImGui::TextUnformatted(
+          tr_args(ctx.tr("length.heads_hover"), {{"row", std::to_string(h.row)},
+                                                 {"row_byte", length_byte_text(r.text[h.row])},
+                                                 {"col", std::to_string(h.col)},
+                                                 {"col_byte", length_byte_text(r.text[h.col])},
+                                                 {"weight", num_text("%.4f", w)}})
+              .c_str());
       ImGui::EndTooltip();
     }
   };

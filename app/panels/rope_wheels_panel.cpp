@@ -25,6 +25,7 @@
 #include "app/widgets/plot.hpp"
 #include "app/widgets/rope_controls.hpp"
 #include "app/widgets/theme_colour.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "core/common/charconv.hpp"
@@ -295,7 +296,7 @@ class RopeWheelsPanel final : public Panel {
     ImGui::SameLine();
     if (ImGui::Button("m = 0")) s.position = 0;
     tooltip(T("wheels.m_zero_tip"));
-    const std::string speed_fmt = std::string("%.3g ") + T("wheels.pos_per_s");
+    const std::string speed_fmt = "%.3g " + as_format_text(T("wheels.pos_per_s"));
     slider_double(L("wheels.speed").c_str(), s.speed, WheelsLabSettings::speed_range,
                   speed_fmt.c_str(), true);
     tooltip(T("wheels.speed_tip"));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/widgets.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_label.hpp"
 
 namespace poslab::app {
@@ -39,10 +40,14 @@ void attention_maps(const AppContext& ctx, const wm::DreamAttention& a, int& lay
     }
     if (keys > 0) {
       tex.temporal.update(m.data(), a.heads, keys, 0.0f, 1.0f, gfx::Colormap::viridis);
-      text_wrapped(ctx.tr("dreams.attn_temporal"), 2 * layer, n);
+      wrapped_text(tr_args(ctx.tr("dreams.attn_temporal"),
+                           {{"block", std::to_string(2 * layer)}, {"ship", std::to_string(n)}}));
       tex.temporal.draw(
           ImVec2(std::min(ImGui::GetContentRegionAvail().x, keys * 14 * s), a.heads * 16 * s));
-      ImGui::TextDisabled(ctx.tr("dreams.attn_axes_temporal"), a.heads - 1, keys);
+      ImGui::TextDisabled("%s", tr_args(ctx.tr("dreams.attn_axes_temporal"),
+                                        {{"last_head", std::to_string(a.heads - 1)},
+                                         {"keys", std::to_string(keys)}})
+                                    .c_str());
     }
   }
   if (layer < static_cast<int>(a.spatial.size()) &&
@@ -53,7 +58,10 @@ void attention_maps(const AppContext& ctx, const wm::DreamAttention& a, int& lay
     for (float v : b)
       if (std::isfinite(v)) lim = std::max(lim, std::abs(v));
     tex.bias.update(b.data(), 8, 8, -lim, lim, gfx::Colormap::diverging);
-    text_wrapped(ctx.tr("dreams.attn_spatial"), 2 * layer + 1, head, lim);
+    wrapped_text(tr_args(ctx.tr("dreams.attn_spatial"),
+                         {{"block", std::to_string(2 * layer + 1)},
+                          {"head", std::to_string(head)},
+                          {"bias", num_text("%.2f", static_cast<double>(lim))}}));
     tex.spatial.draw(ImVec2(150 * s, 150 * s));
     ImGui::SameLine();
     tex.bias.draw(ImVec2(150 * s, 150 * s));

@@ -10,6 +10,7 @@
 
 #include "app/widgets.hpp"
 #include "app/widgets/theme_colour.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
 
@@ -122,7 +123,7 @@ bool rope_controls(const AppContext& ctx, RopeParams& r, const RopeControlsParts
                     "%.3g", true, T("wheels.rc.beta_fast_tip"));
       slider_double(L("wheels.rc.alpha_slow").c_str(), r.yarn_beta_slow, RopeParams::beta_range,
                     "%.3g", true, T("wheels.rc.alpha_slow_tip"));
-      const std::string zero_default = std::string("0 = ") + T("wheels.rc.default");
+      const std::string zero_default = "0 = " + as_format_text(T("wheels.rc.default"));
       slider_double(L("wheels.rc.temperature").c_str(), r.yarn_attention_factor,
                     RopeParams::attention_factor_range,
                     r.yarn_attention_factor == 0 ? zero_default.c_str() : "%.3g", false,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/gfx/opaque_rect.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/wrapped_text.hpp"
 
 namespace poslab::app {
@@ -69,13 +70,20 @@ int token_strip(const AppContext& ctx, std::span<const wm::StripToken> cached, i
     }
     if (ImGui::IsMouseHoveringRect(a, b)) {
       ImGui::BeginTooltip();
-      // The formats come from dreams.toml (same conversions in every language, checked by
-      // tests/app/ui_strings_widgets_test.cpp).
-      ImGui::Text(ctx.tr("dreams.strip_tip_token"), action ? "A" : "S", nominal / 2, nominal,
-                  action ? "2t+1" : "2t");
+      // The texts come from dreams.toml: {name} placeholders, never a printf format.
+      ImGui::TextUnformatted(
+          tr_args(ctx.tr("dreams.strip_tip_token"), {{"kind", action ? "A" : "S"},
+                                                     {"index", std::to_string(nominal / 2)},
+                                                     {"nominal", std::to_string(nominal)},
+                                                     {"what", action ? "2t+1" : "2t"}})
+              .c_str());
       if (c)
-        ImGui::Text(ctx.tr("dreams.strip_tip_cached"), c->stored, c->used,
-                    c->stored != c->used ? ctx.tr("dreams.strip_tip_mismatch") : "");
+        ImGui::TextUnformatted(
+            tr_args(ctx.tr("dreams.strip_tip_cached"),
+                    {{"stored", std::to_string(c->stored)},
+                     {"used", std::to_string(c->used)},
+                     {"note", c->stored != c->used ? ctx.tr("dreams.strip_tip_mismatch") : ""}})
+                .c_str());
       else
         ImGui::TextUnformatted(ctx.tr("dreams.strip_tip_not_cached"));
       ImGui::EndTooltip();

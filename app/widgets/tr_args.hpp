@@ -2,6 +2,8 @@
 // {{"path", p}, {"mb", "1.20"}}). Translations may reorder the values (Chinese often puts
 // them in another order than English), which printf's positional %s/%d cannot do safely.
 #pragma once
+#include <cstdarg>
+#include <cstdio>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -22,6 +24,25 @@ inline std::string tr_args(std::string_view pattern,
       if (name == n) return v;
     return std::nullopt;
   });
+}
+
+// A value as text through a literal printf format, for tr_args: num_text("%.1f", x). The
+// format is always a literal in the code (scripts/check_format_strings.py), never a text.
+__attribute__((format(printf, 1, 2))) inline std::string num_text(const char* format, ...) {
+  char buf[128];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  return buf;
+}
+
+// An interface text as the format of an ImGui slider, which the slider prints literally:
+// every '%' doubled, then `literal_suffix` (a literal format such as " %d") appended.
+inline std::string as_format_text(std::string_view text, const char* literal_suffix = "") {
+  std::string out;
+  for (const char c : text) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out + literal_suffix;
 }
 
 }  // namespace poslab::app

@@ -11,6 +11,7 @@
 #include "app/widgets/fit_width.hpp"
 #include "app/widgets/job_status.hpp"
 #include "app/widgets/plot.hpp"
+#include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_label.hpp"
 #include "core/common/smoothing.hpp"
 #include "io/checkpoint/wm_checkpoint.hpp"
@@ -77,16 +78,15 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
     curves_ = {};
     const wm::DreamTrainSpec spec = spec_;
     const std::string path = path_;
-    // The worker has no AppContext: it takes the status format along ("step %lld, loss %.5g").
+    // The worker has no AppContext: it takes the status text along ("step {step}, loss {loss}").
     const std::string status_format = ctx.tr("dreams.train_status");
     job_.start(path, [spec, path, status_format](auto& control) {
       wm::DreamTrainHooks hooks;
       hooks.on_progress = [&control, &status_format](const wm::DreamTrainProgress& p) {
         control.set_progress(p.done, p.total);
-        char status[256];
-        std::snprintf(status, sizeof status, status_format.c_str(), static_cast<long long>(p.done),
-                      p.loss.empty() ? 0.0 : p.loss.back());
-        control.set_status(status);
+        control.set_status(tr_args(
+            status_format, {{"step", std::to_string(p.done)},
+                            {"loss", num_text("%.5g", p.loss.empty() ? 0.0 : p.loss.back())}}));
         control.report(p);
       };
       hooks.on_checkpoint = [path, &spec](const wm::WmConfig& c, const std::vector<float>& w,
@@ -111,25 +111,32 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
   std::error_code ec;
   // A run that ended before its last step (Stop, Quit): how far it got.
   if (!job_.running() && curves_.total > 0 && curves_.done < curves_.total)
-    text_wrapped(ctx.tr("dreams.train_stopped_at"), static_cast<long long>(curves_.done),
-                 static_cast<long long>(curves_.total));
+    wrapped_text(tr_args(
+        ctx.tr("dreams.train_stopped_at"),
+        {{"step", std::to_string(curves_.done)}, {"steps", std::to_string(curves_.total)}}));
   if (!path_.empty() && std::filesystem::exists(path_, ec)) {
     // Under a quarter of its steps (or a few hundred), a model dreams noise: say so first.
     if (curves_.done < std::min<int64_t>(curves_.total / 4 + 1, 300))
-      ImGui::TextColored(ImVec4(1.0f, 0.6f, 0.3f, 1.0f), ctx.tr("dreams.train_barely"),
-                         static_cast<long long>(curves_.done));
+      ImGui::TextColored(
+          ImVec4(1.0f, 0.6f, 0.3f, 1.0f), "%s",
+          tr_args(ctx.tr("dreams.train_barely"), {{"steps", std::to_string(curves_.done)}})
+              .c_str());
     if (ImGui::Button(tr_id(ctx, "dreams.train_use").c_str())) {
       use = path_;
       rope = path_rope_;
     }
     tooltip(ctx.tr("dreams.train_tip_use"));
     ImGui::SameLine();
-    ImGui::TextDisabled(ctx.tr("dreams.train_checkpoint"), path_.c_str());
+    ImGui::TextDisabled("%s",
+                        tr_args(ctx.tr("dreams.train_checkpoint"), {{"path", path_}}).c_str());
   }
   if (!curves_.step.empty()) {
-    text_wrapped(ctx.tr("dreams.train_progress"), static_cast<long long>(curves_.done),
-                 static_cast<long long>(curves_.total), curves_.tokens_per_s,
-                 curves_.train_episodes, curves_.val_episodes);
+    wrapped_text(tr_args(ctx.tr("dreams.train_progress"),
+                         {{"step", std::to_string(curves_.done)},
+                          {"steps", std::to_string(curves_.total)},
+                          {"rate", num_text("%.0f", static_cast<double>(curves_.tokens_per_s))},
+                          {"train", std::to_string(curves_.train_episodes)},
+                          {"validation", std::to_string(curves_.val_episodes)}}));
     PlotSpec p;
     p.id = "train_curves";
     p.size = ImVec2(ImGui::GetContentRegionAvail().x, 200 * s);

@@ -214,4 +214,19 @@ std::string read_file(const std::string& path, size_t max_bytes) {
   return out;
 }
 
+void require_writable_path(const std::string& path, const std::string& what) {
+  const std::string slash = path.find('/') == std::string::npos ? "" : path;
+  const std::string dir = slash.empty() ? "." : slash.substr(0, slash.rfind('/') + 1);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(what + " " + path + ": the folder " + dir +
+                     " does not exist (create it first)");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw InputError(what + " " + path + ": cannot write in the folder " + dir + " (" +
+                     std::strerror(errno) + ")");
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw InputError(what + " " + path +
+                     ": is not a regular file (a directory, FIFO or device?); give a file path");
+}
+
 }  // namespace poslab

@@ -16,6 +16,11 @@ namespace poslab {
 // are removed after a successful write.
 void write_file_atomically(const std::string& path, const std::string& contents);
 
+// A file about to be written, checked before a long run spends minutes on it (not at its
+// first checkpoint): its folder exists and takes files, and the path is not a directory,
+// FIFO or device. InputError "<what> <path>: ..." saying what to change otherwise.
+void require_writable_path(const std::string& path, const std::string& what);
+
 // What a write to `path` replaces: `path` itself, or the file a symbolic link at `path`
 // names when the link is ours (another user's link in a shared folder is refused, as the
 // kernel's protected_symlinks would). FileError when it exists and is not a regular file.

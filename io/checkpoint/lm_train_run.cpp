@@ -44,6 +44,9 @@ LmTrainRun::LmTrainRun(LmTrainRequest request)
   LmTrainRequest& r = request_;
   if (r.output.empty()) throw InputError("lm train: give -o/--output FILE.safetensors");
   if (r.log.empty()) r.log = std::filesystem::path(r.output).replace_extension(".csv").string();
+  // Up front, as `wm train` does: not at the first checkpoint, a minute into the run.
+  require_writable_path(r.output, "--output");
+  require_writable_path(r.log, "--log");
   LmConfig config = r.config;
   std::vector<float> params;
   TensorMetadata prev;
@@ -133,9 +136,12 @@ LmTrainRun::LmTrainRun(LmTrainRequest request)
 }
 
 void LmTrainRun::save() {
+  // The curve first: killed between the two writes, the checkpoint is the older one and a
+  // resume recomputes the rows past it (lm_run_csv_prefix drops them). The other order lost
+  // the row of a checkpoint whose CSV write never happened, for good.
+  write_file_atomically(request_.log, csv_);
   lm_checkpoint_save(request_.output, model_.config(), model_.params, optim_.step,
                      settings_.scaling, &optim_, meta_);
-  write_file_atomically(request_.log, csv_);
   saved_step_ = optim_.step;
 }
 

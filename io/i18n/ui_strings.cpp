@@ -8,6 +8,7 @@
 
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "io/lessons/toml_depth.hpp"
 
 namespace poslab::io {
 namespace {
@@ -32,6 +33,7 @@ void flatten(const toml::table& t, const std::string& prefix, const std::string&
 std::map<std::string, std::string, std::less<>> read_table(const std::string& path) {
   // read_file refuses FIFOs, directories and devices without blocking, and huge files.
   const std::string text = read_file(path, size_t{4} << 20);
+  toml_check_depth(text, path);  // before toml++, which recurses per level
   toml::table t;
   try {
     t = toml::parse(text, path);

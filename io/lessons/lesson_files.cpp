@@ -19,6 +19,7 @@
 #include "core/common/user_dirs.hpp"
 #include "core/labs.hpp"
 #include "core/quiz/numeric.hpp"
+#include "io/lessons/toml_depth.hpp"
 
 namespace poslab::io {
 namespace fs = std::filesystem;
@@ -158,6 +159,11 @@ class TableReader {
 
 std::optional<toml::table> parse_toml(const std::string& text, const std::string& file,
                                       std::vector<LessonProblem>& problems) {
+  // toml++ recurses per level: a file nested thousands deep would overflow the stack.
+  if (std::string why = toml_depth_problem(text); !why.empty()) {
+    problems.push_back({file, 0, std::move(why)});
+    return std::nullopt;
+  }
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {

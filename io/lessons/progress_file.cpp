@@ -176,6 +176,29 @@ Progress progress_from_json(const std::string& text, const std::string& source) 
   }
 }
 
+namespace {
+
+// The "version" of a progress file this build cannot read, when it says it is one written by
+// a newer PosLab (format "poslab-progress", an integer version above ours), else 0.
+int64_t newer_progress_version(const std::string& text) {
+  try {
+    const Json j = Json::parse(text, [](int depth, Json::parse_event_t event, Json&) {
+      if (depth > kMaxProgressDepth &&
+          (event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start))
+        throw Json::parse_error::create(101, 0, "nested too deeply", nullptr);
+      return true;
+    });
+    if (!j.is_object() || j.value("format", "") != std::string(kProgressFormat)) return 0;
+    const auto v = j.find("version");
+    if (v == j.end() || !v->is_number_integer()) return 0;
+    return v->get<int64_t>() > kProgressVersion ? v->get<int64_t>() : 0;
+  } catch (const Json::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
 ProgressLoad load_progress(const std::string& path, ProgressRead mode) {
   ProgressLoad out;
   std::error_code ec;
@@ -231,20 +254,46 @@ Progress save_progress_merged(const std::string& path, const Progress& base, con
   if (fd < 0)
     throw FileError(lock_path, std::string("cannot be opened to lock the progress file: ") +
                                    std::strerror(errno));
-  while (::flock(fd, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
+  // Not blocking: a lock another process holds (a stuck poslab-cli, a window in a debugger)
+  // must not freeze this window. Others hold it for one read and one write (milliseconds):
+  // a few short retries, then the caller says so and saves at the next change.
+  for (int tries = 0; ::flock(fd, LOCK_EX | LOCK_NB) != 0;) {
     const int err = errno;
+    if (err == EINTR) continue;
+    if (err == EWOULDBLOCK && ++tries < kProgressLockTries) {
+      ::usleep(kProgressLockRetryUs);
+      continue;
+    }
     ::close(fd);
-    throw FileError(lock_path, std::string("cannot be locked: ") + std::strerror(err));
+    throw FileError(lock_path, err == EWOULDBLOCK
+                                   ? "is held by another PosLab window or poslab-cli command; "
+                                     "this window's answers are kept and saved with the next "
+                                     "one (close the other program if this stays)"
+                                   : std::string("cannot be locked: ") + std::strerror(err));
   }
   try {
     Progress merged = mine;
     std::error_code ec;
     if (fs::exists(path, ec)) {
+      const std::string text = read_file(path);
       try {
-        merged = progress_merge(base, mine, progress_from_json(read_file(path), path));
+        merged = progress_merge(base, mine, progress_from_json(text, path));
       } catch (const FileError&) {
-        // Not progress this build can read: load_progress dealt with it at the start.
+        // Written meanwhile by a newer PosLab: never written over, the newer one keeps it.
+        if (const int64_t v = newer_progress_version(text); v > 0)
+          throw FileError(path, "was saved by a newer PosLab (progress version " +
+                                    std::to_string(v) + ", this one reads " +
+                                    std::to_string(kProgressVersion) +
+                                    ") while this window was open; it is kept as it is and "
+                                    "this window's answers are not saved over it (use the "
+                                    "newer PosLab)");
+        // Damaged meanwhile: kept beside it (as load_progress does), then this one is saved.
+        std::string backup = path + ".corrupt-" + timestamp();
+        for (int n = 2; fs::exists(backup, ec); ++n)
+          backup = path + ".corrupt-" + timestamp() + "-" + std::to_string(n);
+        if (std::rename(path.c_str(), backup.c_str()) != 0)
+          throw FileError(path, std::string("cannot be read and could not be moved aside: ") +
+                                    std::strerror(errno) + " (move or delete it by hand)");
       }
     }
     save_progress(path, merged);

@@ -12,6 +12,8 @@ namespace poslab::io {
 
 inline constexpr const char* kProgressFormat = "poslab-progress";  // "format" field
 inline constexpr int kProgressVersion = 1;                         // "version" field
+inline constexpr int kProgressLockTries = 25;       // save_progress_merged's lock attempts,
+inline constexpr int kProgressLockRetryUs = 20000;  // this far apart (0.5 s in all)
 
 struct ProgressLoad {
   Progress progress;        // what was read, or fresh progress
@@ -42,8 +44,10 @@ void save_progress(const std::string& path, const Progress& progress);
 // Saves `mine` over what is on disk now, keeping what another window or command saved since
 // `base` (what this one loaded or last saved): under an exclusive lock on <path>.lock, the
 // file is read again, progress_merge(base, mine, disk) is written atomically and returned
-// (the caller's new `base`). A file on disk that cannot be read as progress is not merged
-// with (mine is written). Throws FileError naming the path when the lock or write fails.
+// (the caller's new `base`). The lock is tried kProgressLockTries times, never waited on.
+// A file on disk of a newer progress version is never written over (FileError saying so);
+// one that cannot be read as progress is kept as <path>.corrupt-<time> and mine is written.
+// Throws FileError naming the path when the lock (held elsewhere) or the write fails.
 Progress save_progress_merged(const std::string& path, const Progress& base, const Progress& mine);
 
 // The JSON text, and back. progress_from_json throws FileError("<source>: ...") naming

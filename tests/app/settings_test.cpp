@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -206,4 +207,37 @@ TEST_CASE("the autosave snapshot changes with every saved setting, the export fo
   Settings s = base;
   s.last_preset["rope"] = "rope?dim=64";
   CHECK(settings_snapshot(s) == before);
+}
+
+TEST_CASE("with no HOME and an untrusted temporary folder, one session folder is removed at exit") {
+  // Issue 36: every call made a poslab-session-XXXXXX folder, and none was ever removed.
+  const fs::path d = poslab::test::fresh_dir("settings_test", "session");
+  const pid_t kid = ::fork();
+  REQUIRE(kid >= 0);
+  if (kid == 0) {
+    ::unsetenv("HOME");
+    ::unsetenv("XDG_CONFIG_HOME");
+    ::unsetenv("XDG_DATA_HOME");
+    ::setenv("TMPDIR", d.c_str(), 1);
+    // A file where the per-user folder should be: user_dir refuses it (not a directory).
+    std::ofstream(d / ("poslab-" + std::to_string(::geteuid()))) << "x";
+    const std::string c1 = config_dir(), d1 = data_dir(), c2 = config_dir();
+    const bool same = c1 == c2 && fs::path(c1).parent_path() == fs::path(d1).parent_path() &&
+                      fs::is_directory(c1) && fs::is_directory(d1);
+    std::ofstream(d / "session.txt") << fs::path(c1).parent_path().string();
+    std::exit(same ? 0 : 3);  // a normal exit: static destructors run
+  }
+  int status = 0;
+  ::waitpid(kid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  std::string session;
+  std::getline(std::ifstream(d / "session.txt"), session);
+  CHECK(session.find("poslab-session-") != std::string::npos);
+  CHECK_FALSE(fs::exists(session));
+  int left = 0;
+  for (const auto& e : fs::directory_iterator(d))
+    left += e.path().filename().string().rfind("poslab-session-", 0) == 0;
+  CHECK(left == 0);
+  fs::remove_all(d);
 }

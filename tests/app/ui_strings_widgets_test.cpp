@@ -1,8 +1,8 @@
 // Interface texts with values in them: tr_args fills {name} placeholders, and every
-// translation keeps the values its English text has (the same printf conversions in the same
-// order, which the dream lab hands to ImGui::Text, and the same {name} placeholders), so no
-// language can make a format read the wrong argument. Also: every key the dream lab's
-// widgets, the recorder and the helm help ask for exists in English.
+// translation keeps the values its English text has (the same {name} placeholders, and the
+// same %-sequences as text). No text is ever a printf format (issue 36: the house rule
+// scripts/check_format_strings.py), so a translation can only show a value, never read one. Also:
+// every key the dream lab's widgets, the recorder and the helm help ask for exists in English.
 #include <catch2/catch.hpp>
 
 #include <filesystem>

@@ -81,6 +81,9 @@ py_check "dream" "j['steps']<=6 and len(j['dreamt'])==j['steps']+1 and len(j['re
 cmp -s "$tmp/dream.json" "$tmp/dream0.json" ||
   [[ "$(py -c "import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:3]); a.pop('seconds',0); b.pop('seconds',0); print(a==b)" "$tmp/dream.json" "$tmp/dream0.json")" == True ]] ||
   { echo "FAIL: wm dream --data without --episode is not episode 0"; fail=1; }
+# Issue 36: a negative --episode is refused, not taken for the default (it dreamt episode 0).
+expect_exit2 "--episode = -1" wm dream "$tmp/small.safetensors" --data "$tmp/d.h5" --episode -1 --steps 6
+expect_exit2 "--sim-seed = -2" wm dream "$tmp/small.safetensors" --sim-seed -2 --steps 4
 "$cli" wm dream "$tmp/small.safetensors" --sim-seed 42 --steps 4 --loop open --temperature 1 --seed 5 > "$tmp/o1.json"
 "$cli" wm dream "$tmp/small.safetensors" --sim-seed 42 --steps 4 --loop open --temperature 1 --seed 5 > "$tmp/o2.json"
 cmp -s "$tmp/o1.json" "$tmp/o2.json" || { echo "FAIL: open-loop dream with one seed differs"; fail=1; }

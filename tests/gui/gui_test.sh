@@ -100,27 +100,36 @@ case "$case_" in
   settings-paths)
     run() { timeout 60 "${xvfb[@]}" "$app" --settings --frames 3 2>&1 >/dev/null; }
     cfg="$XDG_CONFIG_HOME/poslab"; mkdir -p "$cfg"
+    # A full disk (a file size limit of 0: every write of a byte fails): the headless run says
+    # the settings were not saved and exits 2 (issue 36: it exited 0).
+    err=$(timeout 60 "${xvfb[@]}" bash -c 'trap "" XFSZ; ulimit -f 0; exec "$@"' _ \
+          "$app" --settings --frames 3 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 2 ] && grep -q "settings not saved" <<<"$err" || { echo "full disk: exit $rc: $err"; exit 1; }
+    rm -f "$cfg"/settings.json*
     # A FIFO named settings.json: never opened (opening it would block forever).
     mkfifo "$cfg/settings.json"
     err=$(run); rc=$?
-    [ "$rc" -eq 0 ] || { echo "FIFO settings: exit $rc (124 = blocked): $err"; exit 1; }
+    # Never replaced either: said, and the exit code (issue 36: a failed save exited 0).
+    [ "$rc" -eq 2 ] && grep -q "settings not saved" <<<"$err" ||
+      { echo "FIFO settings: exit $rc (124 = blocked): $err"; exit 1; }
     grep -q "settings.json is a FIFO" <<<"$err" || { echo "FIFO settings: no banner: $err"; exit 1; }
     rm -f "$cfg/settings.json"
     # A symlink loop.
     ln -s settings.json "$cfg/settings.json"
     err=$(run); rc=$?
-    [ "$rc" -eq 0 ] || { echo "symlink loop: exit $rc: $err"; exit 1; }
+    [ "$rc" -eq 2 ] && grep -q "settings not saved" <<<"$err" || { echo "symlink loop: exit $rc: $err"; exit 1; }
     grep -q "settings.json cannot be examined" <<<"$err" || { echo "symlink loop: no banner: $err"; exit 1; }
     rm -f "$cfg/settings.json"
     # A configuration path whose name is too long.
     long="$tmp/$(printf 'x%.0s' $(seq 300))"
     err=$(XDG_CONFIG_HOME="$long" run); rc=$?
-    [ "$rc" -eq 0 ] || { echo "long name: exit $rc: $err"; exit 1; }
+    # Nothing can be saved there: said, and the exit code (issue 36: it was 0).
+    [ "$rc" -eq 2 ] && grep -q "settings not saved" <<<"$err" || { echo "long name: exit $rc: $err"; exit 1; }
     grep -q "banner: settings" <<<"$err" || { echo "long name: no banner: $err"; exit 1; }
     # A directory named settings.json: cannot be read or replaced; reported, no abort.
     mkdir "$cfg/settings.json"
     err=$(run); rc=$?
-    [ "$rc" -eq 0 ] || { echo "directory settings: exit $rc: $err"; exit 1; }
+    [ "$rc" -eq 2 ] && grep -q "settings not saved" <<<"$err" || { echo "directory settings: exit $rc: $err"; exit 1; }
     grep -q "settings.json is a directory" <<<"$err" || { echo "directory settings: no banner: $err"; exit 1; }
     rmdir "$cfg/settings.json"
     # Permission denied (only testable when not root: root reads everything).

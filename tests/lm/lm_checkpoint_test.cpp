@@ -1,6 +1,7 @@
 // Language-model checkpoints (io/checkpoint/lm_checkpoint): a round trip keeps every weight,
 // the config, the scaling and the optimiser state; a damaged or hostile file is one
 // FileError naming the problem, never a crash.
+#include <unistd.h>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstring>
@@ -11,8 +12,10 @@
 #include <string>
 
 #include "core/common/errors.hpp"
+#include "core/common/excerpt.hpp"
 #include "core/lm/lm.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
+#include "io/checkpoint/lm_train_run.hpp"
 
 using namespace poslab;
 using namespace poslab::lm;
@@ -110,4 +113,71 @@ TEST_CASE("lm checkpoint: damaged files are one FileError", "[lm]") {
   std::memcpy(nan.data() + nan.size() - 4, &q, 4);
   expect_error(nan, "ln_f.bias");
   std::filesystem::remove(path);
+}
+
+namespace {
+
+// A tiny training request on a small text in a fresh folder (issue 36's run checks).
+struct TinyRun {
+  std::filesystem::path dir = tmp_path("run_" + std::to_string(::getpid()));
+  io::LmTrainRequest r;
+  TinyRun() {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string text = (dir / "text.txt").string();
+    std::ofstream out(text);
+    for (int i = 1; i <= 60; ++i) out << "Fortune " << i << ": the cat sat on the mat.\n%\n";
+    r.output = (dir / "m.safetensors").string();
+    r.config = cfg(LmPosition::rope);
+    r.settings.batch = 2;
+    r.settings.steps = 4;
+    r.settings.log_every = 2;
+    r.settings.valid_windows = 2;
+    r.settings.threads = 1;
+    r.text = {text};
+  }
+  ~TinyRun() { std::filesystem::remove_all(dir); }
+};
+
+}  // namespace
+
+TEST_CASE("lm train checks its output and log paths before training") {
+  // Issue 36: `lm train` found a missing folder at its first checkpoint, 66 s in.
+  TinyRun t;
+  t.r.output = (t.dir / "no" / "such" / "m.safetensors").string();
+  CHECK_THROWS_WITH(io::LmTrainRun(t.r), Catch::Contains("--output") &&
+                                             Catch::Contains("does not exist (create it first)"));
+  t.r.output = (t.dir / "m.safetensors").string();
+  t.r.log = (t.dir / "no" / "log.csv").string();
+  CHECK_THROWS_WITH(io::LmTrainRun(t.r), Catch::Contains("--log") && Catch::Contains("no/log.csv"));
+  t.r.log = t.dir.string();  // a folder
+  CHECK_THROWS_WITH(io::LmTrainRun(t.r), Catch::Contains("is not a regular file"));
+}
+
+TEST_CASE("a training run never writes a checkpoint ahead of its curve") {
+  // Issue 36: a kill between the checkpoint write and the CSV write lost that step's row for
+  // good (a resume keeps the rows up to the checkpoint's step). The CSV is written first:
+  // here its write fails at the second row, and the checkpoint must still be the first row's.
+  TinyRun t;
+  io::LmTrainRun run(t.r);
+  const std::string csv = (t.dir / "m.csv").string();
+  const auto sabotage = [&](const LmTrainRow& row) {
+    if (row.step != 2) return;
+    std::filesystem::remove(csv);
+    std::filesystem::create_directory(csv);  // the next CSV write cannot replace a folder
+  };
+  CHECK_THROWS(run.train(nullptr, sabotage));
+  CHECK(io::lm_checkpoint_load(t.r.output).step == 2);
+}
+
+TEST_CASE("terminal_text escapes control characters and keeps UTF-8 text") {
+  // Issue 36: a path recorded in a checkpoint reached the terminal raw (ESC sequences).
+  CHECK(terminal_text("plain /a/b.txt") == "plain /a/b.txt");
+  CHECK(terminal_text("a\x1b[31mb\x1b]0;t\x07\n") == "a\\x1b[31mb\\x1b]0;t\\x07\\x0a");
+  CHECK(terminal_text("\x7f") == "\\x7f");
+  CHECK(terminal_text("中文 一") == "中文 一");  // E4 B8 80: a continuation byte 0x80
+  CHECK(terminal_text("\xc2\x9b"
+                      "2J") == "\\xc2\\x9b2J");          // U+009B, the C1 CSI
+  CHECK(terminal_text("\x9b") == "\\x9b");               // and as a raw byte
+  CHECK(terminal_text("caf\xc3\xa9") == "caf\xc3\xa9");  // é stays
 }
