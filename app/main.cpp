@@ -20,10 +20,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cfloat>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -32,8 +30,6 @@
 #include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>
-#include <signal.h>  // sigaction
-#include <unistd.h>  // pipe, read, write
 #endif
 
 #include "app/app_state.hpp"
@@ -44,6 +40,7 @@
 #include "app/gfx/fill_count.hpp"
 #include "app/gfx/font_texture.hpp"
 #include "app/gfx/gl.hpp"
+#include "app/quit_signals.hpp"
 #include "app/widgets/recorder.hpp"
 #include "app/window_icon.hpp"
 #include "core/common/atomic_file.hpp"
@@ -117,35 +114,6 @@ void install_event_callbacks(GLFWwindow* w) {
   glfwSetWindowRefreshCallback(w, note_event);
   glfwSetWindowCloseCallback(w, note_event);
   glfwSetWindowContentScaleCallback(w, [](GLFWwindow* x, float, float) { note_event(x); });
-}
-
-// SIGTERM (a logout, `kill`), SIGINT and SIGHUP quit as the window's close button does:
-// settings saved, the start marker and the link socket removed, so the next start does not
-// say the last one crashed. The handler only sets a flag and writes a byte to a pipe (both
-// async-signal-safe); a thread reading the pipe wakes the event loop with glfwPostEmptyEvent,
-// which may be called from any thread but not from a signal handler. A second signal ends
-// the process as before (SA_RESETHAND).
-volatile std::sig_atomic_t g_quit_signal = 0;
-int g_quit_pipe[2] = {-1, -1};
-void on_quit_signal(int) {
-  g_quit_signal = 1;
-  const char byte = 'q';
-  [[maybe_unused]] const ssize_t n = write(g_quit_pipe[1], &byte, 1);
-}
-void install_quit_signals() {
-  if (pipe(g_quit_pipe) != 0) return;  // without the pipe: no handler, signals end the process
-  std::thread([] {
-    char byte = 0;
-    ssize_t n = 0;
-    do n = read(g_quit_pipe[0], &byte, 1);
-    while (n < 0 && errno == EINTR);
-    glfwPostEmptyEvent();
-  }).detach();
-  struct sigaction sa {};
-  sa.sa_handler = on_quit_signal;
-  sa.sa_flags = SA_RESETHAND | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
 // ---- Frontend (window, ImGui, frames) ---------------------------------------------------
@@ -818,8 +786,9 @@ int main(int argc, char** argv) {
       const std::string socket = poslab::app::link_socket_path(&why);
       if (!why.empty() && opt.link.empty()) std::fprintf(stderr, "poslab: %s\n", why.c_str());
       poslab::app::LinkListener links(socket, [] { glfwPostEmptyEvent(); });
-      install_quit_signals();
-      while (!glfwWindowShouldClose(window) && !state.quit_requested() && !g_quit_signal) {
+      poslab::app::install_quit_signals();  // SIGTERM and co. end the loop as Quit does
+      while (!glfwWindowShouldClose(window) && !state.quit_requested() &&
+             !poslab::app::quit_signal_received()) {
         bool work = fe.wait_for_work(2.0);
         for (const auto& link : links.take()) {
           state.open_link(link);  // like a pasted preset: files wait for approval, bad = banner
@@ -827,7 +796,7 @@ int main(int argc, char** argv) {
           state.request_frames(3);
           work = true;
         }
-        if (work && !glfwWindowShouldClose(window) && !g_quit_signal) {
+        if (work && !glfwWindowShouldClose(window) && !poslab::app::quit_signal_received()) {
           fe.frame();
           fe.present();
           if (auto req = state.take_picture_request()) fe.export_picture(*req);
