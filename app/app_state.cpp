@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "app/capture.hpp"
+#include "app/embedded_texts.hpp"
 #include "app/imgui_modal.hpp"
 #include "app/imgui_unwind.hpp"
 #include "app/panels/panels.hpp"
@@ -348,7 +349,8 @@ void AppState::set_language(const std::string& lang) {
   // Never throws: a missing or corrupt file of texts is a banner, and its texts fall back to
   // English (then to the key), so the app always starts and every control stays labelled.
   std::vector<std::string> problems;
-  strings_ = io::UiStrings::load_lenient(io::i18n_dir(), chosen, problems);
+  strings_ =
+      io::UiStrings::load_lenient(io::i18n_dir(), chosen, problems, embedded_english_texts());
   settings_.language = chosen;
   for (auto& p : panels_) p->set_interface_language(chosen);
   const std::string saved = drawing_lab_;
@@ -356,7 +358,13 @@ void AppState::set_language(const std::string& lang) {
   for (const std::string& p : problems)
     // In English on purpose: it is about the interface files themselves (a broken or missing
     // translation), for whoever fixes them.
-    report_error("interface texts", p + " (its texts fall back to English, or to their key names)");
+    report_error("interface texts", p + " (its texts fall back to the built-in English)");
+  // A data folder chosen by the environment is the likely cause: say so, once.
+  if (!problems.empty() && io::data_dir_rule() == std::string("POSLAB_DATA_DIR"))
+    report_error("data folder",
+                 io::data_dir() +
+                     " comes from POSLAB_DATA_DIR and lacks some of PosLab's data (lessons/, "
+                     "assets/): unset POSLAB_DATA_DIR, or point it at a folder that has them");
   drawing_lab_ = saved;
   ensure_glyphs(strings_.all_text() + "中文");
 }

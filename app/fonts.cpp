@@ -56,6 +56,11 @@ Fonts load_fonts(float scale, const std::string& lessons_dir, const std::string&
   ImFontGlyphRangesBuilder latin;
   latin.AddRanges(io.Fonts->GetGlyphRangesDefault());
   latin.AddText("θλγφαβ−×·≈≤≥→←↑↓√πΔ∞′…²");
+  // The lessons' and interface texts' characters too: DejaVu draws those it has (superscripts
+  // such as 10⁻⁷, subscripts, arrows, maths); the CJK font merged after it fills in the rest
+  // (ImGui keeps the first font's glyph and skips code points a font lacks).
+  add_lesson_text(latin, lessons_dir);
+  latin.AddText(extra_text.c_str());
   ImVector<ImWchar> built;
   latin.BuildRanges(&built);
   f.latin_ranges = std::make_shared<std::vector<ImWchar>>(built.begin(), built.end());

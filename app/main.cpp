@@ -41,7 +41,9 @@
 #include "app/gfx/fill_count.hpp"
 #include "app/gfx/font_texture.hpp"
 #include "app/gfx/gl.hpp"
+#include "app/quit_signals.hpp"
 #include "app/widgets/recorder.hpp"
+#include "app/window_icon.hpp"
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/excerpt.hpp"
@@ -656,6 +658,7 @@ int main(int argc, char** argv) {
       glfwTerminate();
       return 1;
     }
+    poslab::app::set_window_icon(window);
     glfwMakeContextCurrent(window);
     if (!gladLoadGL(glfwGetProcAddress)) {
       std::fprintf(stderr, "poslab: could not load OpenGL functions (glad).\n");
@@ -773,7 +776,9 @@ int main(int argc, char** argv) {
       const std::string socket = poslab::app::link_socket_path(&why);
       if (!why.empty() && opt.link.empty()) std::fprintf(stderr, "poslab: %s\n", why.c_str());
       poslab::app::LinkListener links(socket, [] { glfwPostEmptyEvent(); });
-      while (!glfwWindowShouldClose(window) && !state.quit_requested()) {
+      poslab::app::install_quit_signals();  // SIGTERM and co. end the loop as Quit does
+      while (!glfwWindowShouldClose(window) && !state.quit_requested() &&
+             !poslab::app::quit_signal_received()) {
         bool work = fe.wait_for_work(2.0);
         for (const auto& link : links.take()) {
           state.open_link(link);  // like a pasted preset: files wait for approval, bad = banner
@@ -781,7 +786,7 @@ int main(int argc, char** argv) {
           state.request_frames(3);
           work = true;
         }
-        if (work && !glfwWindowShouldClose(window)) {
+        if (work && !glfwWindowShouldClose(window) && !poslab::app::quit_signal_received()) {
           fe.frame();
           fe.present();
           if (auto req = state.take_picture_request()) fe.export_picture(*req);

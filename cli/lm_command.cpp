@@ -31,6 +31,8 @@
 #include "core/nn/parallel.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
 #include "io/checkpoint/lm_train_run.hpp"
+#include "io/data/data_dir.hpp"
+#include "io/labjson/length_lab_io.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -55,39 +57,6 @@ LmScaling lm_scaling_arg(const std::string& name, double factor) {
   s.factor = factor;
   require_in_range("--factor", factor, LmScaling::factor_range);
   return s;
-}
-
-// Text for training or evaluation: --text files, else the files a checkpoint records, else
-// the default fortune files.
-struct LmText {
-  std::vector<std::string> paths;
-  std::vector<io::LmTextSource> sources;
-  LmCorpus corpus;
-};
-
-std::vector<std::string> lm_recorded_files(const io::TensorMetadata& meta) {
-  std::vector<std::string> out;
-  const auto it = meta.find("data");
-  if (it == meta.end()) return out;
-  const Json j = parse_json_input(it->second, "checkpoint metadata 'data'", 8);
-  if (!j.is_object() || !j.contains("files") || !j["files"].is_array()) return out;
-  for (const auto& f : j["files"])
-    if (f.is_object() && f.contains("path") && f["path"].is_string())
-      out.push_back(f["path"].get<std::string>());
-  return out;
-}
-
-LmText lm_load_text(const std::vector<std::string>& given, const io::TensorMetadata* meta,
-                    int valid_every, int64_t min_bytes) {
-  LmText t;
-  t.paths = given;
-  if (t.paths.empty() && meta) t.paths = lm_recorded_files(*meta);
-  if (t.paths.empty()) t.paths = io::lm_default_text_paths();
-  const auto files = io::lm_read_text_files(t.paths, &t.sources);
-  LmCorpusParams cp;
-  cp.valid_every = valid_every;
-  t.corpus = lm_corpus_build(files, cp, min_bytes);
-  return t;
 }
 
 Json lm_config_json(const LmConfig& c) {
@@ -283,8 +252,9 @@ void run_lm_eval(const LmEvalArgs& a) {
     bytes = lm_text_bytes(a.text);
     out["text"] = a.text;
   } else {
-    const LmText t = lm_load_text({}, &ck.metadata, 10, 2);
-    bytes = t.corpus.valid;
+    // The recorded files' validation split, or the shipped held-out file where they are not
+    // installed (an installed PosLab without Debian's fortune packages): the length lab's text.
+    bytes = io::length_held_out_text(ck.metadata, io::lm_held_out_path());
     out["text"] = "validation split of the recorded files";
   }
   if (a.per_byte) {

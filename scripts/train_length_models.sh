@@ -5,9 +5,11 @@
 # bytes on the fortune files, then the RoPE model fine-tuned at 4L = 512 with PI (linear x4)
 # and with YaRN x4, then the loss-against-position curves to 8L = 1024 of every model and every
 # RoPE scaling. Everything shipped lands in assets/models/ (lm_*.safetensors without optimiser
-# state, lm_*.csv curves, lm_*_eval.json); training checkpoints stay in the work directory.
+# state, lm_*.csv curves, lm_*_eval.json, and lm_held_out.txt: the validation text of their
+# split, so a machine without the fortune files runs the lab); training checkpoints stay in
+# the work directory.
 #   scripts/train_length_models.sh [STAGE] [WORKDIR]
-#   STAGE: all (default) | train | eval;   WORKDIR: build/lm_runs
+#   STAGE: all (default) | train | eval | held-out;   WORKDIR: build/lm_runs
 # Runs one model at a time with both threads (nice 5); LM_ONLY picks models (see train_one). Ctrl-C stops a training at its last
 # checkpoint; rerunning resumes it, and skips the models already exported.
 set -euo pipefail
@@ -100,4 +102,13 @@ for j in runs:
 open(table, "w").write("\n".join(rows) + "\n")
 PY
   echo "done: $out/lm_*.safetensors, lm_*.csv, lm_eval.json"
+fi
+
+if [[ "$stage" == all || "$stage" == held-out ]]; then
+  # The held-out text every shipped model records (the tests check it equals the fortune
+  # files' split: poslab_length_held_out_tests), written by the io code the lab reads it with.
+  make="${POSLAB_MAKE_HELD_OUT:-build/release/tests/poslab_make_held_out}"
+  [[ -x "$make" ]] || { echo "build first: cmake --build --preset release --target poslab_make_held_out" >&2; exit 2; }
+  "$make" "$out/lm_none.safetensors" "$out/lm_held_out.txt"
+  echo "done: $out/lm_held_out.txt"
 fi

@@ -35,35 +35,24 @@ target_link_options(poslab PRIVATE
   "--pre-js=${CMAKE_CURRENT_SOURCE_DIR}/web/page.js"
   ${_data})
 # The length lab's models beside the page (assets/models/, the path they have under the data
-# folder), with the held-out text of their split, which the desktop reads from Debian's
-# fortune files: make_held_out writes it at build time with the same io code, run under node.
+# folder), with the held-out text of their split (assets/models/lm_held_out.txt, shipped with
+# the models since the desktop package has no fortune files either).
 # The lab fetches them when it is first opened (AppContext::fetch_files, web/main.cpp).
-add_executable(make_held_out web/make_held_out.cpp)
-target_link_libraries(make_held_out PRIVATE poslab_io_dreams)
-poslab_target_defaults(make_held_out)
-# SINGLE_FILE: the wasm inside the .js (a newer node would fetch() a file path and fail).
-target_link_options(make_held_out PRIVATE -sNODERAWFS=1 -sENVIRONMENT=node -sSINGLE_FILE=1
-  -sALLOW_MEMORY_GROWTH=1)
-find_program(POSLAB_NODE NAMES node nodejs REQUIRED)
 set(_lm_out "${_site}/assets/models")
 # The world models lie there too (tiny: 0.9 MB each, paper-size: 5.4 MB each): the dream lab
 # fetches the one its `size` asks for when first asked.
 file(GLOB _lm_models RELATIVE "${PROJECT_SOURCE_DIR}/assets/models"
      "${PROJECT_SOURCE_DIR}/assets/models/lm_*.safetensors"
+     "${PROJECT_SOURCE_DIR}/assets/models/lm_held_out.txt"
      "${PROJECT_SOURCE_DIR}/assets/models/wm_tiny_*.safetensors"
      "${PROJECT_SOURCE_DIR}/assets/models/wm_paper_*.safetensors")
-set(_lm_files "${_lm_out}/lm_held_out.txt")
+set(_lm_files)
 foreach(f ${_lm_models})
   add_custom_command(OUTPUT "${_lm_out}/${f}"
     COMMAND ${CMAKE_COMMAND} -E copy "${PROJECT_SOURCE_DIR}/assets/models/${f}" "${_lm_out}/${f}"
     DEPENDS "${PROJECT_SOURCE_DIR}/assets/models/${f}" VERBATIM)
   list(APPEND _lm_files "${_lm_out}/${f}")
 endforeach()
-add_custom_command(OUTPUT "${_lm_out}/lm_held_out.txt"
-  COMMAND ${CMAKE_COMMAND} -E make_directory "${_lm_out}"
-  COMMAND "${POSLAB_NODE}" "$<TARGET_FILE:make_held_out>"
-          "${PROJECT_SOURCE_DIR}/assets/models/lm_none.safetensors" "${_lm_out}/lm_held_out.txt"
-  DEPENDS make_held_out "${PROJECT_SOURCE_DIR}/assets/models/lm_none.safetensors" VERBATIM)
 add_custom_target(poslab_length_files ALL DEPENDS ${_lm_files})
 add_dependencies(poslab poslab_length_files)
 # The Chinese font beside the page, fetched only when Chinese is chosen (web/main.cpp).

@@ -107,7 +107,7 @@ inline constexpr MessageTemplate kAttentionMessages[] = {
      "trained source runs the extrapolation and decay demos)"},
     {"attention.error.trained_text_short",
      "weights = trained: the held-out text has {bytes} bytes, fewer than the {n} asked for; "
-     "install fortunes and fortunes-zh (scripts/setup.sh)"},
+     "choose fewer bytes"},
     {"attention.error.decay_args",
      "RoPE decay: need max_distance >= 1 and points >= 2 (got {max_distance}, {points})"},
     {"attention.error.sinusoidal_dim", "sinusoidal: model dim = {dim}: must be even and >= 2"},

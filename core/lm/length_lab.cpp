@@ -175,8 +175,8 @@ void LengthLabRun::step() {
   if (!tm) {
     if (r_.curves.empty())
       throw InputError("length lab: none of the shown models was found in the models folder; " +
-                       std::string("train them with scripts/train_length_models.sh or set "
-                                   "POSLAB_MODELS_DIR"));
+                       std::string("they ship with PosLab: reinstall it, or set "
+                                   "POSLAB_MODELS_DIR to a folder that has them"));
     return;
   }
   r_.context = tm->config.context;

@@ -305,8 +305,8 @@ std::vector<lm::LmTextFile> lm_read_text_files(const std::vector<std::string>& p
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
       throw FileError(path,
                       "is not a readable file (the default text comes from the Debian "
-                      "packages fortunes, fortunes-min and fortunes-zh: run "
-                      "scripts/setup.sh)");
+                      "packages fortunes, fortunes-min and fortunes-zh: apt-get install "
+                      "fortunes fortunes-min fortunes-zh, or give your own text files)");
     if (st.st_size > (int64_t{64} << 20))
       throw FileError(path, "is larger than 64 MB; give a smaller text file");
     std::ifstream in(path, std::ios::binary);

@@ -1,10 +1,11 @@
 // The one data lookup (data_dir.hpp).
 #include "io/data/data_dir.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
+#include "core/lm/length_lab.hpp"
 #include "core/wm/dream_lab_model.hpp"
 
 namespace poslab::io {
@@ -22,10 +23,25 @@ fs::path exe_dir() {
   return ec ? fs::path() : exe.parent_path();
 }
 
-// True when `path` lies inside `dir` (both absolute and normalised).
-bool inside(const fs::path& path, const fs::path& dir) {
-  const auto [d, p] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
-  return d == dir.end();
+// Only a binary of a build tree falls back to the sources: the build tree's root holds
+// poslab-source-tree.txt (written by io/CMakeLists.txt at configure time) with the source
+// tree's path. An installed copy has no such file above it, so it never reads a checkout that
+// happens to sit where it was built, and no build path is compiled in. Looked up once.
+fs::path source_tree_of(const fs::path& exe) {
+  static const fs::path found = [&] {
+    std::error_code ec;
+    for (fs::path dir = exe; !dir.empty() && dir != dir.parent_path(); dir = dir.parent_path()) {
+      const fs::path marker = dir / "poslab-source-tree.txt";
+      if (!fs::is_regular_file(marker, ec) || !fs::is_regular_file(dir / "CMakeCache.txt", ec))
+        continue;
+      std::ifstream in(marker);
+      std::string source;
+      if (std::getline(in, source) && !source.empty() && fs::is_directory(source, ec))
+        return fs::path(source).lexically_normal();
+    }
+    return fs::path();
+  }();
+  return found;
 }
 
 struct Choice {
@@ -37,17 +53,10 @@ Choice choose() {
   if (const std::string d = env("POSLAB_DATA_DIR"); !d.empty())
     return {fs::absolute(d).lexically_normal(), "POSLAB_DATA_DIR"};
   const fs::path exe = exe_dir();
-  const fs::path installed = (exe / ".." / "share" / "poslab").lexically_normal();
+  const fs::path installed = (exe / ".." / "share" / "poslab" / "data").lexically_normal();
   std::error_code ec;
   if (!exe.empty() && fs::is_directory(installed, ec)) return {installed, "installed"};
-#if defined(POSLAB_SOURCE_DIR) && defined(POSLAB_BINARY_DIR)
-  // Only a binary of this very build tree falls back to the sources: an installed copy never
-  // reads a checkout that happens to sit where it was built.
-  // /proc/self/exe is canonical, so the build tree is too (a symlink in its path).
-  const fs::path binary = fs::weakly_canonical(fs::path(POSLAB_BINARY_DIR), ec);
-  if (!exe.empty() && !binary.empty() && inside(exe.lexically_normal(), binary))
-    return {fs::path(POSLAB_SOURCE_DIR).lexically_normal(), "source tree"};
-#endif
+  if (const fs::path source = source_tree_of(exe); !source.empty()) return {source, "source tree"};
   return {installed, "installed"};  // missing: data_problems() names it
 }
 
@@ -76,9 +85,18 @@ std::string welcome_dir() {
   return (choose().dir / "assets" / "welcome").string();
 }
 
+std::string icons_dir() {
+  if (const std::string d = env("POSLAB_ASSETS_DIR"); !d.empty()) return d + "/icons";
+  return (choose().dir / "assets" / "icons").string();
+}
+
 std::string models_dir() {
   if (std::string d = env("POSLAB_MODELS_DIR"); !d.empty()) return d;
   return (choose().dir / "assets" / "models").string();
+}
+
+std::string lm_held_out_path() {
+  return (fs::path(models_dir()) / "lm_held_out.txt").string();
 }
 
 std::vector<std::string> data_problems() {
@@ -95,12 +113,21 @@ std::vector<std::string> data_problems() {
     if (!fs::is_regular_file(shell, ec))
       out.push_back("interface texts: " + shell.string() + " not found" + fix);
   }
-  // The two shipped models: RoPE's, and the learned-absolute one the other variants dream with.
-  for (const wm::DreamVariant w : {wm::DreamVariant::rope, wm::DreamVariant::recompute}) {
-    const fs::path file = fs::path(models_dir()) / wm::dream_model_file(w);
+  // Every shipped world model: RoPE's and the learned-absolute one the other variants dream
+  // with, in both sizes the dream lab offers.
+  auto need = [&](const char* what, const fs::path& file) {
     if (!fs::is_regular_file(file, ec))
-      out.push_back("world model: " + file.string() + " not found" + fix);
-  }
+      out.push_back(std::string(what) + ": " + file.string() + " not found" + fix);
+  };
+  for (const wm::DreamModelSize size : {wm::DreamModelSize::tiny, wm::DreamModelSize::paper})
+    for (const wm::DreamVariant w : {wm::DreamVariant::rope, wm::DreamVariant::recompute})
+      need("world model", fs::path(models_dir()) / wm::dream_model_file(w, size));
+  // The length lab, the attention lab's trained source and the quiz: every language model,
+  // the held-out text they are measured on, and the measured table the lessons cite.
+  for (const std::string& name : lm::length_model_names())
+    need("language model", fs::path(models_dir()) / ("lm_" + name + ".safetensors"));
+  need("held-out text", lm_held_out_path());
+  need("measured curves", fs::path(models_dir()) / "lm_eval.json");
   return out;
 }
 

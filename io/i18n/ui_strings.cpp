@@ -30,9 +30,8 @@ void flatten(const toml::table& t, const std::string& prefix, const std::string&
   }
 }
 
-std::map<std::string, std::string, std::less<>> read_table(const std::string& path) {
-  // read_file refuses FIFOs, directories and devices without blocking, and huge files.
-  const std::string text = read_file(path, size_t{4} << 20);
+std::map<std::string, std::string, std::less<>> parse_table(const std::string& text,
+                                                            const std::string& path) {
   toml_check_depth(text, path);  // before toml++, which recurses per level
   toml::table t;
   try {
@@ -44,6 +43,11 @@ std::map<std::string, std::string, std::less<>> read_table(const std::string& pa
   std::map<std::string, std::string, std::less<>> out;
   flatten(t, "", path, out);
   return out;
+}
+
+std::map<std::string, std::string, std::less<>> read_table(const std::string& path) {
+  // read_file refuses FIFOs, directories and devices without blocking, and huge files.
+  return parse_table(read_file(path, size_t{4} << 20), path);
 }
 
 // Every <dir>/<lang>/*.toml in name order, merged; a key in two files is an error naming both.
@@ -100,10 +104,19 @@ UiStrings UiStrings::load(const std::string& dir, const std::string& lang) {
   return s;
 }
 
-UiStrings UiStrings::load_lenient(const std::string& dir, const std::string& lang,
-                                  std::vector<std::string>& problems) {
+UiStrings UiStrings::load_lenient(
+    const std::string& dir, const std::string& lang, std::vector<std::string>& problems,
+    const std::vector<std::pair<std::string_view, std::string_view>>& builtin) {
   UiStrings s;
-  s.map_ = read_language(dir, "en", &problems);
+  for (const auto& [name, text] : builtin) {
+    try {
+      for (auto& [k, v] : parse_table(std::string(text), "built-in " + std::string(name)))
+        s.map_[k] = std::move(v);
+    } catch (const std::exception& e) {
+      problems.push_back(e.what());
+    }
+  }
+  for (auto& [k, v] : read_language(dir, "en", &problems)) s.map_[k] = std::move(v);
   if (lang != "en")
     for (auto& [k, v] : read_language(dir, lang, &problems)) s.map_[k] = std::move(v);
   return s;

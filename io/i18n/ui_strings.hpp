@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace poslab::io {
@@ -23,8 +24,12 @@ class UiStrings {
   // (TOML error, invalid UTF-8, not a regular file, over 4 MiB) or a key's second definition
   // is described in `problems` (naming the file) and skipped; its keys fall back to English,
   // then to the key itself.
-  static UiStrings load_lenient(const std::string& dir, const std::string& lang,
-                                std::vector<std::string>& problems);
+  // `builtin` (file name, TOML text): English built into the program, under the files, so a
+  // wrong data folder still shows words, not keys (the app passes its embedded copy of
+  // assets/i18n/en; a built-in text that does not parse is a problem too).
+  static UiStrings load_lenient(
+      const std::string& dir, const std::string& lang, std::vector<std::string>& problems,
+      const std::vector<std::pair<std::string_view, std::string_view>>& builtin = {});
   // The text for `key`; the key itself if no file has it.
   const std::string& get(std::string_view key) const;
   bool has(std::string_view key) const { return map_.find(key) != map_.end(); }

@@ -85,8 +85,9 @@ LengthLabData length_lab_load() {
   }
   if (data.models.empty())
     throw FileError(models_dir(),
-                    "no length-lab model (lm_<encoding>.safetensors) here; train them with "
-                    "scripts/train_length_models.sh or set POSLAB_MODELS_DIR");
+                    "no length-lab model (lm_<encoding>.safetensors) here; the models ship "
+                    "with PosLab: reinstall it, or set POSLAB_MODELS_DIR to a folder that has "
+                    "them");
   data.valid = length_held_out_text(first_meta, length_held_out_path());
   return data;
 }
@@ -100,7 +101,7 @@ std::vector<std::string> length_lab_files() {
 }
 
 std::string length_held_out_path() {
-  return (std::filesystem::path(models_dir()) / "lm_held_out.txt").string();
+  return lm_held_out_path();
 }
 
 namespace {
@@ -115,7 +116,9 @@ Json length_held_out_header(const std::vector<std::string>& paths, const LmCorpu
 std::vector<uint8_t> length_held_out_read(const std::string& path,
                                           const std::vector<std::string>& paths,
                                           const LmCorpusParams& split) {
-  const std::string rebuild = "; make it again (scripts/web_build.sh writes it beside the models)";
+  const std::string rebuild =
+      "; it ships beside the models: reinstall PosLab, or set POSLAB_MODELS_DIR to a folder "
+      "that has both";
   const std::string text = read_file(path, size_t{64} << 20);
   const std::string magic =
       std::string(kLengthHeldOutMagic) + " " + std::to_string(kLengthHeldOutVersion) + "\n";
@@ -151,6 +154,11 @@ std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
   });
   if (!installed && std::filesystem::is_regular_file(saved, ec))
     return length_held_out_read(saved, paths, split);
+  if (!installed && paths == lm_default_text_paths())  // the shipped models' text
+    throw FileError(saved,
+                    "not found: the models' held-out text ships beside them; reinstall PosLab, "
+                    "or set POSLAB_MODELS_DIR to a folder that has it (or install Debian's "
+                    "fortunes, fortunes-min and fortunes-zh, the text it is made from)");
   return lm_corpus_build(lm_read_text_files(paths, nullptr), split).valid;
 }
 
@@ -172,8 +180,8 @@ lm::LengthLabModel length_model_load(LengthModelId id, std::vector<uint8_t>* val
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw FileError(path,
-                    "not found; the shipped models come with PosLab (assets/models), or train "
-                    "them with scripts/train_length_models.sh, or set POSLAB_MODELS_DIR");
+                    "not found; the models ship with PosLab: reinstall it, or set "
+                    "POSLAB_MODELS_DIR to a folder that has them");
   LmCheckpoint ck = lm_checkpoint_load(path);
   if (valid) *valid = length_held_out_text(ck.metadata, length_held_out_path());
   return {id, ck.config, ck.scaling, std::move(ck.params)};

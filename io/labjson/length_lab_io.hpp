@@ -1,8 +1,8 @@
 // The length lab's inputs from disk and its numbers as JSON, for both faces: the shipped
 // models (assets/models/lm_<name>.safetensors through io/checkpoint's loader) with the
 // held-out text of their split (the fortune files their metadata records, or the held-out
-// file made from them where they are not installed: the browser), and the result as the
-// JSON `poslab-cli length` prints and the panel's "Export numbers" writes.
+// file made from them and shipped beside them where they are not installed), and the result
+// as the JSON `poslab-cli length` prints and the panel's "Export numbers" writes.
 #pragma once
 #include <memory>
 #include <string>
@@ -29,11 +29,13 @@ lm::LengthLabData length_lab_load();
 // held-out file (the browser build fetches them into the page's memory before the load).
 std::vector<std::string> length_lab_files();
 
-// ---- The held-out text where the fortune files are not installed (the browser) --------
+// ---- The held-out text where the fortune files are not installed --------------------
+// (an installed copy without Debian's fortune packages, the browser)
 // A held-out file: the validation text of one split, with the split it was made from:
 //   "poslab-held-out 1\n" {"files": [paths], "valid_every": k, "bytes": N} "\n" N bytes
 // The split itself is made in one place only (lm_corpus_build on the recorded files); the
-// file is that result written once, by the browser build (app/web/make_held_out.cpp).
+// file is that result written once (tests/lm/make_held_out.cpp) and shipped beside the models
+// (assets/models/lm_held_out.txt, lm_held_out_path()).
 inline constexpr const char* kLengthHeldOutMagic = "poslab-held-out";
 inline constexpr int kLengthHeldOutVersion = 1;
 // models_dir()/lm_held_out.txt
@@ -42,7 +44,8 @@ std::string length_held_out_path();
 // the default fortune files and split when it records none): read from those files, or,
 // when one of them is missing, from the held-out file `saved` if it exists and was made from
 // the same files and split (else a FileError naming it and what to do). The fortune files
-// missing and no held-out file: lm_read_text_files' FileError (which package to install).
+// missing and no held-out file: a FileError naming the held-out file (reinstall PosLab) for
+// the shipped models' text, else lm_read_text_files' FileError naming the missing file.
 std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
                                           const std::string& saved);
 // Writes the held-out file of `model`'s recorded split, read from the fortune files, to

@@ -20,9 +20,8 @@ QuizLmSource quiz_lm_open(const std::vector<std::string>& generators) {
         out.wanted.push_back(id);
       else
         out.missing.push_back(
-            {id, path + " is missing: train the shipped models with scripts/train_length_models.sh "
-                        "(assets/models/README.md) or set POSLAB_MODELS_DIR to a folder that has "
-                        "it"});
+            {id, path + " is missing: the models ship with PosLab; reinstall it, or set "
+                        "POSLAB_MODELS_DIR to a folder that has them"});
     }
   if (out.wanted.empty()) return out;
   try {

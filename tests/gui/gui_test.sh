@@ -14,7 +14,11 @@
 # record <webp_info> (--record: N frames decode to N with libwebp's decoder, for the arena
 # and the dream lab; an existing file needs --overwrite and stays untouched; a missing or
 # unwritable folder is refused naming the path; no temporary file is left), record-click
-# <webp_info> (Record and Stop clicked in the arena: the file appears, complete).
+# <webp_info> (Record and Stop clicked in the arena: the file appears, complete), sigterm
+# (kill -TERM is a quit: no start marker, no socket left, no crash banner next time),
+# bad-data-dir (a wrong POSLAB_DATA_DIR: built-in English words, the banner names the variable),
+# window-icon (the window has PosLab's icon at several sizes), check-missing-data (--check
+# fails naming a model, the held-out text or lm_eval.json removed from a copy of the data).
 set -u
 app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -350,6 +354,71 @@ EOS
       err=$(run "$link"); rc=$?
       [ "$rc" -eq 2 ] || { echo "link $(head -c 40 <<<"$link"): exit $rc (2 expected): $(head -c 300 <<<"$err")"; exit 1; }
     done
+    ;;
+  sigterm)
+    # Issue 40: SIGTERM (a logout, `kill`) is a quit, not a crash: the settings are saved, the
+    # start marker and the link socket are gone, and the next start says nothing of a crash.
+    command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
+    export XDG_RUNTIME_DIR="$tmp/run"; mkdir -m 700 -p "$XDG_RUNTIME_DIR"
+    cat > "$tmp/term.sh" <<'EOS'
+. "$X_WINDOW_SH"
+app_start "$1" --preset 'rope?dim=32'
+ls "$XDG_CONFIG_HOME"/poslab/running.* >/dev/null 2>&1 || { echo "no start marker while running"; kill -9 $pid; exit 1; }
+[ -S "$XDG_RUNTIME_DIR/poslab-link.sock" ] || { echo "no link socket while running"; kill -9 $pid; exit 1; }
+kill -TERM $pid
+wait $pid; echo "exit $?" > "$1.rc"
+EOS
+    on_fresh_server "$tmp/term.sh" "$tmp/term.err" || { echo "run failed: $(cat "$tmp/term.err")"; exit 1; }
+    grep -qx "exit 0" "$tmp/term.err.rc" || { echo "SIGTERM: $(cat "$tmp/term.err.rc") (a quit exits 0): $(cat "$tmp/term.err")"; exit 1; }
+    ! ls "$XDG_CONFIG_HOME"/poslab/running.* >/dev/null 2>&1 || { echo "SIGTERM left the start marker"; exit 1; }
+    [ ! -e "$XDG_RUNTIME_DIR/poslab-link.sock" ] || { echo "SIGTERM left the link socket"; exit 1; }
+    grep -q 'rope?[^"]*dim=32' "$XDG_CONFIG_HOME/poslab/settings.json" || { echo "settings not saved at SIGTERM"; exit 1; }
+    err=$("${xvfb[@]}" "$app" --settings --frames 5 2>&1 >/dev/null)
+    ! grep -q "did not finish" <<<"$err" || { echo "the start after SIGTERM speaks of a crash: $err"; exit 1; }
+    grep -q "active: rope?.*dim=32" <<<"$err" || { echo "state not restored after SIGTERM: $err"; exit 1; }
+    ;;
+  check-missing-data)
+    # Issue 40: `--check` checks every file a lab needs: in a copy of the data folder with one
+    # of them removed, it fails (exit 1) naming that file.
+    src="$(cd "$(dirname "$0")/../.." && pwd)"
+    for f in assets/models/lm_rope.safetensors assets/models/lm_held_out.txt \
+             assets/models/lm_eval.json assets/models/wm_paper_rope.safetensors; do
+      rm -rf "$tmp/data"; mkdir -p "$tmp/data/assets"
+      ln -s "$src/lessons" "$tmp/data/lessons"
+      for d in i18n welcome icons; do ln -s "$src/assets/$d" "$tmp/data/assets/$d"; done
+      mkdir "$tmp/data/assets/models"
+      for m in "$src"/assets/models/*; do ln -s "$m" "$tmp/data/assets/models/"; done
+      rm "$tmp/data/$f"
+      out=$(POSLAB_DATA_DIR="$tmp/data" "${xvfb[@]}" "$app" --check 2>&1); rc=$?
+      [ "$rc" -eq 1 ] || { echo "--check without $f: exit $rc (want 1): $(head -c 600 <<<"$out")"; exit 1; }
+      grep -q "^FAIL data: .*$tmp/data/$f not found" <<<"$out" ||
+        { echo "--check without $f does not name it: $(head -c 600 <<<"$out")"; exit 1; }
+      echo "ok   without $f: $(grep -m1 '^FAIL data' <<<"$out")"
+    done
+    ;;
+  window-icon)
+    # Issue 40: the window has PosLab's icon at several sizes (_NET_WM_ICON, what the taskbar
+    # and Alt+Tab show), from the data folder's assets/icons.
+    command -v xprop >/dev/null || { echo "xprop missing (apt-get install x11-utils)"; exit 1; }
+    cat > "$tmp/icon.sh" <<'EOS'
+. "$X_WINDOW_SH"
+app_start "$1.err" --preset 'rope?dim=32'
+xprop -id "$wid" _NET_WM_ICON > "$1" 2>&1
+app_quit
+EOS
+    on_fresh_server "$tmp/icon.sh" "$tmp/icon.txt" || { echo "run failed: $(cat "$tmp/icon.txt.err")"; exit 1; }
+    for n in 16 32 64 128; do
+      grep -q "Icon ($n x $n)" "$tmp/icon.txt" || { echo "no $n x $n window icon: $(head -c 300 "$tmp/icon.txt")"; exit 1; }
+    done
+    ;;
+  bad-data-dir)
+    # Issue 40: a wrong POSLAB_DATA_DIR: the app starts, its banner is in words (the English
+    # built in, not text keys) and says the folder came from POSLAB_DATA_DIR.
+    err=$(POSLAB_DATA_DIR="$tmp/nowhere" "${xvfb[@]}" "$app" --frames 5 2>&1 >/dev/null); rc=$?
+    [ "$rc" -eq 0 ] || { echo "exit $rc with a wrong POSLAB_DATA_DIR: $err"; exit 1; }
+    grep -q "banner: .*$tmp/nowhere comes from POSLAB_DATA_DIR" <<<"$err" ||
+      { echo "no banner naming POSLAB_DATA_DIR: $err"; exit 1; }
+    ! grep -qE "banner: *(errors|menu|banner)\.[a-z_.]+" <<<"$err" || { echo "text keys on the banner: $err"; exit 1; }
     ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac

@@ -3,13 +3,15 @@
 #   install_test.sh BUILD_DIR install   cmake --install into a temporary prefix
 #   install_test.sh BUILD_DIR deb       cpack -G DEB, then the package's files (dpkg-deb -x)
 # The installed tree is moved after installing (the lookup is relative to the executable),
-# then run from / in a mount namespace where tmpfs hides the source and build trees (unshare;
-# as non-root through a user namespace). Where no namespace can be made (a container without
+# then run from / in a mount namespace where tmpfs hides what a clean machine lacks: the source
+# and build trees, and Debian's fortune files (the length lab's text: the package ships its
+# held-out part instead) (unshare; as non-root through a user namespace). Where no namespace can be made (a container without
 # the right), the moved tree is still run from /, and the data folder the app reports must
 # be the installed one. Checks: `poslab --check` under Xvfb passes and reports the installed
-# data folder; poslab-cli reads a lesson, the shipped model (through a dream preset) and a
-# preset; a missing lessons catalog, interface text or model is a named error for
-# `poslab --check` (exit 1) and for poslab-cli (exit 2).
+# data folder; every lab's poslab-cli command runs on the installed data (rope, attention with
+# random and trained weights, kv, sim, wm dream, length, lm eval, quiz); a missing lessons
+# catalog, interface text, world or language model or held-out text is a named error for
+# `poslab --check` (exit 1) and for poslab-cli (exit 2), worded for an installed copy.
 set -u
 build="$(cd "$1" && pwd)"; mode="$2"
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -46,7 +48,14 @@ if [ -e "$src/lessons/catalog.toml" ] || [ -e "$build/CMakeCache.txt" ]; then
 else
   echo "source tree hidden: $src and $build are empty here"
 fi
-cli="$prefix/bin/poslab-cli"; app="$prefix/bin/poslab"; data="$prefix/share/poslab"
+fortunes_hidden=1
+if [ -e /usr/share/games/fortunes/fortunes ]; then
+  echo "note: Debian's fortune files visible: the held-out file is not the only source here"
+  fortunes_hidden=0
+else
+  echo "fortune files hidden: /usr/share/games/fortunes is empty here"
+fi
+cli="$prefix/bin/poslab-cli"; app="$prefix/bin/poslab"; data="$prefix/share/poslab/data"
 want_dir="data folder: $data (installed)"
 
 out=$(timeout 900 bash "$tmp/xvfb.sh" "$app" --check 2>&1); rc=$?
@@ -65,6 +74,12 @@ json "j['dir']=='$data/lessons' and len(j['lessons'])>=9 and all(l['status']=='o
 json "j['kind']=='single' and len(j['options'])==4" quiz show 01-why-positions q1-why-encode --seed 3
 json "len(j)>0" wm dream --preset dreams --steps 3
 json "len(j['inv_freq'])==32" rope --preset 'rope?dim=64'
+json "j['encoding']=='alibi' and j['heads']==6" attention --preset 'attention?enc=alibi&heads=6'
+json "j['weights']=='trained' and j['heldout']" attention --preset 'attention?weights=trained&source=count'
+json "j['lab']=='kv'" kv --preset kv
+json "len(j)>0" sim --preset 'arena?seed=7' --steps 20
+json "len(j['curves'])>=8 and not j['missing']" length --span 2 --windows 2
+json "j['text']=='validation split of the recorded files'" lm eval "$data/assets/models/lm_rope.safetensors" --positions 2L --windows 2
 
 # Each missing piece is named, by the app's --check (exit 1) and by poslab-cli (exit 2).
 missing() {  # missing FILE CLI-ARGS...
@@ -87,16 +102,32 @@ missing() {  # missing FILE CLI-ARGS...
 missing "$data/lessons/catalog.toml" quiz list
 missing "$data/assets/i18n/zh/shell.toml"
 missing "$data/assets/models/wm_tiny_rope.safetensors" wm dream --preset dreams --steps 3
+missing "$data/assets/models/lm_rope.safetensors" attention --preset 'attention?weights=trained'
+if [ "$fortunes_hidden" -eq 1 ]; then
+  missing "$data/assets/models/lm_held_out.txt" length --span 2 --windows 2
+else
+  missing "$data/assets/models/lm_held_out.txt"
+fi
+# No message tells an installed user to run a script of the source tree.
+o=$("$cli" length --span 2 --windows 2 2>&1 >/dev/null)
+mv "$data/assets/models/lm_held_out.txt" "$data/assets/models/lm_held_out.txt.away"
+o="$o $("$cli" length --span 2 --windows 2 2>&1 >/dev/null) $("$cli" lm eval "$data/assets/models/lm_rope.safetensors" --windows 2 2>&1 >/dev/null)"
+mv "$data/assets/models/lm_held_out.txt.away" "$data/assets/models/lm_held_out.txt"
+if grep -q "scripts/" <<<"$o"; then echo "FAIL: a message names a source-tree script: $o"; fail=1
+else echo "ok   no message names a source-tree script"; fi
 exit $fail
 INNER
 
 run=(bash "$tmp/inner.sh" "$prefix" "$tmp" "$src" "$build")
 # The build tree first: it may lie inside the source tree, which then hides it too.
-hide='mount -t tmpfs none "$0" && mount -t tmpfs none "$1" && shift && exec "$@"'
+# Debian's fortune files too, where installed (a clean machine has none).
+fortunes=/usr/share/games/fortunes; [ -d "$fortunes" ] || fortunes="$tmp/no-fortunes"
+mkdir -p "$tmp/no-fortunes"
+hide='mount -t tmpfs none "$0" && mount -t tmpfs none "$1" && mount -t tmpfs none "$2" && shift 2 && exec "$@"'
 if [ "$(id -u)" -eq 0 ] && unshare --mount true 2>/dev/null; then
-  unshare --mount --propagation private sh -c "$hide" "$build" "$src" "${run[@]}"
+  unshare --mount --propagation private sh -c "$hide" "$build" "$src" "$fortunes" "${run[@]}"
 elif unshare --mount --map-root-user true 2>/dev/null; then
-  unshare --mount --map-root-user --propagation private sh -c "$hide" "$build" "$src" "${run[@]}"
+  unshare --mount --map-root-user --propagation private sh -c "$hide" "$build" "$src" "$fortunes" "${run[@]}"
 else
   echo "note: no mount namespace here (unshare refused): the trees stay visible"
   "${run[@]}"

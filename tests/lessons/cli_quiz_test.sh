@@ -155,7 +155,7 @@ check_json "j['correct'] and abs(j['expected']-$want)<1e-4 and len(j['steps'])==
   quiz check 06-long-context q11-yarn-tuned-gain --seed 0 --answer "$want"
 check_json "j['params']['k'] in (3, 5, 6) and ('%dL' % j['params']['k']) in j['prompt'] and '比特' in j['unit']" quiz show 02-absolute q6-learned-jump --seed 0 --lang zh
 POSLAB_MODELS_DIR="$tmp/no-models" check_json \
-  "'lm_rope.safetensors is missing' in j['unavailable'] and 'train_length_models.sh' in j['unavailable']" \
+  "'lm_rope.safetensors is missing' in j['unavailable'] and 'reinstall' in j['unavailable']" \
   quiz show 06-long-context q10-rope-first-rise
 POSLAB_MODELS_DIR="$tmp/no-models" expect_exit2 "lm_learned.safetensors is missing" \
   quiz check 02-absolute q6-learned-jump --answer 1

@@ -1,6 +1,7 @@
-// Writes the length lab's held-out file for the browser build (web_app.cmake runs it under
-// node at build time): the browser has no fortune files, so the validation text of the
-// shipped models' split is written once, by the same io code the desktop reads them with.
+// Writes the length lab's held-out file (assets/models/lm_held_out.txt, shipped with the
+// models: an installed copy or the browser has no fortune files), the validation text of the
+// shipped models' split, by the same io code that reads it (scripts/train_length_models.sh
+// held-out runs it; poslab_length_held_out_tests checks the shipped file equals its output).
 //   make_held_out MODEL OUT   (MODEL: a shipped lm_*.safetensors; its "data" names the split)
 #include <cstdio>
 #include <exception>
