@@ -26,10 +26,13 @@ std::string length_model_path(LengthModelId id) {
 namespace {
 
 // The text files and split a checkpoint's "data" metadata records; the defaults when it
-// records none (a model trained by an older command).
-void length_recorded_text(const TensorMetadata& meta, std::vector<std::string>& paths,
-                          LmCorpusParams& split) {
-  LmRecordedText r = lm_recorded_text(meta);
+// records none (a model trained by an older command). A record naming any file that is not
+// PosLab's own is refused (lm_recorded_text_checked), naming `model`.
+void length_recorded_text(const TensorMetadata& meta, const std::string& model,
+                          std::vector<std::string>& paths, LmCorpusParams& split) {
+  LmRecordedText r = lm_recorded_text_checked(
+      meta, model, "the length lab measures on PosLab's own text only; remove the model or "
+                   "retrain it on the fortune files");
   paths = r.files.empty() ? lm_default_text_paths() : std::move(r.files);
   split = r.split;
 }
@@ -52,13 +55,14 @@ LengthLabModel length_own_model_load(const std::string& path) {
 LengthLabData length_lab_load() {
   LengthLabData data;
   TensorMetadata first_meta;
+  std::string first_path;
   for (int k = 0; k < kLengthModelCount; ++k) {
     const auto id = static_cast<LengthModelId>(k);
     const std::string path = length_model_path(id);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) continue;
     LmCheckpoint ck = lm_checkpoint_load(path);
-    if (data.models.empty()) first_meta = ck.metadata;
+    if (data.models.empty()) first_meta = ck.metadata, first_path = path;
     data.models.push_back({id, ck.config, ck.scaling, std::move(ck.params)});
   }
   // The user's own models, by name; one that cannot be read is listed, not fatal.
@@ -77,8 +81,12 @@ LengthLabData length_lab_load() {
   std::sort(own.begin(), own.end());
   for (const std::string& path : own) {
     try {
+      const TensorMetadata meta = SafetensorsFile::open_header(path).metadata();
+      std::vector<std::string> paths;
+      LmCorpusParams split;
+      length_recorded_text(meta, path, paths, split);  // refuses a record of others' files
       data.put_own(length_own_model_load(path));
-      if (data.models.size() == 1) first_meta = SafetensorsFile::open_header(path).metadata();
+      if (data.models.size() == 1) first_meta = meta, first_path = path;
     } catch (const Error& e) {
       data.own_skipped.push_back(e.what());
     }
@@ -87,7 +95,17 @@ LengthLabData length_lab_load() {
     throw FileError(models_dir(),
                     "no length-lab model (lm_<encoding>.safetensors) here; train them with "
                     "scripts/train_length_models.sh or set POSLAB_MODELS_DIR");
-  data.valid = length_held_out_text(first_meta, length_held_out_path());
+  data.valid = length_held_out_text(first_meta, length_held_out_path(), first_path);
+  // A model the lab cannot measure at all (over the budget even at span 1, or longer than the
+  // held-out text) is listed with its reason; the rest are shown.
+  std::erase_if(data.models, [&](const LengthLabModel& m) {
+    const std::string why = length_model_unusable(m, static_cast<int64_t>(data.valid.size()));
+    if (!why.empty()) data.own_skipped.push_back(why);
+    return !why.empty();
+  });
+  if (data.models.empty())
+    throw FileError(models_dir(), "no length-lab model here can be measured: " +
+                                      data.own_skipped.back());
   return data;
 }
 
@@ -141,10 +159,10 @@ std::vector<uint8_t> length_held_out_read(const std::string& path,
 }  // namespace
 
 std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
-                                          const std::string& saved) {
+                                          const std::string& saved, const std::string& model) {
   std::vector<std::string> paths;
   LmCorpusParams split;
-  length_recorded_text(model_meta, paths, split);
+  length_recorded_text(model_meta, model, paths, split);
   std::error_code ec;
   const bool installed = std::all_of(paths.begin(), paths.end(), [&](const std::string& p) {
     return std::filesystem::is_regular_file(p, ec);
@@ -157,7 +175,7 @@ std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
 void length_held_out_save(const std::string& model, const std::string& out) {
   std::vector<std::string> paths;
   LmCorpusParams split;
-  length_recorded_text(SafetensorsFile::open_header(model).metadata(), paths, split);
+  length_recorded_text(SafetensorsFile::open_header(model).metadata(), model, paths, split);
   const std::vector<uint8_t> valid =
       lm_corpus_build(lm_read_text_files(paths, nullptr), split).valid;
   std::string text = std::string(kLengthHeldOutMagic) + " " +
@@ -175,7 +193,7 @@ lm::LengthLabModel length_model_load(LengthModelId id, std::vector<uint8_t>* val
                     "not found; the shipped models come with PosLab (assets/models), or train "
                     "them with scripts/train_length_models.sh, or set POSLAB_MODELS_DIR");
   LmCheckpoint ck = lm_checkpoint_load(path);
-  if (valid) *valid = length_held_out_text(ck.metadata, length_held_out_path());
+  if (valid) *valid = length_held_out_text(ck.metadata, length_held_out_path(), path);
   return {id, ck.config, ck.scaling, std::move(ck.params)};
 }
 
@@ -213,6 +231,7 @@ Json length_lab_json(const LengthLabResult& r) {
   }
   out["curves"] = curves;
   out["missing"] = r.missing;
+  out["refused"] = r.refused;  // over the budget or impossible: one line each, what to change
   if (!r.scores.bits.empty()) {
     Json text;
     text["model"] = length_model_name(r.lab.model);
