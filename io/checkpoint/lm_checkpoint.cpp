@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 
@@ -240,6 +241,10 @@ LmCheckpoint lm_checkpoint_load(const std::string& path) {
   return lm_checkpoint_from(SafetensorsFile::open(path));
 }
 
+lm::LmConfig lm_checkpoint_peek_config(const std::string& path) {
+  return lm_checkpoint_from(SafetensorsFile::open_header(path)).config;
+}
+
 LmCheckpoint lm_checkpoint_parse(std::string bytes, const std::string& path) {
   return lm_checkpoint_from(SafetensorsFile(std::move(bytes), path));
 }
@@ -247,7 +252,9 @@ LmCheckpoint lm_checkpoint_parse(std::string bytes, const std::string& path) {
 // ---- Training text ------------------------------------------------------------------
 
 std::vector<std::string> lm_default_text_paths() {
-  const std::string d = "/usr/share/games/fortunes/";
+  // POSLAB_FORTUNES_DIR: the user's (or a test's) copy of the fortune files' folder.
+  const char* env = std::getenv("POSLAB_FORTUNES_DIR");
+  const std::string d = env && *env ? std::string(env) + "/" : "/usr/share/games/fortunes/";
   std::vector<std::string> out;
   for (const char* f : {"fortunes", "literature", "riddles", "computers", "science", "people",
                         "wisdom", "humorists", "education", "work", "platitudes", "love", "tao",

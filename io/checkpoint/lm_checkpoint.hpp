@@ -47,11 +47,15 @@ void lm_checkpoint_save(const std::string& path, const lm::LmConfig& c,
 // Header checks (format, version, config within budget, every tensor's name and shape),
 // then the data; non-finite or huge weights are a FileError naming the tensor.
 LmCheckpoint lm_checkpoint_load(const std::string& path);
+// The config of a checkpoint from its header alone (every header check of the load).
+lm::LmConfig lm_checkpoint_peek_config(const std::string& path);
 LmCheckpoint lm_checkpoint_parse(std::string bytes, const std::string& path);  // for fuzzing
 
 // ---- Training text ------------------------------------------------------------------
 // The shipped models' text: English fortune files (fortunes, fortunes-min) and the Tang and
-// Song poems of fortunes-zh, in this order.
+// Song poems of fortunes-zh, in this order, in /usr/share/games/fortunes (or the folder
+// POSLAB_FORTUNES_DIR names). These are PosLab's own data files: the only ones a checkpoint's
+// record may make it read.
 std::vector<std::string> lm_default_text_paths();
 // The text files and split a checkpoint's "data" metadata records (what lm train writes):
 // `files` empty when it records none or the record cannot be read (a model trained by an

@@ -9,6 +9,7 @@
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/user_dirs.hpp"
+#include "core/lm/lm_budget.hpp"
 #include "core/lm/lm_own.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
 #include "io/data/data_dir.hpp"
@@ -79,8 +80,17 @@ LengthLabData length_lab_load() {
     data.own_skipped.push_back(e.what());
   }
   std::sort(own.begin(), own.end());
+  // The own models' weights held together (each file alone is within LmConfig::max_params).
+  int64_t held = 0;
   for (const std::string& path : own) {
     try {
+      const LmConfig c = lm_checkpoint_peek_config(path);
+      const int64_t bytes = static_cast<int64_t>(lm_param_count(c)) * 4;
+      if (held + bytes > kLengthOwnMaxBytes)
+        throw FileError(path, "not read: your models already read hold " + lm_megabytes(held) +
+                                  " of weights (at most " + lm_megabytes(kLengthOwnMaxBytes) +
+                                  "); move some out of " + length_own_models_dir());
+      held += bytes;
       const TensorMetadata meta = SafetensorsFile::open_header(path).metadata();
       std::vector<std::string> paths;
       LmCorpusParams split;

@@ -26,6 +26,9 @@ lm::LengthLabModel length_own_model_load(const std::string& path);
 // in own_skipped) and the validation text of the first one's recorded split. Throws
 // FileError when no model exists or the text cannot be read, saying what to install or train.
 lm::LengthLabData length_lab_load();
+// The weights of the user's own models the lab holds together: a model past it is listed in
+// own_skipped (a folder of many large models cannot take the machine).
+inline constexpr int64_t kLengthOwnMaxBytes = int64_t{256} << 20;
 // Every file length_lab_load may read from the models folder: the shipped models, then the
 // held-out file (the browser build fetches them into the page's memory before the load).
 std::vector<std::string> length_lab_files();

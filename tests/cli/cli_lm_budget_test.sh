@@ -9,6 +9,7 @@ set -u
 cli="$1"
 mk="$2"
 fail=0
+[ -x /usr/bin/time ] || { echo "/usr/bin/time (Debian package time) missing: skipped"; exit 77; }
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -91,6 +92,26 @@ done
 expect_exit2 "saturated.safetensors" lm eval "$dir/saturated.safetensors" --text "$text" --positions 32
 expect_exit2 "must be greater than 1" lm train --rope-base 1 --steps 1 --text "$text" -o "$dir/x.safetensors"
 
+# A checkpoint at the parameter bound (LmConfig::max_params) with its optimiser state loads
+# within the budget (12.9 M parameters, 154 MB).
+"$mk" "$dir/big.safetensors" rope 128 embed=1024 heads=8 layers=1 optim=1
+peak lm info "$dir/big.safetensors"
+if [ "$rc" -ne 0 ] || [ "$peak_mb" -gt $((1024 + base_mb)) ]; then
+  echo "FAIL: lm info of the largest checkpoint: exit $rc, peak $peak_mb MB"; fail=1
+else
+  echo "ok: lm info of a 154 MB checkpoint, peak $peak_mb MB"
+fi
+rm -f "$dir/big.safetensors"
+# The attention lab's trained source at its largest text (kAttentionMaxTokens = 1024 bytes).
+if [ -r "$fortunes" ]; then
+  peak attention --weights trained --model t5 --tokens 1024 --scaling yarn
+  if [ "$rc" -ne 0 ] || [ "$peak_mb" -gt $((1024 + base_mb)) ]; then
+    echo "FAIL: attention of a trained model on 1024 bytes: exit $rc, peak $peak_mb MB"; fail=1
+  else
+    echo "ok: attention --weights trained on 1024 bytes, peak $peak_mb MB"
+  fi
+fi
+
 # ---- High 4: the length lab's budget ------------------------------------------------------
 # Only the shown curves and views run: the link of the former 3.6 GB case, at the longest own
 # text the lab now accepts (4096 bytes; 8 KB is refused by the preset's bound).
@@ -124,6 +145,25 @@ assert 'L65536' in sk and '/etc/passwd' in sk, sk"; then
     echo "FAIL: length with own models: exit $rc, peak $peak_mb MB, $(head -c 300 "$dir/err")"; fail=1
   else
     echo "ok: length with own models L 1024 / 65536 / a passwd record, peak $peak_mb MB"
+  fi
+fi
+# A folder of many large own models: the lab holds at most 256 MB of their weights, the rest
+# are listed (five of 52 MB each here).
+many_own="$dir/xdg_many/poslab/models"
+mkdir -p "$many_own"
+for k in 1 2 3 4 5; do
+  "$mk" "$many_own/lm_own_rope_L128_seed$k.safetensors" rope 128 embed=1024 heads=8 layers=1 \
+    files=$fortunes
+done
+if [ -r "$fortunes" ]; then
+  XDG_DATA_HOME="$dir/xdg_many" peak length --preset "$only_own&yours=0&rope=0"
+  if [ "$rc" -ne 0 ] || [ "$peak_mb" -gt $((1024 + base_mb)) ] || ! python3 -c "
+import json; j=json.load(open('$dir/out'))
+assert any('seed5' in s and 'move some out' in s for s in j['own_skipped']), j['own_skipped']"; then
+    echo "FAIL: length with five large own models: exit $rc, peak $peak_mb MB, $(head -c 300 "$dir/err")"
+    fail=1
+  else
+    echo "ok: length with five 52 MB own models (the fifth listed), peak $peak_mb MB"
   fi
 fi
 exit $fail

@@ -49,7 +49,8 @@ TEST_CASE("budget: the price of a forward grows with the attention maps, quadrat
   // (N probs + bias) x H + buckets: 4 x (2 + 1) x 4 + 4 = 52 bytes per (t, s) pair
   CHECK(b.bytes - a.bytes >= 52 * (int64_t{2048} * 2048 - int64_t{1024} * 1024));
   // every window keeps its own maps (N H T^2 floats); the bias and buckets are shared
-  CHECK(lm_forward_cost(c, 8, 1024).bytes - a.bytes >= 7 * int64_t{c.layers} * c.heads * 1024 * 1024 * 4);
+  CHECK(lm_forward_cost(c, 8, 1024).bytes - a.bytes >=
+        7 * int64_t{c.layers} * c.heads * 1024 * 1024 * 4);
   CHECK(lm_forward_cost(c, 4, 256, true).bytes > lm_forward_cost(c, 4, 256).bytes);
   CHECK(b.macs > a.macs);
   const LmBudget small{int64_t{64} << 20, 60};
@@ -61,8 +62,8 @@ TEST_CASE("budget: the price of a forward grows with the attention maps, quadrat
 TEST_CASE("budget: Train your own offers only an L whose runs and lab views fit the budget") {
   const int hi = static_cast<int>(lm_own_context_range().hi);
   INFO("L max " << hi);
-  CHECK(hi >= 128);   // the shipped models' L stays trainable
-  CHECK(hi < 1024);   // the former maximum took 8.4 GB in the lab
+  CHECK(hi >= 128);  // the shipped models' L stays trainable
+  CHECK(hi < 1024);  // the former maximum took 8.4 GB in the lab
   LengthLabSettings most;
   most.span = 8;
   most.windows = 256;
@@ -84,8 +85,8 @@ TEST_CASE("budget: the longest own text the lab accepts fits its budget on every
   LengthLabSettings s;
   s.source = LengthTextSource::own;
   s.heads_bytes = static_cast<int>(LengthLabSettings::heads_bytes_range.hi);
-  for (const LmPosition p : {LmPosition::none, LmPosition::learned, LmPosition::rope,
-                             LmPosition::alibi, LmPosition::t5})
+  for (const LmPosition p :
+       {LmPosition::none, LmPosition::learned, LmPosition::rope, LmPosition::alibi, LmPosition::t5})
     CHECK(length_views_cost(s, own_shape(p, 128), LengthLabSettings::max_text_bytes)
               .fits(LmBudget{}));
   s.text.assign(LengthLabSettings::max_text_bytes + 1, 'a');
@@ -112,11 +113,10 @@ TEST_CASE("budget: a curve over the budget is listed with what to change, the re
   // Span 1 with one window fits it: the same model is then drawn.
   CHECK(length_model_unusable(data.models[1], 9000).empty());
   // An own model longer than the held-out text is unusable even at span 1, and says why.
-  const std::string why = length_model_unusable(model_of(own_shape(LmPosition::learned, 65536),
-                                                         "lm_own_learned_L65536_seed1"),
-                                                9000);
-  CHECK_THAT(why, Catch::Contains("lm_own_learned_L65536_seed1") &&
-                      Catch::Contains("cannot measure it"));
+  const std::string why = length_model_unusable(
+      model_of(own_shape(LmPosition::learned, 65536), "lm_own_learned_L65536_seed1"), 9000);
+  CHECK_THAT(
+      why, Catch::Contains("lm_own_learned_L65536_seed1") && Catch::Contains("cannot measure it"));
 }
 
 TEST_CASE("budget: a view over the budget is refused before it runs, the curves still shown") {

@@ -33,14 +33,22 @@ int main(int argc, char** argv) {
       const std::string a = argv[i];
       const auto eq = a.find('=');
       const std::string k = a.substr(0, eq), v = eq == std::string::npos ? "" : a.substr(eq + 1);
-      if (k == "files") files = v;
-      else if (k == "data") meta["data"] = v;
-      else if (k == "weight") weight = v;
-      else if (k == "embed") c.embed = std::atoi(v.c_str());
-      else if (k == "heads") c.heads = std::atoi(v.c_str());
-      else if (k == "layers") c.layers = std::atoi(v.c_str());
-      else if (k == "optim") optim = v == "1";
-      else throw InputError("unknown argument " + a);
+      if (k == "files")
+        files = v;
+      else if (k == "data")
+        meta["data"] = v;
+      else if (k == "weight")
+        weight = v;
+      else if (k == "embed")
+        c.embed = std::atoi(v.c_str());
+      else if (k == "heads")
+        c.heads = std::atoi(v.c_str());
+      else if (k == "layers")
+        c.layers = std::atoi(v.c_str());
+      else if (k == "optim")
+        optim = v == "1";
+      else
+        throw InputError("unknown argument " + a);
     }
     if (!files.empty()) {
       std::string j = "{\"files\": [";
