@@ -52,7 +52,8 @@ expect_exit2 "--factor" lm eval "$dir/r.safetensors" --scaling yarn --factor 0.5
   cmp -s "$dir/e4L.json" "$dir/e64.json" || { echo "FAIL: --positions 4L is not --positions 64"; fail=1; }
 expect_exit2 "multiple of the model's L" lm eval "$dir/r.safetensors" --text "$text" --positions 8X
 expect_exit2 "multiple of the model's L" lm eval "$dir/r.safetensors" --text "$text" --positions 0
-expect_exit2 "shorter than a window" lm eval "$dir/r.safetensors" --text "$text" --positions 60000
+expect_exit2 "shorter than a window" lm eval "$dir/r.safetensors" --text "$text" --positions 4000 --windows 1
+expect_exit2 "--memory-budget-mb" lm eval "$dir/r.safetensors" --text "$text" --positions 60000
 expect_exit2 "layer" lm attention "$dir/r.safetensors" --text "$text" --layer 3
 printf 'not a model' > "$dir/bad.safetensors"
 expect_exit2 "bad.safetensors" lm info "$dir/bad.safetensors"
