@@ -11,8 +11,8 @@
 
 #include <atomic>
 #include <charconv>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -79,8 +79,8 @@ struct LmText {
   LmCorpus corpus;
 };
 
-LmText lm_load_text(const io::TensorMetadata& meta, const std::string& checkpoint,
-                    int valid_every, int64_t min_bytes) {
+LmText lm_load_text(const io::TensorMetadata& meta, const std::string& checkpoint, int valid_every,
+                    int64_t min_bytes) {
   LmText t;
   t.paths = io::lm_recorded_text_checked(meta, checkpoint,
                                          "pass --text FILE to evaluate on a text you choose")
@@ -235,7 +235,6 @@ struct LmEvalArgs {
   double memory_mb = 1024, seconds = 120;  // --memory-budget-mb, --time-budget-s
 };
 
-
 // The model's outputs checked after an evaluation: a FileError naming the checkpoint when its
 // logits are non-finite or saturated (0 bits/byte would read as a perfect model).
 void lm_require_sane_output(const LmModel& m, const std::string& checkpoint,
@@ -295,10 +294,10 @@ void run_lm_eval(const LmEvalArgs& a) {
   require_in_range("--windows", a.windows, LengthLabSettings::windows_range);
   const LmBudget budget = lm_budget_from_flags(a.memory_mb, a.seconds);
   if (!a.per_byte)
-    lm_budget_require("lm eval: " + std::to_string(a.windows) + " windows of " +
-                          std::to_string(T) + " positions",
-                      lm_eval_positions_cost(c, T, a.windows), budget,
-                      std::string("lower --positions or --windows, ") + kLmRaiseBudget);
+    lm_budget_require(
+        "lm eval: " + std::to_string(a.windows) + " windows of " + std::to_string(T) + " positions",
+        lm_eval_positions_cost(c, T, a.windows), budget,
+        std::string("lower --positions or --windows, ") + kLmRaiseBudget);
   Json out;
   out["budget"] = lm_budget_json(lm_eval_positions_cost(c, T, a.windows), budget);
   out["model"] = a.checkpoint;
@@ -339,9 +338,8 @@ void run_lm_eval(const LmEvalArgs& a) {
   if (bytes.size() < static_cast<size_t>(T) + 1)
     throw InputError((a.text.empty() ? "the validation split of " + a.checkpoint + "'s text"
                                      : "--text " + a.text) +
-                     ": " + std::to_string(bytes.size()) +
-                     " bytes is shorter than a window of " + std::to_string(T + 1) +
-                     " bytes; lower --positions or give a longer text");
+                     ": " + std::to_string(bytes.size()) + " bytes is shorter than a window of " +
+                     std::to_string(T + 1) + " bytes; lower --positions or give a longer text");
   const LmPositionCurve cv = lm_eval_positions(m, bytes, T, a.windows, s);
   lm_require_sane_output(m, a.checkpoint, cv.mean_bits);
   out["positions"] = T;
@@ -368,19 +366,16 @@ void run_lm_attention(const LmEvalArgs& a) {
   std::vector<uint8_t> bytes = lm_text_bytes(a.text);
   const int n = lm_positions_arg(a.positions, ck.config.context, 2 * ck.config.context);
   if (bytes.size() > static_cast<size_t>(n)) bytes.resize(static_cast<size_t>(n));
-  const int64_t n_maps =
-      (a.layer < 0 ? ck.config.layers : 1) * (a.head < 0 ? ck.config.heads : 1);
+  const int64_t n_maps = (a.layer < 0 ? ck.config.layers : 1) * (a.head < 0 ? ck.config.heads : 1);
   const int64_t nb = static_cast<int64_t>(bytes.size());
   // The JSON printed holds every map's lower triangle: a JSON value (16 bytes) and its text
   // (about 12) per number, with room for the containers.
   LmCost cost = lm_attention_cost(ck.config, nb, n_maps);
   cost.bytes += n_maps * nb * (nb + 1) / 2 * 48;
   const LmBudget budget = lm_budget_from_flags(a.memory_mb, a.seconds);
-  lm_budget_require("lm attention: " + std::to_string(n_maps) + " maps of " + std::to_string(nb) +
-                        " bytes",
-                    cost, budget,
-                    std::string("lower --positions or choose --layer and --head, ") +
-                        kLmRaiseBudget);
+  lm_budget_require(
+      "lm attention: " + std::to_string(n_maps) + " maps of " + std::to_string(nb) + " bytes", cost,
+      budget, std::string("lower --positions or choose --layer and --head, ") + kLmRaiseBudget);
   const LmAttention at = lm_attention(m, bytes, s, a.layer, a.head);
   Json out;
   out["budget"] = lm_budget_json(cost, budget);

@@ -143,8 +143,8 @@ std::string length_model_label(const LengthLabModel& m) {
 std::string length_curve_refusal(const LengthLabSettings& s, const LengthLabModel& m,
                                  int64_t valid_bytes, const LmBudget& budget) {
   const int64_t T = int64_t{s.span} * m.config.context;
-  const std::string what = "the curve of " + length_model_label(m) + " (L = " +
-                           std::to_string(m.config.context) + ")";
+  const std::string what =
+      "the curve of " + length_model_label(m) + " (L = " + std::to_string(m.config.context) + ")";
   if (valid_bytes < T + 1)
     return what + " needs " + std::to_string(T + 1) + " bytes of held-out text (span x L + 1) " +
            "and there are " + std::to_string(valid_bytes) + "; lower the span";
@@ -162,8 +162,9 @@ std::string length_model_unusable(const LengthLabModel& m, int64_t valid_bytes,
   one.span = 1;
   one.windows = 1;
   const std::string why = length_curve_refusal(one, m, valid_bytes, budget);
-  return why.empty() ? why : why.substr(0, why.find(';')) + " even at span 1 with one window; " +
-                                 "PosLab cannot measure it";
+  return why.empty() ? why
+                     : why.substr(0, why.find(';')) + " even at span 1 with one window; " +
+                           "PosLab cannot measure it";
 }
 
 LengthLabRun::LengthLabRun(const LengthLabSettings& s, const LengthLabData& data,
@@ -190,8 +191,7 @@ LengthLabRun::LengthLabRun(const LengthLabSettings& s, const LengthLabData& data
       continue;
     }
     plan(m, m->tuned);
-    if (id == LengthModelId::rope && s.scaling != RopeScaling::none)
-      plan(m, {s.scaling, s.factor});
+    if (id == LengthModelId::rope && s.scaling != RopeScaling::none) plan(m, {s.scaling, s.factor});
   }
   // The user's own models beside them, the RoPE ones also with the scaling.
   for (const LengthLabModel& m : data.models) {

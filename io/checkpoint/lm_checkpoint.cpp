@@ -308,12 +308,13 @@ LmRecordedText lm_recorded_text_checked(const TensorMetadata& meta, const std::s
       throw FileError(checkpoint, "records its training text as '" + error_excerpt(f, 80) +
                                       "', which is not one of PosLab's own data files (the "
                                       "fortune files); PosLab does not read a file a checkpoint "
-                                      "names: " + what_to_do);
+                                      "names: " +
+                                      what_to_do);
     if (std::find(r.files.begin(), r.files.begin() + static_cast<long>(i), f) !=
         r.files.begin() + static_cast<long>(i))
-      throw FileError(checkpoint, "records the training text '" + error_excerpt(f, 80) +
-                                      "' more than once (a damaged or crafted file): " +
-                                      what_to_do);
+      throw FileError(checkpoint,
+                      "records the training text '" + error_excerpt(f, 80) +
+                          "' more than once (a damaged or crafted file): " + what_to_do);
   }
   return r;
 }
@@ -353,8 +354,9 @@ std::vector<lm::LmTextFile> lm_read_text_files(const std::vector<std::string>& p
                       "scripts/setup.sh)");
     total += st.st_size;
     if (total > kLmTextMaxBytes)
-      throw FileError(path, "brings the text files to more than 64 MB together; give fewer or "
-                            "smaller text files");
+      throw FileError(path,
+                      "brings the text files to more than 64 MB together; give fewer or "
+                      "smaller text files");
   }
   int64_t read = 0;  // a file that lies about its size (/proc, a growing file) stops here too
   for (const std::string& path : paths) {
@@ -368,8 +370,9 @@ std::vector<lm::LmTextFile> lm_read_text_files(const std::vector<std::string>& p
     }
     if (in.bad()) throw FileError(path, "could not be read");
     if (read > kLmTextMaxBytes)
-      throw FileError(path, "brings the text files to more than 64 MB together; give fewer or "
-                            "smaller text files");
+      throw FileError(path,
+                      "brings the text files to more than 64 MB together; give fewer or "
+                      "smaller text files");
     out.push_back({path, std::move(text)});
     if (sources) {
       LmTextSource s;

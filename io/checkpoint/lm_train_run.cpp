@@ -90,8 +90,8 @@ LmTrainRun::LmTrainRun(LmTrainRequest request)
     const std::string give = "give the text yourself (poslab-cli lm train --resume --text FILE)";
     const LmRecordedText rec = lm_recorded_text_checked(prev, r.output, give);
     if (rec.files.empty())
-      throw FileError(r.output, "cannot resume on the text it was trained on: " + rec.problem +
-                                    "; " + give);
+      throw FileError(r.output,
+                      "cannot resume on the text it was trained on: " + rec.problem + "; " + give);
     paths = rec.files;
   }
   if (paths.empty()) paths = lm_default_text_paths();

@@ -32,8 +32,9 @@ namespace {
 void length_recorded_text(const TensorMetadata& meta, const std::string& model,
                           std::vector<std::string>& paths, LmCorpusParams& split) {
   LmRecordedText r = lm_recorded_text_checked(
-      meta, model, "the length lab measures on PosLab's own text only; remove the model or "
-                   "retrain it on the fortune files");
+      meta, model,
+      "the length lab measures on PosLab's own text only; remove the model or "
+      "retrain it on the fortune files");
   paths = r.files.empty() ? lm_default_text_paths() : std::move(r.files);
   split = r.split;
 }
@@ -114,8 +115,8 @@ LengthLabData length_lab_load() {
     return !why.empty();
   });
   if (data.models.empty())
-    throw FileError(models_dir(), "no length-lab model here can be measured: " +
-                                      data.own_skipped.back());
+    throw FileError(models_dir(),
+                    "no length-lab model here can be measured: " + data.own_skipped.back());
   return data;
 }
 
