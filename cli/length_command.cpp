@@ -26,7 +26,9 @@ void run(LengthArgs& a, const CLI::App& cmd) {
   lm::length_lab_validate(s);
   const lm::LengthLabData data = io::length_lab_load();
   const lm::LengthLabResult r = lm::length_lab_compute(s, data);
-  std::cout << dump_json(io::length_lab_json(r), 2) << "\n";
+  Json out = io::length_lab_json(r);
+  out["own_skipped"] = data.own_skipped;  // own models not read, each with its reason
+  std::cout << dump_json(out, 2) << "\n";
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -24,7 +25,9 @@
 #include "cli/json_util.hpp"
 #include "cli/run_control.hpp"
 #include "core/common/errors.hpp"
+#include "core/lm/length_lab.hpp"
 #include "core/lm/lm.hpp"
+#include "core/lm/lm_budget.hpp"
 #include "core/lm/lm_data.hpp"
 #include "core/lm/lm_eval.hpp"
 #include "core/lm/lm_train.hpp"
@@ -59,6 +62,17 @@ LmScaling lm_scaling_arg(const std::string& name, double factor) {
   return s;
 }
 
+const char* const kLmRaiseBudget = "or raise --memory-budget-mb / --time-budget-s";
+
+// What a run was priced at before it allocated, beside its budget (tests compare the measured
+// peak with it).
+Json lm_budget_json(const LmCost& cost, const LmBudget& b) {
+  return {{"memory_mb", static_cast<double>(cost.bytes) / (1 << 20)},
+          {"seconds", cost.seconds()},
+          {"memory_budget_mb", b.memory_bytes >> 20},
+          {"time_budget_s", b.seconds}};
+}
+
 Json lm_config_json(const LmConfig& c) {
   Json j = Json::parse(io::lm_config_to_json(c));
   j["param_count"] = lm_param_count(c);
@@ -80,6 +94,7 @@ struct LmTrainArgs {
   int context = 0;  // with --init-from: the fine-tuning window; else the model's L
   int valid_every = 10;
   bool resume = false, quiet = false, progress = false;
+  double memory_mb = 1024, seconds = 120;  // --memory-budget-mb, --time-budget-s
 };
 
 void run_lm_train(LmTrainArgs a) {
@@ -100,6 +115,7 @@ void run_lm_train(LmTrainArgs a) {
   r.valid_every = a.valid_every;
   r.resume = a.resume;
   r.command = command_line();
+  r.budget = lm_budget_from_flags(a.memory_mb, a.seconds);
   io::LmTrainRun run(std::move(r));
   const io::LmTrainRequest& req = run.request();
 
@@ -143,6 +159,10 @@ void run_lm_train(LmTrainArgs a) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out["cpu_seconds"] = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   out["data"] = Json::parse(run.data_json());
+  out["budget"] = lm_budget_json(
+      lm_train_step_cost(run.config(), run.settings().batch, run.window(),
+                         run.settings().valid_windows, nn::resolve_threads(run.settings().threads)),
+      req.budget);
   std::printf("%s\n", out.dump(2).c_str());
 }
 
@@ -193,7 +213,18 @@ struct LmEvalArgs {
   int top = 5;
   bool per_byte = false;
   int layer = -1, head = -1;
+  double memory_mb = 1024, seconds = 120;  // --memory-budget-mb, --time-budget-s
 };
+
+// The model's outputs checked after an evaluation: a FileError naming the checkpoint when its
+// logits are non-finite or saturated (0 bits/byte would read as a perfect model).
+void lm_require_sane_output(const LmModel& m, const std::string& checkpoint,
+                            const std::vector<double>& bits) {
+  std::string why = lm_logits_problem(m);
+  for (double b : bits)
+    if (why.empty() && !std::isfinite(b)) why = "its bits/byte are not finite (a damaged model)";
+  if (!why.empty()) throw FileError(checkpoint, why);
+}
 
 // --positions as given ("1024", or "8L" = 8 times the model's context L), else `fallback`.
 int lm_positions_arg(const std::string& text, int L, int fallback) {
@@ -241,7 +272,15 @@ void run_lm_eval(const LmEvalArgs& a) {
   LmModel m = lm_load_for_eval(a, ck, s);
   const LmConfig& c = ck.config;
   const int T = lm_positions_arg(a.positions, c.context, 8 * c.context);
+  require_in_range("--windows", a.windows, LengthLabSettings::windows_range);
+  const LmBudget budget = lm_budget_from_flags(a.memory_mb, a.seconds);
+  if (!a.per_byte)
+    lm_budget_require(
+        "lm eval: " + std::to_string(a.windows) + " windows of " + std::to_string(T) + " positions",
+        lm_eval_positions_cost(c, T, a.windows), budget,
+        std::string("lower --positions or --windows, ") + kLmRaiseBudget);
   Json out;
+  out["budget"] = lm_budget_json(lm_eval_positions_cost(c, T, a.windows), budget);
   out["model"] = a.checkpoint;
   out["config"] = lm_config_json(c);
   out["step"] = ck.step;
@@ -252,15 +291,18 @@ void run_lm_eval(const LmEvalArgs& a) {
     bytes = lm_text_bytes(a.text);
     out["text"] = a.text;
   } else {
-    // The recorded files' validation split, or the shipped held-out file where they are not
-    // installed (an installed PosLab without Debian's fortune packages): the length lab's text.
-    bytes = io::length_held_out_text(ck.metadata, io::lm_held_out_path());
+    bytes = io::length_held_out_text(ck.metadata, io::lm_held_out_path(), a.checkpoint);
     out["text"] = "validation split of the recorded files";
   }
   if (a.per_byte) {
     if (bytes.size() > static_cast<size_t>(T) + 1) bytes.resize(static_cast<size_t>(T) + 1);
     require_in_range("--top", a.top, kLmTopkRange);
+    const LmCost cost = lm_eval_text_cost(c, static_cast<int64_t>(bytes.size()));
+    lm_budget_require("lm eval --per-byte: " + std::to_string(bytes.size()) + " bytes", cost,
+                      budget, std::string("lower --positions, ") + kLmRaiseBudget);
+    out["budget"] = lm_budget_json(cost, budget);
     const LmTextScores sc = lm_eval_text(m, bytes, s, a.top);
+    lm_require_sane_output(m, a.checkpoint, sc.bits);
     out["bytes"] = Json(std::vector<int>(bytes.begin(), bytes.end()));
     out["bits"] = sc.bits;
     Json top = Json::array();
@@ -273,7 +315,13 @@ void run_lm_eval(const LmEvalArgs& a) {
     std::printf("%s\n", out.dump().c_str());
     return;
   }
+  if (bytes.size() < static_cast<size_t>(T) + 1)
+    throw InputError((a.text.empty() ? "the validation split of " + a.checkpoint + "'s text"
+                                     : "--text " + a.text) +
+                     ": " + std::to_string(bytes.size()) + " bytes is shorter than a window of " +
+                     std::to_string(T + 1) + " bytes; lower --positions or give a longer text");
   const LmPositionCurve cv = lm_eval_positions(m, bytes, T, a.windows, s);
+  lm_require_sane_output(m, a.checkpoint, cv.mean_bits);
   out["positions"] = T;
   out["windows"] = cv.offsets.size();
   out["offsets"] = cv.offsets;
@@ -298,8 +346,19 @@ void run_lm_attention(const LmEvalArgs& a) {
   std::vector<uint8_t> bytes = lm_text_bytes(a.text);
   const int n = lm_positions_arg(a.positions, ck.config.context, 2 * ck.config.context);
   if (bytes.size() > static_cast<size_t>(n)) bytes.resize(static_cast<size_t>(n));
+  const int64_t n_maps = (a.layer < 0 ? ck.config.layers : 1) * (a.head < 0 ? ck.config.heads : 1);
+  const int64_t nb = static_cast<int64_t>(bytes.size());
+  // The JSON printed holds every map's lower triangle: a JSON value (16 bytes) and its text
+  // (about 12) per number, with room for the containers.
+  LmCost cost = lm_attention_cost(ck.config, nb, n_maps);
+  cost.bytes += n_maps * nb * (nb + 1) / 2 * 48;
+  const LmBudget budget = lm_budget_from_flags(a.memory_mb, a.seconds);
+  lm_budget_require(
+      "lm attention: " + std::to_string(n_maps) + " maps of " + std::to_string(nb) + " bytes", cost,
+      budget, std::string("lower --positions or choose --layer and --head, ") + kLmRaiseBudget);
   const LmAttention at = lm_attention(m, bytes, s, a.layer, a.head);
   Json out;
+  out["budget"] = lm_budget_json(cost, budget);
   out["model"] = a.checkpoint;
   out["config"] = lm_config_json(ck.config);
   out["scaling"] = lm_scaling_json(ck.config, s);
@@ -361,6 +420,8 @@ void add_lm_command(CLI::App& app) {
   train->add_flag("--resume", ta->resume, "continue the run in --output");
   train->add_flag("--quiet", ta->quiet, "no progress on stderr");
   train->add_flag("--progress", ta->progress, "progress even when stderr is not a terminal");
+  train->add_option("--memory-budget-mb", ta->memory_mb, "memory one step may use (1024)");
+  train->add_option("--time-budget-s", ta->seconds, "estimated seconds one step may take (120)");
   train->callback([ta] { run_lm_train(*ta); });
 
   auto info_path = std::make_shared<std::string>();
@@ -388,6 +449,8 @@ void add_lm_command(CLI::App& app) {
   ev->add_option("--threads", ea->threads, "threads, 0 = all cores");
   ev->add_flag("--per-byte", ea->per_byte, "each byte's bits and top predictions of the text");
   ev->add_option("--top", ea->top, "with --per-byte: predictions per byte");
+  ev->add_option("--memory-budget-mb", ea->memory_mb, "memory the evaluation may use (1024)");
+  ev->add_option("--time-budget-s", ea->seconds, "estimated seconds it may take (120)");
   ev->callback([ea] { run_lm_eval(*ea); });
 
   auto aa = std::make_shared<LmEvalArgs>();
@@ -401,6 +464,8 @@ void add_lm_command(CLI::App& app) {
   att->add_option("--scaling", aa->scaling, "RoPE scaling (default: the model's own)");
   att->add_option("--factor", aa->factor, "RoPE scaling factor s");
   att->add_option("--threads", aa->threads, "threads, 0 = all cores");
+  att->add_option("--memory-budget-mb", aa->memory_mb, "memory the maps may use (1024)");
+  att->add_option("--time-budget-s", aa->seconds, "estimated seconds they may take (120)");
   att->callback([aa] { run_lm_attention(*aa); });
 }
 

@@ -431,6 +431,7 @@ class LengthPanel final : public Panel {
       ImGui::TextDisabled("%s", tr_args(T("length.own_skipped"), {{"why", why}}).c_str());
     ImGui::TextUnformatted(T("length.curves_title"));
     ImGui::TextDisabled("%s", T("length.curves_help"));
+    for (const std::string& why : c->refused) text_wrapped("%s", why.c_str());  // over budget
     length_draw_curves(ctx, *c, ui_.lab,
                        std::max(220.0f * scale, ImGui::GetContentRegionAvail().y * 0.4f), scale);
     ImGui::Spacing();

@@ -110,8 +110,8 @@ std::string LengthTrainView::draw(AppContext& ctx, bool autostart) {
     spec_.steps = steps;
   ImGui::SameLine();
   ImGui::SetNextItemWidth(90 * s);
-  slider_int(tr_id(ctx, "length.train_context").c_str(), spec_.context,
-             lm::LmOwnSpec::context_range, true, ctx.tr("length.train_context_tip"));
+  slider_int(tr_id(ctx, "length.train_context").c_str(), spec_.context, lm::lm_own_context_range(),
+             true, ctx.tr("length.train_context_tip"));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(70 * s);
   int seed = static_cast<int>(spec_.seed);

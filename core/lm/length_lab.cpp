@@ -126,9 +126,66 @@ LmScaling length_view_scaling(const LengthLabSettings& s, const LengthLabModel& 
 
 }  // namespace
 
-LengthLabRun::LengthLabRun(const LengthLabSettings& s, const LengthLabData& data) : data_(&data) {
+LmCost length_curve_cost(const LengthLabSettings& s, const LmConfig& c) {
+  return lm_eval_positions_cost(c, int64_t{s.span} * c.context, s.windows);
+}
+
+LmCost length_views_cost(const LengthLabSettings& s, const LmConfig& c, int64_t n) {
+  const LmCost text = lm_eval_text_cost(c, n);
+  const LmCost heads = lm_attention_cost(c, std::min<int64_t>(n, s.heads_bytes), 1);
+  // The text view's forward and two heads views run one after the other.
+  return {std::max(text.bytes, heads.bytes), text.macs + 2 * heads.macs};
+}
+
+namespace {
+
+std::string length_model_label(const LengthLabModel& m) {
+  return m.own.empty() ? std::string(length_model_name(m.id)) : "yours " + m.own;
+}
+
+// "" when the curve of m at settings s can run within the budget on `valid_bytes` of
+// held-out text, else the line saying what to change.
+std::string length_curve_refusal(const LengthLabSettings& s, const LengthLabModel& m,
+                                 int64_t valid_bytes, const LmBudget& budget) {
+  const int64_t T = int64_t{s.span} * m.config.context;
+  const std::string what =
+      "the curve of " + length_model_label(m) + " (L = " + std::to_string(m.config.context) + ")";
+  if (valid_bytes < T + 1)
+    return what + " needs " + std::to_string(T + 1) + " bytes of held-out text (span x L + 1) " +
+           "and there are " + std::to_string(valid_bytes) + "; lower the span";
+  const LmCost k = length_curve_cost(s, m.config);
+  if (!k.fits(budget))
+    return lm_budget_message(what, k, budget, "lower the span or the windows, or hide it");
+  return "";
+}
+
+}  // namespace
+
+std::string length_model_unusable(const LengthLabModel& m, int64_t valid_bytes,
+                                  const LmBudget& budget) {
+  LengthLabSettings one;
+  one.span = 1;
+  one.windows = 1;
+  const std::string why = length_curve_refusal(one, m, valid_bytes, budget);
+  return why.empty() ? why
+                     : why.substr(0, why.find(';')) + " even at span 1 with one window; " +
+                           "PosLab cannot measure it";
+}
+
+LengthLabRun::LengthLabRun(const LengthLabSettings& s, const LengthLabData& data,
+                           const LmBudget& budget)
+    : data_(&data) {
   length_lab_validate(s);
   r_.lab = s;
+  const int64_t nv = static_cast<int64_t>(data.valid.size());
+  // Every curve priced before any runs: one that cannot run is listed, the rest are shown.
+  auto plan = [&](const LengthLabModel* m, const LmScaling& sc) {
+    const std::string why = length_curve_refusal(s, *m, nv, budget);
+    if (why.empty())
+      plan_.push_back({m, sc});
+    else if (std::find(r_.refused.begin(), r_.refused.end(), why) == r_.refused.end())
+      r_.refused.push_back(why);
+  };
   // Loss against position: one curve per shown model (RoPE also with the scaling).
   for (int k = 0; k < kLengthModelCount; ++k) {
     const auto id = static_cast<LengthModelId>(k);
@@ -138,16 +195,28 @@ LengthLabRun::LengthLabRun(const LengthLabSettings& s, const LengthLabData& data
       r_.missing.push_back(length_model_name(id));
       continue;
     }
-    plan_.push_back({m, m->tuned});
-    if (id == LengthModelId::rope && s.scaling != RopeScaling::none)
-      plan_.push_back({m, {s.scaling, s.factor}});
+    plan(m, m->tuned);
+    if (id == LengthModelId::rope && s.scaling != RopeScaling::none) plan(m, {s.scaling, s.factor});
   }
   // The user's own models beside them, the RoPE ones also with the scaling.
   for (const LengthLabModel& m : data.models) {
     if (m.own.empty() || !s.show_own) continue;
-    plan_.push_back({&m, m.tuned});
+    plan(&m, m.tuned);
     if (m.config.position == LmPosition::rope && s.scaling != RopeScaling::none)
-      plan_.push_back({&m, {s.scaling, s.factor}});
+      plan(&m, {s.scaling, s.factor});
+  }
+  // The text and heads views of the chosen model.
+  if (const LengthLabModel* tm = data.find(s.model)) {
+    const int64_t n = s.source == LengthTextSource::passage
+                          ? int64_t{s.span} * tm->config.context + 1
+                          : static_cast<int64_t>(s.text.size());
+    const LmCost k = length_views_cost(s, tm->config, n);
+    if (!k.fits(budget)) {
+      views_refused_ = true;
+      r_.refused.push_back(lm_budget_message(
+          "the text view of " + length_model_label(*tm) + " on " + std::to_string(n) + " bytes", k,
+          budget, "shorten the text or lower the span"));
+    }
   }
 }
 
@@ -165,6 +234,10 @@ void LengthLabRun::step() {
     c.context = p.model->config.context;
     c.curve = lm_eval_positions(model, data_->valid, s.span * p.model->config.context, s.windows,
                                 p.scaling);
+    if (const std::string why = lm_logits_problem(model); !why.empty()) {
+      r_.refused.push_back("model " + length_model_label(*p.model) + ": " + why);
+      return;  // a saturated model's 0 bits/byte is not a curve
+    }
     r_.curves.push_back(std::move(c));
     r_.positions = r_.curves.front().curve.positions;
     return;
@@ -172,8 +245,8 @@ void LengthLabRun::step() {
   ++next_;
   // The text, coloured by surprise, and the heads of the chosen model.
   const LengthLabModel* tm = data_->find(s.model);
-  if (!tm) {
-    if (r_.curves.empty())
+  if (!tm || views_refused_) {
+    if (r_.curves.empty() && !tm && r_.refused.empty())
       throw InputError("length lab: none of the shown models was found in the models folder; " +
                        std::string("they ship with PosLab: reinstall it, or set "
                                    "POSLAB_MODELS_DIR to a folder that has them"));
@@ -188,6 +261,11 @@ void LengthLabRun::step() {
   LmModel model = length_model(*tm);
   r_.text_scaling = length_view_scaling(s, *tm, s.scaled);
   r_.scores = lm_eval_text(model, r_.text, r_.text_scaling, s.topk);
+  if (const std::string why = lm_logits_problem(model); !why.empty()) {
+    r_.refused.push_back("model " + length_model_label(*tm) + ": " + why);
+    r_.scores = {};
+    return;
+  }
 
   r_.layer = std::min(s.layer, tm->config.layers - 1);
   r_.head = std::min(s.head, tm->config.heads - 1);
@@ -202,8 +280,8 @@ void LengthLabRun::step() {
 }
 
 LengthLabResult length_lab_compute(const LengthLabSettings& s, const LengthLabData& data,
-                                   const std::atomic<bool>* cancel) {
-  LengthLabRun run(s, data);
+                                   const std::atomic<bool>* cancel, const LmBudget& budget) {
+  LengthLabRun run(s, data, budget);
   while (!run.done()) {
     if (length_cancelled(cancel)) break;
     run.step();

@@ -11,6 +11,7 @@
 
 #include "core/common/preset_fields.hpp"
 #include "core/lm/lm.hpp"
+#include "core/lm/lm_budget.hpp"
 #include "core/lm/lm_eval.hpp"
 
 namespace poslab::lm {
@@ -82,7 +83,9 @@ struct LengthLabSettings {
   static constexpr ParamRange head_range{0, 63};
   static constexpr ParamRange heads_bytes_range{8, 1024};
   static constexpr ParamRange train_range{0, 2};
-  static constexpr size_t max_text_bytes = 8192;  // own text longer than this is refused
+  // Own text longer than this is refused: the text view of the largest shipped shape at this
+  // length fits the lab's budget (tests/lm/lm_budget_test.cpp).
+  static constexpr size_t max_text_bytes = 4096;
 };
 
 inline constexpr const char* kLengthLabName = "length";
@@ -136,6 +139,9 @@ struct LengthLabResult {
   std::vector<LengthCurve> curves;   // shown models in id order, then the user's own; RoPE
                                      // (shipped or own) unscaled then scaled
   std::vector<std::string> missing;  // names of shown models io did not find
+  // Curves and views left out because they are over the budget or cannot run (an own model
+  // whose span x L is longer than the held-out text): one line each saying what to change.
+  std::vector<std::string> refused;
   // Text view: the bytes scored, by the `model` (absent: bits empty) with text_scaling.
   std::vector<uint8_t> text;
   LmScaling text_scaling;
@@ -150,10 +156,21 @@ struct LengthLabResult {
 // The bytes of held-out passage i: span x L + 1 bytes of the validation text starting at
 // i x (span x L + 1), wrapped round the text's end. Empty when the text is too short.
 std::vector<uint8_t> length_passage(const std::vector<uint8_t>& valid, int i, int bytes);
-// Validates, then evaluates. `cancel` may stop the work early (the result is incomplete;
-// the caller drops it). Throws InputError when no shown model was found.
+// Validates, prices every curve and the views against `budget` (lm_budget.hpp) before any is
+// run (one over it is left out with a line in `refused`), then evaluates. `cancel` may stop
+// the work early (the result is incomplete; the caller drops it). Throws InputError when no
+// shown model was found.
 LengthLabResult length_lab_compute(const LengthLabSettings& s, const LengthLabData& data,
-                                   const std::atomic<bool>* cancel = nullptr);
+                                   const std::atomic<bool>* cancel = nullptr,
+                                   const LmBudget& budget = {});
+// The price of one curve of model config c at these settings (span x L positions, windows).
+LmCost length_curve_cost(const LengthLabSettings& s, const LmConfig& c);
+// The price of the text and heads views of a text of n bytes on model config c.
+LmCost length_views_cost(const LengthLabSettings& s, const LmConfig& c, int64_t n);
+// Why model m cannot be measured by the lab at all (its curve at span 1 with one window is
+// over the budget, or longer than the held-out text of `valid_bytes`), "" when it can.
+std::string length_model_unusable(const LengthLabModel& m, int64_t valid_bytes,
+                                  const LmBudget& budget = {});
 
 // length_lab_compute in steps, for a caller that must not block for the whole computation
 // (the browser build runs one step per frame): one step is one curve (a model with one
@@ -162,7 +179,7 @@ LengthLabResult length_lab_compute(const LengthLabSettings& s, const LengthLabDa
 // it alive. The constructor validates; step() throws what length_lab_compute throws.
 class LengthLabRun {
  public:
-  LengthLabRun(const LengthLabSettings& s, const LengthLabData& data);
+  LengthLabRun(const LengthLabSettings& s, const LengthLabData& data, const LmBudget& budget = {});
   bool done() const { return next_ >= steps(); }
   int steps() const { return static_cast<int>(plan_.size()) + 1; }  // curves, then the text
   int steps_done() const { return next_; }
@@ -178,6 +195,7 @@ class LengthLabRun {
   std::vector<Planned> plan_;
   LengthLabResult r_;
   int next_ = 0;
+  bool views_refused_ = false;  // the text and heads views are over the budget
 };
 
 const PresetTable<LengthLabSettings>& length_preset_fields();

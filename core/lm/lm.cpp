@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "core/attention/encodings.hpp"
@@ -91,7 +92,13 @@ void lm_validate(const LmConfig& c) {
   require_in_range("heads", c.heads, LmConfig::heads_range);
   require_in_range("layers", c.layers, LmConfig::layers_range);
   require_in_range("context", c.context, LmConfig::context_range);
-  require_in_range("rope_base", c.rope_base, LmConfig::rope_base_range);
+  // The floor is exclusive (base 1 makes every angle 0): the generic "[1, 1e+09]" would print
+  // the floor 1.000001 as 1, a range that does not say what is refused.
+  if (!LmConfig::rope_base_range.contains(c.rope_base)) {
+    std::ostringstream v;
+    v << c.rope_base;
+    throw InputError("rope_base = " + v.str() + ": must be greater than 1 and at most 1e9");
+  }
   if (c.embed % c.heads != 0 || (c.embed / c.heads) % 2 != 0)
     throw InputError("embed = " + std::to_string(c.embed) + ", heads = " + std::to_string(c.heads) +
                      ": embed must be a multiple of heads with an even head dim (embed/heads)");

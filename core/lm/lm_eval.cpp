@@ -114,3 +114,26 @@ LmAttention lm_attention(LmModel& m, const std::vector<uint8_t>& text, const LmS
 }
 
 }  // namespace poslab::lm
+
+namespace poslab::lm {
+
+std::string lm_logits_problem(const LmModel& m) {
+  const int64_t M = int64_t{m.batch()} * m.steps();
+  const float* z = m.logits();
+  const float* l = m.losses();
+  double worst = 0;
+  for (int64_t i = 0; i < M * kVocab; ++i) {
+    const double v = std::abs(static_cast<double>(z[i]));
+    if (!std::isfinite(v)) return "its logits are not finite (a diverged or damaged model)";
+    worst = std::max(worst, v);
+  }
+  for (int64_t i = 0; i < M; ++i)
+    if (!std::isfinite(l[i])) return "its losses are not finite (a diverged or damaged model)";
+  if (worst > kLmMaxLogit)
+    return "its logits reach " + std::to_string(static_cast<int64_t>(std::min(worst, 9e18))) +
+           " (saturated weights: the softmax is one-hot and its bits/byte meaningless); "
+           "retrain it";
+  return "";
+}
+
+}  // namespace poslab::lm

@@ -4,6 +4,7 @@
 // probabilities of a text. Every evaluation takes a RoPE scaling (ignored by other models).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -50,5 +51,17 @@ struct LmAttention {
 // layer or head = -1 means all. Throws InputError for an empty text or a bad index.
 LmAttention lm_attention(LmModel& m, const std::vector<uint8_t>& text, const LmScaling& s,
                          int layer, int head);
+
+}  // namespace poslab::lm
+
+namespace poslab::lm {
+
+// Largest logit magnitude a usable model produces: a trained byte model's logits are tens at
+// most; past this the float softmax is one-hot and its loss a meaningless 0 ("a perfect
+// model") or huge.
+inline constexpr double kLmMaxLogit = 1e4;
+// Why the last forward's logits (and losses) cannot be trusted: a non-finite value or one
+// past kLmMaxLogit (saturated weights); "" when they can. The caller names the checkpoint.
+std::string lm_logits_problem(const LmModel& m);
 
 }  // namespace poslab::lm

@@ -1,13 +1,51 @@
 // The length lab's "Train your own" recipe (see lm_own.hpp).
 #include "core/lm/lm_own.hpp"
 
+#include <algorithm>
+
 #include "core/common/errors.hpp"
+#include "core/lm/length_lab.hpp"
+#include "core/lm/lm_budget.hpp"
 
 namespace poslab::lm {
 
+namespace {
+
+// Whether an own model of length L fits the lab's budget in training and in the lab.
+bool lm_own_fits(int L) {
+  LengthLabSettings most;  // the lab's largest span and windows
+  most.span = static_cast<int>(LengthLabSettings::span_range.hi);
+  most.windows = static_cast<int>(LengthLabSettings::windows_range.hi);
+  const LmBudget budget;
+  for (const LmPosition p : {LmPosition::none, LmPosition::sinusoidal, LmPosition::learned,
+                             LmPosition::rope, LmPosition::alibi, LmPosition::t5}) {
+    LmOwnSpec spec;
+    spec.position = p;
+    spec.context = L;
+    const LmConfig c = lm_own_config(spec);
+    const LmTrainSettings t = lm_own_settings(spec);
+    if (!lm_train_step_cost(c, t.batch, L, t.valid_windows, t.threads).fits(budget) ||
+        !length_curve_cost(most, c).fits(budget) ||
+        !length_views_cost(most, c, int64_t{most.span} * L + 1).fits(budget))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ParamRange lm_own_context_range() {
+  static const int hi = [] {
+    int L = 16;
+    while (L + 16 <= 1024 && lm_own_fits(L + 16)) L += 16;
+    return L;
+  }();
+  return {16, static_cast<double>(hi)};
+}
+
 void lm_own_validate(const LmOwnSpec& s) {
   require_in_range("steps", static_cast<double>(s.steps), LmOwnSpec::steps_range);
-  require_in_range("context", s.context, LmOwnSpec::context_range);
+  require_in_range("context", s.context, lm_own_context_range());
   require_in_range("seed", static_cast<double>(s.seed), LmOwnSpec::seed_range);
 }
 

@@ -16,16 +16,20 @@ namespace poslab::lm {
 struct LmOwnSpec {
   LmPosition position = LmPosition::rope;  // the encoding trained
   int64_t steps = 1200;                    // optimiser steps (the shipped 1200), [10, 100000]
-  int context = 128;                       // L: training length in bytes, [16, 1024]
+  int context = 128;                       // L: training length in bytes,
+                                           // [16, lm_own_context_range().hi]
   uint64_t seed = 1;                       // initial weights and batches, [0, 1e9]
 
   bool operator==(const LmOwnSpec&) const = default;
 
   static constexpr ParamRange steps_range{10, 100000};
-  static constexpr ParamRange context_range{16, 1024};
   static constexpr ParamRange seed_range{0, 1e9};
 };
 
+// L from 16 to the largest multiple of 16 whose training run, and whose curves and views in
+// the length lab at its largest span and windows, fit the lab's budget (lm_budget.hpp) for
+// every encoding: the panel never offers an L its own budget refuses.
+ParamRange lm_own_context_range();
 // Throws InputError naming the first bad field.
 void lm_own_validate(const LmOwnSpec& s);
 // E 64, H 4, N 2 and the spec's encoding and L (the shipped base models' size).

@@ -2,12 +2,13 @@
 #include "io/checkpoint/lm_checkpoint.hpp"
 
 #include <sys/stat.h>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -240,6 +241,10 @@ LmCheckpoint lm_checkpoint_load(const std::string& path) {
   return lm_checkpoint_from(SafetensorsFile::open(path));
 }
 
+lm::LmConfig lm_checkpoint_peek_config(const std::string& path) {
+  return lm_checkpoint_from(SafetensorsFile::open_header(path)).config;
+}
+
 LmCheckpoint lm_checkpoint_parse(std::string bytes, const std::string& path) {
   return lm_checkpoint_from(SafetensorsFile(std::move(bytes), path));
 }
@@ -247,7 +252,9 @@ LmCheckpoint lm_checkpoint_parse(std::string bytes, const std::string& path) {
 // ---- Training text ------------------------------------------------------------------
 
 std::vector<std::string> lm_default_text_paths() {
-  const std::string d = "/usr/share/games/fortunes/";
+  // POSLAB_FORTUNES_DIR: the user's (or a test's) copy of the fortune files' folder.
+  const char* env = std::getenv("POSLAB_FORTUNES_DIR");
+  const std::string d = env && *env ? std::string(env) + "/" : "/usr/share/games/fortunes/";
   std::vector<std::string> out;
   for (const char* f : {"fortunes", "literature", "riddles", "computers", "science", "people",
                         "wisdom", "humorists", "education", "work", "platitudes", "love", "tao",
@@ -259,20 +266,57 @@ std::vector<std::string> lm_default_text_paths() {
 LmRecordedText lm_recorded_text(const TensorMetadata& meta) {
   LmRecordedText out;
   const auto it = meta.find("data");
-  if (it == meta.end() || json_nesting_depth(it->second) > kSafetensorsMaxDepth) return out;
-  const nlohmann::json j = nlohmann::json::parse(it->second, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return out;
+  if (it == meta.end()) {
+    out.problem = "it records no training text (metadata 'data' is absent)";
+    return out;
+  }
+  const nlohmann::json j = json_nesting_depth(it->second) > kSafetensorsMaxDepth
+                               ? nlohmann::json()
+                               : nlohmann::json::parse(it->second, nullptr, false);
+  if (!j.is_object()) {
+    out.problem = "its metadata 'data' is not a readable JSON object";
+    return out;
+  }
   if (j.contains("valid_every") && j["valid_every"].is_number_integer()) {
     const int v = j["valid_every"].get<int>();
     if (v >= lm::LmCorpusParams::valid_every_range.lo &&
         v <= lm::LmCorpusParams::valid_every_range.hi)
       out.split.valid_every = v;
   }
-  if (!j.contains("files") || !j["files"].is_array()) return out;
+  if (!j.contains("files") || !j["files"].is_array()) {
+    out.problem = "its metadata 'data' lists no files";
+    return out;
+  }
   for (const auto& f : j["files"])
     if (f.is_object() && f.contains("path") && f["path"].is_string())
       out.files.push_back(f["path"].get<std::string>());
+  if (out.files.empty()) out.problem = "its metadata 'data' lists no readable file path";
   return out;
+}
+
+bool lm_known_text_path(const std::string& path) {
+  const auto known = lm_default_text_paths();
+  return std::find(known.begin(), known.end(), path) != known.end();
+}
+
+LmRecordedText lm_recorded_text_checked(const TensorMetadata& meta, const std::string& checkpoint,
+                                        const std::string& what_to_do) {
+  LmRecordedText r = lm_recorded_text(meta);
+  for (size_t i = 0; i < r.files.size(); ++i) {
+    const std::string& f = r.files[i];
+    if (!lm_known_text_path(f))
+      throw FileError(checkpoint, "records its training text as '" + error_excerpt(f, 80) +
+                                      "', which is not one of PosLab's own data files (the "
+                                      "fortune files); PosLab does not read a file a checkpoint "
+                                      "names: " +
+                                      what_to_do);
+    if (std::find(r.files.begin(), r.files.begin() + static_cast<long>(i), f) !=
+        r.files.begin() + static_cast<long>(i))
+      throw FileError(checkpoint,
+                      "records the training text '" + error_excerpt(f, 80) +
+                          "' more than once (a damaged or crafted file): " + what_to_do);
+  }
+  return r;
 }
 
 namespace {
@@ -300,6 +344,7 @@ std::string lm_shell_quote(const std::string& s) {
 std::vector<lm::LmTextFile> lm_read_text_files(const std::vector<std::string>& paths,
                                                std::vector<LmTextSource>* sources) {
   std::vector<lm::LmTextFile> out;
+  int64_t total = 0;  // every size checked before anything is read
   for (const std::string& path : paths) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
@@ -307,13 +352,28 @@ std::vector<lm::LmTextFile> lm_read_text_files(const std::vector<std::string>& p
                       "is not a readable file (the default text comes from the Debian "
                       "packages fortunes, fortunes-min and fortunes-zh: apt-get install "
                       "fortunes fortunes-min fortunes-zh, or give your own text files)");
-    if (st.st_size > (int64_t{64} << 20))
-      throw FileError(path, "is larger than 64 MB; give a smaller text file");
+    total += st.st_size;
+    if (total > kLmTextMaxBytes)
+      throw FileError(path,
+                      "brings the text files to more than 64 MB together; give fewer or "
+                      "smaller text files");
+  }
+  int64_t read = 0;  // a file that lies about its size (/proc, a growing file) stops here too
+  for (const std::string& path : paths) {
     std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!in.good() && !in.eof()) throw FileError(path, "could not be read");
-    out.push_back({path, ss.str()});
+    std::string text;
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+      text.append(chunk, static_cast<size_t>(in.gcount()));
+      read += in.gcount();
+      if (read > kLmTextMaxBytes) break;
+    }
+    if (in.bad()) throw FileError(path, "could not be read");
+    if (read > kLmTextMaxBytes)
+      throw FileError(path,
+                      "brings the text files to more than 64 MB together; give fewer or "
+                      "smaller text files");
+    out.push_back({path, std::move(text)});
     if (sources) {
       LmTextSource s;
       s.path = path;

@@ -11,6 +11,7 @@
 
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "core/nn/parallel.hpp"
 
 namespace poslab::io {
 
@@ -79,9 +80,23 @@ LmTrainRun::LmTrainRun(LmTrainRequest request)
   lm_train_validate(settings_);
   settings_.scaling = scaling;
   const int T = lm_train_window(settings_, config);
+  lm_budget_require("lm train: one step of batch " + std::to_string(settings_.batch) +
+                        " at a window of " + std::to_string(T) + " bytes",
+                    lm_train_step_cost(config, settings_.batch, T, settings_.valid_windows,
+                                       nn::resolve_threads(settings_.threads)),
+                    r.budget, r.over_budget);
 
+  // A checkpoint only says what it was trained on: resuming reads its recorded text only when
+  // that is PosLab's own (the fortune files); anything else the user gives with --text.
   std::vector<std::string> paths = r.text;
-  if (paths.empty() && r.resume) paths = lm_recorded_text(prev).files;
+  if (paths.empty() && r.resume) {
+    const std::string give = "give the text yourself (poslab-cli lm train --resume --text FILE)";
+    const LmRecordedText rec = lm_recorded_text_checked(prev, r.output, give);
+    if (rec.files.empty())
+      throw FileError(r.output,
+                      "cannot resume on the text it was trained on: " + rec.problem + "; " + give);
+    paths = rec.files;
+  }
   if (paths.empty()) paths = lm_default_text_paths();
   std::vector<LmTextSource> sources;
   const auto files = lm_read_text_files(paths, &sources);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/lm/lm.hpp"
+#include "core/lm/lm_budget.hpp"
 #include "core/lm/lm_data.hpp"
 #include "core/lm/lm_train.hpp"
 #include "core/nn/adamw.hpp"
@@ -32,6 +33,8 @@ struct LmTrainRequest {
   int valid_every = 10;           // entry i is validation when i % n == n - 1
   bool resume = false;            // continue the run in `output` (with its settings' model)
   std::string command;            // recorded in the checkpoint's "command" metadata
+  lm::LmBudget budget;            // one step's memory and time (checked before allocating)
+  std::string over_budget = "lower --context or --batch, or raise --memory-budget-mb";
 };
 
 // A run set up and ready: construction loads and validates everything (InputError or

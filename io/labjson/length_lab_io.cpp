@@ -9,6 +9,7 @@
 #include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/user_dirs.hpp"
+#include "core/lm/lm_budget.hpp"
 #include "core/lm/lm_own.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
 #include "io/data/data_dir.hpp"
@@ -26,10 +27,14 @@ std::string length_model_path(LengthModelId id) {
 namespace {
 
 // The text files and split a checkpoint's "data" metadata records; the defaults when it
-// records none (a model trained by an older command).
-void length_recorded_text(const TensorMetadata& meta, std::vector<std::string>& paths,
-                          LmCorpusParams& split) {
-  LmRecordedText r = lm_recorded_text(meta);
+// records none (a model trained by an older command). A record naming any file that is not
+// PosLab's own is refused (lm_recorded_text_checked), naming `model`.
+void length_recorded_text(const TensorMetadata& meta, const std::string& model,
+                          std::vector<std::string>& paths, LmCorpusParams& split) {
+  LmRecordedText r = lm_recorded_text_checked(
+      meta, model,
+      "the length lab measures on PosLab's own text only; remove the model or "
+      "retrain it on the fortune files");
   paths = r.files.empty() ? lm_default_text_paths() : std::move(r.files);
   split = r.split;
 }
@@ -52,13 +57,14 @@ LengthLabModel length_own_model_load(const std::string& path) {
 LengthLabData length_lab_load() {
   LengthLabData data;
   TensorMetadata first_meta;
+  std::string first_path;
   for (int k = 0; k < kLengthModelCount; ++k) {
     const auto id = static_cast<LengthModelId>(k);
     const std::string path = length_model_path(id);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) continue;
     LmCheckpoint ck = lm_checkpoint_load(path);
-    if (data.models.empty()) first_meta = ck.metadata;
+    if (data.models.empty()) first_meta = ck.metadata, first_path = path;
     data.models.push_back({id, ck.config, ck.scaling, std::move(ck.params)});
   }
   // The user's own models, by name; one that cannot be read is listed, not fatal.
@@ -75,10 +81,23 @@ LengthLabData length_lab_load() {
     data.own_skipped.push_back(e.what());
   }
   std::sort(own.begin(), own.end());
+  // The own models' weights held together (each file alone is within LmConfig::max_params).
+  int64_t held = 0;
   for (const std::string& path : own) {
     try {
+      const LmConfig c = lm_checkpoint_peek_config(path);
+      const int64_t bytes = static_cast<int64_t>(lm_param_count(c)) * 4;
+      if (held + bytes > kLengthOwnMaxBytes)
+        throw FileError(path, "not read: your models already read hold " + lm_megabytes(held) +
+                                  " of weights (at most " + lm_megabytes(kLengthOwnMaxBytes) +
+                                  "); move some out of " + length_own_models_dir());
+      held += bytes;
+      const TensorMetadata meta = SafetensorsFile::open_header(path).metadata();
+      std::vector<std::string> paths;
+      LmCorpusParams split;
+      length_recorded_text(meta, path, paths, split);  // refuses a record of others' files
       data.put_own(length_own_model_load(path));
-      if (data.models.size() == 1) first_meta = SafetensorsFile::open_header(path).metadata();
+      if (data.models.size() == 1) first_meta = meta, first_path = path;
     } catch (const Error& e) {
       data.own_skipped.push_back(e.what());
     }
@@ -88,7 +107,17 @@ LengthLabData length_lab_load() {
                     "no length-lab model (lm_<encoding>.safetensors) here; the models ship "
                     "with PosLab: reinstall it, or set POSLAB_MODELS_DIR to a folder that has "
                     "them");
-  data.valid = length_held_out_text(first_meta, length_held_out_path());
+    data.valid = length_held_out_text(first_meta, length_held_out_path(), first_path);
+  // A model the lab cannot measure at all (over the budget even at span 1, or longer than the
+  // held-out text) is listed with its reason; the rest are shown.
+  std::erase_if(data.models, [&](const LengthLabModel& m) {
+    const std::string why = length_model_unusable(m, static_cast<int64_t>(data.valid.size()));
+    if (!why.empty()) data.own_skipped.push_back(why);
+    return !why.empty();
+  });
+  if (data.models.empty())
+    throw FileError(models_dir(),
+                    "no length-lab model here can be measured: " + data.own_skipped.back());
   return data;
 }
 
@@ -144,10 +173,10 @@ std::vector<uint8_t> length_held_out_read(const std::string& path,
 }  // namespace
 
 std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
-                                          const std::string& saved) {
+                                          const std::string& saved, const std::string& model) {
   std::vector<std::string> paths;
   LmCorpusParams split;
-  length_recorded_text(model_meta, paths, split);
+  length_recorded_text(model_meta, model, paths, split);
   std::error_code ec;
   const bool installed = std::all_of(paths.begin(), paths.end(), [&](const std::string& p) {
     return std::filesystem::is_regular_file(p, ec);
@@ -165,7 +194,7 @@ std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
 void length_held_out_save(const std::string& model, const std::string& out) {
   std::vector<std::string> paths;
   LmCorpusParams split;
-  length_recorded_text(SafetensorsFile::open_header(model).metadata(), paths, split);
+  length_recorded_text(SafetensorsFile::open_header(model).metadata(), model, paths, split);
   const std::vector<uint8_t> valid =
       lm_corpus_build(lm_read_text_files(paths, nullptr), split).valid;
   std::string text = std::string(kLengthHeldOutMagic) + " " +
@@ -183,7 +212,7 @@ lm::LengthLabModel length_model_load(LengthModelId id, std::vector<uint8_t>* val
                     "not found; the models ship with PosLab: reinstall it, or set "
                     "POSLAB_MODELS_DIR to a folder that has them");
   LmCheckpoint ck = lm_checkpoint_load(path);
-  if (valid) *valid = length_held_out_text(ck.metadata, length_held_out_path());
+  if (valid) *valid = length_held_out_text(ck.metadata, length_held_out_path(), path);
   return {id, ck.config, ck.scaling, std::move(ck.params)};
 }
 
@@ -221,6 +250,7 @@ Json length_lab_json(const LengthLabResult& r) {
   }
   out["curves"] = curves;
   out["missing"] = r.missing;
+  out["refused"] = r.refused;  // over the budget or impossible: one line each, what to change
   if (!r.scores.bits.empty()) {
     Json text;
     text["model"] = length_model_name(r.lab.model);

@@ -21,10 +21,14 @@ std::string length_own_models_dir();
 // One of the user's own models (lm_own_*.safetensors): FileError naming it when damaged.
 lm::LengthLabModel length_own_model_load(const std::string& path);
 // Every shipped model that exists (a damaged one is a FileError naming it), the user's own
-// models (lm_own_*.safetensors in length_own_models_dir(); a damaged one is skipped and
-// listed in own_skipped) and the validation text of the first one's recorded split. Throws
+// models (lm_own_*.safetensors in length_own_models_dir(); a damaged one, one recording
+// others' text files and one the lab cannot measure within its budget are skipped and listed
+// in own_skipped) and the validation text of the first one's recorded split. Throws
 // FileError when no model exists or the text cannot be read, saying what to install or train.
 lm::LengthLabData length_lab_load();
+// The weights of the user's own models the lab holds together: a model past it is listed in
+// own_skipped (a folder of many large models cannot take the machine).
+inline constexpr int64_t kLengthOwnMaxBytes = int64_t{256} << 20;
 // Every file length_lab_load may read from the models folder: the shipped models, then the
 // held-out file (the browser build fetches them into the page's memory before the load).
 std::vector<std::string> length_lab_files();
@@ -46,8 +50,11 @@ std::string length_held_out_path();
 // the same files and split (else a FileError naming it and what to do). The fortune files
 // missing and no held-out file: a FileError naming the held-out file (reinstall PosLab) for
 // the shipped models' text, else lm_read_text_files' FileError naming the missing file.
+// A record naming files that are not PosLab's own is a FileError naming `model` (the file
+// the metadata came from): a checkpoint never chooses what PosLab reads.
 std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
-                                          const std::string& saved);
+                                          const std::string& saved,
+                                          const std::string& model = "the model");
 // Writes the held-out file of `model`'s recorded split, read from the fortune files, to
 // `out` (atomically). Throws FileError.
 void length_held_out_save(const std::string& model, const std::string& out);

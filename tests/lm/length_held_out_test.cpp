@@ -4,6 +4,7 @@
 // another split, damaged or cut short, it is one FileError naming it, never other bytes.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -28,15 +29,22 @@ struct HeldOutFixture {
   HeldOutFixture() {
     fs::remove_all(dir);
     fs::create_directories(dir);
+    // A checkpoint's record is read only when it names PosLab's own fortune files: this
+    // folder stands in for theirs, holding two of their names.
+    ::setenv("POSLAB_FORTUNES_DIR", dir.c_str(), 1);
     // Two fortune files, ten entries: with valid_every 3, entries 2, 5 and 8 are held out.
     const std::vector<std::string> texts{"e0 a\n%\ne1 b\n%\ne2 c\n%\ne3 d\n%\ne4 e\n",
                                          "e5 f\n%\ne6 g\n%\ne7 h\n%\ne8 i\n%\ne9 j\n"};
+    const char* names[] = {"fortunes", "literature"};
     for (size_t i = 0; i < texts.size(); ++i) {
-      files.push_back((dir / ("fortune" + std::to_string(i))).string());
+      files.push_back((dir / names[i]).string());
       std::ofstream(files.back(), std::ios::binary) << texts[i];
     }
   }
-  ~HeldOutFixture() { fs::remove_all(dir); }
+  ~HeldOutFixture() {
+    ::unsetenv("POSLAB_FORTUNES_DIR");
+    fs::remove_all(dir);
+  }
   // A tiny model whose "data" metadata records `files` and `valid_every`.
   std::string model(const std::string& name, int valid_every) const {
     lm::LmConfig c;
@@ -151,4 +159,36 @@ TEST_CASE("length held-out file: the shipped one is what the fortune files give"
   fs::remove_all(dir);
   CHECK(a.size() == b.size());
   CHECK(a == b);  // else: regenerate it (scripts/train_length_models.sh held-out)
+}
+
+TEST_CASE("length held-out text: a record naming files that are not PosLab's own is refused",
+          "[lm][length]") {
+  HeldOutFixture fx;
+  const std::string saved = (fx.dir / "lm_held_out.txt").string();
+  for (const char* path : {"/etc/passwd", "/proc/self/environ"}) {
+    const io::TensorMetadata meta{
+        {"data", std::string(R"({"valid_every": 3, "files": [{"path": ")") + path + "\"}]}"}};
+    CHECK_THROWS_WITH(io::length_held_out_text(meta, saved, "lm_own_x.safetensors"),
+                      Catch::StartsWith("lm_own_x.safetensors") &&
+                          Catch::Contains(std::string("'") + path + "'") &&
+                          Catch::Contains("PosLab's own"));
+  }
+  // PosLab's own files named twice (200 copies of a large one passed 3 GB): refused too.
+  nlohmann::json data = {{"valid_every", 3}, {"files", nlohmann::json::array()}};
+  for (int i = 0; i < 200; ++i) data["files"].push_back({{"path", fx.files[0]}});
+  CHECK_THROWS_WITH(io::length_held_out_text({{"data", data.dump()}}, saved, "m"),
+                    Catch::Contains("more than once"));
+}
+
+TEST_CASE("text files: 64 MB together, checked before reading, and a lying size bounded", "[lm]") {
+  HeldOutFixture fx;
+  const std::string big = (fx.dir / "big").string();
+  { std::ofstream(big, std::ios::binary); }
+  fs::resize_file(big, 40u << 20);  // sparse: nothing is written
+  CHECK_THROWS_WITH(io::lm_read_text_files({big, big}, nullptr),
+                    Catch::Contains("more than 64 MB together"));
+  // /proc files report size 0; what is read is still bounded (and here small).
+  const auto status = io::lm_read_text_files({"/proc/self/status"}, nullptr);
+  REQUIRE(status.size() == 1);
+  CHECK(status[0].bytes.find("VmHWM") != std::string::npos);
 }
