@@ -390,7 +390,8 @@ void add_lm_command(CLI::App& app) {
 
   auto ta = std::make_shared<LmTrainArgs>();
   auto* train = lm->add_subcommand("train", "train (or fine-tune) a byte-level language model");
-  train->add_option("--position", ta->position, "none | sinusoidal | sinusoidal_scaled | learned | rope | alibi | t5");
+  train->add_option("--position", ta->position,
+                    "none | sinusoidal | sinusoidal_scaled | learned | rope | alibi | t5");
   train->add_option("--embed", ta->config.embed, "E: width");
   train->add_option("--heads", ta->config.heads, "H: attention heads (E/H even)");
   train->add_option("--layers", ta->config.layers, "N: blocks");

@@ -107,7 +107,7 @@ LengthLabData length_lab_load() {
                     "no length-lab model (lm_<encoding>.safetensors) here; the models ship "
                     "with PosLab: reinstall it, or set POSLAB_MODELS_DIR to a folder that has "
                     "them");
-    data.valid = length_held_out_text(first_meta, length_held_out_path(), first_path);
+  data.valid = length_held_out_text(first_meta, length_held_out_path(), first_path);
   // A model the lab cannot measure at all (over the budget even at span 1, or longer than the
   // held-out text) is listed with its reason; the rest are shown.
   std::erase_if(data.models, [&](const LengthLabModel& m) {
