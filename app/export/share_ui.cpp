@@ -130,28 +130,30 @@ void ShareUi::write_rects(float view_x0, float view_y0, float view_x1, float vie
       key_frame = frames;
     }
   }
-  nlohmann::json j = {{"rects", rects},
-                      {"mouse", mouse},
-                      {"mouse_down", io.MouseDown[0]},
-                      {"frame", frames},
-                      {"mouse_frame", mouse_frame},
-                      {"clicks", clicks},
-                      {"click_frame", click_frame},
-                      {"keys", keys},
-                      {"key_frame", key_frame},
-                      {"keys_down", keys_down},
-                      {"autosaves", autosaves},
-                      {"paths", {picture_path, csv_path, json_path}},
-                      {"view", {view_x0, view_y0, view_x1, view_y1}},
-                      {"lab", lab},
-                      {"active", active_lab},
-                      {"settled", settled},
-                      {"banners", banners},
-                      {"picture_scale", picture_scale},
-                      {"confirm", confirm == ShareTarget::none ? std::string() : confirm_path},
-                      {"status", status},
-                      {"status_error", status_error},
-                      {"tooltip", tooltip_shown()}};
+  nlohmann::json j = {
+      {"rects", rects},
+      {"display", {static_cast<int>(io.DisplaySize.x), static_cast<int>(io.DisplaySize.y)}},
+      {"mouse", mouse},
+      {"mouse_down", io.MouseDown[0]},
+      {"frame", frames},
+      {"mouse_frame", mouse_frame},
+      {"clicks", clicks},
+      {"click_frame", click_frame},
+      {"keys", keys},
+      {"key_frame", key_frame},
+      {"keys_down", keys_down},
+      {"autosaves", autosaves},
+      {"paths", {picture_path, csv_path, json_path}},
+      {"view", {view_x0, view_y0, view_x1, view_y1}},
+      {"lab", lab},
+      {"active", active_lab},
+      {"settled", settled},
+      {"banners", banners},
+      {"picture_scale", picture_scale},
+      {"confirm", confirm == ShareTarget::none ? std::string() : confirm_path},
+      {"status", status},
+      {"status_error", status_error},
+      {"tooltip", tooltip_shown()}};
   rects.clear();
   // Never throws (it runs in a destructor): bytes that are not UTF-8 (a path) are replaced.
   std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -76,6 +76,9 @@ hook_wait() {
 }
 
 app_move() {
+  # Off the window the pointer never arrives (xdotool clamps it to the screen): say so.
+  [ "$(hook_eval "int(0 <= $1 < j['display'][0] and 0 <= $2 < j['display'][1])")" = 1 ] ||
+    { echo "app_move: $1,$2 lies outside the window $(hook_eval "j['display']")" >&2; return 1; }
   # Already there: no motion event, no frames; its hover is settled.
   [ "$(hook_eval "int(j['mouse'] == [$1, $2])")" = 1 ] && return 0
   xdotool mousemove --window "$wid" "$1" "$2"
