@@ -11,9 +11,9 @@
 # nothing under the modal popup shows a tooltip: for the KV cache strip and the dream token
 # strip (which tested a bare rectangle), every point of the view that shows one with the popup
 # closed shows none while it is open.
-# Usage: gui_share_hover_test.sh POSLAB
+# Usage: gui_share_hover_test.sh POSLAB [CASE...]  (cases: dial-1x ... dreams-modal; all by default)
 set -u
-app="$1"
+app="$1"; shift; only=" $* "
 command -v xdotool >/dev/null || { echo "xdotool missing (apt-get install xdotool)"; exit 1; }
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" HOME="$tmp/home"
@@ -34,16 +34,18 @@ until_ "'open' in r and len(j['view']) == 4 and j['view'][2] > j['view'][0]" "th
 center() { q "'%d %d' % ((r['$1'][0] + r['$1'][2]) / 2, (r['$1'][1] + r['$1'][3]) / 2)"; }
 click() { app_click "$(center "$1")" || fail "the click on $1 was not seen"; }
 # Points of the main view whose hover shows a tooltip (a dial, a cell, a strip's token).
-tooltip_points() {  # GRID YMIN: a GRID x GRID scan of the view below y=YMIN, on the window
-  local p found=""
-  for p in $(q "' '.join('%d,%d' % (x, y) for b in range($1) for a in range($1) for x in [j['view'][0] + (j['view'][2] - j['view'][0]) * (a + 0.5) / $1] for y in [j['view'][1] + (j['view'][3] - j['view'][1]) * (b + 0.5) / $1] if y >= $2 and x < j['display'][0] - 1 and y < j['display'][1] - 1)"); do
+tooltip_points() {  # GRID YMIN [AREA]: a GRID x GRID scan of AREA (default the main view)
+  local p found="" area="${3:-j['view']}"   # below y=YMIN, on the window
+  for p in $(q "' '.join('%d,%d' % (x, y) for v in [$area] for b in range($1) for a in range($1) for x in [v[0] + (v[2] - v[0]) * (a + 0.5) / $1] for y in [v[1] + (v[3] - v[1]) * (b + 0.5) / $1] if y >= $2 and x < j['display'][0] - 1 and y < j['display'][1] - 1)"); do
     app_move ${p/,/ } || fail "the pointer never reached $p"
     [ "$(q "j['tooltip']")" = 1 ] && found="$found $p"
   done
   echo $found
 }
 if [ "$mode" = modal ]; then
-  points=$(tooltip_points 12 0)
+  # The whole window below the preset bar (the dream strip lies outside the main view), with
+  # rows closer than the strips' height.
+  points=$(tooltip_points 18 0 "[0, r['open'][3] + 2, j['display'][0], j['display'][1]]")
   [ -n "$points" ] || fail "no point of the main view shows a tooltip"
   click open
   until_ "'save.picture' in r and 'popup' in r" "the Share popup"
@@ -110,6 +112,7 @@ status=0
 for c in "rope?dim=64 1 dial-1x" "rope?dim=64 2 dial-2x" "attention?source=count&tokens=12 1 cell-1x" \
          "attention?source=count&tokens=12 2 cell-2x" "kv 1 kv-modal modal" "dreams 1 dreams-modal modal"; do
   set -- $c
+  [ "$only" = "  " ] || [[ "$only" == *" $3 "* ]] || continue
   on_fresh_server "$tmp/case.sh" "$@" || status=1
 done
 [ "$status" = 0 ] && echo ok
