@@ -331,6 +331,7 @@ void AppState::autosave(double now_s, double min_interval_s) {
   std::string snapshot = settings_snapshot(settings_);  // every field, export_dir too
   for (const auto& p : panels_) snapshot += "|" + p->saved_preset();
   last_save_time_ = now_s;
+  ++share_.autosaves;  // the test hook: a test waits for a pass instead of sleeping
   if (snapshot == last_saved_) return;
   const bool first = last_saved_.empty();
   last_saved_ = std::move(snapshot);
@@ -756,6 +757,8 @@ void AppState::draw_frame() {
   // window abort in ImGui 1.86 until drawn again: closed instead (issue 24).
   close_undrawn_modals();
   settle_window_sizes();
+  share_.write_rects(export_rect_.x0, export_rect_.y0, export_rect_.x1, export_rect_.y1,
+                     settings_.active_lab, frames_requested_ == 0, banner_.size());
 }
 
 // A window that fits its contents (the Share popup, other popups) takes its size over the

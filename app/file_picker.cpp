@@ -5,6 +5,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <filesystem>
 
 #include "app/app_context.hpp"
@@ -99,6 +100,8 @@ bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::
     fp.open_requested = false;
   }
   ImGui::SetNextWindowSize(ImVec2(620 * scale, 440 * scale), ImGuiCond_Appearing);
+  // Resized by its corner, it keeps room for the path, a few entries and the buttons.
+  ImGui::SetNextWindowSizeConstraints(ImVec2(360 * scale, 260 * scale), ImVec2(FLT_MAX, FLT_MAX));
   if (!begin_popup_modal(title)) return false;
   bool done = false;
   if (fp.listed != fp.dir) file_picker_list(fp, extensions, ctx);

@@ -41,6 +41,7 @@
 #include "app/gfx/fill_count.hpp"
 #include "app/gfx/font_texture.hpp"
 #include "app/gfx/gl.hpp"
+#include "app/panels/panels.hpp"
 #include "app/quit_signals.hpp"
 #include "app/widgets/recorder.hpp"
 #include "app/window_icon.hpp"
@@ -132,7 +133,11 @@ class Frontend {
   // timeout lets autosave run), so an idle app draws nothing at all.
   bool wait_for_work(double timeout_s) {
     if (poslab::app::frame_wanted(state_, false)) {
+      g_event_seen = false;
       glfwPollEvents();
+      // Input that arrives while requested frames run settles as well: two frames after the
+      // one that sees it (tests wait for those on the POSLAB_WIDGET_RECTS hook).
+      if (g_event_seen) state_.request_frames(2);
       return true;
     }
     g_event_seen = false;
@@ -213,6 +218,21 @@ class Frontend {
 
 // ---- headless modes (--record, --export-*, --check) -------------------------------------
 
+// --record shows the lab moving: a preset that does not say `play` plays (the arena's
+// default match otherwise waits for "take the helm" and the video is one still picture).
+// The experts fly every ship unless the preset names a helm. A bad preset is returned as it
+// is: opening it puts its error on the banner.
+std::string playing_preset(const std::string& preset) {
+  try {
+    const std::string lab = poslab::preset_lab(preset);
+    const auto keys = poslab::PresetReader(preset, lab).keys();
+    if (std::find(keys.begin(), keys.end(), "play") != keys.end()) return preset;
+    return preset + (preset.find('?') == std::string::npos ? "?" : "&") + "play=1";
+  } catch (const poslab::Error&) {
+    return preset;
+  }
+}
+
 // --record: N video frames of the active lab's view into opt.record. Returns the exit code.
 int run_recording(Frontend& fe, AppState& state, const Options& opt) {
   using poslab::app::Recorder;
@@ -273,9 +293,15 @@ int run_recording(Frontend& fe, AppState& state, const Options& opt) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf(
         "{\"file\": \"%s\", \"bytes\": %zu, \"frames\": %d, \"width\": %d, \"height\": %d, "
-        "\"fps\": %d, \"video_s\": %.2f, \"encode_s\": %.2f, \"total_s\": %.2f}\n",
-        r.path.c_str(), r.bytes, r.frames, r.width, r.height, ro.fps, r.video_seconds,
-        r.encode_seconds, total);
+        "\"distinct_frames\": %d, \"fps\": %d, \"video_s\": %.2f, \"encode_s\": %.2f, "
+        "\"total_s\": %.2f}\n",
+        r.path.c_str(), r.bytes, r.frames, r.width, r.height, r.distinct_frames, ro.fps,
+        r.video_seconds, r.encode_seconds, total);
+    if (r.frames > 1 && r.distinct_frames <= 1)
+      std::fprintf(stderr,
+                   "poslab: --record: all %d frames show the same picture (the lab did not move; "
+                   "add play=1 to the preset)\n",
+                   r.frames);
   } catch (const poslab::Error& e) {
     std::fprintf(stderr, "poslab: --record: %s\n", e.what());
     return 2;
@@ -515,7 +541,7 @@ int main(int argc, char** argv) {
   Options opt;
   CLI::App cli{"PosLab: see why position encodings in transformers work"};
   cli.set_version_flag("--version", "poslab " POSLAB_VERSION);
-  cli.add_option("--panel", opt.panel, "lab to show first (rope, attention, kv, arena, lessons)");
+  cli.add_option("--panel", opt.panel, "lab to show first (" + poslab::app::panel_id_list() + ")");
   cli.add_option("--preset", opt.preset, "open the lab named by this preset in its state");
   cli.add_option("--frames", opt.frames, "render this many frames, then exit")
       ->check(CLI::Range(1, 1000000));
@@ -691,7 +717,8 @@ int main(int argc, char** argv) {
       state.set_test_fault(lab, kind == "abort" ? poslab::app::TestFault::abort_process
                                                 : poslab::app::TestFault::throw_error);
     }
-    if (!opt.preset.empty()) state.open_lab_from_user(opt.preset);
+    if (!opt.preset.empty())
+      state.open_lab_from_user(opt.record.empty() ? opt.preset : playing_preset(opt.preset));
     if (!opt.untrusted_preset.empty()) state.open_lab(opt.untrusted_preset);
     // A link is untrusted like a pasted preset; a bad one is a banner (and exit 2 headless).
     if (!opt.link.empty() && !state.open_link(opt.link) && headless) {

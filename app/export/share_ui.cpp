@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdlib>
 #include <filesystem>
 
@@ -80,11 +81,11 @@ const char* rects_path() {
   return p && *p ? p : nullptr;
 }
 
-// A tooltip was shown in the last frame (the test hook: GUI tests find a point whose hover
-// shows one, such as a dial or an attention cell).
+// A tooltip is shown in this frame (the test hook, written at the frame's end: GUI tests
+// find a point whose hover shows one, such as a dial or an attention cell).
 bool tooltip_shown() {
   for (const ImGuiWindow* w : GImGui->Windows)
-    if ((w->Flags & ImGuiWindowFlags_Tooltip) && w->WasActive) return true;
+    if ((w->Flags & ImGuiWindowFlags_Tooltip) && w->Active) return true;
   return false;
 }
 
@@ -102,17 +103,57 @@ void ShareUi::note_window(const char* name) {
   rects[name] = {a.x, a.y, a.x + d.x, a.y + d.y};
 }
 
-void ShareUi::write_rects(float view_x0, float view_y0, float view_x1, float view_y1) {
+void ShareUi::write_rects(float view_x0, float view_y0, float view_x1, float view_y1,
+                          const std::string& active_lab, bool settled, size_t banners) {
   const char* path = rects_path();
   if (!path) return;
-  nlohmann::json j = {{"rects", rects},
-                      {"view", {view_x0, view_y0, view_x1, view_y1}},
-                      {"lab", lab},
-                      {"picture_scale", picture_scale},
-                      {"confirm", confirm == ShareTarget::none ? std::string() : confirm_path},
-                      {"status", status},
-                      {"status_error", status_error},
-                      {"tooltip", tooltip_shown()}};
+  // What the frame saw of the input, so a test waits for the app to have seen its pointer
+  // move, click or key instead of sleeping (tests/gui/x_window.sh): the pointer, counts of
+  // frames drawn, clicks (left button released) and key presses, and the frame in which each
+  // was last seen. Every input is followed by two more frames (main.cpp's wait_for_work).
+  const ImGuiIO& io = ImGui::GetIO();
+  ++frames;
+  const bool on_window = io.MousePos.x > -FLT_MAX / 2 && io.MousePos.y > -FLT_MAX / 2;
+  const std::array<int, 2> at = {on_window ? static_cast<int>(io.MousePos.x) : -1,
+                                 on_window ? static_cast<int>(io.MousePos.y) : -1};
+  if (at != mouse) mouse_frame = frames;
+  mouse = at;
+  if (io.MouseReleased[0]) {
+    ++clicks;
+    click_frame = frames;
+  }
+  int keys_down = 0;
+  for (const float d : io.KeysDownDuration) {
+    keys_down += d >= 0.0f ? 1 : 0;  // -1 while up
+    if (d == 0.0f) {
+      ++keys;
+      key_frame = frames;
+    }
+  }
+  nlohmann::json j = {
+      {"rects", rects},
+      {"display", {static_cast<int>(io.DisplaySize.x), static_cast<int>(io.DisplaySize.y)}},
+      {"mouse", mouse},
+      {"mouse_down", io.MouseDown[0]},
+      {"frame", frames},
+      {"mouse_frame", mouse_frame},
+      {"clicks", clicks},
+      {"click_frame", click_frame},
+      {"keys", keys},
+      {"key_frame", key_frame},
+      {"keys_down", keys_down},
+      {"autosaves", autosaves},
+      {"paths", {picture_path, csv_path, json_path}},
+      {"view", {view_x0, view_y0, view_x1, view_y1}},
+      {"lab", lab},
+      {"active", active_lab},
+      {"settled", settled},
+      {"banners", banners},
+      {"picture_scale", picture_scale},
+      {"confirm", confirm == ShareTarget::none ? std::string() : confirm_path},
+      {"status", status},
+      {"status_error", status_error},
+      {"tooltip", tooltip_shown()}};
   rects.clear();
   // Never throws (it runs in a destructor): bytes that are not UTF-8 (a path) are replaced.
   std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -304,11 +345,6 @@ void AppState::share_save(Panel& p, ShareTarget t, const std::string& path, bool
 
 void AppState::draw_share(Panel& p) {
   ShareUi& s = share_;
-  struct WriteRectsAtEnd {  // every return below: the test hook sees this frame
-    ShareUi& s;
-    const ViewRect& v;
-    ~WriteRectsAtEnd() { s.write_rects(v.x0, v.y0, v.x1, v.y1); }
-  } write_rects_at_end{s, export_rect_};
   if (capturing_) return;
   if (s.open_requested) {
     s.open_requested = false;

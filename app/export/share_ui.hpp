@@ -26,12 +26,20 @@ struct ShareUi {
 
   // Test hook: with POSLAB_WIDGET_RECTS=<file>, where the Share button and the popup's
   // controls were drawn (x0, y0, x1, y1 in window pixels) and what the popup shows, written
-  // as JSON whenever it changes, so tests/gui/gui_share_click_test.sh clicks as a user does.
+  // as JSON at the end of every frame (AppState::draw_frame), so tests/gui/*_test.sh click as
+  // a user does and wait for the app to have seen each move, click and key (x_window.sh).
   void note_item(const char* name);    // the last ImGui item's rectangle, under `name`
   void note_window(const char* name);  // the current window's rectangle
-  void write_rects(float view_x0, float view_y0, float view_x1, float view_y1);
+  // At the end of every frame. settled: no further frame requested; banners: messages shown.
+  void write_rects(float view_x0, float view_y0, float view_x1, float view_y1,
+                   const std::string& active_lab, bool settled, size_t banners);
   std::map<std::string, std::array<float, 4>> rects;  // noted this frame
   std::string rects_written;                          // the file's contents now
+  // Input as the hook reports it (counted while the hook is on): frames drawn, the pointer,
+  // clicks and key presses, and the frame in which each was last seen.
+  long frames = 0, mouse_frame = 0, clicks = 0, click_frame = 0, keys = 0, key_frame = 0;
+  std::array<int, 2> mouse = {-1, -1};
+  long autosaves = 0;  // settings autosave passes (AppState::autosave), saved or not
 };
 
 }  // namespace poslab::app

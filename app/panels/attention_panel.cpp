@@ -486,6 +486,14 @@ class AttentionPanel final : public Panel {
             s.model != lm::LengthModelId::rope_ft_yarn)
           s.model = lm::LengthModelId::rope;
         if (s.demo == AttentionDemo::alibi_slopes) s.params.encoding = AttentionEncoding::alibi;
+        // T5's buckets are exact up to num_buckets/4 and log-spaced past it: a 7-word
+        // sentence shows only the exact ones, 48 tokens reach the log-spaced ones too.
+        if (s.demo == AttentionDemo::t5_buckets && s.source != AttentionSource::grid) {
+          s.token_count = s.source == AttentionSource::count
+                              ? std::max(s.token_count, kAttentionBucketsDemoTokens)
+                              : kAttentionBucketsDemoTokens;
+          s.source = AttentionSource::count;
+        }
       }
       if (on) ImGui::PopStyleColor();
       tooltip(T(buttons[i].help));
@@ -547,14 +555,13 @@ class AttentionPanel final : public Panel {
     if (c.demo_matrix.size())
       heatmap_upload(t.demo, c.demo_matrix.cast<float>(),
                      c.lab.demo == AttentionDemo::alibi_slopes);
-    if (!c.demo_heads.empty()) {  // every head on one scale: the steep slopes look darker
-      float range = 0;
-      for (const RowMatrix& b : c.demo_heads)
-        range = std::max(range, heatmap_abs_max(heatmap_display_values(b.cast<float>())));
+    if (!c.demo_heads.empty()) {
+      // Each head on its own scale (its farthest key's bias is in its title): on one shared
+      // scale the gentle heads' biases are a few percent of the steep ones' and look blank.
       while (t.heads.size() < c.demo_heads.size())
         t.heads.push_back(std::make_unique<gfx::HeatmapTexture>());
       for (size_t k = 0; k < c.demo_heads.size(); ++k)
-        heatmap_upload(*t.heads[k], c.demo_heads[k].cast<float>(), true, range);
+        heatmap_upload(*t.heads[k], c.demo_heads[k].cast<float>(), true);
     }
     if (c.lab.source == AttentionSource::grid) {
       const int q = s.query_row * c.lab.grid_cols + s.query_col;

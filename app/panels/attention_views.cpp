@@ -279,6 +279,12 @@ void attention_draw_decay(const AppContext& ctx, const AttentionComputed& c,
                          .y = d.content,
                          .x = d.deltas,
                          .colour = IM_COL32(90, 170, 255, 255)});
+  // The smooth envelope: RoFormer's relative upper bound (a formula, not a measurement).
+  spec.series.push_back({.label = ctx.tr("attention.decay_bound"),
+                         .y = d.bound,
+                         .x = d.deltas,
+                         .colour = theme_colour(IM_COL32(120, 220, 120, 255)),
+                         .thickness = 2.5f});
   plot(spec);
   ImGui::TextDisabled("poslab-cli attention --preset '%s'", c.key.c_str());
 }
@@ -287,15 +293,22 @@ int attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
                           std::vector<std::unique_ptr<gfx::HeatmapTexture>>& heads, float scale,
                           float avail) {
   text_wrapped("%s", ctx.tr("attention.slopes_text"));
-  const float table_w = 210.0f * scale;
+  // Wide enough for the longest slope ("0.00390625" for 8 heads) and its log2: never cut.
+  const ImGuiStyle& table_st = ImGui::GetStyle();
+  const float table_w = ImGui::CalcTextSize("000 *").x + ImGui::CalcTextSize("0.000000000").x +
+                        ImGui::CalcTextSize("-00.0").x + 6.0f * table_st.CellPadding.x +
+                        table_st.ScrollbarSize + 8.0f * scale;
   ImGui::BeginGroup();
   if (ImGui::BeginTable(
           "slopes", 3,
           ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
           ImVec2(table_w, std::max(150.0f * scale, ImGui::GetContentRegionAvail().y - 10.0f)))) {
-    ImGui::TableSetupColumn(ctx.tr("attention.head"));
-    ImGui::TableSetupColumn(ctx.tr("attention.slope"));
-    ImGui::TableSetupColumn("log2");
+    ImGui::TableSetupColumn(
+        ctx.tr("attention.head"), ImGuiTableColumnFlags_WidthFixed,
+        std::max(ImGui::CalcTextSize("000 *").x, ImGui::CalcTextSize(ctx.tr("attention.head")).x));
+    ImGui::TableSetupColumn(ctx.tr("attention.slope"), ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("log2", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::CalcTextSize("-00.0").x);
     ImGui::TableHeadersRow();
     for (size_t h = 0; h < c.slopes.size(); ++h) {
       ImGui::TableNextRow();
@@ -348,7 +361,7 @@ int attention_draw_slopes(const AppContext& ctx, const AttentionComputed& c,
           theme_colour(IM_COL32(255, 215, 80, 255)), 0, 0, 2.0f * scale);
     ImGui::EndGroup();
   }
-  if (!heads.empty()) heads[0]->draw_colorbar(ImVec2(std::min(w, 360.0f * scale), 14.0f * scale));
+  ImGui::TextDisabled("%s", ctx.tr("attention.slopes_own_scale"));
   if (hovered >= 0) {
     const int i = static_cast<int>(hover_cell.y), j = static_cast<int>(hover_cell.x);
     ImGui::BeginTooltip();
@@ -425,8 +438,22 @@ void attention_draw_pair(const AppContext& ctx, const AttentionComputed& c, bool
   if (pc.max_abs_score_diff < 1e-4)
     ImGui::TextColored(ImColor(theme_colour(ImVec4(0.5f, 0.9f, 0.5f, 1.0f))), "%s",
                        T("attention.diff_zero"));
-  const float side =
-      std::clamp((avail - 3 * 110.0f * scale) / 3.0f, 100.0f * scale, 600.0f * scale);
+  // Three maps in a row, or (a pane taller than wide enough, UI scale 1.5 or 2) the two
+  // sides above and their difference below: whichever gives the larger maps. Beside each map
+  // its row labels (the widest token, capped at 90 px as token_heatmap caps it), above it the
+  // column labels standing upright, around it its caption, colour bar and legend lines.
+  float label_w = 0;
+  for (const auto* tokens : {&pc.model_a.input.tokens, &pc.model_b.input.tokens})
+    for (const std::string& t : *tokens)
+      label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
+  label_w = std::min(label_w, 90.0f * scale);
+  const float margin = label_w + 10.0f * scale + ImGui::GetStyle().ItemSpacing.x;
+  const float over_h = label_w + 18.0f * scale + 3.0f * ImGui::GetTextLineHeightWithSpacing();
+  const float avail_h = ImGui::GetContentRegionAvail().y;
+  const float one_row = (avail - 3 * margin) / 3.0f;
+  const float two_rows = std::min((avail - 2 * margin) / 2.0f, (avail_h - 2 * over_h) / 2.0f);
+  const bool stacked = two_rows > one_row;
+  const float side = std::clamp(stacked ? two_rows : one_row, 100.0f * scale, 600.0f * scale);
   const int head = c.lab.head;
   ImGui::BeginGroup();
   ImGui::TextUnformatted(attention_caption(ctx, c, false).c_str());
@@ -441,7 +468,7 @@ void attention_draw_pair(const AppContext& ctx, const AttentionComputed& c, bool
       token_heatmap("b", second, pc.model_b.input.tokens, side, scale, T("attention.rows_cols"));
   ImGui::EndGroup();
   if (hb.row >= 0) attention_cell_tooltip(ctx, c, pc.model_b, pc.b, hb.row, hb.col);
-  ImGui::SameLine();
+  if (!stacked) ImGui::SameLine();
   ImGui::BeginGroup();
   ImGui::TextUnformatted(T("attention.difference"));
   const CellHover hd =
@@ -575,6 +602,7 @@ void attention_record_numbers(const AttentionComputed& c) {
     n["demo/deltas"] = c.decay.deltas;
     n["demo/ones"] = c.decay.ones;
     n["demo/content"] = c.decay.content;
+    n["demo/bound"] = c.decay.bound;
   }
   if (!c.slopes.empty()) {
     n["demo/slopes"] = c.slopes;

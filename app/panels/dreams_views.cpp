@@ -241,12 +241,16 @@ void dreams_compare(AppContext& ctx, DreamsUi& u, const wm::DreamLabSession& ses
   }
   PlotSpec spec;
   spec.id = "dream_compare";
-  spec.size = ImVec2(ImGui::GetContentRegionAvail().x, 220 * ctx.ui_scale());
+  // As tall as the room left on the page, at least 320 px (scaled): the legend of five
+  // curves takes its rows above the data area, which keeps most of the height.
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  spec.size = ImVec2(ImGui::GetContentRegionAvail().x,
+                     std::max(320 * ctx.ui_scale(), ImGui::GetContentRegionAvail().y - 2 * line));
   spec.x.label = ctx.tr("dreams.axis_horizon_short");
   spec.y.label = ctx.tr("dreams.metric_pos");
   spec.scale = ctx.ui_scale();
-  const ImU32 colours[] = {IM_COL32(90, 200, 255, 255), IM_COL32(120, 220, 120, 255),
-                           IM_COL32(240, 90, 90, 255), IM_COL32(255, 170, 60, 255)};
+  // One colour per curve from the plots' palette (the constant-velocity baseline is the
+  // fifth curve: a fifth colour, never the first one again).
   for (size_t i = 0; i < u.comparison.series.size(); ++i) {
     const std::string& label = u.comparison.series[i].label;
     spec.series.push_back({label == "constant velocity" ? ctx.tr("dreams.series_const_vel") : label,
@@ -254,7 +258,7 @@ void dreams_compare(AppContext& ctx, DreamsUi& u, const wm::DreamLabSession& ses
                            {},
                            1,
                            1,
-                           colours[i % 4]});
+                           plot_series_colour(i)});
   }
   if (u.comparison.context > 0) {
     ImGui::TextUnformatted(tr_args(ctx.tr("dreams.compare_context"),

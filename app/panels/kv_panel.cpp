@@ -504,6 +504,8 @@ class KvPanel final : public Panel {
     const ImVec2 o = ImGui::GetCursorScreenPos();
     const int n = static_cast<int>(slots.size());
     ImGui::Dummy(ImVec2(label_w + n * (cw + 2.0f), strip_h));
+    // ImGui's hover test, not a bare rectangle: nothing shows through a popup, menu or modal.
+    const bool strip_hovered = ImGui::IsItemHovered();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text),
                 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
@@ -548,7 +550,8 @@ class KvPanel final : public Panel {
         const float y = o.y + head_h + dial + l * (cell + 2.0f);
         dl->AddRectFilled(ImVec2(x, y), ImVec2(x + cw, y + cell), error_colour(cell_err[l][i]));
       }
-      if (ImGui::IsMouseHoveringRect(ImVec2(x, o.y), ImVec2(x + cw, o.y + strip_h))) {
+      if (strip_hovered &&
+          ImGui::IsMouseHoveringRect(ImVec2(x, o.y), ImVec2(x + cw, o.y + strip_h))) {
         const std::string nl = "\n";
         std::string tip = s.label + ": " + T("kv.token_id") + " " + std::to_string(s.token) + nl +
                           T("kv.computed_at") + " " + index_text(s.computed_at) + nl +
@@ -581,15 +584,7 @@ class KvPanel final : public Panel {
     text_wrapped("%s (%s %d)", T("kv.meters_title"), T("kv.step"), ses.step);
     tooltip(T("kv.meters_tip"));
     ui_.meter_rows = 0;
-    if (!ImGui::BeginTable("##meters_t", L + 2,
-                           ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_RowBg))
-      return;
-    ImGui::TableSetupColumn(T("kv.method"), ImGuiTableColumnFlags_WidthFixed, 110.0f * scale);
-    for (int l = 0; l < L; ++l)
-      ImGui::TableSetupColumn(
-          std::string(T("kv.layer")).append(" ").append(std::to_string(l)).c_str());
-    ImGui::TableSetupColumn("logits");
-    ImGui::TableHeadersRow();
+    if (!kv_begin_meters_table(*ctx_, ses, L, scale)) return;
     for (const auto& st : ses.methods) {
       if (st.history.empty()) continue;
       const KvStepErrors& e = st.history.back();

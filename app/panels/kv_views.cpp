@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "app/widgets.hpp"
@@ -98,6 +99,43 @@ void kv_draw_slot_dial(ImDrawList* dl, const KvModelParams& p, const KvSlot& s, 
               ImVec2(c.x + len * static_cast<float>(std::cos(a.stored)),
                      c.y - len * static_cast<float>(std::sin(a.stored))),
               ok ? IM_COL32(80, 210, 120, 255) : IM_COL32(240, 80, 70, 255), 1.5f);
+}
+
+// The error table's columns sized from the text they hold (at any UI scale a number like
+// "-8.8e-08" and a header like "layer 11" fit whole); when they do not fit the pane the
+// table scrolls sideways instead of cutting numbers short. Begins the table (and sets up its
+// columns and header row) when it returns true; the caller ends it.
+bool kv_begin_meters_table(const AppContext& ctx, const KvSession& ses, int L, float scale) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float pad = 2.0f * st.CellPadding.x + 4.0f * scale;
+  float method_w = ImGui::CalcTextSize(ctx.tr("kv.method")).x;
+  int rows = 0;
+  for (const auto& m : ses.methods) {
+    method_w = std::max(method_w, ImGui::CalcTextSize(kv_method_name(m.method).c_str()).x);
+    rows += !m.history.empty();
+  }
+  const float number_w = ImGui::CalcTextSize("-8.8e-08").x;
+  std::vector<std::string> headers;
+  for (int l = 0; l < L; ++l)
+    headers.push_back(std::string(ctx.tr("kv.layer")).append(" ").append(std::to_string(l)));
+  headers.emplace_back("logits");
+  const float row_h = ImGui::GetTextLineHeight() + 2.0f * st.CellPadding.y;
+  // The numbers' columns share what the pane has left, never less than their text.
+  const float left = ImGui::GetContentRegionAvail().x - method_w - pad -
+                     static_cast<float>(L + 2) * st.CellPadding.x * 2.0f - st.ScrollbarSize;
+  const ImVec2 outer(0.0f, static_cast<float>(rows + 1) * row_h + st.ScrollbarSize + 4.0f * scale);
+  if (!ImGui::BeginTable("##meters_t", L + 2,
+                         ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg |
+                             ImGuiTableFlags_ScrollX | ImGuiTableFlags_NoHostExtendY,
+                         outer))
+    return false;
+  ImGui::TableSetupColumn(ctx.tr("kv.method"), ImGuiTableColumnFlags_WidthFixed, method_w + pad);
+  for (const std::string& h : headers)
+    ImGui::TableSetupColumn(h.c_str(), ImGuiTableColumnFlags_WidthFixed,
+                            std::max({number_w + pad, ImGui::CalcTextSize(h.c_str()).x + pad,
+                                      left / static_cast<float>(L + 1)}));
+  ImGui::TableHeadersRow();
+  return true;
 }
 
 void kv_meter(double e, float scale) {

@@ -28,6 +28,9 @@ std::string prefixed(char c, double index);  // "c12"
 void kv_draw_slot_dial(ImDrawList* dl, const KvModelParams& p, const KvSlot& s, int pair, ImVec2 c,
                        float r, bool unstitched);
 // One error bar: log10 error from 1e-9 (empty) to 1 (full), coloured by error_colour.
+// Begins the error table (one row per method, one column per layer plus the logits) with its
+// columns sized from their text and the header row; the caller ends it when true.
+bool kv_begin_meters_table(const AppContext& ctx, const KvSession& ses, int L, float scale);
 void kv_meter(double e, float scale);
 // Error against the step number for every method, log axis.
 void kv_draw_plot(const AppContext& ctx, const KvSession& ses, const KvLabSettings& view,

@@ -94,6 +94,12 @@ class LengthPanel final : public Panel {
              (ui_.last_error.empty() ? std::string() : ": " + ui_.last_error);
     if (!(length_compute_inputs(c->lab) == length_compute_inputs(ui_.lab)))
       return "shown result is stale";
+    // Issue 40: the state (and so the preset) names the layer and head drawn.
+    if (const lm::LengthLabModel* m = shown_model();
+        m && (ui_.lab.layer >= m->config.layers || ui_.lab.head >= m->config.heads))
+      return "layer " + std::to_string(ui_.lab.layer) + ", head " + std::to_string(ui_.lab.head) +
+             " kept past the model's " + std::to_string(m->config.layers) + " layers, " +
+             std::to_string(m->config.heads) + " heads";
     for (const lm::LengthCurve& k : c->curves) {
       if (static_cast<int>(k.curve.mean_bits.size()) != c->positions)
         return "a curve has " + std::to_string(k.curve.mean_bits.size()) + " points, want " +
@@ -181,6 +187,19 @@ class LengthPanel final : public Panel {
     }
   }
 
+  // The shown model (nullptr before the models are loaded, or when it is missing).
+  const lm::LengthLabModel* shown_model() const {
+    return ui_.data ? ui_.data->find(ui_.lab.model) : nullptr;
+  }
+  // The heads view's layer and head within the shown model (a 2-layer, 4-head model has no
+  // layer 14): the state, and so the preset and the sliders, say what is drawn.
+  void clamp_heads_to_model() {
+    if (const lm::LengthLabModel* m = shown_model()) {
+      ui_.lab.layer = std::clamp(ui_.lab.layer, 0, m->config.layers - 1);
+      ui_.lab.head = std::clamp(ui_.lab.head, 0, m->config.heads - 1);
+    }
+  }
+
   void schedule(AppContext& ctx) {
     if constexpr (kJobsInline) {
       schedule_steps(ctx);
@@ -188,6 +207,7 @@ class LengthPanel final : public Panel {
     }
     poll(ctx);
     if (!ui_.data) return;
+    clamp_heads_to_model();
     const LengthLabSettings want = length_compute_inputs(ui_.lab);
     if (ui_.job.running()) {
       if (!(want == ui_.job_inputs)) ui_.job.cancel();
@@ -210,6 +230,7 @@ class LengthPanel final : public Panel {
   // one step (one curve) per frame instead, so the page keeps drawing and shows progress.
   void schedule_steps(AppContext& ctx) {
     if (!ui_.data) return;
+    clamp_heads_to_model();
     const LengthLabSettings want = length_compute_inputs(ui_.lab);
     if (ui_.run && !(ui_.job_inputs == want)) ui_.run.reset();
     if (!ui_.run) {
@@ -354,10 +375,14 @@ class LengthPanel final : public Panel {
 
     ImGui::Separator();
     ImGui::TextUnformatted(T("length.heads_heading"));
-    slider_int(L("length.layer").c_str(), s.layer, LengthLabSettings::layer_range, false,
-               T("length.layer_tip"));
-    slider_int(L("length.head").c_str(), s.head, LengthLabSettings::head_range, false,
-               T("length.head_tip"));
+    // The sliders reach the shown model's last layer and head, not the preset's limits.
+    ParamRange layers = LengthLabSettings::layer_range, heads = LengthLabSettings::head_range;
+    if (const lm::LengthLabModel* m = shown_model()) {
+      layers.hi = std::min(layers.hi, static_cast<double>(m->config.layers - 1));
+      heads.hi = std::min(heads.hi, static_cast<double>(m->config.heads - 1));
+    }
+    slider_int(L("length.layer").c_str(), s.layer, layers, false, T("length.layer_tip"));
+    slider_int(L("length.head").c_str(), s.head, heads, false, T("length.head_tip"));
     slider_int(L("length.heads_bytes").c_str(), s.heads_bytes, LengthLabSettings::heads_bytes_range,
                true, T("length.heads_bytes_tip"));
     ImGui::PopItemWidth();

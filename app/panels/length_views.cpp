@@ -19,6 +19,7 @@
 #include "app/widgets/tooltip.hpp"
 #include "app/widgets/tr_args.hpp"
 #include "core/common/smoothing.hpp"
+#include "core/lm/lm_own.hpp"
 #include "io/labjson/length_lab_io.hpp"
 
 namespace poslab::app {
@@ -38,6 +39,19 @@ lm::LengthLabSettings length_compute_inputs(const lm::LengthLabSettings& s) {
 }
 
 namespace {
+
+// A curve's legend name in the interface language: the model's name as the controls say it
+// ("正弦" in Chinese), "yours <name> @<step>" for the user's own, then the scaling.
+std::string length_legend_label(const AppContext& ctx, const lm::LengthCurve& c) {
+  std::string s =
+      c.own.empty()
+          ? std::string(
+                ctx.tr(("length.model_" + std::string(lm::length_model_name(c.id))).c_str()))
+          : std::string(ctx.tr("length.yours_legend")) + " " +
+                c.own.substr(std::string(lm::kLmOwnPrefix).size()) + " @" + std::to_string(c.step);
+  if (c.scaling.scaling != RopeScaling::none) s += " " + lm::lm_scaling_label(c.scaling);
+  return s;
+}
 
 // One colour per model; the scaled RoPE curve is drawn lighter than the plain one.
 ImU32 length_model_colour(LengthModelId id, bool scaled) {
@@ -104,7 +118,7 @@ void length_draw_curves(const AppContext& ctx, const lm::LengthLabResult& r,
   spec.y.log = view.log_y;
   std::vector<std::string> labels;
   labels.reserve(2 * r.curves.size());
-  for (const lm::LengthCurve& c : r.curves) labels.push_back(io::length_curve_label(c));
+  for (const lm::LengthCurve& c : r.curves) labels.push_back(length_legend_label(ctx, c));
   // The drawn (smoothed) values: the series only point at them, so they live until the draw.
   std::vector<std::vector<double>> mean(r.curves.size()), one(r.curves.size());
   for (size_t i = 0; i < r.curves.size(); ++i) {

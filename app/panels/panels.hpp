@@ -20,6 +20,15 @@ std::unique_ptr<Panel> make_length_panel();
 
 inline constexpr const char* kWelcomeName = "welcome";  // the welcome page's panel id
 
+// Every panel in menu order: its id and its factory. make_panels() builds them; the
+// command line's --panel help lists the ids from here.
+struct PanelEntry {
+  const char* id;                    // Panel::id()
+  std::unique_ptr<Panel> (*make)();  // its factory
+};
+const std::vector<PanelEntry>& panel_registry();
+std::string panel_id_list();  // "welcome, lessons, rope, ..." for --help
+
 // What a newcomer reads above a lab: what it shows, and the lesson that explains it.
 struct LabGuide {
   const char* id;       // panel id

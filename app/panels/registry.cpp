@@ -1,20 +1,38 @@
 // The list of panels, in menu order, and each lab's one-line guide. Adding a lab = one line
-// in make_panels, one in lab_guides, plus its file.
+// in panel_registry, one in lab_guides, plus its file.
 #include "app/panels/panels.hpp"
+
+#include <imgui.h>
 
 namespace poslab::app {
 
+const std::vector<PanelEntry>& panel_registry() {
+  static const std::vector<PanelEntry> entries{
+      {kWelcomeName, make_welcome_panel},
+      {"lessons", make_lessons_panel},
+      {"rope", make_rope_wheels_panel},
+      {"attention", make_attention_panel},
+      {"kv", make_kv_panel},
+      {"arena", make_arena_panel},
+      {"dreams", make_dreams_panel},
+      {"length", make_length_panel},
+  };
+  return entries;
+}
+
 std::vector<std::unique_ptr<Panel>> make_panels() {
   std::vector<std::unique_ptr<Panel>> panels;
-  panels.push_back(make_welcome_panel());
-  panels.push_back(make_lessons_panel());
-  panels.push_back(make_rope_wheels_panel());
-  panels.push_back(make_attention_panel());
-  panels.push_back(make_kv_panel());
-  panels.push_back(make_arena_panel());
-  panels.push_back(make_dreams_panel());
-  panels.push_back(make_length_panel());
+  for (const PanelEntry& e : panel_registry()) {
+    panels.push_back(e.make());
+    IM_ASSERT(std::string(panels.back()->id()) == e.id && "registry id != the panel's id()");
+  }
   return panels;
+}
+
+std::string panel_id_list() {
+  std::string out;
+  for (const PanelEntry& e : panel_registry()) out += (out.empty() ? "" : ", ") + std::string(e.id);
+  return out;
 }
 
 const std::vector<LabGuide>& lab_guides() {

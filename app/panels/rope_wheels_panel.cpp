@@ -28,6 +28,7 @@
 #include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_format.hpp"
 #include "app/widgets/tr_label.hpp"
+#include "app/widgets/wrapped_text.hpp"
 #include "core/common/charconv.hpp"
 #include "core/common/errors.hpp"
 #include "core/rope/rope.hpp"
@@ -57,8 +58,9 @@ struct WheelsDerived {
 struct WheelsUi {
   WheelsLabSettings lab;
   WheelsDerived derived;
-  int dials_laid_out = 0;  // for check_state: every pair must get a dial
-  gfx::DialFaces faces;    // the dials' faces and rings, one textured quad each
+  int dials_laid_out = 0;   // for check_state: every pair must get a dial
+  float dial_drawn_px = 0;  // the fitted dial diameter last drawn, unscaled px (the slider says it)
+  gfx::DialFaces faces;     // the dials' faces and rings, one textured quad each
 };
 
 // Ring colours (darker on the light theme, see theme_colour).
@@ -312,6 +314,10 @@ class RopeWheelsPanel final : public Panel {
     slider_double(L("wheels.dial_size").c_str(), s.dial_size, WheelsLabSettings::dial_size_range,
                   "%.0f px", false);
     tooltip(T("wheels.dial_size_tip"));
+    // The slider sets the smallest size; the dials grow to fill the pane: say what is drawn.
+    if (ui_.dial_drawn_px > static_cast<float>(s.dial_size) + 0.5f)
+      wrapped_text(tr_args(T("wheels.dial_drawn"),
+                           {{"px", std::to_string(static_cast<int>(ui_.dial_drawn_px + 0.5f))}}));
     int qk = static_cast<int>(s.decay_vectors);
     radio_row(qk, {{L("wheels.qk_ones"), T("wheels.qk_ones_tip")},
                    {L("wheels.qk_random"), T("wheels.qk_random_tip")}});
@@ -336,6 +342,10 @@ class RopeWheelsPanel final : public Panel {
       }
       ImGui::TextDisabled("%s", T("wheels.ring_legend"));
     }
+    if (r.scaling != RopeScaling::none || s.position > r.original_context - 1)
+      text_wrapped(
+          "%s",
+          tr_args(T("wheels.trained_arc"), {{"L", std::to_string(r.original_context)}}).c_str());
     const float bottom_h = 250.0f * scale;
     ImGui::BeginChild(
         "##dials", ImVec2(0, std::max(120.0f * scale, ImGui::GetContentRegionAvail().y - bottom_h)),
@@ -391,6 +401,7 @@ class RopeWheelsPanel final : public Panel {
     const ImVec2 pane(right - ImGui::GetCursorPosX(), ImGui::GetContentRegionAvail().y);
     const float size = fitted_dial_size(P, static_cast<float>(s.dial_size) * scale, scale, pane,
                                         static_cast<float>(bands.size()));
+    ui_.dial_drawn_px = size / scale;
     const float cell_w = size + 14.0f * scale,
                 cell_h = size + ImGui::GetTextLineHeight() * 2 + 10.0f * scale;
     const float stride = cell_w + ImGui::GetStyle().ItemSpacing.x;  // SameLine adds the spacing
@@ -415,6 +426,11 @@ class RopeWheelsPanel final : public Panel {
                        {band_colour(PairBand::interpolated), 3.0f * scale}},
                       2.5f * scale, text,
                       ImGui::GetColorU32(ImGuiCol_WindowBg, 1.0f) | IM_COL32_A_MASK);
+    // At an extrapolation (past the trained length L, or with a context extension) the
+    // slow pairs' dials mark the angles training showed them.
+    const double L = s.rope.original_context;
+    const bool trained_arcs = scaled || s.position > L - 1;
+    const ImU32 arc_colour = ImGui::GetColorU32(ImGuiCol_Text, 0.28f);
     WheelsHands& hands = ui_.derived.hands;
     hands.set_position(s.position, s.trail);
     const RowMatrix &hand_cos = hands.hands().cos(), &hand_sin = hands.hands().sin();
@@ -458,6 +474,12 @@ class RopeWheelsPanel final : public Panel {
             ui_.faces.draw(dl, c, scaled ? 1 + static_cast<int>(d.bands[i]) : 0);
             dl->ChannelsSetCurrent(1);
             if (i == s.selected_pair) dl->AddCircle(c, rad + 3.0f * scale, text, 0, 2.0f);
+            // Past the trained length: the arc of angles this pair reached in training
+            // (positions 0 .. L-1, at its original frequency), where it does not close.
+            if (trained_arcs && d.inv0[i] * (L - 1) < kTwoPi) {
+              dl->PathArcTo(c, 0.84f * rad, -static_cast<float>(d.inv0[i] * (L - 1)), 0.0f, 32);
+              dl->PathStroke(arc_colour, 0, std::max(2.0f, 0.14f * rad));
+            }
             // Trail: the hand at the previous `trail` positions (table row k = m - k), fading.
             for (int k = s.trail; k >= 1; --k) {
               if (s.position - k < 0) continue;
@@ -496,16 +518,17 @@ class RopeWheelsPanel final : public Panel {
             if (hovered) {
               if (scaled)
                 tooltip_showf(
-                    "%s %d: θ = %.6g -> θ' = %.6g rad/token\n%s λ = %.6g -> λ' = %.6g tokens\n"
+                    "%s %d: θ = %.6g -> θ' = %.6g %s\n%s λ = %.6g -> λ' = %.6g %s\n"
                     "r = L/λ = %.4g %s\n%s",
-                    T("wheels.pair"), i, d.inv0[i], d.inv[i], T("wheels.wavelength"),
-                    kTwoPi / d.inv0[i], kTwoPi / d.inv[i], d.turns[i], T("wheels.turns_in_l_orig"),
+                    T("wheels.pair"), i, d.inv0[i], d.inv[i], T("wheels.rad_per_token"),
+                    T("wheels.wavelength"), kTwoPi / d.inv0[i], kTwoPi / d.inv[i],
+                    T("wheels.tokens"), d.turns[i], T("wheels.turns_in_l_orig"),
                     T("wheels.click_details"));
               else
-                tooltip_showf(
-                    "%s %d: θ = %.6g rad/token\n%s λ = %.6g tokens\nr = L/λ = %.4g %s\n%s",
-                    T("wheels.pair"), i, d.inv[i], T("wheels.wavelength"), kTwoPi / d.inv[i],
-                    d.turns[i], T("wheels.turns_in_l"), T("wheels.click_details"));
+                tooltip_showf("%s %d: θ = %.6g %s\n%s λ = %.6g %s\nr = L/λ = %.4g %s\n%s",
+                              T("wheels.pair"), i, d.inv[i], T("wheels.rad_per_token"),
+                              T("wheels.wavelength"), kTwoPi / d.inv[i], T("wheels.tokens"),
+                              d.turns[i], T("wheels.turns_in_l"), T("wheels.click_details"));
             }
           }
         }
@@ -525,11 +548,11 @@ class RopeWheelsPanel final : public Panel {
     ImGui::Separator();
     const double angle = s.position * d.inv[i];
     const double wrapped = std::fmod(angle, kTwoPi);
-    ImGui::Text("theta_i      = %.8g rad/token", d.inv0[i]);
-    ImGui::Text("lambda_i     = %.8g tokens", kTwoPi / d.inv0[i]);
+    ImGui::Text("theta_i      = %.8g %s", d.inv0[i], T("wheels.rad_per_token"));
+    ImGui::Text("lambda_i     = %.8g %s", kTwoPi / d.inv0[i], T("wheels.tokens"));
     if (r.scaling != RopeScaling::none) {
       ImGui::Text("theta'_i     = %.8g (x%.4g)", d.inv[i], d.inv[i] / d.inv0[i]);
-      ImGui::Text("lambda'_i    = %.8g tokens", kTwoPi / d.inv[i]);
+      ImGui::Text("lambda'_i    = %.8g %s", kTwoPi / d.inv[i], T("wheels.tokens"));
       ImGui::Text("%-12s = %s", T("wheels.band"), T(band_key(d.bands[i])));
       if (d.keep.size() > 0) ImGui::Text("YaRN gamma_i = %.4f", d.keep[i]);
     }

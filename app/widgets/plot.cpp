@@ -91,6 +91,20 @@ std::string tick_text(double axis_value, bool log) {
 
 }  // namespace
 
+ImU32 plot_series_colour(size_t i) {
+  static constexpr ImU32 kColours[kPlotSeriesColours] = {
+      IM_COL32(86, 180, 233, 255),   // sky blue
+      IM_COL32(230, 159, 0, 255),    // orange
+      IM_COL32(0, 158, 115, 255),    // bluish green
+      IM_COL32(204, 121, 167, 255),  // reddish purple
+      IM_COL32(240, 228, 66, 255),   // yellow
+      IM_COL32(213, 94, 0, 255),     // vermillion
+      IM_COL32(0, 114, 178, 255),    // blue
+      IM_COL32(170, 170, 170, 255),  // grey
+  };
+  return kColours[i % kPlotSeriesColours];
+}
+
 PlotRange plot_y_range(const std::vector<PlotSeries>& series, bool log) {
   PlotRange r;
   for (const PlotSeries& s : series)

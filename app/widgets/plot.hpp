@@ -85,6 +85,11 @@ struct PlotRange {
 };
 PlotRange plot_y_range(const std::vector<PlotSeries>& series, bool log);
 
+// Colours for plots that compare several curves: one palette, eight hues told apart on both
+// themes and by most colour-blind readers (Okabe and Ito's set), series i -> colour i % 8.
+ImU32 plot_series_colour(size_t i);
+inline constexpr size_t kPlotSeriesColours = 8;
+
 PlotHover plot(const PlotSpec& spec);
 
 }  // namespace poslab::app

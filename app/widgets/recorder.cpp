@@ -73,6 +73,7 @@ void Recorder::start(const RecordOptions& options) {
   job_.start(options.path, [session, writer, fps](auto& control) {
     RecordingOutcome out;
     double busy_s = 0;
+    std::vector<uint8_t> previous;  // the last frame's pixels: counts the frames that differ
     for (;;) {
       io::RgbaImage frame;
       int captured = 0;
@@ -93,7 +94,9 @@ void Recorder::start(const RecordOptions& options) {
       }
       session->changed.notify_all();  // room for the producer
       const auto t0 = std::chrono::steady_clock::now();
+      if (frame.rgba != previous) ++out.distinct_frames;
       writer->add(frame);
+      previous = std::move(frame.rgba);
       busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       control.set_progress(writer->frames(), captured);
     }

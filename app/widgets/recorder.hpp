@@ -35,6 +35,7 @@ struct RecordingOutcome {
   std::string path;
   size_t bytes = 0;
   int frames = 0;             // frames captured (libwebp merges equal neighbours in the file)
+  int distinct_frames = 0;    // frames that differ from the one before (1: a still picture)
   int width = 0, height = 0;  // px
   double video_seconds = 0;   // frames / fps
   double encode_seconds = 0;  // worker time spent encoding and writing

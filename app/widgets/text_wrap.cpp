@@ -52,6 +52,23 @@ bool imgui_breaks_after(char32_t c) {
   return c == '.' || c == ',' || c == ';' || c == '!' || c == '?' || c == '"';
 }
 
+bool is_digit(char32_t c) {
+  return c >= '0' && c <= '9';
+}
+
+// A character inside a number that ImGui would break at: the decimal point or comma of
+// "2.38e-07" or "1,5" (a digit on both sides), or the blank grouping thousands in "10 000"
+// (a digit before it, exactly three after it). Numbers stay whole on one line.
+bool joins_number(std::string_view text, size_t at, char32_t prev) {
+  if (!is_digit(prev) || at + 1 >= text.size()) return false;
+  const char c = text[at];
+  const auto digit_at = [&](size_t i) { return i < text.size() && is_digit(text[i]); };
+  if (c == '.' || c == ',') return digit_at(at + 1);
+  if (c == ' ')
+    return digit_at(at + 1) && digit_at(at + 2) && digit_at(at + 3) && !digit_at(at + 4);
+  return false;
+}
+
 bool in(char32_t c, std::u32string_view set) {
   return set.find(c) != std::u32string_view::npos;
 }
@@ -110,7 +127,8 @@ size_t text_wrap_line_end(std::string_view text, size_t begin, float wrap_width,
       continue;
     }
     const float w = advance(d.c);
-    if (is_blank(d.c)) {
+    const bool joins = joins_number(text, s, prev);
+    if (is_blank(d.c) && !joins) {
       if (inside_word) {
         line_width += blank_width;
         blank_width = 0;
@@ -131,7 +149,7 @@ size_t text_wrap_line_end(std::string_view text, size_t begin, float wrap_width,
         word_width = blank_width = 0;
         if (wide) word_end = next;
       }
-      inside_word = !imgui_breaks_after(d.c);
+      inside_word = !imgui_breaks_after(d.c) || joins;
       prev = d.c;
     }
     // Blanks at the end of a line are not counted: they can be skipped.

@@ -1,6 +1,7 @@
 // Where wrapped text breaks into lines, without ImGui (so it can be tested alone). Latin text
 // breaks exactly as Dear ImGui 1.86's TextWrapped does (at blanks and after . , ; ! ? "; a word
-// longer than the whole line is cut anywhere); Chinese, Japanese and fullwidth characters may
+// longer than the whole line is cut anywhere), except inside a number: never at the point of
+// "2.38e-07" or the blank of "10 000"; Chinese, Japanese and fullwidth characters may
 // also break between any two characters, except before closing punctuation (，。）”…) and
 // after opening punctuation (（“…). A line never ends inside a UTF-8 sequence.
 #pragma once

@@ -167,14 +167,22 @@ CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
   // dark text on the bright colours, light text on the dark ones.
   const std::vector<float>& vals = tex.cell_values();
   const std::vector<float>& posv = tex.cell_positions();
+  // A map of whole numbers (T5 bucket ids) prints them as such, "7" and not "7.00".
+  const bool whole = std::all_of(vals.begin(), vals.end(), [](float v) {
+    return !std::isfinite(v) || (v == std::round(v) && std::abs(v) < 1e6f);
+  });
   if (static_cast<int>(vals.size()) == T * tex.cols() && tex.cols() == T &&
-      posv.size() == vals.size() && cell >= ImGui::CalcTextSize("-0.00").x + pad) {
+      posv.size() == vals.size() && cell >= ImGui::CalcTextSize(whole ? "-00" : "-0.00").x + pad) {
     for (int r = 0; r < T; ++r)
       for (int k = 0; k < T; ++k) {
         const float v = vals[static_cast<size_t>(r * T + k)];
         if (!std::isfinite(v)) continue;
         char buf[16];
-        std::snprintf(buf, sizeof buf, std::abs(v) < 10 ? "%.2f" : "%.3g", static_cast<double>(v));
+        if (whole)
+          std::snprintf(buf, sizeof buf, "%d", static_cast<int>(v));
+        else
+          std::snprintf(buf, sizeof buf, std::abs(v) < 10 ? "%.2f" : "%.3g",
+                        static_cast<double>(v));
         const float at = posv[static_cast<size_t>(r * T + k)];
         const bool bright = tex.diverging() ? std::abs(at) < 0.5f : at > 0.6f;
         const ImVec2 ts = ImGui::CalcTextSize(buf);

@@ -29,6 +29,10 @@ int token_strip(const AppContext& ctx, std::span<const wm::StripToken> cached, i
   };
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o = ImGui::GetCursorScreenPos();
+  // The strip's item first: ImGui's hover test (not a bare rectangle) keeps its tooltips
+  // from showing through a popup, menu or modal above it.
+  ImGui::Dummy(ImVec2(std::max(1, shown) * (box_w + gap), box_h));
+  const bool strip_hovered = ImGui::IsItemHovered();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const ImU32 fill_s = style.dark ? IM_COL32(40, 80, 130, 255) : IM_COL32(190, 215, 245, 255);
@@ -68,7 +72,7 @@ int token_strip(const AppContext& ctx, std::span<const wm::StripToken> cached, i
         std::snprintf(buf, sizeof buf, "@%d", c->used);
       dl->AddText(ImVec2(a.x + 4 * s, a.y + 36 * s), off ? red : text, buf);
     }
-    if (ImGui::IsMouseHoveringRect(a, b)) {
+    if (strip_hovered && ImGui::IsMouseHoveringRect(a, b)) {
       ImGui::BeginTooltip();
       // The texts come from dreams.toml: {name} placeholders, never a printf format.
       ImGui::TextUnformatted(
@@ -89,7 +93,6 @@ int token_strip(const AppContext& ctx, std::span<const wm::StripToken> cached, i
       ImGui::EndTooltip();
     }
   }
-  ImGui::Dummy(ImVec2(std::max(1, shown) * (box_w + gap), box_h));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   text_wrapped("%s", ctx.tr("dreams.strip_legend"));
   ImGui::PopStyleColor();

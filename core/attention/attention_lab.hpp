@@ -89,6 +89,9 @@ AttentionInput attention_lab_input_b(const AttentionLabSettings& s);
 
 // Samples of the RoPE decay demo's curves (the panel and the CLI draw the same points).
 inline constexpr int kAttentionDecayPoints = 512;
+// Tokens the T5 buckets demo's button opens at least (a count source): past num_buckets / 4
+// of the default 32 buckets the buckets are log-spaced, and 48 tokens reach several of them.
+inline constexpr int kAttentionBucketsDemoTokens = 48;
 // Held-out passages averaged by the trained RoPE decay demo.
 inline constexpr int kAttentionTrainedDecayWindows = 8;
 // Bytes the extrapolation demo's button opens the trained source with: 4L of the shipped

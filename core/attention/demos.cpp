@@ -272,6 +272,18 @@ RopeDecay attention_rope_decay(const AttentionModel& m, int head, int max_distan
   const Eigen::VectorXd b = rope_score_vs_distance(rp, q, k, d.deltas) * scale;
   d.ones.assign(a.data(), a.data() + a.size());
   d.content.assign(b.data(), b.data() + b.size());
+  // The bound, scaled to start where q = k = ones starts, then averaged over a centred
+  // window of +-points/16 samples: with few pairs (head dim 16) the bound itself still swings
+  // with the fast pairs' wavelengths; the window's mean shows the trend (RopeDecay::bound).
+  const std::vector<double> raw = rope_relative_upper_bound(rp, d.deltas);
+  const double start = raw.empty() || raw[0] == 0 ? 1.0 : a(0) / raw[0];
+  const int half = std::max(1, points / 16), n = static_cast<int>(raw.size());
+  std::vector<double> prefix(raw.size() + 1, 0.0);
+  for (int i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + raw[i] * start;
+  for (int i = 0; i < n; ++i) {
+    const int lo = std::max(0, i - half), hi = std::min(n, i + half + 1);
+    d.bound.push_back((prefix[hi] - prefix[lo]) / (hi - lo));
+  }
   return d;
 }
 

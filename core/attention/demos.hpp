@@ -89,10 +89,14 @@ ExtrapolationDemo attention_extrapolation_demo(const AttentionParams& p, int tok
 
 // RoPE distance decay: score(delta) / sqrt(Dh) for q = k = all ones (RoFormer's bound)
 // and for the seeded content q of the first token and k of the second (head `head`).
+// `bound`: RoFormer's relative upper bound (rope_relative_upper_bound), scaled to start where
+// the ones curve starts and averaged over a centred window of +-points/16 samples: the smooth
+// trend the random-weights view plots beside the two oscillating curves.
 struct RopeDecay {
   std::vector<double> deltas;
   std::vector<double> ones;
   std::vector<double> content;
+  std::vector<double> bound;
 };
 RopeDecay attention_rope_decay(const AttentionModel& m, int head, int max_distance, int points);
 

@@ -274,6 +274,24 @@ Eigen::VectorXd rope_score_vs_distance(const RopeParams& p, const Eigen::VectorX
   return m2 * (rotated * q0);
 }
 
+std::vector<double> rope_relative_upper_bound(const RopeParams& p,
+                                              const std::vector<double>& deltas) {
+  const Eigen::VectorXd theta = rope_inv_freq(p);  // (P)
+  const Eigen::Index P = theta.size();
+  std::vector<double> out;
+  out.reserve(deltas.size());
+  for (const double d : deltas) {
+    double re = 0, im = 0, sum = 0;  // S_j, accumulated pair by pair
+    for (Eigen::Index i = 0; i < P; ++i) {
+      re += std::cos(d * theta(i));
+      im += std::sin(d * theta(i));
+      sum += std::hypot(re, im);
+    }
+    out.push_back(P > 0 ? sum / static_cast<double>(P) : 0.0);
+  }
+  return out;
+}
+
 std::vector<int> rope_interleaved_to_half_permutation(const RopeParams& p) {
   const int r = rope_rotary_dim(p), half = r / 2;
   std::vector<int> perm(p.head_dim);

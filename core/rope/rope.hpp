@@ -131,6 +131,15 @@ Eigen::VectorXd rope_apply(const RopeParams& p, const Eigen::VectorXd& x, double
 Eigen::VectorXd rope_score_vs_distance(const RopeParams& p, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& k, const std::vector<double>& deltas);
 
+// RoFormer's relative upper bound (Su et al. 2021, section 3.4.3, Figure 2) at each delta:
+// (1 / P) * sum_{j=1..P} |S_j(delta)|, S_j = sum_{i<j} e^(i delta theta_i), P pairs with the
+// scaled frequencies. |score(delta)| <= (max_i |h_i - h_{i+1}|) * P * this for any q, k, so
+// it bounds how far any pair can attend at that distance; it falls with delta smoothly,
+// where a fixed pair's curve (or q = k = ones) oscillates, most with few pairs (head dim 16).
+// Equals 1/P * sum_j j at delta = 0 (every term in phase).
+std::vector<double> rope_relative_upper_bound(const RopeParams& p,
+                                              const std::vector<double>& deltas);
+
 // Permutation taking an interleaved head vector to the half-split layout:
 // half[perm[j]] = inter[j]. Converted checkpoints permute W_q/W_k rows this way.
 std::vector<int> rope_interleaved_to_half_permutation(const RopeParams& p);

@@ -98,7 +98,8 @@ Json attention_demo_json(const AttentionLabSettings& s, const AttentionLabResult
       demo = {{"head", only_head >= 0 ? only_head : s.head},
               {"deltas", lab.decay.deltas},
               {"ones", lab.decay.ones},
-              {"content", lab.decay.content}};
+              {"content", lab.decay.content},
+              {"bound", lab.decay.bound}};
       break;
     case AttentionDemo::alibi_slopes:
       demo = {{"slopes", lab.slopes},

@@ -136,7 +136,7 @@ TEST_CASE("text_wrap: English breaks at spaces, and an over-long word is cut") {
   CHECK(mixed == want_mixed);
 }
 
-TEST_CASE("text_wrap: Latin text breaks exactly where ImGui::TextWrapped breaks it") {
+TEST_CASE("text_wrap: Latin text (no numbers) breaks exactly where ImGui::TextWrapped breaks it") {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   const ImFont* font = io.Fonts->AddFontDefault();
@@ -163,4 +163,23 @@ TEST_CASE("text_wrap: Latin text breaks exactly where ImGui::TextWrapped breaks 
     }
   }
   ImGui::DestroyContext();
+}
+
+TEST_CASE("text_wrap: a number never breaks at its point or its thousands blank") {
+  // Issue 40: at UI scale 2 "2.38e-07" wrapped as "2." / "38e-07" and "10 000" as "10" / "000".
+  const auto advance = [](char32_t) { return 1.0f; };
+  for (const std::string number : {"2.38e-07", "10 000", "1,5", "0.125"}) {
+    const std::string text = "value " + number + " here";
+    for (float width = 1.0f; width <= 30.0f; width += 1.0f) {
+      INFO("text \"" << text << "\", width " << width);
+      bool whole = false;
+      for (std::string_view line : text_wrap_lines(text, width, advance))
+        whole |= line.find(number) != std::string_view::npos;
+      // Wide enough for the number: it sits whole on one line.
+      if (width >= static_cast<float>(number.size())) CHECK(whole);
+    }
+  }
+  // A sentence's full stop still breaks, and "a 100 b" breaks at its blanks (not 3 digits after).
+  CHECK(text_wrap_lines("one. two", 5.0f, advance).size() == 2);
+  CHECK(text_wrap_lines("12 3456 x", 4.0f, advance).front() == "12");
 }

@@ -76,9 +76,14 @@ else
 fi
 
 # Ctrl-C: stops after the episodes in flight; the file is valid and says so.
-"$cli" collect --episodes 100000 --threads 2 -o "$tmp/int.h5" > "$tmp/int.json" 2>/dev/null &
+# Interrupted once episodes are committed (--commit-log says so), not after a guessed time: a
+# loaded machine may have written none by then.
+"$cli" collect --episodes 100000 --threads 2 --commit-log -o "$tmp/int.h5" > "$tmp/int.json" 2>"$tmp/int.log" &
 pid=$!
-sleep 1.5
+until=$((SECONDS + 300))
+while [ "$SECONDS" -lt "$until" ] && ! grep -q '^committed [1-9]' "$tmp/int.log" 2>/dev/null; do
+  kill -0 "$pid" 2>/dev/null || break; sleep 0.1
+done
 kill -INT "$pid"
 wait "$pid"; rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: interrupted collect exited $rc"; fail=1; }

@@ -120,13 +120,19 @@ py_check "paper dream" "len(j['model']['pos_px'])==j['steps'] and j['model']['po
 "$cli" wm train --preset tiny --position absolute --data "$tmp/d.h5" --steps 100000 --seed 1 "${base[@]}" \
   --checkpoint-every 1 -o "$tmp/k.safetensors" > "$tmp/int.json" &
 pid=$!
-for _ in $(seq 300); do [ -f "$tmp/k.safetensors" ] && break; sleep 0.2; done
+until=$((SECONDS + 300))   # the first checkpoint: polled, a generous ceiling for a loaded machine
+while [ "$SECONDS" -lt "$until" ] && [ ! -f "$tmp/k.safetensors" ]; do sleep 0.2; done
 kill -INT $pid; wait $pid
 py_check "SIGINT stops at a checkpoint" "j['interrupted']==True and j['step']>=1" "$tmp/int.json"
 "$cli" wm info "$tmp/k.safetensors" > /dev/null || { echo "FAIL: checkpoint after SIGINT does not load"; fail=1; }
+before=$(stat -c %i "$tmp/k.safetensors")
 "$cli" wm train --resume --data "$tmp/d.h5" --steps 100000 "${base[@]}" --checkpoint-every 1 -o "$tmp/k.safetensors" > /dev/null &
 pid=$!
-sleep 3
+# Killed once the resumed run has replaced the checkpoint (a new inode: written atomically).
+until=$((SECONDS + 300))
+while [ "$SECONDS" -lt "$until" ] && [ "$(stat -c %i "$tmp/k.safetensors" 2>/dev/null)" = "$before" ]; do
+  sleep 0.1
+done
 kill -9 $pid; wait $pid 2>/dev/null
 "$cli" wm info "$tmp/k.safetensors" > "$tmp/k.json" || { echo "FAIL: checkpoint after kill -9 does not load"; fail=1; }
 py_check "absolute variant recorded" "j['config']['position']=='absolute'" "$tmp/k.json"

@@ -2,6 +2,7 @@
 // (head dim 2..512, base 2..1e9, positions up to 1e7). Every failure names its parameters.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <complex>
 #include <numbers>
 #include <random>
 
@@ -311,4 +312,54 @@ TEST_CASE("invalid parameters are rejected with the value named") {
   p.base = std::nan("");
   CHECK_THROWS_AS(rope_validate(p), InputError);
   CHECK_THROWS_WITH(rope_layout_from_name("diagonal"), Catch::Contains("diagonal"));
+}
+
+TEST_CASE("RoFormer's relative upper bound bounds every pair's score and starts at (P+1)/2") {
+  // Issue 40: the decay demo on random weights plots this bound, not one noisy pair. The
+  // Abel-summation bound: |score(d)| <= max_i |h_(i+1) - h_i| * sum_j |S_j(d)| (h_P = 0),
+  // h_i = the complex product of pair i of q and conj(pair i of k) (interleaved layout).
+  std::vector<double> deltas;
+  for (int d = 0; d <= 600; d += 7) deltas.push_back(d);
+  for (const int dim : {2, 16, 64, 128}) {
+    for (const double base : {100.0, 10000.0}) {
+      RopeParams p;
+      p.head_dim = dim;
+      p.base = base;
+      p.layout = RopeLayout::interleaved;
+      const int P = dim / 2;
+      INFO("head_dim " << dim << ", base " << base);
+      const std::vector<double> bound = rope_relative_upper_bound(p, deltas);
+      REQUIRE(bound.size() == deltas.size());
+      CHECK(bound[0] == Approx((P + 1) / 2.0));
+      if (P == 1)
+        for (const double b : bound) CHECK(b == Approx(1.0));  // |S_1| = 1 at every distance
+      for (unsigned seed = 1; seed <= 5; ++seed) {
+        const Eigen::VectorXd q = random_vector(dim, seed), k = random_vector(dim, 100 + seed);
+        double m = 0;
+        for (int i = 0; i < P; ++i) {
+          const std::complex<double> hi(q(2 * i), q(2 * i + 1));
+          const std::complex<double> ki(k(2 * i), k(2 * i + 1));
+          std::complex<double> next = 0;
+          if (i + 1 < P)
+            next = std::complex<double>(q(2 * i + 2), q(2 * i + 3)) *
+                   std::conj(std::complex<double>(k(2 * i + 2), k(2 * i + 3)));
+          m = std::max(m, std::abs(next - hi * std::conj(ki)));
+        }
+        const Eigen::VectorXd score = rope_score_vs_distance(p, q, k, deltas);
+        for (size_t t = 0; t < deltas.size(); ++t) {
+          INFO("seed " << seed << ", delta " << deltas[t]);
+          CHECK(std::abs(score(static_cast<Eigen::Index>(t))) <= m * P * bound[t] + 1e-9);
+        }
+      }
+    }
+  }
+  // It falls: for D = 128 the mean over distances 300..600 is well below its start.
+  RopeParams p;
+  p.head_dim = 128;
+  const std::vector<double> b = rope_relative_upper_bound(p, deltas);
+  double tail = 0;
+  int n = 0;
+  for (size_t t = 0; t < deltas.size(); ++t)
+    if (deltas[t] >= 300) tail += b[t], ++n;
+  CHECK(tail / n < 0.5 * b[0]);
 }

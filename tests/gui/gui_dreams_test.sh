@@ -78,8 +78,12 @@ case "$case_" in
 . "$X_WINDOW_SH"
 out="$1"; log="$2"
 app_start "$log.err" --preset 'dreams?helm=2&follow=1&horizon=1536' --frames 400 --live-input --export-json "$out"
-xdotool mousemove --window "$wid" 600 450; sleep 0.3
-xdotool keydown --window "$wid" w a; sleep 2; xdotool keyup --window "$wid" w a
+app_move 600 450 || exit 1
+# W+A held for 40 frames after the app has seen both down (or until the run ends).
+xdotool keydown --window "$wid" w a
+hook_wait "j['keys_down'] >= 2 and j['frame'] >= j['key_frame'] + 40" "W+A held for 40 frames" ||
+  echo "the run ended while the keys were held"
+xdotool keyup --window "$wid" w a 2>/dev/null
 wait $pid
 EOS
     on_fresh_server "$tmp/keys.sh" "$tmp/helm.json" "$tmp/app" || { echo "app failed: $(cat "$tmp/app.err")"; exit 1; }
@@ -103,10 +107,11 @@ EOS
 . "$X_WINDOW_SH"
 ckpt="$XDG_DATA_HOME/poslab/models/wm_tiny_rope-2.safetensors"
 app_start "$1" --preset 'dreams?train=2&play=0'
-# The first checkpoint comes after the run's episodes are collected and 50 steps trained.
-for i in $(seq 600); do [ -s "$ckpt" ] && break; sleep 0.2; done
-[ -s "$ckpt" ] || { echo "no checkpoint after 120 s of training"; kill -9 $pid; exit 1; }
-sleep 0.5
+# The first checkpoint comes after the run's episodes are collected and 50 steps trained
+# (written atomically: there means whole). Polled up to three ceilings: a loaded machine.
+until=$((SECONDS + 3 * CEILING))
+while [ "$SECONDS" -lt "$until" ] && [ ! -s "$ckpt" ]; do sleep 0.2; done
+[ -s "$ckpt" ] || { echo "no checkpoint after $((3 * CEILING)) s of training"; kill -9 $pid; exit 1; }
 app_quit_timed
 EOS
     on_fresh_server "$tmp/train.sh" "$tmp/train.err" || { echo "quit failed: $(cat "$tmp/train.err")"; exit 1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Issue 24: every lab at projector sizes. For each lab and each of 1024x700, 1280x720,
-1600x1000 and UI scale 2 (1600x1000), a headless run must give a non-blank screenshot and
+1600x1000 and UI scale 1.5 and 2 (1600x1000), a headless run must give a non-blank screenshot and
 the lab's main view (Panel::main_view_rect, the part of it inside the window, printed by
 `poslab --frames` as "main view: W x H px on screen") at least its floor on each side.
 A squeezed plot or map fails here instead of in front of a class.
@@ -31,7 +31,15 @@ if HAVE_MODEL:  # the maps: at 1024x700 they were squeezed to 223 px high beside
     LABS.append(("dreams", "dreams?seed=3&from=20", (300, 280), (600, 450)))
 else:
     print("SKIP dreams: no shipped model")
-SIZES = [(1024, 700, 1), (1280, 720, 1), (1600, 1000, 1), (1600, 1000, 2)]
+# Issue 40: the length lab (its plot fell below the fold at 2x), and the side-by-side
+# attention maps (a third of the pane wide, the top half of it high at 1.5x).
+if os.path.exists(os.path.join(MODELS, "lm_rope.safetensors")):
+    LABS.append(("length", "length", (400, 250), (700, 450)))
+else:
+    print("SKIP length: no shipped language model")
+LABS.append(("attention-pair", "attention?compare=orderings", (300, 300), (560, 560)))
+# Issue 40: UI scale 1.5 as well (a 1080p projector); its floor lies between the others.
+SIZES = [(1024, 700, 1), (1280, 720, 1), (1600, 1000, 1), (1600, 1000, 1.5), (1600, 1000, 2)]
 
 
 def png_varies(path):
@@ -43,7 +51,8 @@ def png_varies(path):
 failures = []
 for name, preset, floor1, floor2 in LABS:
     for w, h, scale in SIZES:
-        fw, fh = floor1 if scale == 1 else floor2
+        fw, fh = floor1 if scale == 1 else floor2 if scale == 2 else (
+            (floor1[0] + floor2[0]) // 2, (floor1[1] + floor2[1]) // 2)
         png = os.path.join(OUT, f"{name}_{w}x{h}_s{scale}.png")
         cmd = XVFB + [APP, "--preset", preset, "--frames", "12", "--width", str(w), "--height",
                       str(h), "--scale", str(scale), "--screenshot", png]

@@ -40,11 +40,12 @@ case "$case_" in
 app_start "$TMP/a.err" --preset "arena?source=file&file=$TMP/mine.h5" --width 1400 --height 900
 t0=$(date +%s%N)
 for link in "poslab:arena?source=file&file=$TMP/stranger.h5" "poslab:dreams?model=$TMP/deep.safetensors"; do
-  out=$(timeout 20 "$APP" "$link" 2>&1) || { echo "link not handed over: $out"; kill -9 $pid; exit 1; }
+  out=$(timeout "$CEILING" "$APP" "$link" 2>&1) || { echo "link not handed over: $out"; kill -9 $pid; exit 1; }
 done
 t1=$(date +%s%N)
 echo "two links handed over in $(( (t1 - t0) / 1000000 )) ms"
-sleep 3   # the autosave runs (every 2 s)
+hook_wait "j['active'] == 'dreams'" "the second link's lab" || { kill -9 $pid; exit 1; }
+app_autosaved || { kill -9 $pid; exit 1; }   # the autosave ran with both links open
 kill -0 $pid 2>/dev/null || { echo "the window died after the links"; exit 1; }
 cp "$XDG_CONFIG_HOME/poslab/settings.json" "$TMP/autosaved.json"
 app_quit_timed || exit 1
@@ -66,8 +67,9 @@ EOS
     cat > "$tmp/run.sh" <<'EOS'
 . "$X_WINDOW_SH"
 app_start "$TMP/a.err" --preset 'rope?dim=64'
-out=$(timeout 20 "$APP" 'poslab:dreams?train=2&play=0' 2>&1) || { echo "link not handed over: $out"; kill -9 $pid; exit 1; }
-sleep 5   # a run creates the models folder at its start
+out=$(timeout "$CEILING" "$APP" 'poslab:dreams?train=2&play=0' 2>&1) || { echo "link not handed over: $out"; kill -9 $pid; exit 1; }
+hook_wait "j['active'] == 'dreams'" "the link's lab" || { kill -9 $pid; exit 1; }
+app_autosaved || { kill -9 $pid; exit 1; }   # seconds of the lab drawn: a run would have begun
 [ -e "$XDG_DATA_HOME/poslab/models" ] && { echo "a link started a training run"; kill -9 $pid; exit 1; }
 app_quit_timed || exit 1
 EOS
@@ -82,7 +84,7 @@ EOS
     cat > "$tmp/run2.sh" <<'EOS'
 . "$X_WINDOW_SH"
 app_start "$TMP/b.err"
-sleep 5
+app_autosaved || { kill -9 $pid; exit 1; }   # seconds of the lab drawn: a run would have begun
 [ -e "$XDG_DATA_HOME/poslab/models" ] && { echo "saved settings started a training run at launch"; kill -9 $pid; exit 1; }
 app_quit_timed || exit 1
 EOS
@@ -94,9 +96,9 @@ EOS
 . "$X_WINDOW_SH"
 app_start "$TMP/a.err" --preset 'rope?dim=64' --screenshot-at-quit "$TMP/a.png"
 for esc in %1B%5B2J %0A %00; do
-  out=$(timeout 20 "$APP" "poslab:arena?source=file&file=/tmp/a${esc}b.h5" 2>&1) || { echo "link $esc: $out"; kill -9 $pid; exit 1; }
+  out=$(timeout "$CEILING" "$APP" "poslab:arena?source=file&file=/tmp/a${esc}b.h5" 2>&1) || { echo "link $esc: $out"; kill -9 $pid; exit 1; }
 done
-sleep 1
+hook_wait "j['banners'] >= 3" "a banner for each link" || { kill -9 $pid; exit 1; }
 app_quit_timed || exit 1
 EOS
     on_fresh_server "$tmp/run.sh" || { echo "failed: $(cat "$tmp/a.err")"; exit 1; }
@@ -121,10 +123,11 @@ EOS
     cat > "$tmp/run.sh" <<'EOS'
 . "$X_WINDOW_SH"
 app_start "$TMP/a.err" --preset 'rope?dim=64'
-timeout 20 "$APP" 'poslab:rope?dim=32' >/dev/null 2>&1 || { echo "link not handed over"; kill -9 $pid; exit 1; }
+timeout "$CEILING" "$APP" 'poslab:rope?dim=32' >/dev/null 2>&1 || { echo "link not handed over"; kill -9 $pid; exit 1; }
 # Autosaved within the next autosave round (every 2 s); before, never: the first round took
-# the changed state as the baseline. Up to 10 s on a loaded machine.
-for i in $(seq 50); do
+# the changed state as the baseline. Polled up to the ceiling: a loaded machine.
+until=$((SECONDS + CEILING))
+while [ "$SECONDS" -lt "$until" ]; do
   grep -q 'rope?[^"]*dim=32' "$XDG_CONFIG_HOME/poslab/settings.json" 2>/dev/null && break; sleep 0.2
 done
 kill -9 $pid
@@ -141,7 +144,8 @@ app_start "$TMP/b.err" --preset 'rope?dim=64'
 first=$pid; first_wid=$wid
 XDG_RUNTIME_DIR="$TMP/run2" "$APP" --preset 'rope?dim=32' >/dev/null 2>"$TMP/c.err" &
 second=$!
-for i in $(seq 100); do [ -e "$XDG_CONFIG_HOME/poslab/running.$second" ] && break; sleep 0.2; done
+until=$((SECONDS + CEILING))
+while [ "$SECONDS" -lt "$until" ] && [ ! -e "$XDG_CONFIG_HOME/poslab/running.$second" ]; do sleep 0.2; done
 [ -e "$XDG_CONFIG_HOME/poslab/running.$second" ] || { echo "no marker for the second window"; kill -9 $first $second; exit 1; }
 xdotool key --window "$first_wid" ctrl+q; wait $first
 [ -e "$XDG_CONFIG_HOME/poslab/running.$second" ] || { echo "the first window to quit removed the other's marker"; kill -9 $second; exit 1; }
@@ -175,10 +179,11 @@ EOS
 f="$1"
 cd "$TMP"   # a relative name: the prompt shows it on one line, so the button stays put
 app_start "$TMP/$f.err" --untrusted-preset "dreams?model=$f.safetensors&play=0" --width 1400 --height 900 --screenshot-at-quit "$TMP/$f.png"
-sleep 2
+app_autosaved 1 || { kill -9 $pid; exit 1; }   # the lab drawn a while: nothing read unasked
 grep -q "banner: .*$f.safetensors" "$TMP/$f.err" && { echo "read before approval"; kill -9 $pid; exit 1; }
+b0=$(hook_eval "j['banners']")
 app_click "92 520"   # "Open this checkpoint" in the dream lab's control column (1400x900)
-sleep 2
+hook_wait "j['banners'] > $b0" "the banner after reading $f.safetensors" || { kill -9 $pid; exit 1; }
 kill -0 $pid 2>/dev/null || { echo "the window died reading $f.safetensors"; exit 1; }
 app_quit_timed || exit 1
 EOS

@@ -5,7 +5,8 @@
 # old file, "Replace" replaces it. Copy says so; Close closes; File > Export and share...
 # opens it again. Then in every lab: the popup opens, fits the window and no two of its
 # controls overlap. Controls are found through the app's test hook POSLAB_WIDGET_RECTS
-# (their rectangles as drawn), not fixed pixels. The folder of the last file written is
+# (their rectangles as drawn), not fixed pixels, and every step waits for the state the hook
+# reports (x_window.sh), never a number of seconds. The folder of the last file written is
 # kept: the settings autosave writes it while the app runs, and a declined save (Keep it)
 # leaves it. Usage: gui_share_click_test.sh POSLAB CLI
 # POSLAB_KEEP_SHOT=<dir> keeps the screenshots (popup open) to look at.
@@ -29,41 +30,33 @@ start() {
   app_start "$2.err" --preset "$1" --width 1600 --height 1000 --screenshot-at-quit "$2"
 }
 # q EXPR: a Python expression over the hook's JSON (j = all of it, r = the rectangles).
-q() {
-  python3 - "$rects" "$1" 2>/dev/null <<'EOP'
-import json, sys
-j = json.load(open(sys.argv[1])); r = j["rects"]
-v = eval(sys.argv[2]); print(int(v) if isinstance(v, bool) else v)
-EOP
-}
-quit() { xdotool key --window "$wid" ctrl+q; wait $pid; }
+q() { hook_eval "$1"; }
+quit() { app_quit; }
 fail() { echo "$1"; quit; exit 1; }
-# until_ EXPR WHAT: waits up to 60 s for EXPR to hold.
-until_() {
-  for i in $(seq 300); do [ "$(q "$1")" = 1 ] && return 0; sleep 0.2; done
-  fail "timed out waiting for $2 (hook: $(cat "$rects" 2>/dev/null))"
-}
+# until_ EXPR WHAT: waits for EXPR to hold (x_window.sh's ceiling: a loaded machine).
+until_() { hook_wait "$1" "$2" || fail "timed out waiting for $2 (hook: $(cat "$rects" 2>/dev/null))"; }
+# until_file FILE: waits for FILE to be written.
 until_file() {
-  for i in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.2; done
+  local until=$((SECONDS + CEILING))
+  while [ "$SECONDS" -lt "$until" ]; do [ -s "$1" ] && return 0; sleep 0.2; done
   fail "$1 was not written (hook: $(cat "$rects" 2>/dev/null))"
 }
-# saved_dir DIR WHAT: waits up to 30 s for settings.json (autosaved while the app runs) to
-# hold export_dir = DIR.
+# saved_dir DIR WHAT: waits for settings.json (autosaved while the app runs) to hold
+# export_dir = DIR.
 saved_dir() {
-  for i in $(seq 150); do
+  local until=$((SECONDS + CEILING))
+  while [ "$SECONDS" -lt "$until" ]; do
     [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("export_dir"))' \
          "$XDG_CONFIG_HOME/poslab/settings.json" 2>/dev/null)" = "$1" ] && return 0
     sleep 0.2
   done
   fail "$2: settings.json says $(cat "$XDG_CONFIG_HOME/poslab/settings.json")"
 }
-# click NAME: the centre of the control the hook calls NAME.
+# click NAME: the centre of the control the hook calls NAME, once the app has seen the click.
 click() {
   until_ "'$1' in r" "the control $1"
-  xdotool mousemove --window "$wid" $(q "'%d %d' % ((r['$1'][0] + r['$1'][2]) / 2, (r['$1'][1] + r['$1'][3]) / 2)")
-  sleep 0.3
-  xdotool click --window "$wid" 1
-  sleep 0.5
+  app_click "$(q "'%d %d' % ((r['$1'][0] + r['$1'][2]) / 2, (r['$1'][1] + r['$1'][3]) / 2)")" ||
+    fail "the click on $1 was not seen"
 }
 # The popup fits the window, every control lies inside it and no two controls overlap.
 layout_problems() {
@@ -87,7 +80,6 @@ EOS
 cat > "$tmp/session.sh" <<'EOS'
 . "$(dirname "$0")/lib.sh"
 start 'rope?dim=64' "$OUT/session.png"
-sleep 1
 click open
 until_ "'close' in r and j['lab'] == 'rope'" "the popup"
 click scale2
@@ -99,8 +91,8 @@ until_ "j['status'].startswith('Saved the picture') and 'close' in r" "the popup
 # their pane from the previous frame): wake a few frames until the view's width settles.
 prev=""
 for i in $(seq 25); do
-  xdotool mousemove --window "$wid" $((30 + i % 2)) 300; sleep 0.3
-  now=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["view"])' "$rects" 2>/dev/null)
+  app_move $((30 + i % 2)) 300 || fail "the pointer did not move"
+  now=$(q "j['view']")
   [ -n "$now" ] && [ "$now" = "$prev" ] && break
   prev="$now"
 done
@@ -109,10 +101,12 @@ click save.csv
 until_file "$OUT/poslab-rope.csv"
 # A file name typed by hand.
 click path.json
-# ImGui 1.86 reads keys once a frame: hold Ctrl+A over a few frames (xdotool key is too quick).
-xdotool keydown --window "$wid" ctrl; xdotool keydown --window "$wid" a; sleep 0.3
-xdotool keyup --window "$wid" a; xdotool keyup --window "$wid" ctrl; sleep 0.2
-xdotool type --window "$wid" --delay 20 "$OUT2/typed.json"; sleep 0.5
+# ImGui 1.86 reads keys once a frame: Ctrl+A held until the app has seen it (app_key).
+xdotool keydown --window "$wid" ctrl
+app_key a || fail "Ctrl+A was not seen"
+xdotool keyup --window "$wid" ctrl
+xdotool type --window "$wid" --delay 20 "$OUT2/typed.json"
+until_ "j['paths'][2] == '$OUT2/typed.json'" "the typed file name in the field"
 click save.json
 until_file "$OUT2/typed.json"
 saved_dir "$OUT2" "the folder of the typed file not autosaved as export_dir"
@@ -123,7 +117,7 @@ until_ "j['confirm'] == '$OUT/poslab-rope.csv' and 'replace' in r and 'keep' in 
 click keep
 until_ "j['confirm'] == '' and 'replace' not in r" "the question gone after Keep it"
 [ "$(cat "$OUT/poslab-rope.csv")" = old ] || fail "Keep it changed the file"
-sleep 2.5   # an autosave later: nothing was written, the remembered folder stays
+app_autosaved || fail "no settings autosave ran"   # nothing was written, the folder stays
 saved_dir "$OUT2" "Keep it changed the remembered folder"
 # "Replace" replaces it.
 click save.csv
@@ -144,21 +138,32 @@ click copy.link
 until_ "j['status'].startswith('Copied the link')" "Copy saying so"
 click close
 until_ "'close' not in r" "the popup closed"
-xdotool mousemove --window "$wid" 20 10; sleep 0.3; xdotool click --window "$wid" 1; sleep 0.5   # File
+app_click "20 10" || fail "the click on File was not seen"   # File
 click menu.share
 until_ "'close' in r" "the popup from the File menu"
+# Issue 40: dragged against the top of the window by the lower part of its title bar, the
+# popup keeps its title bar on the screen (it could be taken above the window and lost).
+read -r gx gy <<<"$(q "'%d %d' % (r['popup'][2] - 40, r['popup'][1] + 14)")"
+app_move "$gx" "$gy" || fail "the pointer did not reach the title bar"
+xdotool mousedown --window "$wid" 1
+until_ "j['mouse_down']" "the button down on the title bar"
+app_move "$((gx - 200))" 0 || fail "the drag stalled"
+xdotool mouseup --window "$wid" 1
+until_ "not j['mouse_down'] and j['frame'] > j['mouse_frame'] and 'popup' in r" "the button up"
+[ "$(q "int(r['popup'][1] >= 0)")" = 1 ] || fail "the popup was dragged above the window: $(q "r['popup']")"
 quit
 EOS
 
 cat > "$tmp/lab.sh" <<'EOS'
 . "$(dirname "$0")/lib.sh"
 start "$1" "$OUT/popup-$1.png"
-sleep 1
 click open
 until_ "'close' in r and j['lab'] == '$1'" "the popup in $1"
 # An auto-sized popup takes its size a frame or two after it opens (a loaded machine draws
-# those frames slowly): the verdict is the settled layout, polled for up to 20 s.
-for i in $(seq 100); do bad=$(layout_problems); [ -z "$bad" ] && break; sleep 0.2; done
+# those frames slowly): the verdict is the settled layout (the app draws until sizes stop
+# changing, AppState::settle_window_sizes), polled up to the ceiling.
+until=$((SECONDS + CEILING))
+while [ "$SECONDS" -lt "$until" ]; do bad=$(layout_problems); [ -z "$bad" ] && break; sleep 0.2; done
 [ -z "$bad" ] || fail "$1: $bad"
 quit
 EOS

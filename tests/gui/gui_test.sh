@@ -18,7 +18,8 @@
 # (kill -TERM is a quit: no start marker, no socket left, no crash banner next time),
 # bad-data-dir (a wrong POSLAB_DATA_DIR: built-in English words, the banner names the variable),
 # window-icon (the window has PosLab's icon at several sizes), check-missing-data (--check
-# fails naming a model, the held-out text or lm_eval.json removed from a copy of the data).
+# fails naming a model, the held-out text or lm_eval.json removed from a copy of the data),
+# help-panels (--help's --panel list names every lab).
 set -u
 app="$1"; case_="$2"; shift 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -39,6 +40,14 @@ case "$case_" in
     err=$("${xvfb[@]}" "$app" --preset 'rope?dim=3' --frames 3 2>&1 >/dev/null); rc=$?
     [ "$rc" -eq 0 ] || { echo "app exited $rc on a bad preset: $err"; exit 1; }
     grep -q "head_dim = 3" <<<"$err" || { echo "no banner naming head_dim: $err"; exit 1; }
+    ;;
+  help-panels)
+    # Issue 40: --help's --panel list names every lab (taken from the panel registry).
+    out=$("$app" --help 2>&1) || { echo "--help failed: $out"; exit 1; }
+    line=$(grep -- '--panel' <<<"$out")
+    for lab in welcome lessons rope attention kv arena dreams length; do
+      grep -qw "$lab" <<<"$line" || { echo "--help's --panel list lacks $lab: $line"; exit 1; }
+    done
     ;;
   no-display)
     err=$(env -u DISPLAY -u WAYLAND_DISPLAY "$app" --frames 1 2>&1); rc=$?
@@ -168,7 +177,7 @@ case "$case_" in
     cat > "$tmp/quit.sh" <<'EOS'
 . "$X_WINDOW_SH"
 app_start "$1" --preset 'kv?steps=500&C=512&layers=4&width=256&heads=16'
-sleep 2
+# The run starts with the lab's first frame; app_start returns after the first frames.
 app_quit_timed
 EOS
     on_fresh_server "$tmp/quit.sh" "$tmp/quit.err" || { echo "quit failed: $(cat "$tmp/quit.err")"; exit 1; }
@@ -227,8 +236,8 @@ EOS
 . "$X_WINDOW_SH"
 out="$1"
 app_start "$out.err" --width 1600 --height 1000 --preset arena --screenshot-at-quit "$out"
-xdotool mousemove --window "$wid" 700 600; sleep 0.4
-xdotool key --window "$wid" w; sleep 2
+app_move 700 600 || exit 1
+app_key w || exit 1   # held until the app has seen it, then released
 app_quit
 EOS
     on_fresh_server "$tmp/w.sh" "$tmp/w.png" || { echo "app failed: $(cat "$tmp/w.png.err")"; exit 1; }
@@ -246,9 +255,9 @@ EOS
 . "$X_WINDOW_SH"
 out="$1"
 app_start "$out.err" --width 1600 --height 1000 --preset 'arena?seed=11&team0=2&team1=3&play=1' --screenshot-at-quit "$out"
-sleep 1
-app_click "78 360"
-sleep 1
+hook_wait "j['frame'] >= 30" "30 frames of the fight (past step 0)" || exit 1
+app_click "78 360" || exit 1
+hook_wait "j['active'] == 'dreams'" "the dream lab's tab" || exit 1
 app_quit
 EOS
     on_fresh_server "$tmp/dream.sh" "$tmp/d.png" || { echo "app failed: $(cat "$tmp/d.png.err")"; exit 1; }
@@ -288,6 +297,20 @@ EOS
       { echo "dream recording failed: $(cat "$out/log")"; exit 1; }
     "$info" "$out/dream.webp" | grep -q '"frames": 20, .*"duration_ms": 2000' ||
       { echo "dreams: not 20 frames of 100 ms: $("$info" "$out/dream.webp" 2>&1)"; exit 1; }
+    # Issue 40: the README's command (no play= in the preset) records the fight, not the
+    # paused match waiting for "take the helm": the decoded frames differ, and the printed
+    # count of distinct frames says so.
+    "${xvfb[@]}" "$app" --preset 'arena?seed=7&speed=1' --record "$out/fight.webp" --frames 30 --record-width 480 >"$out/log" 2>&1 ||
+      { echo "README fight recording failed: $(cat "$out/log")"; exit 1; }
+    grep -q '"frames": 30, .*"distinct_frames": \([2-9]\|[1-9][0-9]\)' "$out/log" ||
+      { echo "README fight: not 30 frames, several distinct: $(cat "$out/log")"; exit 1; }
+    n=$("$info" "$out/fight.webp" | sed -n 's/^{"frames": \([0-9]*\),.*/\1/p')
+    [ "${n:-0}" -ge 2 ] || { echo "README fight: the file holds ${n:-no} frame(s): a still picture"; exit 1; }
+    "$info" "$out/fight.webp" --frame 0 "$out/first.png" >/dev/null &&
+      "$info" "$out/fight.webp" --frame $((n - 1)) "$out/last.png" >/dev/null ||
+      { echo "README fight: frames do not decode"; exit 1; }
+    ! cmp -s "$out/first.png" "$out/last.png" || { echo "README fight: first and last frames are equal"; exit 1; }
+    rm -f "$out/fight.webp" "$out/first.png" "$out/last.png"
     sum=$(md5sum < "$out/arena.webp")
     err=$("${xvfb[@]}" "$app" --preset 'arena?seed=7' --record "$out/arena.webp" --frames 5 2>&1); rc=$?
     [ "$rc" -eq 2 ] && grep -q "exists; add --overwrite" <<<"$err" || { echo "existing file: exit $rc: $err"; exit 1; }
@@ -313,11 +336,12 @@ EOS
 . "$X_WINDOW_SH"
 file="$1"; log="$2"
 app_start "$log.err" --preset 'arena?seed=7&speed=1&practice=1&play=1' --width 1600 --height 1000 --screenshot-at-quit "$log.png"
-xdotool mousemove --window "$wid" 35 765; sleep 0.4; xdotool click --window "$wid" 1   # Record
-sleep 2
-xdotool click --window "$wid" 1                                                        # Stop
-for i in $(seq 120); do [ -f "$file" ] && break; sleep 0.5; done
-sleep 0.5
+app_click "35 765" || exit 1                                                          # Record
+f=$(hook_eval "j['frame']")
+hook_wait "j['frame'] >= $f + 20" "20 frames recorded" || exit 1
+app_click "35 765" || exit 1                                                          # Stop
+until=$((SECONDS + CEILING))
+while [ "$SECONDS" -lt "$until" ] && [ ! -f "$file" ]; do sleep 0.2; done   # written atomically
 app_quit
 EOS
     on_fresh_server "$tmp/click.sh" "$file" "$tmp/app" || { echo "app failed: $(cat "$tmp/app.err")"; exit 1; }

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { check, clickItem, fetched, finish, items, launch, serve, shotDir, status, waitFrames, watch,
+import { CEILING_MS, check, clickItem, fetched, finish, items, launch, serve, shotDir, status, waitFrames, watch,
          webDir } from './lib.mjs';
 
 const report = {};
@@ -17,7 +17,7 @@ const canvasSize = (page) => page.evaluate(() => ({ w: Module.canvas.width, h: M
                                                     cssW: Module.canvas.clientWidth, cssH: Module.canvas.clientHeight }));
 // Frames drawn since `since` once the page has drawn them, without asking for any: a resize
 // or input must wake an idle page by itself.
-const framesAfter = (page, since, n = 2) => waitFrames(page, since + n, 20000, { ask: false });
+const framesAfter = (page, since, n = 2) => waitFrames(page, since + n, CEILING_MS, { ask: false });
 
 // One notch of the wheel over a lesson's text scrolls it down by about three lines.
 async function wheel(browser, base) {
@@ -25,11 +25,11 @@ async function wheel(browser, base) {
   const logs = watch(page);
   try {
     await page.goto(`${base}poslab.html#${encodeURIComponent('lessons?lesson=01-why-positions')}`);
-    await waitFrames(page, 10, 60000);
+    await waitFrames(page, 10, CEILING_MS);
     // Over the lesson's text (the left pane), where nothing else takes the wheel.
     const box = await canvasSize(page);
     await page.mouse.move(box.cssW * 0.3, box.cssH * 0.6);
-    await waitFrames(page, (await status(page)).frames + 3, 20000);
+    await waitFrames(page, (await status(page)).frames + 3, CEILING_MS);
     const before = await items(page);
     const s0 = await status(page);
     await page.mouse.wheel({ deltaY: 100 });  // one notch down, as Chromium sends it (100 px)
@@ -65,7 +65,7 @@ async function canvasFollows(browser, base) {
     try {
       await page.setViewport({ width: 1000, height: 640, deviceScaleFactor: dpr });
       await page.goto(`${base}poslab.html#${encodeURIComponent('rope?dim=64&base=10000')}`);
-      const s = await waitFrames(page, 10, 60000);
+      const s = await waitFrames(page, 10, CEILING_MS);
       const c = await canvasSize(page);
       fontPx[dpr] = s.font_px;
       const shot = path.join(shotDir, `rope_dpr${dpr}.png`);
@@ -135,7 +135,7 @@ async function idle(browser, base, lab, preset) {
   const logs = watch(page);
   try {
     await page.goto(`${base}poslab.html#${encodeURIComponent(preset)}`);
-    await waitFrames(page, 10, 60000);
+    await waitFrames(page, 10, CEILING_MS);
     // Settled: the frames the app asks for after opening (and any fetch) are drawn.
     for (let t0 = Date.now(), last = -1; Date.now() - t0 < 10000; await sleep(500)) {
       const f = (await status(page)).frames;
@@ -171,7 +171,7 @@ async function noWebGL(base) {
     const page = await browser.newPage();
     await page.goto(`${base}poslab.html#rope`);
     let text = '';
-    for (let t0 = Date.now(); Date.now() - t0 < 30000 && !/WebGL 2/.test(text); await sleep(200))
+    for (let t0 = Date.now(); Date.now() - t0 < CEILING_MS && !/WebGL 2/.test(text); await sleep(200))
       text = await page.evaluate(() => document.body.innerText);
     const visible = await page.evaluate(() => {
       const e = document.getElementById('poslab-error');
@@ -194,7 +194,7 @@ async function noFailedRequest(browser, base) {
   page.on('request', (r) => asked.push(r.url().split('/').pop()));
   try {
     await page.goto(`${base}poslab.html#rope`);
-    await waitFrames(page, 10, 60000);
+    await waitFrames(page, 10, CEILING_MS);
     // The browser asks for the page's icon after the load (favicon.ico when the page names none).
     for (let t0 = Date.now(); Date.now() - t0 < 10000 && !asked.some((u) => /favicon/.test(u)); await sleep(100));
     check('first visit: no request fails and nothing goes to the console as an error', logs.length === 0,
@@ -213,14 +213,14 @@ async function reloadRevalidates(browser, base) {
   const logs = watch(page);
   try {
     await page.goto(`${base}poslab.html#rope`);
-    await waitFrames(page, 5, 60000);
+    await waitFrames(page, 5, CEILING_MS);
     const answers = {};
     page.on('response', (r) => {
       const name = r.url().split('/').pop().split('#')[0];
       if (/^poslab\./.test(name)) answers[name] = r.status();
     });
     await page.reload();
-    await waitFrames(page, 5, 60000);
+    await waitFrames(page, 5, CEILING_MS);
     const wire = (await fetched(page)).reduce((a, e) => a + e.transfer, 0);
     report.reload = { answers, over_the_wire_bytes: wire };
     const names = ['poslab.html', 'poslab.js', 'poslab.wasm', 'poslab.data'];
@@ -239,16 +239,16 @@ async function backUndoesLabChange(browser, base) {
   const logs = watch(page);
   try {
     await page.goto(`${base}poslab.html#${encodeURIComponent('rope?dim=32&base=10000')}`);
-    await waitFrames(page, 5, 60000);
+    await waitFrames(page, 5, CEILING_MS);
     const before = await status(page);
     const length0 = await page.evaluate(() => history.length);
     await clickItem(page, (i) => i.label === 'Labs', 'the Labs menu');
     const tab = await clickItem(page, (i) => /^KV cache/.test(i.label), 'the KV cache lab in the Labs menu');
-    await waitFrames(page, (await status(page)).frames + 3, 20000);
+    await waitFrames(page, (await status(page)).frames + 3, CEILING_MS);
     const moved = await status(page);
     const length1 = await page.evaluate(() => history.length);
     await page.goBack();
-    await waitFrames(page, (await status(page)).frames + 3, 20000);
+    await waitFrames(page, (await status(page)).frames + 3, CEILING_MS);
     const back = await status(page);
     const hash = await page.evaluate(() => decodeURIComponent(location.hash.slice(1)));
     check('Back: undoes a lab change (one history entry per lab change)',
@@ -299,7 +299,7 @@ async function honestControls(browser, base) {
     for (const preset of ['dreams?start=file&file=data.h5', 'arena?seed=7']) {
       await page.goto(`${base}poslab.html#${encodeURIComponent(preset)}`);
       await page.reload();  // a hash-only goto keeps the page: load the preset afresh
-      await waitFrames(page, 10, 60000);
+      await waitFrames(page, 10, CEILING_MS);
       found[preset] = (await items(page)).filter((i) => pretend.test(i.label)).map((i) => i.label);
       await page.screenshot({ path: path.join(shotDir, `desktop_only_${preset.split('?')[0]}.png`) });
     }
@@ -324,12 +324,12 @@ async function paste(browser, base) {
     try {
       await page.goto(`${base}poslab.html#${encodeURIComponent('rope?dim=64&base=10000')}`);
       await page.bringToFront();
-      await waitFrames(page, 5, 60000);
+      await waitFrames(page, 5, CEILING_MS);
       if (allowed) await page.evaluate(() => navigator.clipboard.writeText('rope?dim=16&base=777'));
       await clickItem(page, (i) => /^Paste(##|$)/.test(i.label), '"Paste" button');
       let s = await status(page);
-      for (let t0 = Date.now(); Date.now() - t0 < 20000 && (allowed ? !/dim=16/.test(s.preset) : !s.errors.length);
-        s = await status(page)) await waitFrames(page, s.frames + 2, 20000);
+      for (let t0 = Date.now(); Date.now() - t0 < CEILING_MS && (allowed ? !/dim=16/.test(s.preset) : !s.errors.length);
+        s = await status(page)) await waitFrames(page, s.frames + 2, CEILING_MS);
       if (allowed)
         check('Paste: reads the browser\'s clipboard and opens the preset', /dim=16/.test(s.preset) && /base=777/.test(s.preset) &&
               s.errors.length === 0 && logs.length === 0, `preset ${s.preset} ${s.errors.concat(logs).slice(0, 2).join(' | ')}`);
@@ -351,12 +351,12 @@ async function lessonsChinese(browser, base) {
   const logs = watch(page);
   try {
     await page.goto(`${base}poslab.html#${encodeURIComponent('lessons?lesson=01-why-positions')}`);
-    await waitFrames(page, 5, 60000);
+    await waitFrames(page, 5, CEILING_MS);
     await clickItem(page, (i) => i.label === 'Chinese' || i.label === '中文', 'the lessons\' Chinese switch');
     let s = await status(page);
-    for (let t0 = Date.now(); Date.now() - t0 < 30000 && !s.cjk_font; s = await status(page))
-      await waitFrames(page, s.frames + 2, 20000);
-    await waitFrames(page, s.frames + 3, 20000);
+    for (let t0 = Date.now(); Date.now() - t0 < CEILING_MS && !s.cjk_font; s = await status(page))
+      await waitFrames(page, s.frames + 2, CEILING_MS);
+    await waitFrames(page, s.frames + 3, CEILING_MS);
     await page.screenshot({ path: path.join(shotDir, 'lessons_chinese_switch.png') });
     check('lessons: the Chinese switch fetches the font and shows the lesson in Chinese',
           s.cjk_font && /lang=zh/.test(s.preset) && logs.length === 0 && s.errors.length === 0,

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { check, cli, clickItem, fetched, finish, items, itemsLast, launch, nextFrames, numbers, pngVaries,
+import { CEILING_MS, check, cli, clickItem, fetched, finish, items, itemsLast, launch, nextFrames, numbers, pngVaries,
          readFile, repo, serve, shotDir, status, waitFrames, watch, webDir } from './lib.mjs';
 
 const report = { labs: {} };
@@ -90,7 +90,7 @@ async function lengthModels(page, t0) {
         (j.text?.bits || []).length > 0, n.json ? `${j.curves.length} curves, missing ${j.missing}` : `no numbers: ${n.why_not}`);
 }
 // Waits until the user folders are stored in IndexedDB `after` more times than `since`.
-async function waitStored(page, since, timeoutMs = 20000) {
+async function waitStored(page, since, timeoutMs = CEILING_MS) {
   const t0 = Date.now();
   for (;;) {
     const s = await page.evaluate(() => ({ n: Module.poslabStores || 0, busy: !!Module.poslabStoring }));
@@ -109,7 +109,7 @@ async function quizAndReload(browser, base) {
   const lesson = '01-why-positions';
   try {
     await page.goto(`${base}poslab.html#${encodeURIComponent(`lessons?lesson=${lesson}&view=quiz`)}`);
-    await waitFrames(page, 5, 60000);
+    await waitFrames(page, 5, CEILING_MS);
     const dirs = (await status(page)).settings;
     const progressFile = `${dirs.data_dir}/progress.json`, settingsFile = `${dirs.config_dir}/settings.json`;
     const answered = (p) => Object.entries(p?.lessons?.[lesson]?.answers || {}).filter(([, a]) => a.answered);
@@ -140,13 +140,13 @@ async function quizAndReload(browser, base) {
     // into IndexedDB, which the reload below needs finished. Another store (the quiz's
     // progress) may come first, so wait for the file itself, then for the store.
     let saved = '';
-    for (let t0 = Date.now(); Date.now() - t0 < 20000 && !/"dark_theme":\s*false/.test(saved);
+    for (let t0 = Date.now(); Date.now() - t0 < CEILING_MS && !/"dark_theme":\s*false/.test(saved);
       await new Promise((r) => setTimeout(r, 100))) saved = (await readFile(page, settingsFile)) || '';
     await waitStored(page, (await page.evaluate(() => Module.poslabStores)) - 1);
     check('settings: saved atomically in the user folder', /"dark_theme":\s*false/.test(saved));
     // Reload: the in-memory files are gone; IndexedDB brings them back before the app starts.
     await page.reload();
-    await waitFrames(page, 5, 60000);
+    await waitFrames(page, 5, CEILING_MS);
     const after = await status(page);
     check('reload: the light theme is kept', after.settings.dark_theme === false, `dark_theme ${after.settings.dark_theme}`);
     const progress2 = JSON.parse((await readFile(page, progressFile)) || '{}');
@@ -164,7 +164,7 @@ async function quizAndReload(browser, base) {
 }
 
 // Waits for a downloaded file in `dir` (Chromium writes NAME.crdownload first).
-async function waitDownload(dir, name, timeoutMs = 30000) {
+async function waitDownload(dir, name, timeoutMs = CEILING_MS) {
   const t0 = Date.now();
   for (;;) {
     const f = path.join(dir, name);
@@ -192,7 +192,7 @@ async function shareExports(browser, base) {
                                                     browserContextId: context.id });
     await page.goto(`${base}poslab.html#${encodeURIComponent('rope?dim=32&base=10000')}`);
     await page.bringToFront();
-    await waitFrames(page, 5, 60000);
+    await waitFrames(page, 5, CEILING_MS);
     const preset = (await status(page)).preset;
     await clickItem(page, (i) => i.label === 'File', 'File menu');
     await clickItem(page, (i) => i.label === 'Copy preset link', '"Copy preset link"');
@@ -206,7 +206,7 @@ async function shareExports(browser, base) {
       for (;;) {
         const saves = (await items(page)).filter((i) => i.label === 'Download').sort((a, b) => a.y - b.y);
         if (saves.length === 3) return clickItem(page, (i) => i.label === 'Download' && i.y === saves[row].y, `Download (row ${row})`);
-        if (Date.now() - t0 > 20000) throw new Error(`the Share popup shows ${saves.length} Download buttons`);
+        if (Date.now() - t0 > CEILING_MS) throw new Error(`the Share popup shows ${saves.length} Download buttons`);
         await nextFrames(page, 1);
       }
     };
@@ -217,7 +217,7 @@ async function shareExports(browser, base) {
           `${popup.map((i) => i.label).join(', ')}`);
     await saveButton(2);
     const offered = async (name) => {  // the page offered it (before the browser saves it)
-      for (let t0 = Date.now(); Date.now() - t0 < 20000; await nextFrames(page, 1)) {
+      for (let t0 = Date.now(); Date.now() - t0 < CEILING_MS; await nextFrames(page, 1)) {
         const list = await page.evaluate(() => Module.poslabDownloads || []);
         if (list.includes(name)) return;
       }
@@ -258,7 +258,7 @@ async function firstLoadAndChinese(browser, base) {
   try {
     const t0 = Date.now();
     await page.goto(`${base}poslab.html#lessons`);
-    await waitFrames(page, 1, 60000);
+    await waitFrames(page, 1, CEILING_MS);
     const firstFrame = Date.now() - t0;
     const load = await fetched(page);
     const wire = load.reduce((a, e) => a + e.transfer, 0), size = load.reduce((a, e) => a + e.decoded, 0);
@@ -273,7 +273,7 @@ async function firstLoadAndChinese(browser, base) {
     await clickItem(page, (i) => i.label === '中文', '"中文" menu item');
     const tc = Date.now();
     let s = await status(page);
-    while (!s.cjk_font && Date.now() - tc < 30000) {
+    while (!s.cjk_font && Date.now() - tc < CEILING_MS) {
       await nextFrames(page, 2);
       s = await status(page);
     }
@@ -301,15 +301,15 @@ async function checkpointPicker(browser, base) {
   fs.writeFileSync(bad, 'this is not a safetensors file\n');
   try {
     await page.goto(`${base}poslab.html#dreams`);
-    await waitFrames(page, 5, 60000);
+    await waitFrames(page, 5, CEILING_MS);
     const open = async (file) => {
       const [chooser] = await Promise.all([
-        page.waitForFileChooser({ timeout: 20000 }),
+        page.waitForFileChooser({ timeout: CEILING_MS }),
         clickItem(page, (i) => i.label.startsWith('Open a checkpoint...'), '"Open a checkpoint..."'),
       ]);
       await chooser.accept([file]);
       const want = `model=/uploads/${path.basename(file)}`;
-      for (let t0 = Date.now(); Date.now() - t0 < 30000; await nextFrames(page, 2)) {
+      for (let t0 = Date.now(); Date.now() - t0 < CEILING_MS; await nextFrames(page, 2)) {
         const s = await status(page);
         if (s.preset.includes(want) && (s.errors.length || (await numbers(page)).json)) return s;
       }
@@ -378,16 +378,16 @@ try {
     const t0 = Date.now();
     try {
       await page.goto(`${server.base}poslab.html#${encodeURIComponent(preset)}`);
-      await waitFrames(page, 1, 60000);
+      await waitFrames(page, 1, CEILING_MS);
       const firstFrameMs = Date.now() - t0;
       if (lab === 'length') {  // the lab as it opens: its files are being fetched (to look at)
         await page.screenshot({ path: path.join(shotDir, 'length_loading.png') });
         report.length_fetches_at_first_frame = await page.evaluate(() => ({ ...Module.poslabFetches }));
       }
-      const s = await waitFrames(page, 30, 60000);
+      const s = await waitFrames(page, 30, CEILING_MS);
       if (lab === 'length') await lengthModels(page, t0);
       if (lab === 'dreams') {  // its world model is fetched when the lab first needs it
-        for (let n = await numbers(page); !n.json && Date.now() - t0 < 120000; n = await numbers(page))
+        for (let n = await numbers(page); !n.json && Date.now() - t0 < CEILING_MS; n = await numbers(page))
           await nextFrames(page, 2);
         const wm = (await fetched(page)).filter((e) => /^wm_/.test(e.name));
         report.dreams_model = wm.map((e) => ({ name: e.name, over_the_wire_bytes: e.transfer }));
@@ -420,7 +420,7 @@ try {
         // A new link in the same page (hashchange): the lab follows, and its numbers too.
         await page.evaluate(() => { location.hash = 'rope?dim=32&base=500000'; });
         const f = (await status(page)).frames;
-        await waitFrames(page, f + 5, 30000);
+        await waitFrames(page, f + 5, CEILING_MS);
         const m = await numbers(page);
         const native = JSON.parse(execFileSync(cli, m.cli_args, { encoding: 'utf8' }));
         const diff = compare(m.json, native);
