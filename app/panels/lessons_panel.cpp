@@ -319,8 +319,8 @@ class LessonsPanel final : public Panel {
           // The same count as the lesson header: predictions are made, not scored.
           const auto it = ui_.progress.lessons.find(l.entry.id);
           const LessonProgress none;
-          const LessonScore s = quiz_lesson_score(
-              l.quiz, it == ui_.progress.lessons.end() ? none : it->second);
+          const LessonScore s =
+              quiz_lesson_score(l.quiz, it == ui_.progress.lessons.end() ? none : it->second);
           const bool done = it != ui_.progress.lessons.end() && it->second.completed;
           if (done)
             ImGui::TextColored(pal.good, "%s", w("completed").c_str());

@@ -683,7 +683,7 @@ class LessonsQuizView {
   void save(AppContext& ctx) { lessons_save(ctx, ui_); }
 
   LessonsUi& ui_;
-  ImFont* heading_font_;  // the shell's heading font of this frame
+  ImFont* heading_font_;   // the shell's heading font of this frame
   bool unscored_ = false;  // drawing the pre-test: no points line (it is never scored)
 };
 

@@ -11,9 +11,9 @@
 namespace poslab::lm {
 
 const std::vector<std::string>& length_model_names() {
-  static const std::vector<std::string> n{
-      "none", "sinusoidal", "sinusoidal_scaled", "learned",     "rope",
-      "alibi", "t5",        "rope_ft_pi",        "rope_ft_yarn"};
+  static const std::vector<std::string> n{"none",    "sinusoidal", "sinusoidal_scaled",
+                                          "learned", "rope",       "alibi",
+                                          "t5",      "rope_ft_pi", "rope_ft_yarn"};
   return n;
 }
 const char* length_model_name(LengthModelId id) {

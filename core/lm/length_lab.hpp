@@ -41,15 +41,15 @@ enum class LengthTextSource { passage, own };
 const std::vector<std::string>& length_text_source_names();  // passage, own
 
 struct LengthLabSettings {
-  bool show_none = true;        // curves of the NoPE model
-  bool show_sinusoidal = true;  // curves of the sinusoidal model
+  bool show_none = true;               // curves of the NoPE model
+  bool show_sinusoidal = true;         // curves of the sinusoidal model
   bool show_sinusoidal_scaled = true;  // curves of the sinusoidal model with sqrt(E) embeddings
-  bool show_learned = true;     // curves of the learned-table model
-  bool show_rope = true;        // curves of the RoPE model (unscaled, and with `scaling`)
-  bool show_alibi = true;       // curves of the ALiBi model
-  bool show_t5 = true;          // curves of the T5-bias model
-  bool show_tuned = true;       // curves of RoPE fine-tuned at 4L with PI and with YaRN
-  bool show_own = true;         // curves of the user's own models ("Train your own")
+  bool show_learned = true;            // curves of the learned-table model
+  bool show_rope = true;               // curves of the RoPE model (unscaled, and with `scaling`)
+  bool show_alibi = true;              // curves of the ALiBi model
+  bool show_t5 = true;                 // curves of the T5-bias model
+  bool show_tuned = true;              // curves of RoPE fine-tuned at 4L with PI and with YaRN
+  bool show_own = true;                // curves of the user's own models ("Train your own")
   RopeScaling scaling = RopeScaling::yarn;    // scaling applied to the RoPE model at inference
   double factor = 4.0;                        // its factor s, [1, 1024]
   int span = 8;                               // positions shown = span x L, [1, 8]

@@ -23,8 +23,8 @@ using nn::parallel_for;
 using nn::resolve_threads;
 
 const std::vector<std::string>& lm_position_names() {
-  static const std::vector<std::string> names{
-      "none", "sinusoidal", "learned", "rope", "alibi", "t5", "sinusoidal_scaled"};
+  static const std::vector<std::string> names{"none",  "sinusoidal", "learned",          "rope",
+                                              "alibi", "t5",         "sinusoidal_scaled"};
   return names;
 }
 
