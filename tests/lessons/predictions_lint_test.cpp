@@ -53,8 +53,7 @@ const std::map<std::string, PredictGiveAway>& predict_give_aways() {
       {"09-stitching/q5-naive-vs-reencode",
        {{"does not fix", "cannot fix", "beyond the first layer", "not deeper"},
         {"修不好", "第一层之后"}}},
-      {"10-world-model/q11-predict-naive",
-       {{"as soon as the window slides"}, {"窗口一开始滑动"}}},
+      {"10-world-model/q11-predict-naive", {{"as soon as the window slides"}, {"窗口一开始滑动"}}},
   };
   return m;
 }
@@ -104,14 +103,14 @@ TEST_CASE("no prediction is answered before it is asked, and the fold covers eve
         std::vector<std::string> phrases = lang == 0 ? it->second.en : it->second.zh;
         phrases.push_back(answer);
         const auto all = markdown_predict_callouts(doc);
-        const auto c = std::find_if(all.begin(), all.end(),
-                                    [&](const MdCallout& m) { return m.id == q.id; });
+        const auto c =
+            std::find_if(all.begin(), all.end(), [&](const MdCallout& m) { return m.id == q.id; });
         REQUIRE(c != all.end());
         // The fold runs to the end: Summary and Try this are inside it.
         CHECK(c->fold_end == doc.blocks.size());
         const std::string before = predict_block_text(doc, 0, c->block);
-        const std::string seen_first =
-            title + "\n" + summary + "\n" + predict_goal_text(doc) + "\n" + predict_headings_text(doc);
+        const std::string seen_first = title + "\n" + summary + "\n" + predict_goal_text(doc) +
+                                       "\n" + predict_headings_text(doc);
         for (const std::string& p : phrases) {
           INFO((lang == 0 ? "en" : "zh") << ": phrase \"" << p << "\"");
           CHECK(before.find(p) == std::string::npos);

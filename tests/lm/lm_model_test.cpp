@@ -2,8 +2,8 @@
 // for every position encoding, a short text memorised, and the invariants the length lab
 // relies on (causality, the learned table's clamp, RoPE tables, window loss = mean of its
 // per-position losses).
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -42,9 +42,9 @@ std::vector<uint8_t> test_bytes(int n, uint64_t seed) {
   return v;
 }
 
-const LmPosition kAll[] = {LmPosition::none, LmPosition::sinusoidal, LmPosition::learned,
-                           LmPosition::rope, LmPosition::alibi,      LmPosition::t5,
-                           LmPosition::sinusoidal_scaled};
+const LmPosition kAll[] = {
+    LmPosition::none,  LmPosition::sinusoidal, LmPosition::learned,          LmPosition::rope,
+    LmPosition::alibi, LmPosition::t5,         LmPosition::sinusoidal_scaled};
 
 }  // namespace
 
@@ -210,8 +210,9 @@ TEST_CASE("lm RoPE tables: scaling none equals the unscaled model, others differ
   CHECK(a.forward(bytes.data(), 1, T) == pa);
 }
 
-TEST_CASE("lm dynamic NTK is per prefix: unscaled inside L, and a position's loss needs only its prefix",
-          "[lm]") {
+TEST_CASE(
+    "lm dynamic NTK is per prefix: unscaled inside L, and a position's loss needs only its prefix",
+    "[lm]") {
   // Issue 41: each position is scored with the base its own prefix length gives, as a
   // decoder that rescales while the text grows (its cached keys keep their rotation). So
   // the L positions whose prefix fits in L equal the unscaled model, and cutting the window
