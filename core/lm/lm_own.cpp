@@ -11,11 +11,12 @@ namespace poslab::lm {
 
 namespace {
 
-// Whether an own model of length L fits the lab's budget in training and in the lab.
+// Whether an own model of length L fits the lab's budget in training and in the lab at its
+// largest span with the default windows (more windows on a long model: the lab leaves that
+// curve out with one line saying to lower them, as for any curve over the budget).
 bool lm_own_fits(int L) {
-  LengthLabSettings most;  // the lab's largest span and windows
+  LengthLabSettings most;  // the lab's largest span, its default windows
   most.span = static_cast<int>(LengthLabSettings::span_range.hi);
-  most.windows = static_cast<int>(LengthLabSettings::windows_range.hi);
   const LmBudget budget;
   for (const LmPosition p : {LmPosition::none, LmPosition::sinusoidal, LmPosition::learned,
                              LmPosition::rope, LmPosition::alibi, LmPosition::t5}) {
