@@ -291,7 +291,8 @@ void run_lm_eval(const LmEvalArgs& a) {
     bytes = lm_text_bytes(a.text);
     out["text"] = a.text;
   } else {
-    bytes = io::length_held_out_text(ck.metadata, io::lm_held_out_path(), a.checkpoint);
+    bytes = io::length_held_out_text(ck.metadata, io::lm_held_out_path(), a.checkpoint,
+                                     "pass --text FILE to evaluate on a text you choose");
     out["text"] = "validation split of the recorded files";
   }
   if (a.per_byte) {

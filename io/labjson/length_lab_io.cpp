@@ -30,11 +30,13 @@ namespace {
 // records none (a model trained by an older command). A record naming any file that is not
 // PosLab's own is refused (lm_recorded_text_checked), naming `model`.
 void length_recorded_text(const TensorMetadata& meta, const std::string& model,
-                          std::vector<std::string>& paths, LmCorpusParams& split) {
+                          std::vector<std::string>& paths, LmCorpusParams& split,
+                          const std::string& what_to_do = "") {
   LmRecordedText r = lm_recorded_text_checked(
       meta, model,
-      "the length lab measures on PosLab's own text only; remove the model or "
-      "retrain it on the fortune files");
+      what_to_do.empty() ? "the length lab measures on PosLab's own text only; remove the model "
+                           "or retrain it on the fortune files"
+                         : what_to_do);
   paths = r.files.empty() ? lm_default_text_paths() : std::move(r.files);
   split = r.split;
 }
@@ -173,10 +175,11 @@ std::vector<uint8_t> length_held_out_read(const std::string& path,
 }  // namespace
 
 std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
-                                          const std::string& saved, const std::string& model) {
+                                          const std::string& saved, const std::string& model,
+                                          const std::string& what_to_do) {
   std::vector<std::string> paths;
   LmCorpusParams split;
-  length_recorded_text(model_meta, model, paths, split);
+  length_recorded_text(model_meta, model, paths, split, what_to_do);
   std::error_code ec;
   const bool installed = std::all_of(paths.begin(), paths.end(), [&](const std::string& p) {
     return std::filesystem::is_regular_file(p, ec);

@@ -51,10 +51,12 @@ std::string length_held_out_path();
 // missing and no held-out file: a FileError naming the held-out file (reinstall PosLab) for
 // the shipped models' text, else lm_read_text_files' FileError naming the missing file.
 // A record naming files that are not PosLab's own is a FileError naming `model` (the file
-// the metadata came from): a checkpoint never chooses what PosLab reads.
+// the metadata came from) and saying `what_to_do` (default: the length lab's words): a
+// checkpoint never chooses what PosLab reads.
 std::vector<uint8_t> length_held_out_text(const TensorMetadata& model_meta,
                                           const std::string& saved,
-                                          const std::string& model = "the model");
+                                          const std::string& model = "the model",
+                                          const std::string& what_to_do = "");
 // Writes the held-out file of `model`'s recorded split, read from the fortune files, to
 // `out` (atomically). Throws FileError.
 void length_held_out_save(const std::string& model, const std::string& out);
