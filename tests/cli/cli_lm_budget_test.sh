@@ -115,7 +115,7 @@ fi
 # ---- High 4: the length lab's budget ------------------------------------------------------
 # Only the shown curves and views run: the link of the former 3.6 GB case, at the longest own
 # text the lab now accepts (4096 bytes; 8 KB is refused by the preset's bound).
-only_t5='length?none=0&sin=0&learned=0&rope=0&alibi=0&tuned=0&yours=0&source=own&model=t5'
+only_t5='length?none=0&sin=0&sin_scaled=0&learned=0&rope=0&alibi=0&tuned=0&yours=0&source=own&model=t5'
 refused "longer than 4096" length --preset "$only_t5&text=$(head -c 8192 /dev/zero | tr '\0' a)"
 peak length --preset "$only_t5&text=$(head -c 4096 /dev/zero | tr '\0' a)"
 if [ "$rc" -ne 0 ] || [ "$peak_mb" -gt $((1024 + base_mb)) ] ||
@@ -133,7 +133,7 @@ mkdir -p "$own"
 "$mk" "$own/lm_own_alibi_L16_seed1.safetensors" alibi 16 files=/etc/passwd
 "$mk" "$own/lm_own_rope_L64_seed1.safetensors" rope 64 files=$fortunes
 if [ -r "$fortunes" ]; then
-  only_own='length?none=0&sin=0&learned=0&rope=0&alibi=0&tuned=0&t5=0&scaling=none'
+  only_own='length?none=0&sin=0&sin_scaled=0&learned=0&rope=0&alibi=0&tuned=0&t5=0&scaling=none'
   XDG_DATA_HOME="$dir/xdg" peak length --preset "$only_own"
   if [ "$rc" -ne 0 ] || [ "$peak_mb" -gt $((1024 + base_mb)) ] || ! python3 -c "
 import json; j=json.load(open('$dir/out'))
