@@ -254,7 +254,7 @@ EOS
     cat > "$tmp/dream.sh" <<'EOS'
 . "$X_WINDOW_SH"
 out="$1"
-app_start "$out.err" --width 1600 --height 1000 --preset 'arena?seed=11&team0=2&team1=3&play=1' --screenshot-at-quit "$out"
+app_start "$out.err" --width 1600 --height 1000 --preset 'arena?seed=11&team0=2&team1=3&play=1&speed=4' --screenshot-at-quit "$out"
 hook_wait "j['frame'] >= 30" "30 frames of the fight (past step 0)" || exit 1
 app_click "78 360" || exit 1
 hook_wait "j['active'] == 'dreams'" "the dream lab's tab" || exit 1
