@@ -82,11 +82,14 @@ async function lengthModels(page, t0) {
   report.length_models = { files: files.length, over_the_wire_bytes: files.reduce((a, e) => a + e.transfer, 0),
                            bytes: files.reduce((a, e) => a + e.decoded, 0), ms_to_numbers: Date.now() - t0 };
   const names = files.map((e) => e.name).sort();
+  // every shipped language model (assets/models/lm_*.safetensors), and one curve more: the
+  // RoPE model under the preset's scaling
+  const shipped = fs.readdirSync(path.join(repo, 'assets/models')).filter((f) => /^lm_.*\.safetensors$/.test(f)).length;
   check('length: the models and held-out text are fetched when the lab opens',
-        names.includes('lm_held_out.txt') && names.filter((f) => f.endsWith('.safetensors')).length === 8,
+        names.includes('lm_held_out.txt') && names.filter((f) => f.endsWith('.safetensors')).length === shipped,
         `${names.length} files, ${(report.length_models.over_the_wire_bytes / 1e6).toFixed(2)} MB over the wire: ${names.join(' ')}`);
   const j = n.json || {};
-  check('length: every model loaded and drew its curves', (j.curves || []).length === 9 && (j.missing || []).length === 0 &&
+  check('length: every model loaded and drew its curves', (j.curves || []).length === shipped + 1 && (j.missing || []).length === 0 &&
         (j.text?.bits || []).length > 0, n.json ? `${j.curves.length} curves, missing ${j.missing}` : `no numbers: ${n.why_not}`);
 }
 // Waits until the user folders are stored in IndexedDB `after` more times than `since`.
