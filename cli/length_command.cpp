@@ -26,9 +26,7 @@ void run(LengthArgs& a, const CLI::App& cmd) {
   lm::length_lab_validate(s);
   const lm::LengthLabData data = io::length_lab_load();
   const lm::LengthLabResult r = lm::length_lab_compute(s, data);
-  Json out = io::length_lab_json(r);
-  out["own_skipped"] = data.own_skipped;  // own models not read, each with its reason
-  std::cout << dump_json(out, 2) << "\n";
+  std::cout << dump_json(io::length_lab_json(r, data.own_skipped), 2) << "\n";
 }
 
 }  // namespace

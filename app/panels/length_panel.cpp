@@ -155,9 +155,8 @@ class LengthPanel final : public Panel {
     const LengthResultPtr& c = ui_.shown;
     if (!c || !(length_compute_inputs(c->lab) == length_compute_inputs(ui_.lab)))
       return LabNumbers::none(share_message("share.why.computing"));
-    io::Json j = io::length_lab_json(*c);
-    // the own models the panel lists as not read, as poslab-cli length prints them
-    j["own_skipped"] = ui_.data ? ui_.data->own_skipped : std::vector<std::string>{};
+    const io::Json j =
+        io::length_lab_json(*c, ui_.data ? ui_.data->own_skipped : std::vector<std::string>{});
     return LabNumbers::of(io::dump_json(j, 2) + "\n", io::length_lab_csv(j));
   }
   ViewRect main_view_rect() const override { return view_rect_; }

@@ -227,7 +227,7 @@ std::string length_curve_label(const LengthCurve& c) {
   return s;
 }
 
-Json length_lab_json(const LengthLabResult& r) {
+Json length_lab_json(const LengthLabResult& r, const std::vector<std::string>& own_skipped) {
   Json out;
   out["preset"] = length_to_preset(r.lab);
   out["positions"] = r.positions;
@@ -285,6 +285,7 @@ Json length_lab_json(const LengthLabResult& r) {
     if (r.has_scaled_heads) heads["scaled"] = matrix(r.heads_scaled);
     out["heads"] = heads;
   }
+  out["own_skipped"] = own_skipped;  // own models not read, each with its reason
   return out;
 }
 

@@ -69,8 +69,9 @@ lm::LengthLabModel length_model_load(lm::LengthModelId id, std::vector<uint8_t>*
 
 // The lab's numbers: preset, positions, L, one entry per curve (model, scaling, factor,
 // mean bits/byte, the loss at L/2, L, 2L, 4L and 8L, the averaged and the one-window curve),
-// the missing models, the text view (bytes, bits, top predictions) and the heads view.
-Json length_lab_json(const lm::LengthLabResult& r);
+// the missing models, the text view (bytes, bits, top predictions), the heads view and the
+// own models not read (LengthLabData::own_skipped), each with its reason.
+Json length_lab_json(const lm::LengthLabResult& r, const std::vector<std::string>& own_skipped);
 // "rope", "rope yarn x4", "yours rope_L128_seed1 @1200 yarn x4": the legend text of a curve.
 std::string length_curve_label(const lm::LengthCurve& c);
 
