@@ -68,20 +68,25 @@ int main() {
   LmModel m(c);
   m.init(1);
   m.set_threads(1);
-  double train_loss = 0, eval_loss = 0;  // the last (same each time): a check that both builds agree
-  const double train_s = seconds_per_call([&] {
-    m.zero_grad();
-    train_loss = m.forward(train_bytes.data(), B, T);
-    m.backward();
-  }, 3.0);
+  double train_loss = 0,
+         eval_loss = 0;  // the last (same each time): a check that both builds agree
+  const double train_s = seconds_per_call(
+      [&] {
+        m.zero_grad();
+        train_loss = m.forward(train_bytes.data(), B, T);
+        m.backward();
+      },
+      3.0);
   const int T8 = 8 * c.context;
   const std::vector<uint8_t> eval_bytes = bench_bytes(1, T8);
   LmModel e(c);
   e.init(1);
   e.set_threads(1);
-  const double eval_s = seconds_per_call([&] { eval_loss = e.forward(eval_bytes.data(), 1, T8); }, 3.0);
-  std::printf("{\"train_tokens_per_s\": %.0f, \"train_step_ms\": %.2f, \"eval_8L_ms\": %.2f, "
-              "\"eval_8L_positions\": %d, \"train_loss\": %.6f, \"eval_loss\": %.6f}\n",
-              B * T / train_s, 1000 * train_s, 1000 * eval_s, T8, train_loss, eval_loss);
+  const double eval_s =
+      seconds_per_call([&] { eval_loss = e.forward(eval_bytes.data(), 1, T8); }, 3.0);
+  std::printf(
+      "{\"train_tokens_per_s\": %.0f, \"train_step_ms\": %.2f, \"eval_8L_ms\": %.2f, "
+      "\"eval_8L_positions\": %d, \"train_loss\": %.6f, \"eval_loss\": %.6f}\n",
+      B * T / train_s, 1000 * train_s, 1000 * eval_s, T8, train_loss, eval_loss);
   return 0;
 }
