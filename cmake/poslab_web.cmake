@@ -58,3 +58,14 @@ add_link_options(-fexceptions)
 # Alone: in a unity batch after the GLFW backend, GLFW's <GL/gl.h> would make it call
 # glPolygonMode, which WebGL lacks.
 set_source_files_properties(${_im}/backends/imgui_impl_opengl3.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+
+# WebAssembly SIMD (128-bit; Chromium 91+, Firefox 89+, Safari 16.4+): the compiler
+# vectorises PosLab's loops with it. Eigen 3.4.0 (Debian 12) has no WebAssembly backend and its
+# SSE path does not build through emscripten's SSE emulation (no <mmintrin.h> in Debian's
+# emscripten 3.1.6; x86 inline asm in Eigen's SSE PacketMath.h), so Eigen's own kernels stay
+# scalar. Measured with and without: docs/web.md (tests/web/kernel_bench.sh).
+option(POSLAB_WEB_SIMD "Browser build with WebAssembly SIMD (-msimd128)" ON)
+if(POSLAB_WEB_SIMD)
+  add_compile_options(-msimd128)
+  add_link_options(-msimd128)
+endif()

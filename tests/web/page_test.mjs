@@ -89,9 +89,13 @@ async function canvasFollows(browser, base) {
         await page.setViewport({ ...scr, deviceScaleFactor: 1 });
         await framesAfter(page, g, 2);
         const full = await canvasSize(page);
+        // Fullscreen at the size the window already has is no resize, so nothing wakes the page:
+        // wait for the browser's answer, then for frames asked as input would (waiting for
+        // frames that nothing asks for held this test for the whole ceiling, 180 s).
         await page.evaluate(() => document.documentElement.requestFullscreen().catch(() => {}));
-        const h = (await status(page)).frames;
-        await framesAfter(page, h, 2).catch(() => {});
+        for (let t0 = Date.now(); Date.now() - t0 < 10000 && !(await page.evaluate(() => !!document.fullscreenElement));)
+          await sleep(50);
+        await waitFrames(page, (await status(page)).frames + 2, CEILING_MS);
         const fs1 = await page.evaluate(() => !!document.fullscreenElement);
         const fsc = await canvasSize(page);
         const shot2 = path.join(shotDir, 'rope_fullscreen.png');
