@@ -63,8 +63,8 @@
 #include <vector>
 
 #include "core/common/param_range.hpp"
+#include "core/nn/param_table.hpp"
 #include "core/rope/rope.hpp"
-#include "core/wm/world_model.hpp"  // TensorInfo, ParamLayout (one layout type for both models)
 
 namespace poslab::lm {
 
@@ -75,8 +75,8 @@ inline constexpr float kLayerNormEps = 1e-5f;
 // appended last, so the names of older checkpoints keep their meaning.
 enum class LmPosition { none, sinusoidal, learned, rope, alibi, t5, sinusoidal_scaled };
 
-using wm::ParamLayout;
-using wm::TensorInfo;
+using nn::ParamLayout;
+using nn::TensorInfo;
 
 // Everything that fixes the model's shape.
 struct LmConfig {

@@ -17,6 +17,7 @@
 
 #include "core/bnb/bnb_features.hpp"
 #include "core/common/param_range.hpp"
+#include "core/nn/param_table.hpp"
 
 namespace poslab::wm {
 
@@ -109,17 +110,10 @@ inline bool wm_is_temporal(int layer) {
 }
 
 // ---- Parameter layout: one allocation carved into named tensors ---------------------
-struct TensorInfo {
-  std::string name;        // checkpoint tensor name, e.g. "blocks.1.attn.qkv.weight"
-  std::vector<int> shape;  // row-major; Linear weights are (out, in)
-  size_t offset = 0;       // first element within the allocation
-  size_t size = 0;         // product of shape
-};
-struct ParamLayout {
-  std::vector<TensorInfo> tensors;                      // in allocation order (docs section 7)
-  size_t total = 0;                                     // P
-  const TensorInfo& find(std::string_view name) const;  // throws InputError if unknown
-};
+// The tensor table is core/nn's (param_table.hpp); the world model's rows are in
+// world_model.cpp's param_layout_of, in allocation order (docs section 7).
+using nn::ParamLayout;
+using nn::TensorInfo;
 ParamLayout wm_param_layout(const WmConfig& c);
 size_t wm_param_count(const WmConfig& c);
 // Floats of a dream's key/value caches: every temporal block keeps K and V of 2N tokens
