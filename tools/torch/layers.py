@@ -4,9 +4,39 @@ names of a module's tensors come from its attribute names, so the MLP takes the 
 model's table uses (world model: fc1, fc2; language model: fc, proj).
 """
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+
+class TableParams:
+    """The parameters of a model as named arrays in its table's order (checkpoint order).
+    A model (an nn.Module) sets layout_of(config) -> [(name, shape)] and
+    init_params_of(config, seed) -> {name: array} and gets named_arrays, load_arrays, init."""
+
+    def named_arrays(self):
+        params = dict(self.named_parameters())
+        return {n: params[n].detach().cpu().numpy() for n, _ in self.layout_of(self.config)}
+
+    def load_arrays(self, arrays, source="parameters"):
+        params = dict(self.named_parameters())
+        layout = self.layout_of(self.config)
+        missing = [n for n, _ in layout if n not in arrays]
+        extra = sorted(set(arrays) - set(params))
+        if missing or extra:
+            raise ValueError(f"{source}: tensors do not match the config "
+                             f"(missing {missing[:3]}, unexpected {extra[:3]})")
+        with torch.no_grad():
+            for n, shape in layout:
+                a = np.asarray(arrays[n])
+                if tuple(a.shape) != tuple(shape):
+                    raise ValueError(f"{source}: tensor '{n}' has shape {list(a.shape)}, "
+                                     f"the config needs {list(shape)}")
+                params[n].copy_(torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)))
+
+    def init(self, seed):
+        self.load_arrays(self.init_params_of(self.config, seed), "init")
 
 
 class Attention(nn.Module):

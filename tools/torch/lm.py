@@ -262,9 +262,12 @@ class _Block(nn.Module):
         self.mlp = layers.Mlp(E, "fc", "proj")
 
 
-class ByteLm(nn.Module):
+class ByteLm(layers.TableParams, nn.Module):
     """forward(x, targets=None, scaling=None) -> dict(logits (B, T, V), loss (nats, mean
     over targets != -1, or None), count)."""
+
+    layout_of = staticmethod(param_layout)
+    init_params_of = staticmethod(init_params)
 
     def __init__(self, config):
         super().__init__()
@@ -280,29 +283,6 @@ class ByteLm(nn.Module):
         names = dict(self.named_parameters())
         want = dict(param_layout(c))
         assert set(names) == set(want), sorted(set(names) ^ set(want))
-
-    def named_arrays(self):
-        params = dict(self.named_parameters())
-        return {n: params[n].detach().cpu().numpy() for n, _ in param_layout(self.config)}
-
-    def load_arrays(self, arrays, source="parameters"):
-        params = dict(self.named_parameters())
-        layout = param_layout(self.config)
-        missing = [n for n, _ in layout if n not in arrays]
-        extra = sorted(set(arrays) - set(params))
-        if missing or extra:
-            raise ValueError(f"{source}: tensors do not match the config "
-                             f"(missing {missing[:3]}, unexpected {extra[:3]})")
-        with torch.no_grad():
-            for n, shape in layout:
-                a = np.asarray(arrays[n])
-                if tuple(a.shape) != tuple(shape):
-                    raise ValueError(f"{source}: tensor '{n}' has shape {list(a.shape)}, "
-                                     f"the config needs {list(shape)}")
-                params[n].copy_(torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)))
-
-    def init(self, seed):
-        self.load_arrays(init_params(self.config, seed), "init")
 
     def _cached(self, key, make, device):
         key = key + (str(device),)

@@ -370,8 +370,11 @@ def rope_tables(positions, head_dim, base):
     return torch.cos(ang).to(torch.float32), torch.sin(ang).to(torch.float32)
 
 
-class WorldModel(nn.Module):
+class WorldModel(layers.TableParams, nn.Module):
     """forward(tokens, actions, valid) -> dict of outputs and the loss parts."""
+
+    layout_of = staticmethod(param_layout)
+    init_params_of = staticmethod(init_params)
 
     def __init__(self, config):
         super().__init__()
@@ -389,32 +392,6 @@ class WorldModel(nn.Module):
         assert set(names) == set(want), sorted(set(names) ^ set(want))
         for n, p in names.items():
             assert tuple(p.shape) == tuple(want[n]), (n, p.shape, want[n])
-
-    # -- parameters as named arrays (checkpoint order) --
-    def named_arrays(self):
-        params = dict(self.named_parameters())
-        return {n: params[n].detach().cpu().numpy() for n, _ in param_layout(self.config)}
-
-    def load_arrays(self, arrays, source="parameters"):
-        params = dict(self.named_parameters())
-        layout = param_layout(self.config)
-        missing = [n for n, _ in layout if n not in arrays]
-        extra = sorted(set(arrays) - set(params))
-        if missing or extra:
-            raise ValueError(
-                f"{source}: tensors do not match the config "
-                f"(missing {missing[:3]}, unexpected {extra[:3]})"
-            )
-        with torch.no_grad():
-            for n, shape in layout:
-                a = np.asarray(arrays[n])
-                if tuple(a.shape) != tuple(shape):
-                    raise ValueError(f"{source}: tensor '{n}' has shape {list(a.shape)}, "
-                                     f"the config needs {list(shape)}")
-                params[n].copy_(torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)))
-
-    def init(self, seed):
-        self.load_arrays(init_params(self.config, seed), "init")
 
     # -- forward --
     def _rope(self, P, device):
