@@ -213,10 +213,8 @@ struct LmModelT<S>::Impl {
 
 template <class S>
 LmModelT<S>::LmModelT(const LmConfig& c)
-    : config_(c), layout_(lm_param_layout(c)), impl_(std::make_unique<Impl>()) {
-  params.assign(layout_.total, S(0));
-  grads.assign(layout_.total, S(0));
-  impl_->off = lm_offsets(c, layout_);
+    : nn::ParamStore<S>(lm_param_layout(c)), config_(c), impl_(std::make_unique<Impl>()) {
+  impl_->off = lm_offsets(c, this->layout());
 }
 template <class S>
 LmModelT<S>::~LmModelT() = default;
@@ -227,21 +225,9 @@ LmModelT<S>& LmModelT<S>::operator=(LmModelT&&) noexcept = default;
 
 template <class S>
 void LmModelT<S>::init(uint64_t seed) {
-  nn::param_init(layout_, params.data(), seed, "lm:", config_.layers);
+  this->init_params(seed, "lm:", config_.layers);
 }
 
-template <class S>
-void LmModelT<S>::zero_grad() {
-  std::fill(grads.begin(), grads.end(), S(0));
-}
-template <class S>
-S* LmModelT<S>::tensor(std::string_view name) {
-  return params.data() + layout_.find(name).offset;
-}
-template <class S>
-const S* LmModelT<S>::tensor(std::string_view name) const {
-  return params.data() + layout_.find(name).offset;
-}
 template <class S>
 void LmModelT<S>::set_threads(int n) {
   impl_->threads = n;
@@ -293,7 +279,7 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
   const LmConfig& c = config_;
   const int E = c.embed, H = c.heads, D = lm_head_dim(c), F = lm_mlp_dim(c), N = c.layers;
   const int nt = resolve_threads(I.threads);
-  const S* P = params.data();
+  const S* P = this->params.data();
   I.B = B, I.T = T;
   const int64_t M = int64_t{B} * T;
   I.M = M;
@@ -450,8 +436,8 @@ void LmModelT<S>::backward() {
   const int B = I.B, T = I.T;
   const int64_t M = I.M;
   const int nt = resolve_threads(I.threads);
-  const S* P = params.data();
-  S* G = grads.data();
+  const S* P = this->params.data();
+  S* G = this->grads.data();
 
   // 4'. tied head and final LayerNorm -> dx (M, E), the gradient of the residual stream
   std::vector<S>&dz = I.dz, &dx = I.dx;

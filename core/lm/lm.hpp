@@ -147,8 +147,9 @@ std::string lm_scaling_label(const LmScaling& s);
 // ---- The model ------------------------------------------------------------------------
 // Usage (training): zero_grad(); double nats = forward(bytes, B, T); backward(); step.
 // forward keeps every activation backward needs; backward ADDS into grads.
+// params, grads (P, layout()), tensor(name), zero_grad(): the shared store (nn::ParamStore).
 template <class S>
-class LmModelT {
+class LmModelT : public nn::ParamStore<S> {
  public:
   explicit LmModelT(const LmConfig& c);  // validates; params zero until init()
   ~LmModelT();
@@ -156,14 +157,8 @@ class LmModelT {
   LmModelT& operator=(LmModelT&&) noexcept;
 
   const LmConfig& config() const { return config_; }
-  const ParamLayout& layout() const { return layout_; }
-  std::vector<S> params;  // (P), layout()
-  std::vector<S> grads;   // (P), same layout
 
   void init(uint64_t seed);  // see "Init" above
-  void zero_grad();
-  S* tensor(std::string_view name);  // pointer into params; InputError if unknown
-  const S* tensor(std::string_view name) const;
 
   // Threads over the windows of a batch (0 = all cores). Results do not depend on it
   // beyond float rounding.
@@ -192,7 +187,6 @@ class LmModelT {
 
  private:
   LmConfig config_;
-  ParamLayout layout_;
   std::unique_ptr<Impl> impl_;
 };
 using LmModel = LmModelT<float>;

@@ -3,6 +3,7 @@
 // name, shape, init role and offset; the layout, the init, the decay mask and the names the
 // checkpoint and the PyTorch twins use are all read from it (llm.c keeps one model said once).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -54,5 +55,29 @@ std::vector<uint8_t> param_mask(const ParamLayout& layout, Pred decays) {
       for (size_t i = 0; i < t.size; ++i) mask[t.offset + i] = 1;
   return mask;
 }
+
+// A model's parameter store: one allocation of params and grads carved by the table, with
+// lookup by name. Each model derives from it (LmModelT, WorldModelT), so the store, the
+// gradient reset and the named access are written once.
+template <class S>
+class ParamStore {
+ public:
+  explicit ParamStore(ParamLayout layout)
+      : params(layout.total, S(0)), grads(layout.total, S(0)), layout_(std::move(layout)) {}
+  const ParamLayout& layout() const { return layout_; }
+  std::vector<S> params;  // (P), layout()
+  std::vector<S> grads;   // (P), same layout
+
+  void zero_grad() { std::fill(grads.begin(), grads.end(), S(0)); }
+  S* tensor(std::string_view name) { return params.data() + layout_.find(name).offset; }
+  const S* tensor(std::string_view name) const { return params.data() + layout_.find(name).offset; }
+  // Every tensor by its init role (param_init), streams named stream_prefix + name.
+  void init_params(uint64_t seed, const std::string& stream_prefix, int layers) {
+    param_init(layout_, params.data(), seed, stream_prefix, layers);
+  }
+
+ protected:
+  ParamLayout layout_;
+};
 
 }  // namespace poslab::nn

@@ -239,10 +239,8 @@ struct WorldModelT<S>::Impl {
 
 template <class S>
 WorldModelT<S>::WorldModelT(const WmConfig& c)
-    : config_(c), layout_(wm_param_layout(c)), impl_(std::make_unique<Impl>()) {
-  params.assign(layout_.total, S(0));
-  grads.assign(layout_.total, S(0));
-  impl_->off = wm_offsets(c, layout_);
+    : nn::ParamStore<S>(wm_param_layout(c)), config_(c), impl_(std::make_unique<Impl>()) {
+  impl_->off = wm_offsets(c, this->layout());
   impl_->scale.assign(kTokenDim, S(1));
   if (!c.state_scale.empty())
     for (int f = 0; f < kTokenDim; ++f) impl_->scale[f] = static_cast<S>(c.state_scale[f]);
@@ -260,21 +258,9 @@ WorldModelT<S>& WorldModelT<S>::operator=(WorldModelT&&) noexcept = default;
 
 template <class S>
 void WorldModelT<S>::init(uint64_t seed) {
-  param_init(layout_, params.data(), seed, "", config_.layers);
+  this->init_params(seed, "", config_.layers);
 }
 
-template <class S>
-void WorldModelT<S>::zero_grad() {
-  std::fill(grads.begin(), grads.end(), S(0));
-}
-template <class S>
-S* WorldModelT<S>::tensor(std::string_view name) {
-  return params.data() + layout_.find(name).offset;
-}
-template <class S>
-const S* WorldModelT<S>::tensor(std::string_view name) const {
-  return params.data() + layout_.find(name).offset;
-}
 template <class S>
 void WorldModelT<S>::set_threads(int n) {
   impl_->threads = n;
@@ -305,7 +291,7 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   const int E = c.embed, H = c.heads, D = wm_head_dim(c), Ltot = c.layers, R = kRelRank;
   const int B = batch.batch, T = batch.steps;
   const int nt = resolve_threads(I.threads);
-  const S* P = params.data();
+  const S* P = this->params.data();
   I.B = B, I.T = T;
   I.M = int64_t{B} * T * 2 * kShips;
   I.Ms = int64_t{B} * T * kShips;
@@ -534,8 +520,8 @@ void WorldModelT<S>::backward() {
   const int B = I.B, T = I.T;
   const int64_t M = I.M, Ms = I.Ms, Mp = I.Mp;
   const int nt = resolve_threads(I.threads);
-  const S* P = params.data();
-  S* G = grads.data();
+  const S* P = this->params.data();
+  S* G = this->grads.data();
 
   // 5'. heads: relational low rank, state, action -> dzs, dza
   std::vector<S>&dU = I.dU, &dV = I.dV;

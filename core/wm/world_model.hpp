@@ -148,8 +148,9 @@ struct WmLoss {
 // ---- The model ------------------------------------------------------------------------
 // Usage (training): zero_grad(); WmLoss l = forward(batch); backward(); step on params/grads.
 // forward keeps every activation backward needs; backward ADDS into grads.
+// params, grads (P, layout()), tensor(name), zero_grad(): the shared store (nn::ParamStore).
 template <class S>
-class WorldModelT {
+class WorldModelT : public nn::ParamStore<S> {
  public:
   explicit WorldModelT(const WmConfig& c);  // validates; params zero until init()
   ~WorldModelT();
@@ -157,14 +158,8 @@ class WorldModelT {
   WorldModelT& operator=(WorldModelT&&) noexcept;
 
   const WmConfig& config() const { return config_; }
-  const ParamLayout& layout() const { return layout_; }
-  std::vector<S> params;  // (P), layout()
-  std::vector<S> grads;   // (P), same layout
 
   void init(uint64_t seed);  // docs section 8
-  void zero_grad();
-  S* tensor(std::string_view name);  // pointer into params
-  const S* tensor(std::string_view name) const;
 
   // Threads for forward/backward (0 = std::thread::hardware_concurrency()). Results do
   // not depend on it beyond float rounding.
@@ -183,7 +178,6 @@ class WorldModelT {
 
  private:
   WmConfig config_;
-  ParamLayout layout_;
   std::unique_ptr<Impl> impl_;
 };
 using WorldModel = WorldModelT<float>;
