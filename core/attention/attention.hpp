@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "core/attention/encodings.hpp"
 #include "core/common/message.hpp"
 #include "core/common/param_range.hpp"
+#include "core/position/encodings.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/rope_table.hpp"
 

@@ -1,14 +1,16 @@
 // Every note and input error the attention lab's core writes for a reader, as message ids
 // with English templates (core/common/message.hpp). demos.cpp, attention.cpp,
-// attention_lab.cpp, encodings.cpp and tokenizer.cpp build their notes and errors from this
-// catalog; the app shows them through assets/i18n/<lang>/attention.toml, [attention.note] and
-// [attention.error], whose English equals these templates (tests/app/messages_test.cpp).
+// attention_lab.cpp and tokenizer.cpp build their notes and errors from this catalog (the
+// encodings' errors: core/position/position_messages.hpp); the app shows them through
+// assets/i18n/<lang>/attention.toml, [attention.note] and [attention.error], whose English equals
+// these templates (tests/app/messages_test.cpp).
 #pragma once
 #include <string>
 #include <vector>
 
 #include "core/attention/attention.hpp"
 #include "core/common/message.hpp"
+#include "core/position/position_messages.hpp"
 
 namespace poslab {
 
@@ -110,17 +112,6 @@ inline constexpr MessageTemplate kAttentionMessages[] = {
      "choose fewer bytes"},
     {"attention.error.decay_args",
      "RoPE decay: need max_distance >= 1 and points >= 2 (got {max_distance}, {points})"},
-    {"attention.error.sinusoidal_dim", "sinusoidal: model dim = {dim}: must be even and >= 2"},
-    {"attention.error.sincos_2d_dim", "2-D sin-cos: model dim = {dim}: must be a multiple of 4"},
-    {"attention.error.alibi_heads", "ALiBi: heads = {heads}: must be >= 1"},
-    {"attention.error.t5_buckets", "T5: num_buckets = {buckets}: must be even and >= 2"},
-    {"attention.error.t5_buckets_bidirectional",
-     "T5: num_buckets = {buckets}: must be even and >= 4 when bidirectional"},
-    {"attention.error.t5_max_distance",
-     "T5: max_distance = {max_distance}: must exceed max_exact = {max_exact} (half the buckets of "
-     "one side)"},
-    {"attention.error.swin_offset",
-     "Swin bias: offset ({dh}, {dw}) does not fit a {h} x {w} window"},
     // A typed or loaded sentence ({why}: one of the utf8_* reasons below).
     {"attention.error.sentence_utf8",
      "sentence: invalid UTF-8 at byte {byte} ({why}; save or paste the text as UTF-8)"},
@@ -143,9 +134,11 @@ inline Message attention_message(std::string_view id, std::vector<MessageArg> ar
 // An encoding's label as a message ("attention.enc.<name>", English: attention_encoding_label).
 Message attention_encoding_message(AttentionEncoding e);
 
-// Every id the attention core can emit: the catalog and the encodings' labels.
+// Every id the attention core can emit: the catalog, the position encodings' errors
+// (core/position) and the encodings' labels.
 inline std::vector<std::string> attention_message_ids() {
   std::vector<std::string> ids = message_ids(kAttentionMessages);
+  for (const auto& id : message_ids(kPositionMessages)) ids.push_back(id);
   for (const auto& n : attention_encoding_names()) ids.push_back("attention.enc." + n);
   return ids;
 }

@@ -8,13 +8,14 @@
 #include <sstream>
 #include <string>
 
-#include "core/attention/encodings.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/random.hpp"
 #include "core/lm/lm_attention.hpp"
+#include "core/nn/blocks.hpp"
 #include "core/nn/layers.hpp"
 #include "core/nn/parallel.hpp"
+#include "core/position/encodings.hpp"
 
 namespace poslab::lm {
 
@@ -38,39 +39,28 @@ LmPosition lm_position_from_name(std::string_view s) {
 
 namespace {
 
+// The tensor table: one row per tensor (name, shape, init role), in allocation and
+// checkpoint order; tools/torch/lm.py's module names are the same.
 ParamLayout lm_layout_of(const LmConfig& c) {
   const int E = c.embed, F = lm_mlp_dim(c);
+  constexpr nn::Init out = nn::Init::residual_out;
   ParamLayout L;
-  auto add = [&](const std::string& name, std::vector<int> shape) {
-    TensorInfo t;
-    t.name = name;
-    t.shape = std::move(shape);
-    t.offset = L.total;
-    t.size = 1;
-    for (int d : t.shape) t.size *= static_cast<size_t>(d);
-    L.total += t.size;
-    L.tensors.push_back(std::move(t));
-  };
-  add("tok_emb.weight", {kVocab, E});
-  if (c.position == LmPosition::learned) add("pos_emb.weight", {c.context, E});
-  if (c.position == LmPosition::t5) add("t5_bias.weight", {c.t5_buckets, c.heads});
+  L.model = "language model";
+  L.add("tok_emb.weight", {kVocab, E});
+  if (c.position == LmPosition::learned)
+    L.add("pos_emb.weight", {c.context, E}, nn::Init::normal, 0.01);
+  if (c.position == LmPosition::t5)
+    L.add("t5_bias.weight", {c.t5_buckets, c.heads}, nn::Init::zeros);
   for (int i = 0; i < c.layers; ++i) {
     const std::string b = "blocks." + std::to_string(i) + ".";
-    add(b + "ln1.weight", {E});
-    add(b + "ln1.bias", {E});
-    add(b + "attn.qkv.weight", {3 * E, E});
-    add(b + "attn.qkv.bias", {3 * E});
-    add(b + "attn.proj.weight", {E, E});
-    add(b + "attn.proj.bias", {E});
-    add(b + "ln2.weight", {E});
-    add(b + "ln2.bias", {E});
-    add(b + "mlp.fc.weight", {F, E});
-    add(b + "mlp.fc.bias", {F});
-    add(b + "mlp.proj.weight", {E, F});
-    add(b + "mlp.proj.bias", {E});
+    L.layernorm(b + "ln1.weight", b + "ln1.bias", E);
+    L.linear(b + "attn.qkv", 3 * E, E);
+    L.linear(b + "attn.proj", E, E, out);
+    L.layernorm(b + "ln2.weight", b + "ln2.bias", E);
+    L.linear(b + "mlp.fc", F, E);
+    L.linear(b + "mlp.proj", E, F, out);
   }
-  add("ln_f.weight", {E});
-  add("ln_f.bias", {E});
+  L.layernorm("ln_f.weight", "ln_f.bias", E);
   return L;
 }
 
@@ -79,10 +69,6 @@ template <class S>
 S lm_embed_scale(const LmConfig& c) {
   return c.position == LmPosition::sinusoidal_scaled ? static_cast<S>(std::sqrt(double(c.embed)))
                                                      : S(1);
-}
-
-bool ends_with(std::string_view s, std::string_view suf) {
-  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
 
 }  // namespace
@@ -124,14 +110,9 @@ size_t lm_param_count(const LmConfig& c) {
 }
 
 std::vector<uint8_t> lm_decay_mask(const LmConfig& c) {
-  const ParamLayout L = lm_param_layout(c);
-  std::vector<uint8_t> mask(L.total, 0);
-  for (const auto& t : L.tensors) {
-    const bool decay =
-        t.name == "tok_emb.weight" || (t.shape.size() == 2 && t.name.rfind("blocks.", 0) == 0);
-    if (decay) std::fill_n(mask.begin() + static_cast<int64_t>(t.offset), t.size, uint8_t{1});
-  }
-  return mask;
+  return nn::param_mask(lm_param_layout(c), [](const TensorInfo& t) {
+    return t.name == "tok_emb.weight" || (t.shape.size() == 2 && t.name.rfind("blocks.", 0) == 0);
+  });
 }
 
 RopeParams lm_rope_params(const LmConfig& c, const LmScaling& s, int window) {
@@ -160,7 +141,8 @@ std::string lm_scaling_label(const LmScaling& s) {
 // Offsets of a block's tensors in the allocation. Outside an anonymous namespace: Impl holds
 // them, and a unity build would warn (-Wsubobject-linkage) of a member whose type has none.
 struct LmBlockOffsets {
-  size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fc2_w, fc2_b;
+  size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b;
+  nn::MlpOffsets mlp;  // ln2, mlp.fc, mlp.proj
 };
 struct LmOffsets {
   size_t tok = 0, pos = 0, t5 = 0, lnf_w = 0, lnf_b = 0;
@@ -175,11 +157,15 @@ static LmOffsets lm_offsets(const LmConfig& c, const ParamLayout& L) {
   if (c.position == LmPosition::t5) o.t5 = at("t5_bias.weight");
   for (int i = 0; i < c.layers; ++i) {
     const std::string b = "blocks." + std::to_string(i) + ".";
-    o.blocks.push_back({at(b + "ln1.weight"), at(b + "ln1.bias"), at(b + "attn.qkv.weight"),
-                        at(b + "attn.qkv.bias"), at(b + "attn.proj.weight"),
-                        at(b + "attn.proj.bias"), at(b + "ln2.weight"), at(b + "ln2.bias"),
-                        at(b + "mlp.fc.weight"), at(b + "mlp.fc.bias"), at(b + "mlp.proj.weight"),
-                        at(b + "mlp.proj.bias")});
+    o.blocks.push_back(
+        {at(b + "ln1.weight"),
+         at(b + "ln1.bias"),
+         at(b + "attn.qkv.weight"),
+         at(b + "attn.qkv.bias"),
+         at(b + "attn.proj.weight"),
+         at(b + "attn.proj.bias"),
+         {at(b + "ln2.weight"), at(b + "ln2.bias"), at(b + "mlp.fc.weight"), at(b + "mlp.fc.bias"),
+          at(b + "mlp.proj.weight"), at(b + "mlp.proj.bias")}});
   }
   o.lnf_w = at("ln_f.weight");
   o.lnf_b = at("ln_f.bias");
@@ -211,8 +197,7 @@ struct LmModelT<S>::Impl {
     std::vector<S> att;          // (M, E) attention output before the projection
     std::vector<S> probs;        // (B, H, T, T)
     std::vector<S> xmid;         // (M, E) after the attention residual
-    std::vector<S> ln2, m2, r2;  // (M, E), (M), (M)
-    std::vector<S> fc, act;      // (M, F) pre-activation and GELU
+    nn::MlpActs<S> mlp;          // ln2, fc and GELU of the MLP half
   };
   std::vector<Layer> layers;
   std::vector<S> lnf, mf, rf;  // (M, E), (M), (M)
@@ -220,17 +205,16 @@ struct LmModelT<S>::Impl {
   std::vector<S> losses;       // (M) nats
   std::vector<S> dlogits;      // (M, V) gradient of the mean loss
   // backward scratch
-  std::vector<S> dz, dx, dact, dfc, dln, datt, dqkv, dbias;
+  std::vector<S> dz, dx, dln, datt, dqkv, dbias;
+  nn::MlpScratch<S> mlp;
 };
 
 // ---- Model ----------------------------------------------------------------------------
 
 template <class S>
 LmModelT<S>::LmModelT(const LmConfig& c)
-    : config_(c), layout_(lm_param_layout(c)), impl_(std::make_unique<Impl>()) {
-  params.assign(layout_.total, S(0));
-  grads.assign(layout_.total, S(0));
-  impl_->off = lm_offsets(c, layout_);
+    : nn::ParamStore<S>(lm_param_layout(c)), config_(c), impl_(std::make_unique<Impl>()) {
+  impl_->off = lm_offsets(c, this->layout());
 }
 template <class S>
 LmModelT<S>::~LmModelT() = default;
@@ -241,36 +225,9 @@ LmModelT<S>& LmModelT<S>::operator=(LmModelT&&) noexcept = default;
 
 template <class S>
 void LmModelT<S>::init(uint64_t seed) {
-  const double out_std = 0.02 / std::sqrt(2.0 * config_.layers);
-  for (const auto& t : layout_.tensors) {
-    const std::string& n = t.name;
-    S* p = params.data() + t.offset;
-    if (ends_with(n, ".bias") || n == "t5_bias.weight") {
-      std::fill(p, p + t.size, S(0));
-    } else if (ends_with(n, "ln1.weight") || ends_with(n, "ln2.weight") || n == "ln_f.weight") {
-      std::fill(p, p + t.size, S(1));
-    } else {
-      double sd = 0.02;
-      if (ends_with(n, "attn.proj.weight") || ends_with(n, "mlp.proj.weight")) sd = out_std;
-      if (n == "pos_emb.weight") sd = 0.01;
-      SeededStream rng(seed, "lm:" + n, 0);
-      for (size_t i = 0; i < t.size; ++i) p[i] = static_cast<S>(sd * rng.normal());
-    }
-  }
+  this->init_params(seed, "lm:", config_.layers);
 }
 
-template <class S>
-void LmModelT<S>::zero_grad() {
-  std::fill(grads.begin(), grads.end(), S(0));
-}
-template <class S>
-S* LmModelT<S>::tensor(std::string_view name) {
-  return params.data() + layout_.find(name).offset;
-}
-template <class S>
-const S* LmModelT<S>::tensor(std::string_view name) const {
-  return params.data() + layout_.find(name).offset;
-}
 template <class S>
 void LmModelT<S>::set_threads(int n) {
   impl_->threads = n;
@@ -322,7 +279,7 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
   const LmConfig& c = config_;
   const int E = c.embed, H = c.heads, D = lm_head_dim(c), F = lm_mlp_dim(c), N = c.layers;
   const int nt = resolve_threads(I.threads);
-  const S* P = params.data();
+  const S* P = this->params.data();
   I.B = B, I.T = T;
   const int64_t M = int64_t{B} * T;
   I.M = M;
@@ -425,8 +382,6 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
     const S* x = I.xs[l].data();
     Y.ln1.resize(M * E), Y.m1.resize(M), Y.r1.resize(M);
     Y.qkv.resize(M * 3 * E), Y.att.resize(M * E), Y.xmid.resize(M * E);
-    Y.ln2.resize(M * E), Y.m2.resize(M), Y.r2.resize(M);
-    Y.fc.resize(M * F), Y.act.resize(M * F);
     nn::layernorm_forward(Y.ln1.data(), Y.m1.data(), Y.r1.data(), x, P + ob.ln1_w, P + ob.ln1_b, M,
                           E, eps, nt);
     nn::linear_forward(Y.qkv.data(), Y.ln1.data(), P + ob.qkv_w, P + ob.qkv_b, M, E, 3 * E, nt);
@@ -449,15 +404,7 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
     });
     nn::linear_forward(Y.xmid.data(), Y.att.data(), P + ob.proj_w, P + ob.proj_b, M, E, E, nt);
     for (int64_t i = 0; i < M * E; ++i) Y.xmid[i] += x[i];
-    nn::layernorm_forward(Y.ln2.data(), Y.m2.data(), Y.r2.data(), Y.xmid.data(), P + ob.ln2_w,
-                          P + ob.ln2_b, M, E, eps, nt);
-    nn::linear_forward(Y.fc.data(), Y.ln2.data(), P + ob.fc_w, P + ob.fc_b, M, E, F, nt);
-    parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-      nn::gelu_forward(Y.act.data() + r0 * F, Y.fc.data() + r0 * F, (r1 - r0) * F);
-    });
-    S* xo = I.xs[l + 1].data();
-    nn::linear_forward(xo, Y.act.data(), P + ob.fc2_w, P + ob.fc2_b, M, F, E, nt);
-    for (int64_t i = 0; i < M * E; ++i) xo[i] += Y.xmid[i];
+    nn::mlp_forward(I.xs[l + 1].data(), Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, F, eps, nt);
   }
 
   // 4. final LayerNorm, tied head: logits (M, V) = lnf · tok_embᵀ
@@ -471,21 +418,8 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
   // 5. cross-entropy per row and the gradient of the mean
   I.losses.resize(M);
   I.dlogits.resize(M * kVocab);
-  const S inv_m = S(1) / static_cast<S>(M);
-  parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const S* z = I.logits.data() + r * kVocab;
-      S* dz = I.dlogits.data() + r * kVocab;
-      S mx = z[0];
-      for (int v = 1; v < kVocab; ++v) mx = std::max(mx, z[v]);
-      S sum = 0;
-      for (int v = 0; v < kVocab; ++v) sum += (dz[v] = std::exp(z[v] - mx));
-      const S lse = mx + std::log(sum);
-      I.losses[r] = lse - z[I.y[r]];
-      for (int v = 0; v < kVocab; ++v) dz[v] *= inv_m / sum;
-      dz[I.y[r]] -= inv_m;
-    }
-  });
+  nn::cross_entropy_forward(I.losses.data(), I.dlogits.data(), I.logits.data(), I.y.data(), M,
+                            kVocab, S(1) / static_cast<S>(M), nt);
   double total = 0;
   for (int64_t r = 0; r < M; ++r) total += static_cast<double>(I.losses[r]);
   I.have_forward = true;
@@ -502,8 +436,8 @@ void LmModelT<S>::backward() {
   const int B = I.B, T = I.T;
   const int64_t M = I.M;
   const int nt = resolve_threads(I.threads);
-  const S* P = params.data();
-  S* G = grads.data();
+  const S* P = this->params.data();
+  S* G = this->grads.data();
 
   // 4'. tied head and final LayerNorm -> dx (M, E), the gradient of the residual stream
   std::vector<S>&dz = I.dz, &dx = I.dx;
@@ -515,8 +449,8 @@ void LmModelT<S>::backward() {
                          I.mf.data(), I.rf.data(), P + o.lnf_w, M, E, nt);
 
   // 3'. blocks in reverse; dx is the gradient of the block's output, then of its input
-  std::vector<S>&dact = I.dact, &dfc = I.dfc, &dln = I.dln, &datt = I.datt, &dqkv = I.dqkv;
-  dact.resize(M * F), dfc.resize(M * F), dln.resize(M * E), datt.resize(M * E);
+  std::vector<S>&dln = I.dln, &datt = I.datt, &dqkv = I.dqkv;
+  dln.resize(M * E), datt.resize(M * E);
   dqkv.resize(M * 3 * E);
   const bool t5 = c.position == LmPosition::t5;
   if (t5) I.dbias.resize(static_cast<size_t>(B) * T * T * H);
@@ -524,19 +458,7 @@ void LmModelT<S>::backward() {
     auto& Y = I.layers[l];
     const auto& ob = o.blocks[l];
     // MLP half: xo = xmid + fc2(gelu(fc(ln2(xmid))))
-    std::fill(dact.begin(), dact.end(), S(0));
-    std::fill(dfc.begin(), dfc.end(), S(0));
-    std::fill(dln.begin(), dln.end(), S(0));
-    nn::linear_backward(dact.data(), G + ob.fc2_w, G + ob.fc2_b, dx.data(), Y.act.data(),
-                        P + ob.fc2_w, M, F, E, nt);
-    parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-      nn::gelu_backward(dfc.data() + r0 * F, dact.data() + r0 * F, Y.fc.data() + r0 * F,
-                        (r1 - r0) * F);
-    });
-    nn::linear_backward(dln.data(), G + ob.fc_w, G + ob.fc_b, dfc.data(), Y.ln2.data(), P + ob.fc_w,
-                        M, E, F, nt);
-    nn::layernorm_backward(dx.data(), G + ob.ln2_w, G + ob.ln2_b, dln.data(), Y.xmid.data(),
-                           Y.m2.data(), Y.r2.data(), P + ob.ln2_w, M, E, nt);
+    nn::mlp_backward(dx.data(), G, I.mlp, Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, F, nt);
     // attention half: xmid = x + proj(attn(qkv(ln1(x))))
     std::fill(datt.begin(), datt.end(), S(0));
     std::fill(dqkv.begin(), dqkv.end(), S(0));

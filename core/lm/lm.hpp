@@ -63,8 +63,8 @@
 #include <vector>
 
 #include "core/common/param_range.hpp"
+#include "core/nn/param_table.hpp"
 #include "core/rope/rope.hpp"
-#include "core/wm/world_model.hpp"  // TensorInfo, ParamLayout (one layout type for both models)
 
 namespace poslab::lm {
 
@@ -75,8 +75,8 @@ inline constexpr float kLayerNormEps = 1e-5f;
 // appended last, so the names of older checkpoints keep their meaning.
 enum class LmPosition { none, sinusoidal, learned, rope, alibi, t5, sinusoidal_scaled };
 
-using wm::ParamLayout;
-using wm::TensorInfo;
+using nn::ParamLayout;
+using nn::TensorInfo;
 
 // Everything that fixes the model's shape.
 struct LmConfig {
@@ -147,8 +147,9 @@ std::string lm_scaling_label(const LmScaling& s);
 // ---- The model ------------------------------------------------------------------------
 // Usage (training): zero_grad(); double nats = forward(bytes, B, T); backward(); step.
 // forward keeps every activation backward needs; backward ADDS into grads.
+// params, grads (P, layout()), tensor(name), zero_grad(): the shared store (nn::ParamStore).
 template <class S>
-class LmModelT {
+class LmModelT : public nn::ParamStore<S> {
  public:
   explicit LmModelT(const LmConfig& c);  // validates; params zero until init()
   ~LmModelT();
@@ -156,14 +157,8 @@ class LmModelT {
   LmModelT& operator=(LmModelT&&) noexcept;
 
   const LmConfig& config() const { return config_; }
-  const ParamLayout& layout() const { return layout_; }
-  std::vector<S> params;  // (P), layout()
-  std::vector<S> grads;   // (P), same layout
 
   void init(uint64_t seed);  // see "Init" above
-  void zero_grad();
-  S* tensor(std::string_view name);  // pointer into params; InputError if unknown
-  const S* tensor(std::string_view name) const;
 
   // Threads over the windows of a batch (0 = all cores). Results do not depend on it
   // beyond float rounding.
@@ -192,7 +187,6 @@ class LmModelT {
 
  private:
   LmConfig config_;
-  ParamLayout layout_;
   std::unique_ptr<Impl> impl_;
 };
 using LmModel = LmModelT<float>;

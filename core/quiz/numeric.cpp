@@ -7,10 +7,10 @@
 #include <functional>
 #include <utility>
 
-#include "core/attention/encodings.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 #include "core/common/random.hpp"
+#include "core/position/encodings.hpp"
 #include "core/quiz/lm_questions.hpp"
 #include "core/rope/rope.hpp"
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "core/common/errors.hpp"
@@ -82,6 +83,49 @@ WmBatch wm_make_batch(const std::vector<bnb::EpisodeRecord>& episodes,
     std::fill_n(b.valid.begin() + static_cast<long>(w * static_cast<size_t>(steps)), n, 1);
   }
   return b;
+}
+
+// Declared in world_model.hpp: every batch the model is given, checked where batches are made.
+void wm_check_batch(const WmConfig& c, const WmBatch& b) {
+  std::ostringstream s;
+  if (b.batch < 1 || b.steps < 1) {
+    s << "world-model batch of " << b.batch << " windows x " << b.steps
+      << " steps: both must be at least 1";
+    throw InputError(s.str());
+  }
+  if (c.position == WmPosition::absolute && b.steps > c.context) {
+    s << "window of " << b.steps << " steps exceeds the absolute-position context of " << c.context
+      << ": crop windows to the context";
+    throw InputError(s.str());
+  }
+  const size_t BTN = static_cast<size_t>(b.batch) * b.steps * kShips;
+  if (b.tokens.size() != BTN * kTokenDim || b.actions.size() != BTN * 3 ||
+      b.valid.size() != static_cast<size_t>(b.batch) * b.steps) {
+    s << "world-model batch sizes: tokens " << b.tokens.size() << " (want " << BTN * kTokenDim
+      << "), actions " << b.actions.size() << " (want " << BTN * 3 << "), valid " << b.valid.size()
+      << " (want " << b.batch * b.steps << ")";
+    throw InputError(s.str());
+  }
+  for (size_t i = 0; i < b.tokens.size(); ++i)
+    if (!std::isfinite(b.tokens[i])) {
+      s << "world-model batch: token value " << i << " is not finite";
+      throw InputError(s.str());
+    }
+  for (size_t i = 0; i < BTN; ++i)
+    for (int h = 0; h < 3; ++h)
+      if (b.actions[i * 3 + h] >= bnb::kActionSizes[h]) {
+        s << "world-model batch: action " << int(b.actions[i * 3 + h]) << " of head " << h
+          << " at (window, step, ship) " << i / (b.steps * kShips) << ", " << (i / kShips) % b.steps
+          << ", " << i % kShips << " is out of range";
+        throw InputError(s.str());
+      }
+  for (int w = 0; w < b.batch; ++w)
+    for (int t = 1; t < b.steps; ++t)
+      if (b.valid[w * b.steps + t] && !b.valid[w * b.steps + t - 1]) {
+        s << "world-model batch: window " << w << " has a real step " << t
+          << " after padding; padding must be at the end";
+        throw InputError(s.str());
+      }
 }
 
 int wm_train_steps_of_batch(const WmDataParams& p, const WmConfig& c, int64_t k) {

@@ -59,16 +59,17 @@ struct WmDreamer::Scratch {
   std::vector<double> inv_freq;  // (D/2) RoPE frequencies
   StateEncoderActs<float> senc;
   ActionEncoderActs<float> aenc;
-  std::vector<float> x, ln, qkv, att, tmp, fc1, act;  // (N, E), (N, 3E), (N, 4E)
-  std::vector<float> mean, rstd;                      // (N)
-  std::vector<float> rel;                             // (N, N, 12)
-  std::vector<float> rb_pre, rb_act;                  // (N*N, 64)
-  std::vector<float> rb;                              // (Ls, N*N, H), kept from S to A
-  std::vector<float> probs;                           // (H, N, N)
-  std::vector<float> scores;                          // (2C)
-  std::vector<float> cs, sn;                          // (D/2) for the current position
-  std::vector<float> head_out;                        // (N, 15) / (N, 12)
-  std::vector<float> U, V;                            // (N, 12R)
+  std::vector<float> x, ln, qkv, att, tmp;  // (N, E), (N, 3E)
+  std::vector<float> mean, rstd;            // (N)
+  nn::MlpActs<float> mlp;                   // the MLP half's (N, E), (N, 4E)
+  std::vector<float> rel;                   // (N, N, 12)
+  std::vector<float> rb_pre, rb_act;        // (N*N, 64)
+  std::vector<float> rb;                    // (Ls, N*N, H), kept from S to A
+  std::vector<float> probs;                 // (H, N, N)
+  std::vector<float> scores;                // (2C)
+  std::vector<float> cs, sn;                // (D/2) for the current position
+  std::vector<float> head_out;              // (N, 15) / (N, 12)
+  std::vector<float> U, V;                  // (N, 12R)
   uint8_t alive[kN];
 };
 
@@ -94,8 +95,8 @@ WmDreamer::WmDreamer(const WorldModel& model, WmOverflow overflow)
   s.aenc.resize(kN, E);
   for (auto* v : {&s.x, &s.ln, &s.att, &s.tmp}) v->assign(kN * E, 0.0f);
   s.qkv.assign(kN * 3 * E, 0.0f);
-  s.fc1.assign(kN * 4 * E, 0.0f);
-  s.act.assign(kN * 4 * E, 0.0f);
+  s.mlp.ln.assign(kN * E, 0.0f), s.mlp.mean.assign(kN, 0.0f), s.mlp.rstd.assign(kN, 0.0f);
+  s.mlp.fc.assign(kN * 4 * E, 0.0f), s.mlp.act.assign(kN * 4 * E, 0.0f);
   s.mean.assign(kN, 0.0f);
   s.rstd.assign(kN, 0.0f);
   s.rel.assign(kN * kN * kRelDim, 0.0f);
@@ -323,12 +324,8 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
     }
     linear_forward(s.tmp.data(), s.att.data(), P + ob.proj_w, P + ob.proj_b, kN, E, E);
     for (int i = 0; i < kN * E; ++i) s.x[i] += s.tmp[i];
-    layernorm_forward(s.ln.data(), s.mean.data(), s.rstd.data(), s.x.data(), P + ob.ln2_w,
-                      P + ob.ln2_b, kN, E, kLayerNormEps);
-    linear_forward(s.fc1.data(), s.ln.data(), P + ob.fc1_w, P + ob.fc1_b, kN, E, 4 * E);
-    gelu_forward(s.act.data(), s.fc1.data(), kN * 4 * E);
-    linear_forward(s.tmp.data(), s.act.data(), P + ob.fc2_w, P + ob.fc2_b, kN, 4 * E, E);
-    for (int i = 0; i < kN * E; ++i) s.x[i] += s.tmp[i];
+    mlp_forward(s.tmp.data(), s.mlp, s.x.data(), P, ob.mlp, kN, E, 4 * E, kLayerNormEps, 1);
+    std::copy(s.tmp.begin(), s.tmp.end(), s.x.begin());  // tmp = x + MLP(x)
   }
   if (!out) return;
 

@@ -36,9 +36,8 @@ WmOffsets wm_offsets(const WmConfig& c, const ParamLayout& L) {
       k.rb1_w = at(b + "relbias.fc1.weight"), k.rb1_b = at(b + "relbias.fc1.bias");
       k.rb2_w = at(b + "relbias.fc2.weight"), k.rb2_b = at(b + "relbias.fc2.bias");
     }
-    k.ln2_w = at(b + "ln2.weight"), k.ln2_b = at(b + "ln2.bias");
-    k.fc1_w = at(b + "mlp.fc1.weight"), k.fc1_b = at(b + "mlp.fc1.bias");
-    k.fc2_w = at(b + "mlp.fc2.weight"), k.fc2_b = at(b + "mlp.fc2.bias");
+    k.mlp = {at(b + "ln2.weight"),   at(b + "ln2.bias"),       at(b + "mlp.fc1.weight"),
+             at(b + "mlp.fc1.bias"), at(b + "mlp.fc2.weight"), at(b + "mlp.fc2.bias")};
     o.blocks.push_back(k);
   }
   o.lnf_w = at("ln_f.weight"), o.lnf_b = at("ln_f.bias");

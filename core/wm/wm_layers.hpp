@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/nn/blocks.hpp"
 #include "core/wm/world_model.hpp"
 
 namespace poslab::wm {
@@ -23,7 +24,7 @@ struct WmOffsets {
   struct Block {
     size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b;
     size_t rb1_w = kNoTensor, rb1_b = kNoTensor, rb2_w = kNoTensor, rb2_b = kNoTensor;  // spatial
-    size_t ln2_w, ln2_b, fc1_w, fc1_b, fc2_w, fc2_b;
+    nn::MlpOffsets mlp;  // ln2, mlp.fc1, mlp.fc2
   };
   std::vector<Block> blocks;
   size_t lnf_w, lnf_b, act_w, act_b, st_w, st_b, u_w, u_b, v_w, v_b;

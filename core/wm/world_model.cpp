@@ -13,6 +13,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/random.hpp"
+#include "core/nn/blocks.hpp"
 #include "core/nn/layers.hpp"
 #include "core/nn/parallel.hpp"
 #include "core/wm/baselines.hpp"
@@ -113,70 +114,49 @@ WmPosition wm_position_from_name(std::string_view s) {
 
 // ---- Parameter layout --------------------------------------------------------------------
 
-const TensorInfo& ParamLayout::find(std::string_view name) const {
-  for (const auto& t : tensors)
-    if (t.name == name) return t;
-  throw InputError("world model has no tensor '" + std::string(name) + "'");
-}
-
 namespace {
 
-// The layout of a config whose fields are in range (wm_validate checks its budget with it).
+// The tensor table: one row per tensor (name, shape, init role); the order is the
+// allocation's (docs/world-model.md section 7) and the checkpoint's.
 ParamLayout param_layout_of(const WmConfig& c) {
   const int E = c.embed, H = c.heads, Ea = wm_action_embed(c), R = kRelRank;
+  constexpr Init out = Init::residual_out;
   ParamLayout L;
-  auto add = [&](const std::string& name, std::vector<int> shape) {
-    TensorInfo t;
-    t.name = name;
-    t.shape = std::move(shape);
-    t.size = 1;
-    for (int d : t.shape) t.size *= static_cast<size_t>(d);
-    t.offset = L.total;
-    L.total += t.size;
-    L.tensors.push_back(std::move(t));
-  };
-  auto linear = [&](const std::string& name, int out, int in) {
-    add(name + ".weight", {out, in});
-    add(name + ".bias", {out});
-  };
-  linear("state_enc.in", E, kStateFeatures);
-  linear("state_enc.gate", 2 * E, E);
-  linear("state_enc.value", 2 * E, E);
-  linear("state_enc.out", E, 2 * E);
-  add("state_enc.ln.weight", {E});
-  add("state_enc.ln.bias", {E});
-  add("emb.alive", {2, E});
-  add("emb.team", {2, E});
-  add("emb.fired", {2, E});
-  add("action_enc.power", {3, Ea});
-  add("action_enc.turn", {7, Ea});
-  add("action_enc.shoot", {2, Ea});
-  linear("action_enc.proj", E, 3 * Ea);
-  add("emb.slot", {kShips, E});
-  add("emb.teamid", {2, E});
-  add("emb.type", {2, E});
-  if (c.position == WmPosition::absolute) add("emb.pos", {2 * c.context, E});
+  L.model = "world model";
+  L.linear("state_enc.in", E, kStateFeatures);
+  L.linear("state_enc.gate", 2 * E, E);
+  L.linear("state_enc.value", 2 * E, E);
+  L.linear("state_enc.out", E, 2 * E, out);
+  L.layernorm("state_enc.ln.weight", "state_enc.ln.bias", E);
+  L.add("emb.alive", {2, E});
+  L.add("emb.team", {2, E});
+  L.add("emb.fired", {2, E});
+  L.add("action_enc.power", {3, Ea});
+  L.add("action_enc.turn", {7, Ea});
+  L.add("action_enc.shoot", {2, Ea});
+  L.linear("action_enc.proj", E, 3 * Ea);
+  L.add("emb.slot", {kShips, E});
+  L.add("emb.teamid", {2, E});
+  L.add("emb.type", {2, E});
+  if (c.position == WmPosition::absolute) L.add("emb.pos", {2 * c.context, E});
   for (int l = 0; l < c.layers; ++l) {
     const std::string b = "blocks." + std::to_string(l) + ".";
-    add(b + "ln1.weight", {E});
-    add(b + "ln1.bias", {E});
-    linear(b + "attn.qkv", 3 * E, E);
-    linear(b + "attn.proj", E, E);
+    L.layernorm(b + "ln1.weight", b + "ln1.bias", E);
+    L.linear(b + "attn.qkv", 3 * E, E);
+    L.linear(b + "attn.proj", E, E, out);
     if (!wm_is_temporal(l)) {
-      linear(b + "relbias.fc1", kRelBiasHidden, kRelDim);
-      linear(b + "relbias.fc2", H, kRelBiasHidden);
+      L.linear(b + "relbias.fc1", kRelBiasHidden, kRelDim);
+      L.linear(b + "relbias.fc2", H, kRelBiasHidden);
     }
-    add(b + "ln2.weight", {E});
-    add(b + "ln2.bias", {E});
-    linear(b + "mlp.fc1", 4 * E, E);
-    linear(b + "mlp.fc2", E, 4 * E);
+    L.layernorm(b + "ln2.weight", b + "ln2.bias", E);
+    L.linear(b + "mlp.fc1", 4 * E, E);
+    L.linear(b + "mlp.fc2", E, 4 * E, out);
   }
-  add("ln_f.weight", {E});
-  add("ln_f.bias", {E});
-  linear("head.action", kActionLogits, E);
-  linear("head.state", kTokenDim, E);
-  linear("head.rel_u", kRelDim * R, E);
-  linear("head.rel_v", kRelDim * R, E);
+  L.layernorm("ln_f.weight", "ln_f.bias", E);
+  L.linear("head.action", kActionLogits, E);
+  L.linear("head.state", kTokenDim, E);
+  L.linear("head.rel_u", kRelDim * R, E);
+  L.linear("head.rel_v", kRelDim * R, E);
   return L;
 }
 
@@ -194,48 +174,6 @@ size_t wm_dream_cache_floats(const WmConfig& c) {
 
 size_t wm_param_count(const WmConfig& c) {
   return wm_param_layout(c).total;
-}
-
-void wm_check_batch(const WmConfig& c, const WmBatch& b) {
-  std::ostringstream s;
-  if (b.batch < 1 || b.steps < 1) {
-    s << "world-model batch of " << b.batch << " windows x " << b.steps
-      << " steps: both must be at least 1";
-    throw InputError(s.str());
-  }
-  if (c.position == WmPosition::absolute && b.steps > c.context) {
-    s << "window of " << b.steps << " steps exceeds the absolute-position context of " << c.context
-      << ": crop windows to the context";
-    throw InputError(s.str());
-  }
-  const size_t BTN = static_cast<size_t>(b.batch) * b.steps * kShips;
-  if (b.tokens.size() != BTN * kTokenDim || b.actions.size() != BTN * 3 ||
-      b.valid.size() != static_cast<size_t>(b.batch) * b.steps) {
-    s << "world-model batch sizes: tokens " << b.tokens.size() << " (want " << BTN * kTokenDim
-      << "), actions " << b.actions.size() << " (want " << BTN * 3 << "), valid " << b.valid.size()
-      << " (want " << b.batch * b.steps << ")";
-    throw InputError(s.str());
-  }
-  for (size_t i = 0; i < b.tokens.size(); ++i)
-    if (!std::isfinite(b.tokens[i])) {
-      s << "world-model batch: token value " << i << " is not finite";
-      throw InputError(s.str());
-    }
-  for (size_t i = 0; i < BTN; ++i)
-    for (int h = 0; h < 3; ++h)
-      if (b.actions[i * 3 + h] >= bnb::kActionSizes[h]) {
-        s << "world-model batch: action " << int(b.actions[i * 3 + h]) << " of head " << h
-          << " at (window, step, ship) " << i / (b.steps * kShips) << ", " << (i / kShips) % b.steps
-          << ", " << i % kShips << " is out of range";
-        throw InputError(s.str());
-      }
-  for (int w = 0; w < b.batch; ++w)
-    for (int t = 1; t < b.steps; ++t)
-      if (b.valid[w * b.steps + t] && !b.valid[w * b.steps + t - 1]) {
-        s << "world-model batch: window " << w << " has a real step " << t
-          << " after padding; padding must be at the end";
-        throw InputError(s.str());
-      }
 }
 
 // ---- Activations ---------------------------------------------------------------------
@@ -270,8 +208,7 @@ struct WorldModelT<S>::Impl {
     std::vector<S> att;             // (M, E) attention output before the projection
     std::vector<S> probs;           // temporal (B*N, H, 2T, 2T); spatial (B*T*2, H, N, N)
     std::vector<S> xmid;            // (M, E) after the attention residual
-    std::vector<S> ln2, m2, r2;     // (M, E), (M), (M)
-    std::vector<S> fc1, act;        // (M, 4E) pre-activation and GELU
+    MlpActs<S> mlp;                 // ln2 (M, E), fc1 and GELU (M, 4E) of the MLP half
     std::vector<S> rb_pre, rb_act;  // spatial: (Mp, 64)
     std::vector<S> rb;              // spatial: (Mp, H) bias per (b, t, i, j, h)
   };
@@ -289,7 +226,8 @@ struct WorldModelT<S>::Impl {
   // loss gradients, computed with the loss
   std::vector<S> dlogits, dspred, drel;
   // backward scratch, kept between calls (allocating it each step costs page faults)
-  std::vector<S> dU, dV, dzs, dza, dz, dx, dact, dfc1, dln, datt, dqkv, drb, dh, dpre;
+  std::vector<S> dU, dV, dzs, dza, dz, dx, dln, datt, dqkv, drb, dh, dpre;
+  MlpScratch<S> mlp;
   std::vector<S> dsenc, daenc, dhead;
   WmLoss loss;
 
@@ -301,10 +239,8 @@ struct WorldModelT<S>::Impl {
 
 template <class S>
 WorldModelT<S>::WorldModelT(const WmConfig& c)
-    : config_(c), layout_(wm_param_layout(c)), impl_(std::make_unique<Impl>()) {
-  params.assign(layout_.total, S(0));
-  grads.assign(layout_.total, S(0));
-  impl_->off = wm_offsets(c, layout_);
+    : nn::ParamStore<S>(wm_param_layout(c)), config_(c), impl_(std::make_unique<Impl>()) {
+  impl_->off = wm_offsets(c, this->layout());
   impl_->scale.assign(kTokenDim, S(1));
   if (!c.state_scale.empty())
     for (int f = 0; f < kTokenDim; ++f) impl_->scale[f] = static_cast<S>(c.state_scale[f]);
@@ -322,40 +258,9 @@ WorldModelT<S>& WorldModelT<S>::operator=(WorldModelT&&) noexcept = default;
 
 template <class S>
 void WorldModelT<S>::init(uint64_t seed) {
-  const double out_std = 0.02 / std::sqrt(2.0 * config_.layers);
-  for (const auto& t : layout_.tensors) {
-    const std::string& n = t.name;
-    S* p = params.data() + t.offset;
-    auto ends = [&](std::string_view suf) {
-      return n.size() >= suf.size() && n.compare(n.size() - suf.size(), suf.size(), suf) == 0;
-    };
-    if (ends(".bias")) {
-      std::fill(p, p + t.size, S(0));
-    } else if (ends("ln.weight") || ends("ln1.weight") || ends("ln2.weight") ||
-               ends("ln_f.weight")) {
-      std::fill(p, p + t.size, S(1));
-    } else {
-      const bool out_proj =
-          n == "state_enc.out.weight" || ends("attn.proj.weight") || ends("mlp.fc2.weight");
-      const double std = out_proj ? out_std : 0.02;
-      SeededStream rng(seed, n, 0);
-      for (size_t i = 0; i < t.size; ++i) p[i] = static_cast<S>(std * rng.normal());
-    }
-  }
+  this->init_params(seed, "", config_.layers);
 }
 
-template <class S>
-void WorldModelT<S>::zero_grad() {
-  std::fill(grads.begin(), grads.end(), S(0));
-}
-template <class S>
-S* WorldModelT<S>::tensor(std::string_view name) {
-  return params.data() + layout_.find(name).offset;
-}
-template <class S>
-const S* WorldModelT<S>::tensor(std::string_view name) const {
-  return params.data() + layout_.find(name).offset;
-}
 template <class S>
 void WorldModelT<S>::set_threads(int n) {
   impl_->threads = n;
@@ -386,7 +291,7 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   const int E = c.embed, H = c.heads, D = wm_head_dim(c), Ltot = c.layers, R = kRelRank;
   const int B = batch.batch, T = batch.steps;
   const int nt = resolve_threads(I.threads);
-  const S* P = params.data();
+  const S* P = this->params.data();
   I.B = B, I.T = T;
   I.M = int64_t{B} * T * 2 * kShips;
   I.Ms = int64_t{B} * T * kShips;
@@ -446,8 +351,6 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
     const S* x = I.xs[l].data();
     Y.ln1.resize(M * E), Y.m1.resize(M), Y.r1.resize(M);
     Y.qkv.resize(M * 3 * E), Y.att.resize(M * E), Y.xmid.resize(M * E);
-    Y.ln2.resize(M * E), Y.m2.resize(M), Y.r2.resize(M);
-    Y.fc1.resize(M * 4 * E), Y.act.resize(M * 4 * E);
     layernorm_forward(Y.ln1.data(), Y.m1.data(), Y.r1.data(), x, P + ob.ln1_w, P + ob.ln1_b, M, E,
                       static_cast<S>(kLayerNormEps), nt);
     linear_forward(Y.qkv.data(), Y.ln1.data(), P + ob.qkv_w, P + ob.qkv_b, M, E, 3 * E, nt);
@@ -494,15 +397,8 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
     }
     linear_forward(Y.xmid.data(), Y.att.data(), P + ob.proj_w, P + ob.proj_b, M, E, E, nt);
     for (int64_t i = 0; i < M * E; ++i) Y.xmid[i] += x[i];
-    layernorm_forward(Y.ln2.data(), Y.m2.data(), Y.r2.data(), Y.xmid.data(), P + ob.ln2_w,
-                      P + ob.ln2_b, M, E, static_cast<S>(kLayerNormEps), nt);
-    linear_forward(Y.fc1.data(), Y.ln2.data(), P + ob.fc1_w, P + ob.fc1_b, M, E, 4 * E, nt);
-    parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-      gelu_forward(Y.act.data() + r0 * 4 * E, Y.fc1.data() + r0 * 4 * E, (r1 - r0) * 4 * E);
-    });
-    S* xo = I.xs[l + 1].data();
-    linear_forward(xo, Y.act.data(), P + ob.fc2_w, P + ob.fc2_b, M, 4 * E, E, nt);
-    for (int64_t i = 0; i < M * E; ++i) xo[i] += Y.xmid[i];
+    mlp_forward(I.xs[l + 1].data(), Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, 4 * E,
+                static_cast<S>(kLayerNormEps), nt);
   }
 
   // 4. final LayerNorm, heads
@@ -624,8 +520,8 @@ void WorldModelT<S>::backward() {
   const int B = I.B, T = I.T;
   const int64_t M = I.M, Ms = I.Ms, Mp = I.Mp;
   const int nt = resolve_threads(I.threads);
-  const S* P = params.data();
-  S* G = grads.data();
+  const S* P = this->params.data();
+  S* G = this->grads.data();
 
   // 5'. heads: relational low rank, state, action -> dzs, dza
   std::vector<S>&dU = I.dU, &dV = I.dV;
@@ -673,26 +569,14 @@ void WorldModelT<S>::backward() {
                      I.rf.data(), P + o.lnf_w, M, E, nt);
 
   // 3'. blocks in reverse; dx is the gradient of the block's output, then of its input
-  std::vector<S>&dact = I.dact, &dfc1 = I.dfc1, &dln = I.dln, &datt = I.datt, &dqkv = I.dqkv;
-  dact.resize(M * 4 * E), dfc1.resize(M * 4 * E), dln.resize(M * E), datt.resize(M * E);
+  std::vector<S>&dln = I.dln, &datt = I.datt, &dqkv = I.dqkv;
+  dln.resize(M * E), datt.resize(M * E);
   dqkv.resize(M * 3 * E);
   for (int l = Ltot - 1; l >= 0; --l) {
     auto& Y = I.layers[l];
     const auto& ob = o.blocks[l];
     // MLP half: xo = xmid + fc2(gelu(fc1(ln2(xmid))))
-    std::fill(dact.begin(), dact.end(), S(0));
-    std::fill(dfc1.begin(), dfc1.end(), S(0));
-    std::fill(dln.begin(), dln.end(), S(0));
-    linear_backward(dact.data(), G + ob.fc2_w, G + ob.fc2_b, dx.data(), Y.act.data(), P + ob.fc2_w,
-                    M, 4 * E, E, nt);
-    parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-      gelu_backward(dfc1.data() + r0 * 4 * E, dact.data() + r0 * 4 * E, Y.fc1.data() + r0 * 4 * E,
-                    (r1 - r0) * 4 * E);
-    });
-    linear_backward(dln.data(), G + ob.fc1_w, G + ob.fc1_b, dfc1.data(), Y.ln2.data(), P + ob.fc1_w,
-                    M, E, 4 * E, nt);
-    layernorm_backward(dx.data(), G + ob.ln2_w, G + ob.ln2_b, dln.data(), Y.xmid.data(),
-                       Y.m2.data(), Y.r2.data(), P + ob.ln2_w, M, E, nt);
+    mlp_backward(dx.data(), G, I.mlp, Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, 4 * E, nt);
     // attention half: xmid = x + proj(attn(qkv(ln1(x))))
     std::fill(datt.begin(), datt.end(), S(0));
     std::fill(dqkv.begin(), dqkv.end(), S(0));

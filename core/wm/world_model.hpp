@@ -17,6 +17,7 @@
 
 #include "core/bnb/bnb_features.hpp"
 #include "core/common/param_range.hpp"
+#include "core/nn/param_table.hpp"
 
 namespace poslab::wm {
 
@@ -109,17 +110,10 @@ inline bool wm_is_temporal(int layer) {
 }
 
 // ---- Parameter layout: one allocation carved into named tensors ---------------------
-struct TensorInfo {
-  std::string name;        // checkpoint tensor name, e.g. "blocks.1.attn.qkv.weight"
-  std::vector<int> shape;  // row-major; Linear weights are (out, in)
-  size_t offset = 0;       // first element within the allocation
-  size_t size = 0;         // product of shape
-};
-struct ParamLayout {
-  std::vector<TensorInfo> tensors;                      // in allocation order (docs section 7)
-  size_t total = 0;                                     // P
-  const TensorInfo& find(std::string_view name) const;  // throws InputError if unknown
-};
+// The tensor table is core/nn's (param_table.hpp); the world model's rows are in
+// world_model.cpp's param_layout_of, in allocation order (docs section 7).
+using nn::ParamLayout;
+using nn::TensorInfo;
 ParamLayout wm_param_layout(const WmConfig& c);
 size_t wm_param_count(const WmConfig& c);
 // Floats of a dream's key/value caches: every temporal block keeps K and V of 2N tokens
@@ -154,8 +148,9 @@ struct WmLoss {
 // ---- The model ------------------------------------------------------------------------
 // Usage (training): zero_grad(); WmLoss l = forward(batch); backward(); step on params/grads.
 // forward keeps every activation backward needs; backward ADDS into grads.
+// params, grads (P, layout()), tensor(name), zero_grad(): the shared store (nn::ParamStore).
 template <class S>
-class WorldModelT {
+class WorldModelT : public nn::ParamStore<S> {
  public:
   explicit WorldModelT(const WmConfig& c);  // validates; params zero until init()
   ~WorldModelT();
@@ -163,14 +158,8 @@ class WorldModelT {
   WorldModelT& operator=(WorldModelT&&) noexcept;
 
   const WmConfig& config() const { return config_; }
-  const ParamLayout& layout() const { return layout_; }
-  std::vector<S> params;  // (P), layout()
-  std::vector<S> grads;   // (P), same layout
 
   void init(uint64_t seed);  // docs section 8
-  void zero_grad();
-  S* tensor(std::string_view name);  // pointer into params
-  const S* tensor(std::string_view name) const;
 
   // Threads for forward/backward (0 = std::thread::hardware_concurrency()). Results do
   // not depend on it beyond float rounding.
@@ -189,7 +178,6 @@ class WorldModelT {
 
  private:
   WmConfig config_;
-  ParamLayout layout_;
   std::unique_ptr<Impl> impl_;
 };
 using WorldModel = WorldModelT<float>;

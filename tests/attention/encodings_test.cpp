@@ -5,9 +5,9 @@
 #include <cmath>
 #include <set>
 
-#include "core/attention/encodings.hpp"
 #include "core/attention/tokenizer.hpp"
 #include "core/common/errors.hpp"
+#include "core/position/encodings.hpp"
 
 using namespace poslab;
 

@@ -8,9 +8,9 @@
 #include <map>
 #include <set>
 
-#include "core/attention/encodings.hpp"
 #include "core/common/errors.hpp"
 #include "core/labs.hpp"
+#include "core/position/encodings.hpp"
 #include "core/quiz/lessons_lab.hpp"
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/progress.hpp"

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""The bridge's training entry point under torchrun: 2 CPU ranks (gloo) must give the same
-training losses and weights as one plain process (the loss is normalised by the global
+"""The bridge's training entry points under torchrun: for the world model (train.py) and the
+language model (lm_train.py), 2 CPU ranks (gloo) must give the same training losses and
+weights as one plain process (the loss is normalised by the global
 batch's counts, so the averaged gradient is the whole batch's), and a run stopped and
 resumed from its checkpoint must equal one that never stopped, bit for bit. Exit 77 (skip)
 only when torch or h5py cannot be imported.
@@ -116,7 +117,38 @@ def main():
               f"{step}, stderr:\n{err[-2000:]}")
         fails += 1
     print(f"Ctrl-C on a 2-rank torchrun job: exit {job.returncode}, saved at step {step}")
+    fails += lm_ddp(tools, tmp)
     return 1 if fails else 0
+
+
+def lm_ddp(tools, tmp):
+    """The language model's trainer: 1 process and 2 ranks take the same 3 steps."""
+    import lm
+
+    text = os.path.join(tmp, "text.txt")
+    with open(text, "w") as f:
+        f.write("".join(f"Fortune {i}: the cat sat on the mat.\n%\n" for i in range(200)))
+    common = ["--text", text, "--embed", "16", "--heads", "2", "--layers", "1", "--context", "16",
+              "--batch", "4", "--steps", "3", "--val-every", "1", "--warmup", "1", "--threads", "1",
+              "--device", "cpu", "--quiet", "--seed", "9"]
+    train = os.path.join(tools, "lm_train.py")
+    one, two = os.path.join(tmp, "lm_one.safetensors"), os.path.join(tmp, "lm_two.safetensors")
+    run([sys.executable, train, *common, "-o", one])
+    run([sys.executable, os.path.join(tools, "torchrun.py"), "--nproc_per_node=2", "--standalone",
+         train, *common, "-o", two], timeout=150, tries=2)
+
+    def nats(path):
+        with open(path.replace(".safetensors", ".csv")) as f:
+            return [float(row["train_nats"]) for row in csv.DictReader(f)]
+
+    la, lb = nats(one), nats(two)
+    a, b = lm.read_lm_checkpoint(one), lm.read_lm_checkpoint(two)
+    d = max(float(np.abs(a.params[n] - b.params[n]).max()) for n in a.params)
+    print(f"language model, 1 process vs 2 ranks: losses {la} vs {lb}, max weight difference {d:.2e}")
+    if len(la) != 3 or len(lb) != 3 or max(abs(x - y) for x, y in zip(la, lb)) > 1e-5 or d > 1e-5:
+        print("FAIL: the language model's 2-rank run differs from one process")
+        return 1
+    return 0
 
 
 CLEANUP = []  # temporary directories, removed however the test ends

@@ -16,13 +16,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from poslab_random import seeded_normals
+import checkpoint as ckpt
+import param_table as pt
+from layers import rope_rotate
+import layers
 
 VOCAB = 256
 LN_EPS = 1e-5
 POSITIONS = ("none", "sinusoidal", "learned", "rope", "alibi", "t5", "sinusoidal_scaled")
 SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
-SINUSOID_BASE = 10000.0  # core/attention's sinusoidal_encoding base for the model's table
+SINUSOID_BASE = 10000.0  # core/position's sinusoidal_encoding base for the model's table
 CHECKPOINT_FORMAT = "poslab-byte-lm"  # io/checkpoint/lm_checkpoint.hpp kLmCheckpointFormat
 CHECKPOINT_FORMAT_VERSION = "1"
 LEARNED_PAST_L = "clamped to row L-1"
@@ -81,51 +84,43 @@ class LmConfig:
         return f"LmConfig({self.to_dict()})"
 
 
-def param_layout(c):
-    """[(name, shape)] in checkpoint order."""
+def param_table(c):
+    """The tensor table (core/lm/lm.cpp's lm_layout_of, row for row), checkpoint order."""
     E = c.embed
-    out = [("tok_emb.weight", (VOCAB, E))]
+    out = pt.RESIDUAL_OUT
+    t = pt.Table()
+    t.add("tok_emb.weight", (VOCAB, E))
     if c.position == "learned":
-        out.append(("pos_emb.weight", (c.context, E)))
+        t.add("pos_emb.weight", (c.context, E), pt.NORMAL, 0.01)
     if c.position == "t5":
-        out.append(("t5_bias.weight", (c.t5_buckets, c.heads)))
+        t.add("t5_bias.weight", (c.t5_buckets, c.heads), pt.ZEROS)
     for i in range(c.layers):
         p = f"blocks.{i}."
-        out += [
-            (p + "ln1.weight", (E,)), (p + "ln1.bias", (E,)),
-            (p + "attn.qkv.weight", (3 * E, E)), (p + "attn.qkv.bias", (3 * E,)),
-            (p + "attn.proj.weight", (E, E)), (p + "attn.proj.bias", (E,)),
-            (p + "ln2.weight", (E,)), (p + "ln2.bias", (E,)),
-            (p + "mlp.fc.weight", (4 * E, E)), (p + "mlp.fc.bias", (4 * E,)),
-            (p + "mlp.proj.weight", (E, 4 * E)), (p + "mlp.proj.bias", (E,)),
-        ]
-    out += [("ln_f.weight", (E,)), ("ln_f.bias", (E,))]
-    return out
+        t.layernorm(p + "ln1.weight", p + "ln1.bias", E)
+        t.linear(p + "attn.qkv", 3 * E, E)
+        t.linear(p + "attn.proj", E, E, out)
+        t.layernorm(p + "ln2.weight", p + "ln2.bias", E)
+        t.linear(p + "mlp.fc", 4 * E, E)
+        t.linear(p + "mlp.proj", E, 4 * E, out)
+    t.layernorm("ln_f.weight", "ln_f.bias", E)
+    return t
+
+
+def param_layout(c):
+    """[(name, shape)] in checkpoint order."""
+    return param_table(c).layout()
 
 
 def param_count(c):
-    return sum(int(np.prod(s)) for _, s in param_layout(c))
+    return param_table(c).count()
 
 
 def init_params(c, seed):
-    """core/lm/lm.hpp's init, element for element: GPT-2-like, tok_emb, qkv and fc ~
-    N(0, 0.02^2), attn.proj and mlp.proj ~ N(0, (0.02/sqrt(2N))^2), pos_emb ~ N(0, 0.01^2),
-    t5_bias and every bias 0, LayerNorm weights 1; element e of tensor `name` is normal
-    number e of PosLab's SeededStream(seed, "lm:" + name, 0)."""
-    out = {}
-    for name, shape in param_layout(c):
-        n = int(np.prod(shape))
-        if name.endswith(".bias") or name == "t5_bias.weight":
-            a = np.zeros(n)
-        elif ".ln" in name or name.startswith("ln_f"):
-            a = np.ones(n)
-        else:
-            std = 0.01 if name == "pos_emb.weight" else 0.02
-            if name.endswith("attn.proj.weight") or name.endswith("mlp.proj.weight"):
-                std /= math.sqrt(2 * c.layers)
-            a = std * seeded_normals(seed, "lm:" + name, 0, n)
-        out[name] = a.reshape(shape).astype(np.float32)
-    return out
+    """core/lm's init, element for element: GPT-2-like, tok_emb, qkv and fc ~ N(0, 0.02^2),
+    attn.proj and mlp.proj ~ N(0, (0.02/sqrt(2N))^2), pos_emb ~ N(0, 0.01^2), t5_bias and
+    every bias 0, LayerNorm weights 1; element e of tensor `name` is normal number e of
+    PosLab's SeededStream(seed, "lm:" + name, 0)."""
+    return param_table(c).init(seed, "lm:", c.layers)
 
 
 # ---- Position encodings (independent reference formulas) ------------------------------
@@ -256,41 +251,23 @@ def rope_tables(T, D, base, L, scaling=None):
     return (m * torch.cos(ang)).to(torch.float32), (m * torch.sin(ang)).to(torch.float32)
 
 
-def rope_rotate(x, cos, sin):
-    """Half-split layout: pairs (i, i + D/2), rotated by +angle. x (..., T, D)."""
-    half = x.shape[-1] // 2
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
-
-
 # ---- The model ------------------------------------------------------------------------
-
-class _Attn(nn.Module):
-    def __init__(self, E):
-        super().__init__()
-        self.qkv = nn.Linear(E, 3 * E)
-        self.proj = nn.Linear(E, E)
-
-
-class _Mlp(nn.Module):
-    def __init__(self, E):
-        super().__init__()
-        self.fc = nn.Linear(E, 4 * E)
-        self.proj = nn.Linear(4 * E, E)
-
 
 class _Block(nn.Module):
     def __init__(self, E):
         super().__init__()
         self.ln1 = nn.LayerNorm(E, eps=LN_EPS)
-        self.attn = _Attn(E)
+        self.attn = layers.Attention(E)
         self.ln2 = nn.LayerNorm(E, eps=LN_EPS)
-        self.mlp = _Mlp(E)
+        self.mlp = layers.Mlp(E, "fc", "proj")
 
 
-class ByteLm(nn.Module):
+class ByteLm(layers.TableParams, nn.Module):
     """forward(x, targets=None, scaling=None) -> dict(logits (B, T, V), loss (nats, mean
     over targets != -1, or None), count)."""
+
+    layout_of = staticmethod(param_layout)
+    init_params_of = staticmethod(init_params)
 
     def __init__(self, config):
         super().__init__()
@@ -306,29 +283,6 @@ class ByteLm(nn.Module):
         names = dict(self.named_parameters())
         want = dict(param_layout(c))
         assert set(names) == set(want), sorted(set(names) ^ set(want))
-
-    def named_arrays(self):
-        params = dict(self.named_parameters())
-        return {n: params[n].detach().cpu().numpy() for n, _ in param_layout(self.config)}
-
-    def load_arrays(self, arrays, source="parameters"):
-        params = dict(self.named_parameters())
-        layout = param_layout(self.config)
-        missing = [n for n, _ in layout if n not in arrays]
-        extra = sorted(set(arrays) - set(params))
-        if missing or extra:
-            raise ValueError(f"{source}: tensors do not match the config "
-                             f"(missing {missing[:3]}, unexpected {extra[:3]})")
-        with torch.no_grad():
-            for n, shape in layout:
-                a = np.asarray(arrays[n])
-                if tuple(a.shape) != tuple(shape):
-                    raise ValueError(f"{source}: tensor '{n}' has shape {list(a.shape)}, "
-                                     f"the config needs {list(shape)}")
-                params[n].copy_(torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)))
-
-    def init(self, seed):
-        self.load_arrays(init_params(self.config, seed), "init")
 
     def _cached(self, key, make, device):
         key = key + (str(device),)
@@ -387,7 +341,7 @@ class ByteLm(nn.Module):
             s = s.masked_fill(mask, float("-inf"))
             o = (torch.softmax(s, dim=-1) @ v).transpose(1, 2).reshape(B, T, E)
             h = h + blk.attn.proj(o)
-            h = h + blk.mlp.proj(F.gelu(blk.mlp.fc(blk.ln2(h)), approximate="tanh"))
+            h = h + blk.mlp(blk.ln2(h))
         logits = self.ln_f(h) @ self.tok_emb.weight.t()
         out = {"logits": logits, "loss": None, "count": 0}
         if targets is not None:
@@ -409,26 +363,8 @@ def windows_to_batch(windows):
 # ---- Checkpoints ----------------------------------------------------------------------
 
 def config_from_metadata(meta, path):
-    from safetensors_io import CheckpointError
-
-    for key in ("format", "format_version", "config"):
-        if key not in meta:
-            raise CheckpointError(path, f"checkpoint metadata lacks '{key}' (not a PosLab checkpoint?)")
-    if meta["format"] != CHECKPOINT_FORMAT:
-        raise CheckpointError(path, f"format is '{meta['format']}', not a PosLab language model")
-    if meta["format_version"] != CHECKPOINT_FORMAT_VERSION:
-        raise CheckpointError(path, f"format_version {meta['format_version']} (this tool reads "
-                                    f"{CHECKPOINT_FORMAT_VERSION}; retrain or convert it)")
-    try:
-        d = json.loads(meta["config"])
-        if not isinstance(d, dict):
-            raise ValueError("not a JSON object")
-        unknown = set(d) - set(LmConfig.FIELDS)
-        if unknown:
-            raise ValueError(f"unknown field {sorted(unknown)[0]!r} (checkpoint of a newer PosLab?)")
-        return LmConfig(**d)
-    except (ValueError, TypeError) as e:
-        raise CheckpointError(path, f"bad config in metadata: {e}") from None
+    return ckpt.config_from_metadata(meta, path, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION,
+                                     "language model", LmConfig, LmConfig.FIELDS)
 
 
 class Checkpoint:
@@ -442,45 +378,16 @@ class Checkpoint:
 
 
 def read_lm_checkpoint(path):
-    from safetensors_io import CheckpointError, read_checkpoint
+    from safetensors_io import CheckpointError
 
-    tensors, meta = read_checkpoint(path)
-    c = config_from_metadata(meta, path)
-    for key in ("step", "param_count"):
-        if not meta.get(key, "").isdigit():
-            raise CheckpointError(path, f"metadata '{key}' = {meta.get(key)!r} is not a whole number")
-    step = meta["step"]
-    if int(meta["param_count"]) != param_count(c):
-        raise CheckpointError(path, f"param_count {meta['param_count']} does not match its config "
-                                    f"({param_count(c)})")
+    c, step, params, meta, copies = ckpt.read_tensors(path, config_from_metadata, param_layout)
     try:
         scaling = RopeScaling.from_json(meta.get("scaling", '{"scaling":"none","factor":4}'))
     except (ValueError, TypeError) as e:
         raise CheckpointError(path, f"bad scaling in metadata: {e}") from None
-    layout = param_layout(c)
-    names = [n for n, _ in layout]
-    has_m = "optim.m." + names[0] in tensors
-    allowed = set(names) | ({p + n for p in ("optim.m.", "optim.v.") for n in names} if has_m else set())
-    for name in tensors:
-        if name not in allowed:
-            raise CheckpointError(path, f"unexpected tensor '{name}' (not in this config's layout)")
-    for prefix in [""] + (["optim.m.", "optim.v."] if has_m else []):
-        for n, shape in layout:
-            t = tensors.get(prefix + n)
-            if t is None:
-                raise CheckpointError(path, f"checkpoint lacks tensor '{prefix + n}'")
-            if tuple(t.shape) != tuple(shape):
-                raise CheckpointError(path, f"tensor '{prefix + n}' has shape {list(t.shape)}, "
-                                            f"the config needs {list(shape)}")
-    params = {n: tensors[n] for n in names}
-    if not all(np.all(np.isfinite(a)) for a in params.values()):
-        raise CheckpointError(path, "holds non-finite weights (a diverged run?)")
-    ck = Checkpoint(c, int(step), params, meta, scaling=scaling)
-    if has_m:
-        if meta.get("optim_step") != step:
-            raise CheckpointError(path, "optimiser step and model step differ (damaged file?)")
-        ck.m = {n: tensors["optim.m." + n] for n in names}
-        ck.v = {n: tensors["optim.v." + n] for n in names}
+    ck = Checkpoint(c, step, params, meta, scaling=scaling)
+    if "optim.m." in copies:
+        ck.m, ck.v = copies["optim.m."], copies["optim.v."]
     return ck
 
 
@@ -497,24 +404,12 @@ def save_checkpoint(path, model, step, extra_meta=None, m=None, v=None, scaling=
     """Writes the tensors in checkpoint order (optionally AdamW m, v) and the metadata the
     C++ reader checks (format, format_version, config, step, param_count, scaling);
     atomically."""
-    from safetensors_io import write_checkpoint
-
     c = model.config
-    meta = {str(k): str(x) for k, x in (extra_meta or {}).items()}
-    meta.update({
-        "format": CHECKPOINT_FORMAT,
-        "format_version": CHECKPOINT_FORMAT_VERSION,
-        "config": json.dumps(c.to_dict(), separators=(",", ":")),
-        "step": str(int(step)),
-        "param_count": str(param_count(c)),
-        "scaling": json.dumps((scaling or RopeScaling()).to_dict(), separators=(",", ":")),
-    })
+    header = ckpt.header_of(CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, c.to_dict(), step,
+                            param_layout(c))
+    header["scaling"] = json.dumps((scaling or RopeScaling()).to_dict(), separators=(",", ":"))
     if c.position == "learned":
-        meta["learned_past_L"] = LEARNED_PAST_L
-    tensors = dict(model.named_arrays())
-    if m is not None and v is not None:
-        for prefix, src in (("optim.m.", m), ("optim.v.", v)):
-            for n, _ in param_layout(c):
-                tensors[prefix + n] = src[n]
-        meta["optim_step"] = str(int(step))
-    write_checkpoint(path, tensors, meta)
+        header["learned_past_L"] = LEARNED_PAST_L
+    copies = {"optim.m.": m, "optim.v.": v} if m is not None and v is not None else {}
+    ckpt.write_tensors(path, param_layout(c), dict(model.named_arrays()), extra_meta, header,
+                       copies, {"optim_step": str(int(step))})

@@ -1,10 +1,15 @@
 """Trains the byte-level language model (tools/torch/lm.py, core/lm's twin) on plain text
 files, on the CPU or a GPU, and writes a PosLab lm checkpoint (weights, AdamW moments,
 metadata) that `poslab-cli lm info|eval` and the length lab read. Optionally fine-tunes a
-RoPE model at a longer length with a scaling switched on (the PI paper's recipe).
+RoPE model at a longer length with a scaling switched on (the PI paper's recipe). Runs as
+one plain process or under torchrun as the world model's trainer does (tools/torch/
+distributed.py): every rank draws the same global batch, trains on its share of the
+windows, and rank 0 validates, logs and saves.
 
   /usr/bin/python3 tools/torch/lm_train.py --text /usr/share/games/fortunes/fortunes \
       --position rope --steps 2000 -o rope.safetensors
+  /usr/bin/python3 tools/torch/torchrun.py --standalone --nproc_per_node=2 \
+      tools/torch/lm_train.py --text ... --position rope --steps 2000 -o rope.safetensors
   /usr/bin/python3 tools/torch/lm_train.py --text ... --resume rope.safetensors \
       --scaling linear --factor 4 --length 512 --steps 2200 -o rope_pi.safetensors
 
@@ -29,6 +34,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import lm  # noqa: E402
+from distributed import Dist  # noqa: E402
 
 CSV_HEADER = "step,train_nats,val_nats,val_bits_per_byte,lr,seconds\n"
 
@@ -110,7 +116,8 @@ def main(argv=None):
     if a.device == "cuda" and not torch.cuda.is_available():
         sys.exit("error: --device cuda: this PyTorch has no CUDA or sees no GPU (Debian's "
                  "python3-torch is CPU-only; see tools/torch/README.md), or use --device cpu")
-    device = torch.device("cuda" if a.device != "cpu" and torch.cuda.is_available() else "cpu")
+    d = Dist(a.device)
+    device = d.device
     if a.threads > 0:
         torch.set_num_threads(a.threads)
     start, resumed = 0, None
@@ -138,6 +145,8 @@ def main(argv=None):
     train, val, files = load_split(a.text, a.val_fraction)
     if len(train) < T + 1:
         sys.exit(f"error: --text: {len(train)} training bytes, fewer than one window of {T + 1}")
+    if a.batch < d.world:
+        sys.exit(f"error: --batch {a.batch} is smaller than the {d.world} ranks (each needs a window)")
 
     model = lm.ByteLm(cfg)
     if resumed is not None:
@@ -145,6 +154,8 @@ def main(argv=None):
     else:
         model.init(a.seed)
     model = model.to(device)
+    ddp = (torch.nn.parallel.DistributedDataParallel(model, device_ids=[d.local_rank] if d.cuda else None)
+           if d.enabled else model)
     opt = torch.optim.AdamW(decay_groups(model, a.weight_decay), lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     named = dict(model.named_parameters())
     if resumed is not None and resumed.m is not None and resumed.config == cfg:
@@ -165,7 +176,7 @@ def main(argv=None):
         "data": json.dumps({"files": files, "val_fraction": a.val_fraction, "split": "tail of each file"}),
         "training": json.dumps({"batch": a.batch, "length": T, "lr": a.lr, "warmup": a.warmup,
                                 "weight_decay": a.weight_decay, "clip": a.clip, "seed": a.seed,
-                                "device": device.type}),
+                                "device": device.type, "world_size": d.world}),
     }
 
     def save(step):
@@ -180,27 +191,44 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
     log_path = os.path.splitext(a.out)[0] + ".csv"
     append = resumed is not None and os.path.exists(log_path)
-    log = open(log_path, "a" if append else "w")
-    if not append:
-        log.write(CSV_HEADER)
+    log = None
+    if d.rank == 0:
+        log = open(log_path, "a" if append else "w")
+        if not append:
+            log.write(CSV_HEADER)
     rng = np.random.default_rng(a.seed + 7919 * start)
-    print(f"device: {device}" + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda"
-                                  else f" ({torch.get_num_threads()} threads)")
-          + f"; {cfg}, window {T}, steps {start + 1}..{a.steps}", file=sys.stderr)
+    if d.rank == 0:
+        print(f"device: {device}" + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda"
+                                      else f" ({torch.get_num_threads()} threads)")
+              + (f", {d.world} ranks" if d.world > 1 else "")
+              + f"; {cfg}, window {T}, steps {start + 1}..{a.steps}", file=sys.stderr)
     t0, step, recent = time.time(), start, []
-    while step < a.steps and not stop["now"]:
-        starts = rng.integers(0, len(train) - T, a.batch)
-        w = torch.from_numpy(np.stack([train[s:s + T + 1] for s in starts]).astype(np.int64)).to(device)
+    stopping = False
+    while step < a.steps and not stopping:
+        starts = rng.integers(0, len(train) - T, a.batch)  # the global batch, the same on every rank
+        mine = starts[d.rank::d.world]
+        w = torch.from_numpy(np.stack([train[s:s + T + 1] for s in mine]).astype(np.int64)).to(device)
         for g in opt.param_groups:
             g["lr"] = lr_at(step)
-        loss = model(w[:, :-1], w[:, 1:], scaling=scaling)["loss"]
+        loss = ddp(w[:, :-1], w[:, 1:], scaling=scaling)["loss"]
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        if d.enabled:
+            # this rank's share of the global batch's mean loss; DDP averages the gradients
+            # over ranks, so scaling by the world size makes the average the global gradient
+            share = loss * (len(mine) / a.batch)
+            (share * d.world).backward()
+            loss = d.all_sum(share.detach().clone())
+        else:
+            loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip)
         opt.step()
         step += 1
         recent.append(float(loss))
-        last = step == a.steps or stop["now"]
+        # every rank stops at the same step, or the others hang
+        stopping = float(d.all_sum(torch.tensor([1.0 if stop["now"] else 0.0], device=device))) > 0
+        last = step == a.steps or stopping
+        if d.rank != 0:
+            continue
         if (a.val_every and step % a.val_every == 0) or last:
             v = evaluate(model, val, T, device, scaling)
             log.write(f"{step},{np.mean(recent):.6f},{v:.6f},{v / math.log(2):.6f},{lr_at(step - 1):.3g},"
@@ -211,8 +239,10 @@ def main(argv=None):
                       f"bits/byte, {time.time() - t0:.0f} s", file=sys.stderr)
             recent = []
             save(step)
-    log.close()
-    print(f"wrote {a.out} (step {step}) and {log_path}", file=sys.stderr)
+    if log is not None:
+        log.close()
+        print(f"wrote {a.out} (step {step}) and {log_path}", file=sys.stderr)
+    d.close()
     return 0
 
 

@@ -6,7 +6,6 @@ in PosLab. This is also an independent reference for the C++ forward pass.
   tokens (B, T, N, 15) float   actions (B, T, N, 3) long   valid (B, T) bool
 """
 
-import json
 import math
 
 import numpy as np
@@ -14,7 +13,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from poslab_random import seeded_normals
+import checkpoint as ckpt
+import param_table as pt
+from layers import rope_rotate
+import layers
 
 SHIPS = 8
 TOKEN_DIM = 15
@@ -118,93 +120,56 @@ class WmConfig:
         return f"WmConfig({self.to_dict()})"
 
 
-def param_layout(c):
-    """[(name, shape)] in the allocation order of docs/world-model.md section 7."""
+def param_table(c):
+    """The tensor table (core/wm/world_model.cpp's param_layout_of, row for row): names,
+    shapes and init roles in the allocation order of docs/world-model.md section 7."""
     E, Ea, H = c.embed, c.action_embed, c.heads
-    out = [
-        ("state_enc.in.weight", (E, STATE_FEATURES)),
-        ("state_enc.in.bias", (E,)),
-        ("state_enc.gate.weight", (2 * E, E)),
-        ("state_enc.gate.bias", (2 * E,)),
-        ("state_enc.value.weight", (2 * E, E)),
-        ("state_enc.value.bias", (2 * E,)),
-        ("state_enc.out.weight", (E, 2 * E)),
-        ("state_enc.out.bias", (E,)),
-        ("state_enc.ln.weight", (E,)),
-        ("state_enc.ln.bias", (E,)),
-        ("emb.alive", (2, E)),
-        ("emb.team", (2, E)),
-        ("emb.fired", (2, E)),
-        ("action_enc.power", (3, Ea)),
-        ("action_enc.turn", (7, Ea)),
-        ("action_enc.shoot", (2, Ea)),
-        ("action_enc.proj.weight", (E, 3 * Ea)),
-        ("action_enc.proj.bias", (E,)),
-        ("emb.slot", (SHIPS, E)),
-        ("emb.teamid", (2, E)),
-        ("emb.type", (2, E)),
-    ]
+    out = pt.RESIDUAL_OUT
+    t = pt.Table()
+    t.linear("state_enc.in", E, STATE_FEATURES)
+    t.linear("state_enc.gate", 2 * E, E)
+    t.linear("state_enc.value", 2 * E, E)
+    t.linear("state_enc.out", E, 2 * E, out)
+    t.layernorm("state_enc.ln.weight", "state_enc.ln.bias", E)
+    t.add("emb.alive", (2, E))
+    t.add("emb.team", (2, E))
+    t.add("emb.fired", (2, E))
+    t.add("action_enc.power", (3, Ea))
+    t.add("action_enc.turn", (7, Ea))
+    t.add("action_enc.shoot", (2, Ea))
+    t.linear("action_enc.proj", E, 3 * Ea)
+    t.add("emb.slot", (SHIPS, E))
+    t.add("emb.teamid", (2, E))
+    t.add("emb.type", (2, E))
     if c.position == "absolute":
-        out.append(("emb.pos", (2 * c.context, E)))
+        t.add("emb.pos", (2 * c.context, E))
     for l in range(c.layers):
         p = f"blocks.{l}."
-        out += [
-            (p + "ln1.weight", (E,)),
-            (p + "ln1.bias", (E,)),
-            (p + "attn.qkv.weight", (3 * E, E)),
-            (p + "attn.qkv.bias", (3 * E,)),
-            (p + "attn.proj.weight", (E, E)),
-            (p + "attn.proj.bias", (E,)),
-        ]
+        t.layernorm(p + "ln1.weight", p + "ln1.bias", E)
+        t.linear(p + "attn.qkv", 3 * E, E)
+        t.linear(p + "attn.proj", E, E, out)
         if l % 2 == 1:
-            out += [
-                (p + "relbias.fc1.weight", (REL_BIAS_HIDDEN, REL_DIM)),
-                (p + "relbias.fc1.bias", (REL_BIAS_HIDDEN,)),
-                (p + "relbias.fc2.weight", (H, REL_BIAS_HIDDEN)),
-                (p + "relbias.fc2.bias", (H,)),
-            ]
-        out += [
-            (p + "ln2.weight", (E,)),
-            (p + "ln2.bias", (E,)),
-            (p + "mlp.fc1.weight", (4 * E, E)),
-            (p + "mlp.fc1.bias", (4 * E,)),
-            (p + "mlp.fc2.weight", (E, 4 * E)),
-            (p + "mlp.fc2.bias", (E,)),
-        ]
-    out += [
-        ("ln_f.weight", (E,)),
-        ("ln_f.bias", (E,)),
-        ("head.action.weight", (ACTION_LOGITS, E)),
-        ("head.action.bias", (ACTION_LOGITS,)),
-        ("head.state.weight", (TOKEN_DIM, E)),
-        ("head.state.bias", (TOKEN_DIM,)),
-        ("head.rel_u.weight", (REL_DIM * REL_RANK, E)),
-        ("head.rel_u.bias", (REL_DIM * REL_RANK,)),
-        ("head.rel_v.weight", (REL_DIM * REL_RANK, E)),
-        ("head.rel_v.bias", (REL_DIM * REL_RANK,)),
-    ]
-    return out
+            t.linear(p + "relbias.fc1", REL_BIAS_HIDDEN, REL_DIM)
+            t.linear(p + "relbias.fc2", H, REL_BIAS_HIDDEN)
+        t.layernorm(p + "ln2.weight", p + "ln2.bias", E)
+        t.linear(p + "mlp.fc1", 4 * E, E)
+        t.linear(p + "mlp.fc2", E, 4 * E, out)
+    t.layernorm("ln_f.weight", "ln_f.bias", E)
+    t.linear("head.action", ACTION_LOGITS, E)
+    t.linear("head.state", TOKEN_DIM, E)
+    t.linear("head.rel_u", REL_DIM * REL_RANK, E)
+    t.linear("head.rel_v", REL_DIM * REL_RANK, E)
+    return t
+
+
+def param_layout(c):
+    """[(name, shape)] in the allocation order of docs/world-model.md section 7."""
+    return param_table(c).layout()
 
 
 def init_params(c, seed):
     """{name: float32 array}: docs/world-model.md section 8, stream for stream as the C++."""
-    residual = {"state_enc.out.weight"}
-    for l in range(c.layers):
-        residual |= {f"blocks.{l}.attn.proj.weight", f"blocks.{l}.mlp.fc2.weight"}
-    out = {}
-    for name, shape in param_layout(c):
-        n = int(np.prod(shape))
-        is_ln = name.endswith(".weight") and (
-            ".ln" in name or name.startswith("ln_f") or name.startswith("state_enc.ln")
-        )
-        if is_ln:
-            out[name] = np.ones(shape, np.float32)
-        elif name.endswith(".bias"):
-            out[name] = np.zeros(shape, np.float32)
-        else:
-            std = 0.02 / math.sqrt(2 * c.layers) if name in residual else 0.02
-            out[name] = (std * seeded_normals(seed, name, 0, n)).astype(np.float32).reshape(shape)
-    return out
+    return param_table(c).init(seed, "", c.layers)
 
 
 # ---- Relational features from tokens (core/bnb/bnb_features.cpp), in float64 ---------
@@ -322,13 +287,6 @@ class _ActionEncoder(nn.Module):
         return F.silu(self.proj(a))
 
 
-class _Attention(nn.Module):
-    def __init__(self, E):
-        super().__init__()
-        self.qkv = nn.Linear(E, 3 * E)
-        self.proj = nn.Linear(E, E)
-
-
 class _RelBias(nn.Module):
     def __init__(self, H):
         super().__init__()
@@ -339,27 +297,17 @@ class _RelBias(nn.Module):
         return self.fc2(F.silu(self.fc1(rel)))
 
 
-class _Mlp(nn.Module):
-    def __init__(self, E):
-        super().__init__()
-        self.fc1 = nn.Linear(E, 4 * E)
-        self.fc2 = nn.Linear(4 * E, E)
-
-    def forward(self, x):
-        return self.fc2(F.gelu(self.fc1(x), approximate="tanh"))
-
-
 class _Block(nn.Module):
     def __init__(self, c, temporal):
         super().__init__()
         E = c.embed
         self.temporal = temporal
         self.ln1 = nn.LayerNorm(E, eps=LN_EPS)
-        self.attn = _Attention(E)
+        self.attn = layers.Attention(E)
         if not temporal:
             self.relbias = _RelBias(c.heads)
         self.ln2 = nn.LayerNorm(E, eps=LN_EPS)
-        self.mlp = _Mlp(E)
+        self.mlp = layers.Mlp(E, "fc1", "fc2")
 
 
 class _Heads(nn.Module):
@@ -422,15 +370,11 @@ def rope_tables(positions, head_dim, base):
     return torch.cos(ang).to(torch.float32), torch.sin(ang).to(torch.float32)
 
 
-def rope_rotate(x, cos, sin):
-    """Half-split layout: pairs (i, i + D/2). x (..., P, D), cos/sin (P, D/2)."""
-    half = x.shape[-1] // 2
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
-
-
-class WorldModel(nn.Module):
+class WorldModel(layers.TableParams, nn.Module):
     """forward(tokens, actions, valid) -> dict of outputs and the loss parts."""
+
+    layout_of = staticmethod(param_layout)
+    init_params_of = staticmethod(init_params)
 
     def __init__(self, config):
         super().__init__()
@@ -448,32 +392,6 @@ class WorldModel(nn.Module):
         assert set(names) == set(want), sorted(set(names) ^ set(want))
         for n, p in names.items():
             assert tuple(p.shape) == tuple(want[n]), (n, p.shape, want[n])
-
-    # -- parameters as named arrays (checkpoint order) --
-    def named_arrays(self):
-        params = dict(self.named_parameters())
-        return {n: params[n].detach().cpu().numpy() for n, _ in param_layout(self.config)}
-
-    def load_arrays(self, arrays, source="parameters"):
-        params = dict(self.named_parameters())
-        layout = param_layout(self.config)
-        missing = [n for n, _ in layout if n not in arrays]
-        extra = sorted(set(arrays) - set(params))
-        if missing or extra:
-            raise ValueError(
-                f"{source}: tensors do not match the config "
-                f"(missing {missing[:3]}, unexpected {extra[:3]})"
-            )
-        with torch.no_grad():
-            for n, shape in layout:
-                a = np.asarray(arrays[n])
-                if tuple(a.shape) != tuple(shape):
-                    raise ValueError(f"{source}: tensor '{n}' has shape {list(a.shape)}, "
-                                     f"the config needs {list(shape)}")
-                params[n].copy_(torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32)))
-
-    def init(self, seed):
-        self.load_arrays(init_params(self.config, seed), "init")
 
     # -- forward --
     def _rope(self, P, device):
@@ -681,36 +599,10 @@ CHECKPOINT_FORMAT_VERSION = "1"
 
 
 def config_from_metadata(meta, path):
-    from safetensors_io import CheckpointError
-
-    for key in ("format", "format_version", "config"):
-        if key not in meta:
-            raise CheckpointError(path, f"checkpoint metadata lacks '{key}' (not a PosLab checkpoint?)")
-    if meta["format"] != CHECKPOINT_FORMAT:
-        raise CheckpointError(path, f"format is '{meta['format']}', not a PosLab world model")
-    if meta["format_version"] != CHECKPOINT_FORMAT_VERSION:
-        raise CheckpointError(path, f"format_version {meta['format_version']} (this tool reads "
-                                    f"{CHECKPOINT_FORMAT_VERSION}; retrain or convert it)")
-    try:
-        d = json.loads(meta["config"])
-        if not isinstance(d, dict):
-            raise ValueError("not a JSON object")
-        unknown = set(d) - {"embed", "heads", "layers", "context", "position", "rope_base",
-                            "state_scale", "state_base", "state_loss"}
-        if unknown:
-            raise ValueError(f"unknown field {sorted(unknown)[0]!r} (checkpoint of a newer PosLab?)")
-        return WmConfig(**d)
-    except (ValueError, TypeError) as e:
-        raise CheckpointError(path, f"bad config in metadata: {e}") from None
-
-
-def _meta_int(meta, key, path):
-    from safetensors_io import CheckpointError
-
-    v = meta.get(key)
-    if v is None or not v.isdigit():
-        raise CheckpointError(path, f"metadata '{key}' = {v!r} is not a non-negative integer")
-    return int(v)
+    return ckpt.config_from_metadata(
+        meta, path, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, "world model", WmConfig,
+        ("embed", "heads", "layers", "context", "position", "rope_base", "state_scale",
+         "state_base", "state_loss"))
 
 
 class Checkpoint:
@@ -723,46 +615,14 @@ class Checkpoint:
 
 
 def read_wm_checkpoint(path):
-    from safetensors_io import CheckpointError, read_checkpoint
-
-    tensors, meta = read_checkpoint(path)
-    c = config_from_metadata(meta, path)
-    step = _meta_int(meta, "step", path)
-    layout = param_layout(c)
-    count = sum(int(np.prod(s)) for _, s in layout)
-    if _meta_int(meta, "param_count", path) != count:
-        raise CheckpointError(path, f"param_count {meta['param_count']} does not match its config ({count})")
-    names = [n for n, _ in layout]
-    has_m = "optim.m." + names[0] in tensors
-    has_swa = "optim.swa." + names[0] in tensors
-    allowed = set(names)
-    if has_m:
-        allowed |= {p + n for p in ("optim.m.", "optim.v.") for n in names}
-    if has_swa:
-        allowed |= {"optim.swa." + n for n in names}
-    for name in tensors:
-        if name not in allowed:
-            raise CheckpointError(path, f"unexpected tensor '{name}' (not in this config's layout)")
-    for prefix in [""] + (["optim.m.", "optim.v."] if has_m else []) + (["optim.swa."] if has_swa else []):
-        for n, shape in layout:
-            t = tensors.get(prefix + n)
-            if t is None:
-                raise CheckpointError(path, f"checkpoint lacks tensor '{prefix + n}'")
-            if tuple(t.shape) != tuple(shape):
-                raise CheckpointError(path, f"tensor '{prefix + n}' has shape {list(t.shape)}, the "
-                                            f"config needs {list(shape)}")
-    params = {n: tensors[n] for n in names}
-    if not all(np.all(np.isfinite(a)) for a in params.values()):
-        raise CheckpointError(path, "holds non-finite weights (a diverged run?)")
+    c, step, params, meta, copies = ckpt.read_tensors(
+        path, config_from_metadata, param_layout, ("optim.m.", "optim.v.", "optim.swa."))
     ck = Checkpoint(c, step, params, meta)
-    if has_m:
-        if _meta_int(meta, "optim_step", path) != step:
-            raise CheckpointError(path, "optimiser step and model step differ (damaged file?)")
-        ck.m = {n: tensors["optim.m." + n] for n in names}
-        ck.v = {n: tensors["optim.v." + n] for n in names}
-        if has_swa:
-            ck.swa = {n: tensors["optim.swa." + n] for n in names}
-            ck.swa_count = _meta_int(meta, "optim_swa_count", path)
+    if "optim.m." in copies:
+        ck.m, ck.v = copies["optim.m."], copies["optim.v."]
+        if "optim.swa." in copies:
+            ck.swa = copies["optim.swa."]
+            ck.swa_count = ckpt.meta_int(meta, "optim_swa_count", path)
     return ck
 
 
@@ -777,26 +637,14 @@ def load_checkpoint(path, device="cpu"):
 def save_checkpoint(path, model, step, extra_meta=None, m=None, v=None, swa=None, swa_count=0):
     """Writes the model's tensors (checkpoint order), optionally the AdamW moments m, v and
     the SWA average ({name: array}), and the metadata the C++ reader checks; atomically."""
-    from safetensors_io import write_checkpoint
-
     layout = param_layout(model.config)
-    meta = {str(k): str(x) for k, x in (extra_meta or {}).items()}
-    meta.update({
-        "format": CHECKPOINT_FORMAT,
-        "format_version": CHECKPOINT_FORMAT_VERSION,
-        "config": json.dumps(model.config.to_dict(), separators=(",", ":")),
-        "step": str(int(step)),
-        "param_count": str(sum(int(np.prod(s)) for _, s in layout)),
-    })
-    tensors = dict(model.named_arrays())
+    header = ckpt.header_of(CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, model.config.to_dict(),
+                            step, layout)
+    copies = {}
     if m is not None and v is not None:
-        for n, _ in layout:
-            tensors["optim.m." + n] = m[n]
-        for n, _ in layout:
-            tensors["optim.v." + n] = v[n]
+        copies = {"optim.m.": m, "optim.v.": v}
         if swa is not None:
-            for n, _ in layout:
-                tensors["optim.swa." + n] = swa[n]
-        meta["optim_step"] = str(int(step))
-        meta["optim_swa_count"] = str(int(swa_count) if swa is not None else 0)
-    write_checkpoint(path, tensors, meta)
+            copies["optim.swa."] = swa
+    ckpt.write_tensors(path, layout, dict(model.named_arrays()), extra_meta, header, copies, {
+        "optim_step": str(int(step)),
+        "optim_swa_count": str(int(swa_count) if swa is not None else 0)})

@@ -1,4 +1,5 @@
-// The position encodings of the attention lab as plain functions of positions (and heads).
+// The position encodings as plain functions of positions (and heads), one place for the
+// attention lab, the language models and the quiz.
 // Absolute ones give vectors added to token embeddings; relative ones give scalars added
 // to attention logits. Facts and formulas: shared/spec/position-encodings.md.
 //

@@ -1,20 +1,20 @@
 // Position encodings as functions of positions (see encodings.hpp for the formulas).
-#include "core/attention/encodings.hpp"
+#include "core/position/encodings.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include "core/attention/attention_messages.hpp"
 
 #include "core/common/errors.hpp"
 #include "core/common/random.hpp"
+#include "core/position/position_messages.hpp"
 
 namespace poslab {
 
 RowMatrix sinusoidal_encoding(const std::vector<double>& positions, int dim, double base,
                               SinusoidLayout layout) {
   if (dim < 2 || dim % 2)
-    throw InputError(attention_message("attention.error.sinusoidal_dim",
-                                       {message_arg("dim", std::to_string(dim))}));
+    throw InputError(position_message("attention.error.sinusoidal_dim",
+                                      {message_arg("dim", std::to_string(dim))}));
   const int half = dim / 2;
   RowMatrix pe(static_cast<Eigen::Index>(positions.size()), dim);
   for (int i = 0; i < half; ++i) {
@@ -45,8 +45,8 @@ bool learned_has_row(double position, int length) {
 RowMatrix sincos_2d_encoding(const std::vector<double>& rows, const std::vector<double>& cols,
                              int dim, double base) {
   if (dim < 4 || dim % 4)
-    throw InputError(attention_message("attention.error.sincos_2d_dim",
-                                       {message_arg("dim", std::to_string(dim))}));
+    throw InputError(position_message("attention.error.sincos_2d_dim",
+                                      {message_arg("dim", std::to_string(dim))}));
   const int half = dim / 2, quarter = dim / 4;
   RowMatrix pe(static_cast<Eigen::Index>(rows.size()), dim);
   for (int i = 0; i < quarter; ++i) {
@@ -63,8 +63,8 @@ RowMatrix sincos_2d_encoding(const std::vector<double>& rows, const std::vector<
 
 std::vector<double> alibi_slopes(int heads) {
   if (heads < 1)
-    throw InputError(attention_message("attention.error.alibi_heads",
-                                       {message_arg("heads", std::to_string(heads))}));
+    throw InputError(position_message("attention.error.alibi_heads",
+                                      {message_arg("heads", std::to_string(heads))}));
   auto power_of_two_slopes = [](int n) {
     std::vector<double> s(n);
     for (int h = 1; h <= n; ++h) s[h - 1] = std::exp2(-8.0 * h / n);
@@ -82,14 +82,14 @@ std::vector<double> alibi_slopes(int heads) {
 void t5_validate(bool bidirectional, int num_buckets, int max_distance) {
   const int side = bidirectional ? num_buckets / 2 : num_buckets;
   if (num_buckets % 2 || side < 2)
-    throw InputError(attention_message(
+    throw InputError(position_message(
         bidirectional ? "attention.error.t5_buckets_bidirectional" : "attention.error.t5_buckets",
         {message_arg("buckets", std::to_string(num_buckets))}));
   const int max_exact = side / 2;
   if (max_distance <= max_exact)
-    throw InputError(attention_message("attention.error.t5_max_distance",
-                                       {message_arg("max_distance", std::to_string(max_distance)),
-                                        message_arg("max_exact", std::to_string(max_exact))}));
+    throw InputError(position_message("attention.error.t5_max_distance",
+                                      {message_arg("max_distance", std::to_string(max_distance)),
+                                       message_arg("max_exact", std::to_string(max_exact))}));
 }
 
 int t5_bucket(int relative_position, bool bidirectional, int num_buckets, int max_distance) {
@@ -134,7 +134,7 @@ int swin_table_size(int window_h, int window_w) {
 
 int swin_relative_index(int dh, int dw, int window_h, int window_w) {
   if (std::abs(dh) >= window_h || std::abs(dw) >= window_w)
-    throw InputError(attention_message(
+    throw InputError(position_message(
         "attention.error.swin_offset",
         {message_arg("dh", std::to_string(dh)), message_arg("dw", std::to_string(dw)),
          message_arg("h", std::to_string(window_h)), message_arg("w", std::to_string(window_w))}));
