@@ -319,46 +319,48 @@ bool kv_preset_is_trained(const std::string& text) {
 
 const PresetTable<KvTrainedSettings>& kv_trained_preset_fields() {
   using S = KvTrainedSettings;
+  // No CLI flags: `poslab-cli kv` reads the trained source from its preset only (the
+  // random-weights source owns the kv flags).
   static const PresetTable<S> t{
       preset_choice<S>(
           "model", [](auto& s) -> auto& { return s.model; }, lm::length_model_names(),
-          "the shipped language model", "--model"),
+          "the shipped language model"),
       preset_choice<S>(
           "scenario", [](auto& s) -> auto& { return s.scenario; }, kv_trained_scenario_names(),
-          "stitch | rag | stream", "--scenario"),
+          "stitch | rag | stream"),
       preset_field<S>(
           "pa", [](auto& s) -> auto& { return s.passage_a; }, S::passage_range,
-          "held-out passage of A (and of the streamed text)", "--passage-a"),
+          "held-out passage of A (and of the streamed text)"),
       preset_field<S>(
           "pb", [](auto& s) -> auto& { return s.passage_b; }, S::passage_range,
-          "held-out passage of B", "--passage-b"),
+          "held-out passage of B"),
       preset_field<S>(
           "a", [](auto& s) -> auto& { return s.a_length; }, S::length_range,
-          "bytes of A in its cache", "--a"),
+          "bytes of A in its cache"),
       preset_field<S>(
           "b", [](auto& s) -> auto& { return s.b_length; }, S::b_range,
-          "bytes of B in its cache (0: A alone, nothing stitched)", "--b"),
+          "bytes of B in its cache (0: A alone, nothing stitched)"),
       preset_field<S>(
           "cont", [](auto& s) -> auto& { return s.continuation; }, S::length_range,
-          "bytes of A after its cache that the model predicts", "--continuation"),
+          "bytes of A after its cache that the model predicts"),
       preset_field<S>(
           "retrieved", [](auto& s) -> auto& { return s.retrieved; }, S::retrieved_range,
-          "rag: slots of B retrieved", "--retrieved"),
+          "rag: slots of B retrieved"),
       preset_field<S>(
           "from", [](auto& s) -> auto& { return s.retrieve_from; }, S::retrieve_from_range,
-          "rag: B index of the first retrieved slot", "--from"),
+          "rag: B index of the first retrieved slot"),
       preset_field<S>(
           "stride", [](auto& s) -> auto& { return s.retrieve_stride; }, S::retrieve_stride_range,
-          "rag: spacing of the retrieved B indices", "--stride"),
+          "rag: spacing of the retrieved B indices"),
       preset_field<S>(
           "span", [](auto& s) -> auto& { return s.span; }, S::span_range,
-          "stream: bytes predicted = span x L", "--span"),
+          "stream: bytes predicted = span x L"),
       preset_field<S>(
           "window", [](auto& s) -> auto& { return s.window; }, S::window_range,
-          "stream: cache slots at most, [1, 8L]", "--window"),
+          "stream: cache slots at most, [1, 8L]"),
       preset_field<S>(
           "sinks", [](auto& s) -> auto& { return s.sinks; }, S::sinks_range,
-          "stream: first bytes kept as attention sinks", "--sinks"),
+          "stream: first bytes kept as attention sinks"),
   };
   return t;
 }
