@@ -57,8 +57,8 @@ struct KvUi {
   gfx::HeatmapTexture heat;
   std::string heat_key;  // what the heatmap texture currently shows
   int heat_rows = 0, heat_cols = 0;
-  int strip_slots = 0;  // slots in the strip last drawn
-  int meter_rows = 0;   // method rows in the error meters last drawn
+  int strip_slots = 0;   // slots in the strip last drawn
+  int meter_rows = 0;    // method rows in the error meters last drawn
   bool trained = false;  // the trained source (kv?weights=trained&...) is shown
   KvTrainedView tv;      // its state (kv_trained_view.hpp)
 };
@@ -87,17 +87,18 @@ class KvPanel final : public Panel {
   bool animating() const override { return ui_.job.running() || ui_.tv.job.running(); }
 
   std::vector<std::string> check_presets() const override {
-    std::vector<std::string> p{"kv?layers=4&C=512&steps=2&layer=3",
-            "kv?C=4&steps=500&layers=1",
-            "kv?pos=rope&method=kshift&layers=4&heads=16&width=256&C=64&steps=3&layout=interleaved&"
-            "head=15&pair=7",
-            "kv?pos=rope&scenario=stitch&method=reencode_scaled&scaling=yarn&factor=1024&first=512&"
-            "second=512&steps=2",
-            "kv?pos=rope&scenario=rag&method=naive&first=512&retrieved=64&from=0&stride=8&steps=1&"
-            "f32=0",
-            "kv?ln=0&pos_std=10&gain=10&seed=2147483647&vocab=1024&method=naive",
-            "kv?pos=rope&method=naive&base=1000000000000&heads=1&width=8&C=6&drop=2&pair=3",
-            "kv?gain=0.1&pos_std=0&layers=2&layer=1&method=recompute&vocab=4"};
+    std::vector<std::string> p{
+        "kv?layers=4&C=512&steps=2&layer=3",
+        "kv?C=4&steps=500&layers=1",
+        "kv?pos=rope&method=kshift&layers=4&heads=16&width=256&C=64&steps=3&layout=interleaved&"
+        "head=15&pair=7",
+        "kv?pos=rope&scenario=stitch&method=reencode_scaled&scaling=yarn&factor=1024&first=512&"
+        "second=512&steps=2",
+        "kv?pos=rope&scenario=rag&method=naive&first=512&retrieved=64&from=0&stride=8&steps=1&"
+        "f32=0",
+        "kv?ln=0&pos_std=10&gain=10&seed=2147483647&vocab=1024&method=naive",
+        "kv?pos=rope&method=naive&base=1000000000000&heads=1&width=8&C=6&drop=2&pair=3",
+        "kv?gain=0.1&pos_std=0&layers=2&layer=1&method=recompute&vocab=4"};
     for (const std::string& t : kv_trained_check_presets()) p.push_back(t);
     return p;
   }

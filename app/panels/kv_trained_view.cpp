@@ -89,7 +89,8 @@ std::string kvt_caption(const AppContext& ctx, const KvTrainedResult& r) {
                   kvt_num(ref.mean_bits) + " " + ctx.tr("kvt.bpb");
   for (size_t k = 1; k < r.methods.size(); ++k) {
     const KvTrainedMethod& m = r.methods[k];
-    s += "; " + m.name + " " + kvt_num(m.mean_bits) + " (" + kvt_num(m.mean_bits - ref.mean_bits, true) + ")";
+    s += "; " + m.name + " " + kvt_num(m.mean_bits) + " (" +
+         kvt_num(m.mean_bits - ref.mean_bits, true) + ")";
   }
   s += ".";
   if (r.lab.scenario == KvTrainedScenario::stream) {
@@ -98,8 +99,8 @@ std::string kvt_caption(const AppContext& ctx, const KvTrainedResult& r) {
     for (const auto& m : r.methods)
       s += " " + m.name + " " + kvt_num(lm::lm_curve_at(m.bits, T, r.context)) + ";";
   } else if (const KvTrainedMethod* re = r.find("reencode"); re && !re->key_diff.empty()) {
-    s += std::string(" ") + ctx.tr("kvt.key_diff") + ": reencode " + ctx.tr("kvt.block") +
-         " 0 " + sci(re->key_diff.front()) + ", " + ctx.tr("kvt.block") + " " +
+    s += std::string(" ") + ctx.tr("kvt.key_diff") + ": reencode " + ctx.tr("kvt.block") + " 0 " +
+         sci(re->key_diff.front()) + ", " + ctx.tr("kvt.block") + " " +
          std::to_string(re->key_diff.size() - 1) + " " + sci(re->key_diff.back()) + "; naive " +
          ctx.tr("kvt.block") + " 0 " + sci(r.find("naive")->key_diff.front()) + ".";
   }
@@ -272,7 +273,8 @@ void kv_trained_schedule(AppContext& ctx, KvTrainedView& v) {
   const KvTrainedSettings s = v.lab;
   std::shared_ptr<const KvTrainedData> data = v.shown ? v.shown->data : nullptr;
   v.job_for = s;
-  v.job.start(kv_trained_to_preset(s), [s, data](JobControl& job) { return kvt_compute(s, data, job); });
+  v.job.start(kv_trained_to_preset(s),
+              [s, data](JobControl& job) { return kvt_compute(s, data, job); });
   if (auto out = v.job.poll(ctx); out && !out->cancelled) {  // headless checks wait here
     if (out->value) {
       v.shown = std::move(*out->value);
@@ -370,8 +372,10 @@ void kvt_draw_view(AppContext& ctx, KvTrainedView& v, float scale) {
     ImGui::PopStyleColor();
   }
   if (!v.shown || !v.shown->load_error.empty()) {
-    if (v.shown) text_wrapped("%s", v.shown->load_error.c_str());
-    else ImGui::TextUnformatted(ctx.tr("kv.computing"));
+    if (v.shown)
+      text_wrapped("%s", v.shown->load_error.c_str());
+    else
+      ImGui::TextUnformatted(ctx.tr("kv.computing"));
     return;
   }
   const KvTrainedResult& r = v.shown->result;

@@ -30,14 +30,14 @@ struct KvTrainedComputed {
 using KvTrainedPtr = std::shared_ptr<const KvTrainedComputed>;
 
 struct KvTrainedView {
-  KvTrainedSettings lab;                     // what the preset captures
-  KvTrainedPtr shown;                        // the last finished result
-  BackgroundJob<KvTrainedPtr> job;           // computing job_for
-  KvTrainedSettings job_for;                 // settings of the running job
-  std::optional<KvTrainedSettings> failed;   // failed settings (not retried until changed)
-  std::string last_error;                    // its message, shown in place
-  int colour_by = 1;                         // method whose extra loss colours the bytes
-  int smooth = 16;                           // stream curves: trailing mean of this many, [1, 128]
+  KvTrainedSettings lab;                    // what the preset captures
+  KvTrainedPtr shown;                       // the last finished result
+  BackgroundJob<KvTrainedPtr> job;          // computing job_for
+  KvTrainedSettings job_for;                // settings of the running job
+  std::optional<KvTrainedSettings> failed;  // failed settings (not retried until changed)
+  std::string last_error;                   // its message, shown in place
+  int colour_by = 1;                        // method whose extra loss colours the bytes
+  int smooth = 16;                          // stream curves: trailing mean of this many, [1, 128]
   int curves_drawn = 0, bars_drawn = 0, bytes_drawn = 0;  // for check_state
 };
 

@@ -99,7 +99,22 @@ void kv_trained_validate(const KvTrainedSettings& s) {
   }
 }
 
-std::string kv_trained_note(LmPosition p) {
+std::string kv_trained_note(LmPosition p, KvTrainedScenario s) {
+  if (s == KvTrainedScenario::stream) {
+    if (p == LmPosition::rope)
+      return "reencode re-assigns positions 0..n-1 inside the cache (keys rotated, the new byte "
+             "at n); naive keeps each key where it was computed and the new byte at its place "
+             "in the text; _sinks never evicts the first bytes";
+    if (p == LmPosition::alibi || p == LmPosition::t5 || p == LmPosition::none)
+      return "keys carry no position: reencode re-assigns the positions the bias reads (0..n-1 "
+             "inside the cache, the new byte at n); _sinks never evicts the first bytes";
+    return std::string(
+               "positions are added at block 0 and mixed into every cached key: "
+               "reencode can only give the new byte its place in the cache (n), the "
+               "cached keys keep the positions they were computed at") +
+           (p == LmPosition::learned ? " (past L every byte reads the table's last row)" : "") +
+           "; _sinks never evicts the first bytes";
+  }
   switch (p) {
     case LmPosition::rope:
       return "re-encoding rotates each cached key back by its stored position and forward by "
@@ -153,11 +168,11 @@ KvTrainedRun::KvTrainedRun(const KvTrainedSettings& s, const lm::LengthLabModel&
   auto need = [&](const char* what, int bytes) {
     if (bytes > passage)
       throw InputError(std::string(what) + " needs " + kvt_int(bytes) +
-                       " bytes but a held-out passage has " + kvt_int(passage) + " (8L + 1 of the " +
-                       name + " model): ask for fewer bytes");
+                       " bytes but a held-out passage has " + kvt_int(passage) +
+                       " (8L + 1 of the " + name + " model): ask for fewer bytes");
   };
-  const int a_bytes = s.scenario == KvTrainedScenario::stream ? s.span * L + 1
-                                                               : s.a_length + s.continuation + 1;
+  const int a_bytes =
+      s.scenario == KvTrainedScenario::stream ? s.span * L + 1 : s.a_length + s.continuation + 1;
   need(s.scenario == KvTrainedScenario::stream ? "the streamed text (span x L + 1)"
                                                : "passage A (a + continuation + 1)",
        a_bytes);
@@ -168,13 +183,12 @@ KvTrainedRun::KvTrainedRun(const KvTrainedSettings& s, const lm::LengthLabModel&
     throw InputError("the held-out text has " + kvt_int(static_cast<int64_t>(valid.size())) +
                      " bytes, shorter than one passage of " + kvt_int(passage) +
                      "; reinstall PosLab's models");
-  lm::lm_budget_require("the KV lab's " + kv_trained_scenario_names()[static_cast<size_t>(
-                                              s.scenario)] +
-                            " scenario on the " + name + " model",
-                        kv_trained_cost(s, c), budget,
-                        s.scenario == KvTrainedScenario::stream
-                            ? "use a smaller span or window"
-                            : "use shorter passages (a, b, continuation)");
+  lm::lm_budget_require(
+      "the KV lab's " + kv_trained_scenario_names()[static_cast<size_t>(s.scenario)] +
+          " scenario on the " + name + " model",
+      kv_trained_cost(s, c), budget,
+      s.scenario == KvTrainedScenario::stream ? "use a smaller span or window"
+                                              : "use shorter passages (a, b, continuation)");
   a_.assign(pa.begin(), pa.begin() + a_bytes);
   b_.assign(pb.begin(), pb.begin() + s.b_length);
   model_.params = m.params;
@@ -184,7 +198,7 @@ KvTrainedRun::KvTrainedRun(const KvTrainedSettings& s, const lm::LengthLabModel&
   r_.context = L;
   r_.layers = c.layers;
   r_.position = c.position;
-  r_.note = kv_trained_note(c.position);
+  r_.note = kv_trained_note(c.position, s.scenario);
   const bool reencode = lm::lm_cache_reencode_applies(c.position);
   if (s.scenario == KvTrainedScenario::stream) {
     plan_ = {"full", "naive", "reencode"};
@@ -277,8 +291,8 @@ void KvTrainedRun::stream_step(const std::string& method) {
   } else {
     const bool reencode = method.rfind("reencode", 0) == 0;
     const bool keys = reencode && lm::lm_cache_reencode_applies(r_.position);
-    const int sinks = method.size() > 6 && method.substr(method.size() - 6) == "_sinks" ? s.sinks
-                                                                                        : 0;
+    const int sinks =
+        method.size() > 6 && method.substr(method.size() - 6) == "_sinks" ? s.sinks : 0;
     LmKvCache c = lm::lm_cache_empty(model_.config());
     for (int t = 0; t < T; ++t) {
       bool evicted = false;
@@ -288,8 +302,7 @@ void KvTrainedRun::stream_step(const std::string& method) {
       }
       if (evicted && keys) lm::lm_cache_reencode(model_, c, kvt_iota(0, c.size()));
       const int64_t pos = reencode ? c.size() : t;
-      lm::lm_cache_append(model_, c, a_.data() + t, &pos, 1, a_.data() + t + 1,
-                          nats.data() + t);
+      lm::lm_cache_append(model_, c, a_.data() + t, &pos, 1, a_.data() + t + 1, nats.data() + t);
     }
   }
   out.bits = kvt_bits(nats);

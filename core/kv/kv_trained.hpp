@@ -82,8 +82,9 @@ void kv_trained_validate(const KvTrainedSettings& s);
 std::vector<int64_t> kv_trained_retrieved(const KvTrainedSettings& s);
 // The price of the scenario on a model of config c.
 lm::LmCost kv_trained_cost(const KvTrainedSettings& s, const lm::LmConfig& c);
-// "re-encoding rotates ..." / "does not apply ...": one sentence for the encoding.
-std::string kv_trained_note(lm::LmPosition p);
+// "re-encoding rotates ..." / "does not apply ...": one sentence for the encoding (stream:
+// what re-assigning positions inside the rolling cache does there).
+std::string kv_trained_note(lm::LmPosition p, KvTrainedScenario s);
 
 // The scenario in steps (one method per step) for a caller that must not block. Validates,
 // checks the passages, the window against 8L and the budget before anything is computed.
