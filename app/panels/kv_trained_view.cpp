@@ -242,6 +242,59 @@ void kvt_record_numbers(const KvTrainedResult& r) {
   record_drawn_numbers("kv", preset, {"kv", "--preset", preset}, n);
 }
 
+// Hands a finished result (or a load error) to the view.
+void kvt_show(KvTrainedView& v, KvTrainedPtr c) {
+  v.shown = std::move(c);
+  v.failed.reset();
+  v.last_error = v.shown->load_error;
+}
+
+// The browser build has no worker threads, and one job would hold the page for the whole
+// scenario: there the view runs KvTrainedRun one step (one method) per frame instead, as the
+// length lab does, so the page keeps drawing.
+void kvt_schedule_steps(AppContext& ctx, KvTrainedView& v) {
+  if (v.run && !(v.job_for == v.lab)) v.run.reset();
+  if (!v.run && ((v.shown && v.shown->lab == v.lab) || (v.failed && *v.failed == v.lab))) return;
+  try {
+    if (!v.run) {
+      v.job_for = v.lab;
+      kv_trained_validate(v.lab);
+      std::shared_ptr<const KvTrainedData> data = v.shown ? v.shown->data : nullptr;
+      if (!data || data->model.id != v.lab.model) {
+        auto d = std::make_shared<KvTrainedData>();
+        try {
+          d->model = io::length_model_load(v.lab.model, &d->valid);
+        } catch (const FileError& e) {  // shown in place: which file, and how to get it
+          auto c = std::make_shared<KvTrainedComputed>();
+          c->lab = v.lab;
+          c->load_error = e.what();
+          return kvt_show(v, std::move(c));
+        }
+        data = std::move(d);
+      }
+      v.run_data = data;
+      v.run.emplace(v.lab, data->model, data->valid);  // validates, checks the budget
+    }
+    v.run->step();
+  } catch (const InputError& e) {
+    v.run.reset();
+    v.failed = v.job_for;
+    v.last_error = tr_format(ctx, e.message());
+    return;
+  }
+  if (!v.run->done()) {
+    ctx.request_frames(2);
+    return;
+  }
+  auto c = std::make_shared<KvTrainedComputed>();
+  c->lab = v.job_for;
+  c->result = v.run->take();
+  c->data = v.run_data;
+  v.run.reset();
+  v.run_data.reset();
+  kvt_show(v, std::move(c));
+}
+
 }  // namespace
 
 std::vector<std::string> kv_trained_check_presets() {
@@ -265,6 +318,7 @@ void kv_trained_schedule(AppContext& ctx, KvTrainedView& v) {
     ctx.request_frames(2);
     return;
   }
+  if (kJobsInline) return kvt_schedule_steps(ctx, v);  // a plain if: both paths compile
   if (v.job.running()) {
     if (!(v.job_for == v.lab)) v.job.cancel();
     return;
@@ -366,6 +420,7 @@ namespace {
 
 void kvt_draw_view(AppContext& ctx, KvTrainedView& v, float scale) {
   if (v.job.running()) job_status(v.job, false, 160.0f * scale);
+  if (v.run) ImGui::Text("%s %d / %d", ctx.tr("kv.computing"), v.run->steps_done(), v.run->steps());
   if (!v.last_error.empty() && v.failed && *v.failed == v.lab) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 120, 100, 255));
     text_wrapped("%s", v.last_error.c_str());
