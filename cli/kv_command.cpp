@@ -32,8 +32,9 @@ struct KvArgs {
 void run_trained(KvArgs& a, const CLI::App& cmd) {
   const KvTrainedSettings s = kv_trained_from_preset(a.preset);
   if (!a.flags.given(cmd).empty() || !a.method.empty() || !a.layer_norm.empty() || a.float64)
-    throw InputError("with weights=trained only --preset (and the budget flags) are read; "
-                     "put the values in the preset, e.g. 'kv?weights=trained&scenario=rag'");
+    throw InputError(
+        "with weights=trained only --preset (and the budget flags) are read; "
+        "put the values in the preset, e.g. 'kv?weights=trained&scenario=rag'");
   const lm::LmBudget budget = lm::lm_budget_from_flags(a.memory_mb, a.seconds);
   std::vector<uint8_t> valid;
   const lm::LengthLabModel m = io::length_model_load(s.model, &valid);

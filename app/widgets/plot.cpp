@@ -327,9 +327,10 @@ PlotHover plot(const PlotSpec& spec) {
     const ImVec2 p(o.x + e.at.x, o.y + e.at.y);
     const float lw = (static_cast<int>(e.series) == spec.highlight ? 3.5f : 2.5f) * sc;
     if (s.dashed)
-      plot_dashes(dl, {ImVec2(p.x + 2.0f * sc, p.y + line * 0.5f),
-                       ImVec2(p.x + 20.0f * sc, p.y + line * 0.5f)},
-                  theme_colour(s.colour), lw, sc);
+      plot_dashes(
+          dl,
+          {ImVec2(p.x + 2.0f * sc, p.y + line * 0.5f), ImVec2(p.x + 20.0f * sc, p.y + line * 0.5f)},
+          theme_colour(s.colour), lw, sc);
     else
       dl->AddLine(ImVec2(p.x + 2.0f * sc, p.y + line * 0.5f),
                   ImVec2(p.x + 20.0f * sc, p.y + line * 0.5f), theme_colour(s.colour), lw);

@@ -67,12 +67,12 @@ struct KvTrainedResult {
   int context = 0;    // L
   int layers = 0;     // N
   lm::LmPosition position = lm::LmPosition::rope;
-  std::vector<uint8_t> bytes;       // the bytes predicted (continuation, or the stream's text)
-  int64_t first_position = 0;       // position of the byte whose prediction is bits[0]
-  std::vector<int64_t> first_pos;   // stitch/rag: where the first block's slots were computed
-  int64_t stitched = 0;             // stitch/rag: slots in the stitched cache
+  std::vector<uint8_t> bytes;            // the bytes predicted (continuation, or the stream's text)
+  int64_t first_position = 0;            // position of the byte whose prediction is bits[0]
+  std::vector<int64_t> first_pos;        // stitch/rag: where the first block's slots were computed
+  int64_t stitched = 0;                  // stitch/rag: slots in the stitched cache
   std::vector<KvTrainedMethod> methods;  // the reference first
-  std::string note;                 // what re-encoding is for this model's encoding
+  std::string note;                      // what re-encoding is for this model's encoding
   const KvTrainedMethod* find(const std::string& name) const;
 };
 

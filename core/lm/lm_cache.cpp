@@ -116,8 +116,8 @@ void lm_cache_append(const LmModel& m, LmKvCache& cache, const uint8_t* x, const
       return static_cast<float>(-slopes[static_cast<size_t>(hd)] *
                                 static_cast<double>(q_pos - k_pos));
     if (t5) {
-      const int k = t5_bucket(static_cast<int>(k_pos - q_pos), false, c.t5_buckets,
-                              c.t5_max_distance);
+      const int k =
+          t5_bucket(static_cast<int>(k_pos - q_pos), false, c.t5_buckets, c.t5_max_distance);
       return t5[k * H + hd];
     }
     return 0.0f;
@@ -255,8 +255,7 @@ bool lm_cache_reencode_applies(LmPosition p) {
 void lm_cache_reencode(const LmModel& m, LmKvCache& c, const std::vector<int64_t>& new_pos) {
   const LmConfig& cfg = m.config();
   if (!lm_cache_reencode_applies(cfg.position))
-    throw InputError(std::string("re-encoding cached keys of a ") +
-                     lm_position_name(cfg.position) +
+    throw InputError(std::string("re-encoding cached keys of a ") + lm_position_name(cfg.position) +
                      " model: its positions are added at block 0 and mixed into every key");
   if (static_cast<int64_t>(new_pos.size()) != c.size())
     throw InputError("re-encoding " + std::to_string(c.size()) + " slots to " +
