@@ -11,6 +11,7 @@
 #include "core/common/preset.hpp"
 #include "core/common/preset_messages.hpp"
 #include "core/kv/kv_lab.hpp"
+#include "core/kv/kv_trained.hpp"
 #include "core/lm/length_lab.hpp"
 #include "core/quiz/lessons_lab.hpp"
 #include "core/rope/wheels_lab.hpp"
@@ -27,7 +28,11 @@ const std::vector<std::pair<std::string, Canonicalise>>& codecs() {
        [](const std::string& t) { return wheels_to_preset(wheels_from_preset(t)); }},
       {bnb::kArenaLabName,
        [](const std::string& t) { return bnb::arena_to_preset(bnb::arena_from_preset(t)); }},
-      {kKvLabName, [](const std::string& t) { return kv_to_preset(kv_from_preset(t)); }},
+      {kKvLabName,
+       [](const std::string& t) {  // the random-weights source, or the trained one
+         return kv_preset_is_trained(t) ? kv_trained_to_preset(kv_trained_from_preset(t))
+                                        : kv_to_preset(kv_from_preset(t));
+       }},
       {kAttentionLabName,
        [](const std::string& t) { return attention_to_preset(attention_from_preset(t)); }},
       {kLessonsLabName,

@@ -21,6 +21,7 @@
 
 #include "app/app_context.hpp"
 #include "app/gfx/heatmap_texture.hpp"
+#include "app/panels/kv_trained_view.hpp"
 #include "app/panels/kv_views.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets.hpp"
@@ -56,8 +57,10 @@ struct KvUi {
   gfx::HeatmapTexture heat;
   std::string heat_key;  // what the heatmap texture currently shows
   int heat_rows = 0, heat_cols = 0;
-  int strip_slots = 0;  // slots in the strip last drawn
-  int meter_rows = 0;   // method rows in the error meters last drawn
+  int strip_slots = 0;   // slots in the strip last drawn
+  int meter_rows = 0;    // method rows in the error meters last drawn
+  bool trained = false;  // the trained source (kv?weights=trained&...) is shown
+  KvTrainedView tv;      // its state (kv_trained_view.hpp)
 };
 
 // The part of the settings that defines the experiment (not which method or layer is viewed).
@@ -72,29 +75,36 @@ class KvPanel final : public Panel {
  public:
   const char* id() const override { return kKvLabName; }
   const char* title() const override { return "KV cache"; }
-  std::string preset() const override { return kv_to_preset(ui_.lab); }
+  std::string preset() const override {
+    return ui_.trained ? kv_trained_to_preset(ui_.tv.lab) : kv_to_preset(ui_.lab);
+  }
   void load_preset(const std::string& text) override {
+    if ((ui_.trained = kv_preset_is_trained(text))) return kv_trained_load(ui_.tv, text);
     ui_.lab = kv_from_preset(text);
     ui_.failed.reset();
     ui_.session_for.reset();  // recompute even if the experiment is the same
   }
-  bool animating() const override { return ui_.job.running(); }
+  bool animating() const override { return ui_.job.running() || ui_.tv.job.running(); }
 
   std::vector<std::string> check_presets() const override {
-    return {"kv?layers=4&C=512&steps=2&layer=3",
-            "kv?C=4&steps=500&layers=1",
-            "kv?pos=rope&method=kshift&layers=4&heads=16&width=256&C=64&steps=3&layout=interleaved&"
-            "head=15&pair=7",
-            "kv?pos=rope&scenario=stitch&method=reencode_scaled&scaling=yarn&factor=1024&first=512&"
-            "second=512&steps=2",
-            "kv?pos=rope&scenario=rag&method=naive&first=512&retrieved=64&from=0&stride=8&steps=1&"
-            "f32=0",
-            "kv?ln=0&pos_std=10&gain=10&seed=2147483647&vocab=1024&method=naive",
-            "kv?pos=rope&method=naive&base=1000000000000&heads=1&width=8&C=6&drop=2&pair=3",
-            "kv?gain=0.1&pos_std=0&layers=2&layer=1&method=recompute&vocab=4"};
+    std::vector<std::string> p{
+        "kv?layers=4&C=512&steps=2&layer=3",
+        "kv?C=4&steps=500&layers=1",
+        "kv?pos=rope&method=kshift&layers=4&heads=16&width=256&C=64&steps=3&layout=interleaved&"
+        "head=15&pair=7",
+        "kv?pos=rope&scenario=stitch&method=reencode_scaled&scaling=yarn&factor=1024&first=512&"
+        "second=512&steps=2",
+        "kv?pos=rope&scenario=rag&method=naive&first=512&retrieved=64&from=0&stride=8&steps=1&"
+        "f32=0",
+        "kv?ln=0&pos_std=10&gain=10&seed=2147483647&vocab=1024&method=naive",
+        "kv?pos=rope&method=naive&base=1000000000000&heads=1&width=8&C=6&drop=2&pair=3",
+        "kv?gain=0.1&pos_std=0&layers=2&layer=1&method=recompute&vocab=4"};
+    for (const std::string& t : kv_trained_check_presets()) p.push_back(t);
+    return p;
   }
 
   std::string check_state() const override {
+    if (ui_.trained) return kv_trained_check_state(ui_.tv);
     if (ui_.job.running()) return "a computation is still running after the check frames";
     if (!ui_.session) return "no session was computed";
     const KvSession& ses = *ui_.session;
@@ -142,9 +152,21 @@ class KvPanel final : public Panel {
     const float scale = ctx.ui_scale();
     const KvLabSettings before = ui_.lab;
     KvOp op = KvOp::none;
-    if (begin_control_column(ctx, "##kv_controls", 370.0f * scale, controls_folded_))
-      op = draw_controls(ui_.lab, scale);
+    if (begin_control_column(ctx, "##kv_controls", 370.0f * scale, controls_folded_)) {
+      int source = ui_.trained ? 1 : 0;  // random weights | a trained language model
+      radio_row(source,
+                {{L("kvt.random"), T("kvt.random_tip")}, {L("kvt.trained"), T("kvt.trained_tip")}});
+      ui_.trained = source == 1;
+      if (ui_.trained)
+        kv_trained_draw_controls(ctx, ui_.tv, scale);
+      else
+        op = draw_controls(ui_.lab, scale);
+    }
     end_control_column();
+    if (ui_.trained) {  // the trained source: its own job and view
+      view_rect_ = kv_trained_draw_view(ctx, ui_.tv, scale);
+      return;
+    }
     kv_lab_normalize(ui_.lab);  // e.g. stitching needs RoPE, the method must suit the scenario
     if (!(ui_.lab == before)) {
       try {
@@ -172,10 +194,12 @@ class KvPanel final : public Panel {
 
   // Every method of the shown session: `poslab-cli kv --method all`.
   std::vector<std::string> cli_args() const override {
+    if (ui_.trained) return {"kv", "--preset", kv_trained_to_preset(ui_.tv.lab)};
     const std::string p = ui_.session ? kv_to_preset(ui_.session->settings) : preset();
     return {"kv", "--preset", p, "--method", "all"};
   }
   LabNumbers numbers() const override {
+    if (ui_.trained) return kv_trained_numbers(ui_.tv);
     if (!ui_.session || ui_.job.running() ||
         !(ui_.session_for && *ui_.session_for == experiment(ui_.lab)))
       return LabNumbers::none(share_message("share.why.computing"));

@@ -13,6 +13,29 @@
 namespace poslab::app {
 namespace {
 
+// A polyline as dashes of 6 px with gaps of 4 px (before UI scale), along its length.
+void plot_dashes(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 colour, float thick,
+                 float sc) {
+  const float on = 6.0f * sc, period = 10.0f * sc;
+  float phase = 0;  // distance along the line modulo the period
+  for (size_t i = 1; i < pts.size(); ++i) {
+    const ImVec2 a = pts[i - 1], b = pts[i];
+    const float len = std::hypot(b.x - a.x, b.y - a.y);
+    float t = 0;
+    while (t < len) {
+      const float left = phase < on ? on - phase : period - phase;
+      const float step = std::min(left, len - t);
+      if (phase < on && len > 0) {
+        const float u0 = t / len, u1 = (t + step) / len;
+        dl->AddLine(ImVec2(a.x + (b.x - a.x) * u0, a.y + (b.y - a.y) * u0),
+                    ImVec2(a.x + (b.x - a.x) * u1, a.y + (b.y - a.y) * u1), colour, thick);
+      }
+      t += step;
+      phase = std::fmod(phase + step, period);
+    }
+  }
+}
+
 bool usable(double v, bool log) {
   return std::isfinite(v) && (!log || v > 0);
 }
@@ -249,8 +272,10 @@ PlotHover plot(const PlotSpec& spec) {
     auto flush = [&] {
       if (pts.size() == 1)
         dl->AddCircleFilled(pts[0], std::max(2.0f, thick), colour);
-      else if (pts.size() > 1)
+      else if (pts.size() > 1 && !s.dashed)
         dl->AddPolyline(pts.data(), static_cast<int>(pts.size()), colour, 0, thick);
+      else if (pts.size() > 1)
+        plot_dashes(dl, pts, colour, thick, sc);
       pts.clear();
     };
     const bool envelope = static_cast<double>(n) > 2.0 * w;
@@ -300,9 +325,15 @@ PlotHover plot(const PlotSpec& spec) {
   for (const LegendEntry& e : legend) {
     const PlotSeries& s = spec.series[e.series];
     const ImVec2 p(o.x + e.at.x, o.y + e.at.y);
-    dl->AddLine(ImVec2(p.x + 2.0f * sc, p.y + line * 0.5f),
-                ImVec2(p.x + 20.0f * sc, p.y + line * 0.5f), theme_colour(s.colour),
-                (static_cast<int>(e.series) == spec.highlight ? 3.5f : 2.5f) * sc);
+    const float lw = (static_cast<int>(e.series) == spec.highlight ? 3.5f : 2.5f) * sc;
+    if (s.dashed)
+      plot_dashes(
+          dl,
+          {ImVec2(p.x + 2.0f * sc, p.y + line * 0.5f), ImVec2(p.x + 20.0f * sc, p.y + line * 0.5f)},
+          theme_colour(s.colour), lw, sc);
+    else
+      dl->AddLine(ImVec2(p.x + 2.0f * sc, p.y + line * 0.5f),
+                  ImVec2(p.x + 20.0f * sc, p.y + line * 0.5f), theme_colour(s.colour), lw);
     dl->AddText(ImVec2(p.x + 24.0f * sc, p.y), text, s.label.c_str());
   }
 

@@ -20,6 +20,7 @@ struct PlotSeries {
   double x0 = 0, dx = 1;                       // the regular grid when x is empty
   ImU32 colour = IM_COL32(255, 170, 60, 255);  // line colour
   float thickness = 1.5f;                      // line width in pixels (before UI scale)
+  bool dashed = false;                         // drawn as dashes (a reference curve)
 };
 
 // An axis: its label, linear or log10, and its range (NaN: fitted to the data).

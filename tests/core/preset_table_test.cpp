@@ -17,6 +17,7 @@
 #include "core/bnb/arena_lab.hpp"
 #include "core/common/preset_fields.hpp"
 #include "core/kv/kv_lab.hpp"
+#include "core/kv/kv_trained.hpp"
 #include "core/lm/length_lab.hpp"
 #include "core/quiz/lessons_lab.hpp"
 #include "core/rope/rope_preset.hpp"
@@ -229,6 +230,7 @@ TEST_CASE("every lab's preset table round-trips min, max and middle, rejects out
   check_table("rope", rope_preset_fields());
   check_table(kWheelsLabName, wheels_preset_fields());
   check_table(kKvLabName, kv_preset_fields());
+  check_table(kKvTrainedLabName, kv_trained_preset_fields());
   check_table(kAttentionLabName, attention_preset_fields());
   check_table(bnb::kArenaLabName, bnb::arena_preset_fields());
   check_table(kLessonsLabName, lessons_preset_fields());

@@ -60,4 +60,22 @@ expect_exit2 "--steps" kv --steps many
 expect_exit2 "B has only 12" kv --positions rope --scenario rag --from 11 --retrieved 4
 expect_exit2 "--layer-norm" kv --layer-norm maybe
 expect_exit2 "unknown key \"colour\"" kv --preset 'kv?colour=red'
+# The trained source (issue 39): a shipped language model's own cache (assets/models).
+T='kv?weights=trained'
+check_json "[x['method'] for x in j['methods']]==['recompute','naive','reencode'] and j['methods'][0]['reference'] and m('reencode')['key_diff'][0]<1e-5 and m('naive')['key_diff'][0]>1e-2 and m('reencode')['key_diff'][1]>1e-3 and len(m('naive')['bits'])==32 and j['stitched']==96" \
+  kv --preset "$T&model=rope&scenario=stitch"
+check_json "[x['method'] for x in j['methods']]==['recompute','naive'] and 'does not apply' in j['note']" \
+  kv --preset "$T&model=learned"
+check_json "j['first_block_positions']==[0,4,8,12] and j['stitched']==36" \
+  kv --preset "$T&model=alibi&scenario=rag&retrieved=4"
+check_json "all(x['bits']==j['methods'][0]['bits'] for x in j['methods'])" \
+  kv --preset "$T&model=rope&b=0"
+check_json "[x['method'] for x in j['methods']]==['full','naive','reencode','naive_sinks','reencode_sinks'] and len(m('full')['bits'])==256 and all(abs(a-b)<1e-3 for x in j['methods'] for a,b in zip(x['bits'],m('full')['bits']))" \
+  kv --preset "$T&model=rope&scenario=stream&span=2&window=256"
+expect_exit2 "RAG set is empty" kv --preset "$T&scenario=rag&retrieved=0"
+expect_exit2 "window = 0" kv --preset "$T&scenario=stream&window=0"
+expect_exit2 "past 8L = 1024" kv --preset "$T&scenario=stream&window=1025"
+expect_exit2 "passage A" kv --preset "$T&a=1000"
+expect_exit2 "only --preset" kv --preset "$T" --layers 2
+POSLAB_MODELS_DIR=/nonexistent expect_exit2 "lm_rope.safetensors" kv --preset "$T"
 exit $fail

@@ -50,9 +50,13 @@ const std::map<std::string, PredictGiveAway>& predict_give_aways() {
       {"07-relative-biases/q6-alibi-far", {{"shallow heads far back"}, {"斜率缓的头看得很远"}}},
       {"08-kv-sliding/q3-legacy-exact",
        {{"visible even at layer 0", "non-linear in P"}, {"即使在第 0 层也能看到误差"}}},
+      {"08-kv-sliding/q8-trained-stream",
+       {{"3.11", "2.58", "re-assigned positions give"}, {"3.11", "2.58"}}},
       {"09-stitching/q5-naive-vs-reencode",
        {{"does not fix", "cannot fix", "beyond the first layer", "not deeper"},
         {"修不好", "第一层之后"}}},
+      {"09-stitching/q9-trained-stitch-gap",
+       {{"3.092", "+0.125", "+0.0002"}, {"3.092", "+0.125", "+0.0002"}}},
       {"10-world-model/q11-predict-naive", {{"as soon as the window slides"}, {"窗口一开始滑动"}}},
   };
   return m;
