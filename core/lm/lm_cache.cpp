@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/attention/encodings.hpp"
+#include "core/position/encodings.hpp"
 #include "core/common/errors.hpp"
 #include "core/nn/layers.hpp"
 
