@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "core/position/encodings.hpp"
 #include "core/common/errors.hpp"
 #include "core/nn/layers.hpp"
+#include "core/position/encodings.hpp"
 
 namespace poslab::lm {
 namespace {
