@@ -128,6 +128,7 @@ async function lengthTrain(browser, base) {
     const errors = s.errors.concat(logs);
     check('train: no error', errors.length === 0, errors.slice(0, 3).join(' | '));
   } catch (e) {
+    await page.screenshot({ path: path.join(shotDir, 'length_train_failed.png') }).catch(() => {});
     check('train: runs', false, e.message + (logs.length ? ' | ' + logs.slice(-3).join(' | ') : ''));
   }
   await page.close();
