@@ -302,7 +302,8 @@ TEST_CASE("background job: headless polling waits for the result, a window keeps
   go2.set_value();
 }
 
-TEST_CASE("background job: a job of steps runs every step, in order, and hands out the last's result") {
+TEST_CASE(
+    "background job: a job of steps runs every step, in order, and hands out the last's result") {
   BackgroundJob<int> job;
   auto seen = std::make_shared<std::vector<int>>();
   job.start_steps("count", [seen](JobControl& c) -> std::optional<int> {
@@ -326,7 +327,7 @@ TEST_CASE("background job: a cancelled job of steps gets one more step to end it
   job.start_steps("forever", [ended, started, once](JobControl& c) -> std::optional<int> {
     std::call_once(*once, [&] { started->set_value(); });
     if (!c.cancelled()) return std::nullopt;  // steps until cancelled
-    ended->store(true);                        // e.g. a checkpoint written where it stopped
+    ended->store(true);                       // e.g. a checkpoint written where it stopped
     return -1;
   });
   started->get_future().wait();
