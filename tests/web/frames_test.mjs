@@ -96,10 +96,11 @@ const server = await serve();
 const browser = await launch();
 try {
   fs.mkdirSync(shotDir, { recursive: true });
-  const only = process.env.POSLAB_FRAMES_ONLY;  // a case's name, to measure one
+  // Case names, comma-separated, to measure only those.
+  const only = process.env.POSLAB_FRAMES_ONLY ? process.env.POSLAB_FRAMES_ONLY.split(',') : null;
   for (const [name, preset] of CASES)
-    if (!only || only === name) await measure(browser, server.base, name, preset);
-  if (!only || only === 'dream training')
+    if (!only || only.includes(name)) await measure(browser, server.base, name, preset);
+  if (!only || only.includes('dream training'))
     await measure(browser, server.base, 'dream training', 'dreams?train=1&play=0&strip=0&attn=0', dreamTraining);
 } finally {
   await browser.close();
