@@ -77,6 +77,10 @@ class AppContext {
   virtual bool has_file_picker() const { return false; }
   virtual void open_file_picker(const std::string& accept) { (void)accept; }
   virtual std::string take_picked_file() { return {}; }
+  // Files the app wrote in the page's memory handed to the user as a browser download (a
+  // trained checkpoint); the desktop writes them on the user's disk: no download there.
+  virtual bool can_download() const { return false; }
+  virtual void download(const std::string& path) { (void)path; }
   // Files of the data folder that the browser build keeps beside the page until a lab needs
   // them (the length lab's models): the first call starts fetching those not yet in the
   // page's memory; call it each frame until done. The desktop has its files on disk: done.

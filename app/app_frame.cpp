@@ -8,10 +8,16 @@
 #include "app/app_state.hpp"
 #include "app/gfx/font_texture.hpp"
 #include "app/gfx/gl.hpp"
+#include "app/widgets/background_job.hpp"
 
 namespace poslab::app {
 
+// The part of a frame the browser's jobs may use (their steps are bounded well below the
+// 250 ms a frame may take; the rest of the frame draws).
+constexpr double kJobSliceSeconds = 0.025;
+
 bool frame_wanted(AppState& state, bool input_seen) {
+  if (jobs_pending()) return true;  // the browser's jobs step in the frames
   if (state.wants_continuous_frames()) return true;
   if (!input_seen) return false;
   state.request_frames(2);
@@ -33,6 +39,7 @@ void draw_app_frame(AppState& state, GLFWwindow* window, float content_scale, in
   io.DisplaySize.x *= static_cast<float>(k);
   io.DisplaySize.y *= static_cast<float>(k);
   ImGui::NewFrame();
+  if (k == 1) pump_jobs(kJobSliceSeconds);  // the browser's jobs: a slice of each frame
   state.draw_frame();
   ImGui::Render();
   if (!raster) return;

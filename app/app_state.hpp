@@ -87,6 +87,10 @@ class AppState final : public AppContext {
   void request_language(const std::string& lang) override { pending_language_ = lang; }
   bool developer() const override;
   bool has_file_picker() const override { return static_cast<bool>(opt_.open_file_picker); }
+  bool can_download() const override { return static_cast<bool>(opt_.on_file_exported); }
+  void download(const std::string& path) override {
+    if (opt_.on_file_exported) opt_.on_file_exported(path);
+  }
   void open_file_picker(const std::string& accept) override {
     if (opt_.open_file_picker) opt_.open_file_picker(accept);
   }

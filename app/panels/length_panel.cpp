@@ -36,11 +36,6 @@ namespace {
 using lm::LengthLabSettings;
 using lm::LengthModelId;
 
-LengthResultPtr length_compute(const LengthLabSettings& s, const LengthDataPtr& data,
-                               const std::atomic<bool>* cancel) {
-  return std::make_shared<const lm::LengthLabResult>(lm::length_lab_compute(s, *data, cancel));
-}
-
 class LengthPanel final : public Panel {
  public:
   const char* id() const override { return lm::kLengthLabName; }
@@ -64,8 +59,6 @@ class LengthPanel final : public Panel {
     ui_.uploaded = nullptr;
   }
   void cancel_jobs() override {
-    ui_.run.reset();
-    ui_.run_data.reset();
     ui_.job.cancel();
     ui_.load_job.cancel();
     ui_.train.cancel();
@@ -202,10 +195,6 @@ class LengthPanel final : public Panel {
   }
 
   void schedule(AppContext& ctx) {
-    if constexpr (kJobsInline) {
-      schedule_steps(ctx);
-      return;
-    }
     poll(ctx);
     if (!ui_.data) return;
     clamp_heads_to_model();
@@ -219,57 +208,24 @@ class LengthPanel final : public Panel {
       return;
     ui_.data_changed = false;
     ui_.job_inputs = want;
-    const LengthDataPtr data = ui_.data;
-    ui_.job.start(lm::length_to_preset(want), [want, data](JobControl& job) {
-      return length_compute(want, data, job.cancel_flag());
-    });
+    // lm::LengthLabRun's steps (a batch of 8 windows of one curve each): a worker thread runs
+    // them on the desktop, the frames in the browser. The steps keep the data alive.
+    auto run = std::make_shared<std::unique_ptr<lm::LengthLabRun>>();
+    ui_.job.start_steps(
+        lm::length_to_preset(want),
+        [want, data = ui_.data, run](JobControl& job) -> std::optional<LengthResultPtr> {
+          if (job.cancelled()) return LengthResultPtr{};  // dropped by poll
+          if (!*run) {
+            *run = std::make_unique<lm::LengthLabRun>(want, *data);
+            return std::nullopt;
+          }
+          lm::LengthLabRun& r = **run;
+          r.step();
+          job.set_progress(r.steps_done(), r.steps());
+          if (!r.done()) return std::nullopt;
+          return std::make_shared<const lm::LengthLabResult>(r.take());
+        });
     poll(ctx);
-  }
-
-  // The browser build has no worker threads, and one job would hold the page for the whole
-  // computation (15 s for the default view in headless Chromium): it runs lm::LengthLabRun
-  // one step (one curve) per frame instead, so the page keeps drawing and shows progress.
-  void schedule_steps(AppContext& ctx) {
-    if (!ui_.data) return;
-    clamp_heads_to_model();
-    const LengthLabSettings want = length_compute_inputs(ui_.lab);
-    if (ui_.run && !(ui_.job_inputs == want)) ui_.run.reset();
-    if (!ui_.run) {
-      if ((ui_.shown && length_compute_inputs(ui_.shown->lab) == want) ||
-          (ui_.failed && *ui_.failed == want))
-        return;
-      ui_.job_inputs = want;
-      ui_.run_data = ui_.data;
-      ui_.run_seconds = 0;
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    try {
-      if (!ui_.run) ui_.run.emplace(want, *ui_.run_data);
-      ui_.run->step();
-    } catch (const InputError& e) {
-      step_failed(ctx, tr_format(ctx, e.message()));
-      return;
-    } catch (const std::exception& e) {
-      step_failed(ctx, e.what());
-      return;
-    }
-    ui_.run_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!ui_.run->done()) {
-      ctx.request_frames(2);
-      return;
-    }
-    ui_.shown = std::make_shared<const lm::LengthLabResult>(ui_.run->take());
-    ui_.run.reset();
-    ui_.run_data.reset();
-    ui_.failed.reset();
-    ui_.last_error.clear();
-  }
-  void step_failed(AppContext& ctx, const std::string& error) {
-    ui_.run.reset();
-    ui_.run_data.reset();
-    ui_.failed = ui_.job_inputs;
-    ui_.last_error = error;
-    ctx.report_error(ctx.tr("title.length"), ui_.last_error);
   }
 
   void poll(AppContext& ctx) {
@@ -434,18 +390,6 @@ class LengthPanel final : public Panel {
     words.cancel = T("length.cancel");
     if (job_status(ui_.job, false, 300.0f * scale, words) == JobAction::cancel)
       ui_.failed = ui_.job_inputs;
-    if (ui_.run) {  // the browser build's stepped run
-      JobProgress p;
-      p.running = true;
-      p.done = ui_.run->steps_done();
-      p.total = ui_.run->steps();
-      p.seconds = ui_.run_seconds;
-      if (job_status(p, false, 300.0f * scale, words) == JobAction::cancel) {
-        ui_.failed = ui_.job_inputs;
-        ui_.run.reset();
-        ui_.run_data.reset();
-      }
-    }
     const LengthResultPtr c = ui_.shown;
     if (!c) return;
     if (!c->missing.empty()) {

@@ -22,6 +22,10 @@
 #include "app/widgets/tr_label.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/smoothing.hpp"
+#include "core/lm/lm_budget.hpp"
+#include "core/lm/lm_own.hpp"
+#include "core/lm/lm_train.hpp"
+#include "io/checkpoint/lm_checkpoint.hpp"
 
 namespace poslab::app {
 
@@ -37,6 +41,11 @@ std::string length_train_duration(double seconds) {
     std::snprintf(buf, sizeof buf, "%lld s", s);
   return buf;
 }
+
+// How much longer a run takes in a browser page than the native estimate (one thread, the
+// generic kernels, steps between frames): measured by tests/web/train_test.mjs against
+// poslab-cli lm train on the same steps (its report's page_seconds / native_seconds).
+constexpr double kPageSlowdown = 4.0;  // 13.7 s / 3.6 s for 10 steps, 2026-11-27
 
 }  // namespace
 
@@ -62,13 +71,27 @@ void LengthTrainView::start(AppContext& ctx) {
   }
 }
 
+void LengthTrainView::fetch_then_start(AppContext& ctx) {
+  const FileFetch f = ctx.fetch_files(io::lm_default_text_paths());
+  if (!f.done) {
+    fetching_ = true;
+    ctx.request_frames(2);
+    text_wrapped("%s",
+                 tr_args(ctx.tr("length.train_fetching"),
+                         {{"done", std::to_string(f.fetched)}, {"total", std::to_string(f.files)}})
+                     .c_str());
+    return;
+  }
+  fetching_ = false;
+  if (!f.error.empty()) {
+    error_ = f.error;
+    return;
+  }
+  start(ctx);
+}
+
 std::string LengthTrainView::draw(AppContext& ctx, bool autostart) {
   const float s = ctx.ui_scale();
-  if constexpr (kJobsInline) {
-    // One thread: a run would hold the page for minutes with no progress and no Cancel.
-    text_wrapped("%s", ctx.tr("length.train_web"));
-    return {};
-  }
   std::string saved;
   // The last report is taken after the job has ended, so a cancelled run's last step shows.
   const bool ended = job_.finished();
@@ -134,11 +157,27 @@ std::string LengthTrainView::draw(AppContext& ctx, bool autostart) {
       lm_own_path((std::filesystem::path(ctx.data_dir()) / "models").string(), spec_);
   std::error_code ec;
   const bool resumes = std::filesystem::exists(path, ec);
-  if (!busy) {
+  if (!busy && !fetching_) {
     const bool click =
         ImGui::Button(tr_id(ctx, resumes ? "length.train_resume" : "length.train_start").c_str());
     tooltip(ctx.tr(resumes ? "length.train_resume_tip" : "length.train_start_tip"));
-    if (click || autostart) start(ctx);
+    if (click || autostart) {
+      error_.clear();
+      fetching_ = true;
+    }
+  }
+  if (fetching_) fetch_then_start(ctx);
+  if (!busy && !fetching_ && curves_.total == 0) {  // before a run: what it will take
+    const lm::LmConfig c = lm::lm_own_config(spec_);
+    const lm::LmTrainSettings t = lm::lm_own_settings(spec_);
+    const double seconds =
+        lm::lm_forward_cost(c, t.batch, lm::lm_train_window(t, c), true).seconds() *
+        static_cast<double>(spec_.steps);
+    ImGui::TextDisabled("%s", tr_args(ctx.tr("length.train_expected"),
+                                      {{"time", length_train_duration(seconds)},
+                                       {"steps", std::to_string(spec_.steps)},
+                                       {"page", length_train_duration(seconds * kPageSlowdown)}})
+                                  .c_str());
   }
   JobStatusTexts words;
   words.working = ctx.tr("length.train_working");
@@ -170,8 +209,14 @@ std::string LengthTrainView::draw(AppContext& ctx, bool autostart) {
     if (!job_.running() && cancelled_)
       wrapped_text(tr_args(ctx.tr("length.train_stopped_at"),
                            {{"step", std::to_string(c.done)}, {"steps", std::to_string(c.total)}}));
-    if (!job_.running() && std::filesystem::exists(c.path, ec))
+    if (!job_.running() && std::filesystem::exists(c.path, ec)) {
+      if (ctx.can_download()) {  // the page's memory is all the browser build has
+        if (ImGui::Button(tr_id(ctx, "length.train_download").c_str())) ctx.download(c.path);
+        tooltip(ctx.tr("length.train_download_tip"));
+        ImGui::SameLine();
+      }
       ImGui::TextDisabled("%s", tr_args(ctx.tr("length.train_saved"), {{"path", c.path}}).c_str());
+    }
     draw_curves(ctx, s);
   }
   return saved;

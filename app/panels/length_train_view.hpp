@@ -29,6 +29,9 @@ class LengthTrainView {
 
  private:
   void start(AppContext& ctx);
+  // Fetches the training text (the fortune files; the browser build keeps them beside the
+  // page until a run needs them), then starts the run.
+  void fetch_then_start(AppContext& ctx);
   void draw_curves(AppContext& ctx, float scale);
 
   lm::LmOwnSpec spec_;
@@ -37,6 +40,7 @@ class LengthTrainView {
   std::vector<double> smoothed_;  // every step's loss smoothed for the plot (smooth_ema)
   std::string error_;             // why the last run could not start or ended early
   bool cancelled_ = false;        // the last run was cancelled
+  bool fetching_ = false;         // a run waits for its text (the browser fetches it first)
 };
 
 }  // namespace poslab::app

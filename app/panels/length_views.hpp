@@ -28,11 +28,6 @@ struct LengthUi {
   // The computation: the last finished result stays on screen while a new one runs.
   LengthResultPtr shown;
   BackgroundJob<LengthResultPtr> job;
-  // The browser build (no worker threads) runs the computation one step per frame instead:
-  // the run, and the data it reads (kept alive while it does).
-  std::optional<lm::LengthLabRun> run;
-  LengthDataPtr run_data;
-  double run_seconds = 0;
   lm::LengthLabSettings job_inputs;
   std::optional<lm::LengthLabSettings> failed;
   std::string last_error;

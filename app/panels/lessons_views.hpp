@@ -68,11 +68,6 @@ struct LessonsUi {
   // such a question, then kept (the models do not change while the app runs).
   std::optional<QuizLmData> lm_models;
   bool lm_fetched = false;  // the browser build's fetch of their files is done
-  // The browser build measures them one model per frame: the loaded models and the curves
-  // measured so far.
-  std::shared_ptr<io::QuizLmSource> lm_source;
-  QuizLmData lm_partial;
-  int lm_step_frame = -1;
   BackgroundJob<QuizLmData> lm_job;
   std::map<std::string, io::MdDocument> md_cache;  // parsed Markdown by source text
   std::mt19937_64 rng{std::random_device{}()};     // seeds of new attempts (not content)
@@ -113,6 +108,11 @@ void lessons_labs_column(AppContext& ctx, LessonsUi& u, ImFont* heading_font,
 // drawn; sets u.blocks_folded to the blocks left folded.
 int lessons_text(AppContext& ctx, LessonsUi& u, ImFont* heading_font, const io::Lesson& lesson,
                  LessonProgress& lp, MarkdownView& view, const TextPalette& pal);
+
+// A Predict callout of the lesson's text drawn as a question card (lessons_quiz_view.cpp).
+void lessons_predict_callout(AppContext& ctx, LessonsUi& u, ImFont* heading_font,
+                             const io::Lesson& lesson, const Question& q, LessonProgress& lp,
+                             MarkdownView& view, const TextPalette& pal);
 
 // The quiz tab: every question of `lesson` with its feedback (predictions asked in the text
 // stay there), then the completion checklist.

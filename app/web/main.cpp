@@ -14,6 +14,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <chrono>
 #include <cstdio>
@@ -32,6 +33,7 @@
 #include "app/app_state.hpp"
 #include "app/gfx/gl.hpp"
 #include "app/settings.hpp"
+#include "app/widgets/background_job.hpp"
 #include "core/common/preset.hpp"
 #include "io/data/data_dir.hpp"
 
@@ -59,6 +61,7 @@ struct WebApp {
   std::vector<DrawnItem> items, shown_items;  // this frame's, the last finished frame's
   long frames = 0;
   std::deque<double> frame_ms;  // CPU time of the last frames (UI + GL calls), ms
+  double longest_ms = 0;        // the longest frame since poslab_web_reset_longest, ms
   std::string shown_preset;     // the preset last written to the address bar
   std::string reply;            // the exported functions' last answer (kept alive for JS)
   std::string clipboard;        // what PosLab copied last (the browser's is write-only here)
@@ -89,20 +92,25 @@ constexpr const char* kCjkFont = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 constexpr const char* kCjkFontUrl = "fonts/wqy-microhei.ttc";
 
 // AppContext::fetch_files: a file of the data folder (/poslab, POSLAB_DATA_DIR) lies at the
-// same relative path beside the page (web_app.cmake puts the length lab's models there).
+// same relative path beside the page (web_app.cmake puts the length lab's models there), a
+// fortune file (the training text, io's lm_default_text_paths) in fortunes/ beside it.
 poslab::app::FileFetch fetch_data_files(const std::vector<std::string>& paths) {
-  constexpr std::string_view root = "/poslab/";
+  constexpr std::pair<std::string_view, std::string_view> roots[] = {
+      {"/poslab/", ""}, {"/usr/share/games/fortunes/", "fortunes/"}};
   poslab::app::FileFetch f;
   f.files = static_cast<int>(paths.size());
   for (const std::string& p : paths) {
     std::error_code ec;
     Fetch state = Fetch::ready;
     if (!std::filesystem::exists(p, ec)) {
-      if (p.rfind(root, 0) != 0) {
+      std::string url;
+      for (const auto& [root, beside] : roots)
+        if (p.rfind(root, 0) == 0) url = std::string(beside) + p.substr(root.size());
+      if (url.empty()) {
         f.error += (f.error.empty() ? "" : "; ") + p + ": not in the page's data folder";
         continue;
       }
-      state = fetch_file(p.substr(root.size()), p);
+      state = fetch_file(url, p);
     }
     if (state == Fetch::running) f.done = false;
     if (state == Fetch::ready) ++f.fetched;
@@ -266,6 +274,7 @@ void frame() {
   app.frame_ms.push_back(
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   if (app.frame_ms.size() > 120) app.frame_ms.pop_front();
+  app.longest_ms = std::max(app.longest_ms, app.frame_ms.back());
   // The address bar follows the active lab's state without firing hashchange (so this never
   // reopens what it wrote): another lab is a new history entry (pushState: Back returns to
   // the lab before), a changed setting of the same lab replaces the entry (replaceState: a
@@ -293,7 +302,8 @@ EMSCRIPTEN_KEEPALIVE void poslab_web_open(const char* preset) {
   g_app->state->open_lab(preset);
 }
 
-// {"frames", "lab", "preset", "errors": [...], "frame_ms": [...], "cjk_font", "canvas",
+// {"frames", "lab", "preset", "errors": [...], "frame_ms": [...], "longest_frame_ms",
+// "jobs" (a job has steps left), "jobs_progress" ([[done, total], ...]), "cjk_font", "canvas",
 // "dpr", "font_px", "line_px", "paused", "settings":
 // {"dark_theme", "language", "ui_scale", "config_dir", "data_dir"}} as JSON.
 EMSCRIPTEN_KEEPALIVE const char* poslab_web_status() {
@@ -306,7 +316,10 @@ EMSCRIPTEN_KEEPALIVE const char* poslab_web_status() {
   j["preset"] = p ? p->preset() : "";
   j["errors"] = state.errors();
   j["frame_ms"] = std::vector<double>(g_app->frame_ms.begin(), g_app->frame_ms.end());
-  j["cjk_font"] = state.cjk_font() != nullptr;  // the Chinese font is loaded and merged
+  j["longest_frame_ms"] = g_app->longest_ms;
+  j["jobs"] = poslab::app::jobs_pending();            // a job's steps run in the frames
+  j["jobs_progress"] = poslab::app::jobs_progress();  // [[done, total], ...]
+  j["cjk_font"] = state.cjk_font() != nullptr;        // the Chinese font is loaded and merged
   // The canvas (device pixels), the page's devicePixelRatio, the font's size in device
   // pixels and a text line's height in CSS pixels; paused: idle, drawing nothing.
   j["canvas"] = {EM_ASM_INT({ return Module.canvas.width; }),
@@ -345,6 +358,11 @@ EMSCRIPTEN_KEEPALIVE const char* poslab_web_numbers() {
 
 // Input, a resize, a finished fetch or a picked file (page.js): the next frame draws, and
 // a paused main loop runs again.
+// Starts a new measure of the longest frame (status's longest_frame_ms).
+EMSCRIPTEN_KEEPALIVE void poslab_web_reset_longest() {
+  if (g_app) g_app->longest_ms = 0;
+}
+
 EMSCRIPTEN_KEEPALIVE void poslab_web_wake() {
   if (!g_app) return;
   g_app->input_seen = true;

@@ -62,10 +62,12 @@ Module.poslabFatal = function (text) {
   e.textContent = text;
 };
 
-// A file the Share popup wrote (in the page's memory) handed to the user as a download.
+// A file the Share popup or a training run wrote (in the page's memory) handed to the user
+// as a download.
 Module.poslabDownload = function (path) {
   const name = path.split('/').pop();
-  const type = name.endsWith('.png') ? 'image/png' : name.endsWith('.csv') ? 'text/csv' : 'application/json';
+  const type = name.endsWith('.png') ? 'image/png' : name.endsWith('.csv') ? 'text/csv'
+    : name.endsWith('.json') ? 'application/json' : 'application/octet-stream';
   const url = URL.createObjectURL(new Blob([FS.readFile(path)], { type: type }));
   const a = document.createElement('a');
   a.href = url;

@@ -29,7 +29,7 @@ endforeach()
 target_link_options(poslab PRIVATE
   -sUSE_GLFW=3 -sMIN_WEBGL_VERSION=2 -sMAX_WEBGL_VERSION=2
   -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=134217728
-  -sEXPORTED_FUNCTIONS=_main,_poslab_web_status,_poslab_web_numbers,_poslab_web_open,_poslab_web_save,_poslab_web_items,_poslab_web_wake,_poslab_web_request_frames,_poslab_web_wheel,_poslab_web_tick
+  -sEXPORTED_FUNCTIONS=_main,_poslab_web_status,_poslab_web_numbers,_poslab_web_open,_poslab_web_save,_poslab_web_items,_poslab_web_wake,_poslab_web_request_frames,_poslab_web_wheel,_poslab_web_tick,_poslab_web_reset_longest
   -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,FS -lidbfs.js
   -sMINIFY_HTML=0 "--shell-file=${CMAKE_CURRENT_SOURCE_DIR}/web/shell.html"
   "--pre-js=${CMAKE_CURRENT_SOURCE_DIR}/web/page.js"
@@ -55,6 +55,18 @@ foreach(f ${_lm_models})
 endforeach()
 add_custom_target(poslab_length_files ALL DEPENDS ${_lm_files})
 add_dependencies(poslab poslab_length_files)
+# The training text of "Train your own" (io's lm_default_text_paths: the fortune files of
+# fortunes-min, fortune-mod and fortune-zh) in fortunes/ beside the page, fetched when a run
+# starts (web/main.cpp); without them the run says which file is missing.
+foreach(f fortunes literature riddles computers science people wisdom humorists education work
+          platitudes love tao startrek miscellaneous tang300 song100)
+  if(EXISTS /usr/share/games/fortunes/${f})
+    configure_file(/usr/share/games/fortunes/${f} ${_site}/fortunes/${f} COPYONLY)
+    list(APPEND _lm_files "${_site}/fortunes/${f}")
+  else()
+    message(WARNING "/usr/share/games/fortunes/${f} not found: the page cannot train a model")
+  endif()
+endforeach()
 # The Chinese font beside the page, fetched only when Chinese is chosen (web/main.cpp).
 set(_cjk /usr/share/fonts/truetype/wqy/wqy-microhei.ttc)
 if(EXISTS ${_cjk})

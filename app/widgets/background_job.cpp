@@ -2,9 +2,67 @@
 // status line, shared between the worker thread and the panel that owns the job.
 #include "app/widgets/background_job.hpp"
 
+#include <vector>
+
 namespace poslab::app {
 
+namespace {
+// The jobs the frames run (browser build): weak, so a dropped job (abandon, a new start, a
+// closed panel) leaves the list at the next pump. Only the main thread touches it.
+std::vector<std::weak_ptr<detail::SteppedState>>& stepped_jobs() {
+  static std::vector<std::weak_ptr<detail::SteppedState>> jobs;
+  return jobs;
+}
+
+// The live jobs with steps left; the list loses the rest.
+std::vector<std::shared_ptr<detail::SteppedState>> live_jobs() {
+  auto& jobs = stepped_jobs();
+  std::vector<std::shared_ptr<detail::SteppedState>> live;
+  std::vector<std::weak_ptr<detail::SteppedState>> keep;
+  for (auto& w : jobs)
+    if (auto s = w.lock(); s && !s->done()) {
+      live.push_back(s);
+      keep.push_back(w);
+    }
+  jobs.swap(keep);
+  return live;
+}
+}  // namespace
+
+void detail::register_stepped(const std::shared_ptr<SteppedState>& state) {
+  stepped_jobs().push_back(state);
+}
+
+bool pump_jobs(double seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto live = live_jobs();
+  for (bool ran = true; ran;) {
+    ran = false;
+    for (auto& s : live) {
+      if (s->done() || s->paused()) continue;
+      s->run_step();
+      ran = true;
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= seconds)
+        return jobs_pending();
+    }
+  }
+  return jobs_pending();
+}
+
+bool jobs_pending() {
+  for (auto& s : live_jobs())
+    if (!s->paused()) return true;
+  return false;
+}
+
+std::vector<std::pair<int64_t, int64_t>> jobs_progress() {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (auto& s : live_jobs()) out.push_back(s->done_of_total());
+  return out;
+}
+
 bool JobControl::checkpoint() {
+  if (kJobsInline) return !cancelled();  // one thread: a pause is the frames not stepping
   if (paused_.load(std::memory_order_relaxed) && !cancelled()) {
     std::unique_lock lock(mutex_);
     wake_.wait(lock, [this] { return !paused_.load() || cancelled(); });

@@ -1,7 +1,10 @@
-// A computation on a worker thread that a panel starts, polls once per frame and can
-// cancel: short ones (an attention matrix, a KV session) and long ones (training a model
-// for minutes, with pause/resume, a progress counter and typed progress reports). In the
-// headless --check/--screenshot modes poll() waits for the result, so checks see it.
+// A computation that a panel starts, polls once per frame and can cancel: short ones (an
+// attention matrix, a KV session) and long ones (training a model for minutes, with
+// pause/resume, a progress counter and typed progress reports). One job kind for both
+// builds: a job is a sequence of bounded steps (start_steps; start() is a one-step job). On
+// the desktop a worker thread runs the steps in a loop; in the single-threaded browser the
+// frame runs steps until its time slice is used (pump_jobs), so the page keeps drawing. In
+// the headless --check/--screenshot modes poll() waits for the result, so checks see it.
 // No ImGui here: the worker side (JobControl) is what core code and tests see.
 #pragma once
 #include <atomic>
@@ -17,6 +20,7 @@
 #include <thread>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "app/app_context.hpp"
 #include "core/common/errors.hpp"
@@ -24,13 +28,36 @@
 namespace poslab::app {
 
 // The browser build is single-threaded (no -pthread, so its page needs no COOP/COEP
-// headers): there a job's work runs inside start(), and poll() hands its outcome out as it
-// does a worker's. Long work (training) holds the page while it runs.
+// headers): there a job's steps run inside the frames (pump_jobs), never inside start().
 #ifdef __EMSCRIPTEN__
 inline constexpr bool kJobsInline = true;
 #else
 inline constexpr bool kJobsInline = false;
 #endif
+
+namespace detail {
+// What pump_jobs sees of a job run by the frames (the browser): one step at a time.
+struct SteppedState {
+  virtual ~SteppedState() = default;
+  virtual bool done() const = 0;    // the last step ran (or threw)
+  virtual bool paused() const = 0;  // Pause was asked: no steps until Resume
+  virtual void run_step() = 0;      // one bounded step
+  virtual std::pair<int64_t, int64_t> done_of_total() const = 0;  // set_progress's numbers
+};
+// Hands a job to the frames (kJobsInline): pump_jobs runs its steps until it is done or the
+// job is dropped (the registry keeps only a weak reference).
+void register_stepped(const std::shared_ptr<SteppedState>& state);
+}  // namespace detail
+
+// In the browser build: runs steps of the running jobs, round robin, until `seconds` are
+// used or no job has a step to run; the frame calls it once. Returns whether a job still
+// has steps (the frame rule then asks for the next frame). Does nothing on the desktop.
+bool pump_jobs(double seconds);
+// Whether a job run by the frames has steps left (never on the desktop: threads run them).
+bool jobs_pending();
+// The progress (done, total) of each job run by the frames with steps left (the browser's
+// test hook reports it).
+std::vector<std::pair<int64_t, int64_t>> jobs_progress();
 
 // What the panel can read about a job while it runs (a snapshot; copies, no locks held).
 struct JobProgress {
@@ -53,7 +80,8 @@ class JobControl {
  public:
   bool cancelled() const { return cancel_.load(std::memory_order_relaxed); }
   const std::atomic<bool>* cancel_flag() const { return &cancel_; }
-  // Blocks while the job is paused; returns false once it is cancelled (then return soon).
+  // Blocks while the job is paused (on the desktop; in the browser the frames do not run a
+  // paused job's steps); returns false once it is cancelled (then return soon).
   bool checkpoint();
   void set_progress(int64_t done, int64_t total);
   void set_status(std::string text);
@@ -116,23 +144,40 @@ class BackgroundJob {
  public:
   using Control = JobChannel<Report>;
   using Work = std::function<Result(Control&)>;
+  // One bounded step (a training step, an episode, a chunk of an evaluation): returns the
+  // result after the last one, else nothing. It is called again until it returns a value
+  // or throws, also after a cancel: a step sees control.cancelled() and ends the job
+  // (keeping what it must, e.g. a checkpoint) by returning a value or throwing.
+  using Step = std::function<std::optional<Result>(Control&)>;
 
   BackgroundJob() = default;
   BackgroundJob(const BackgroundJob&) = delete;
   BackgroundJob& operator=(const BackgroundJob&) = delete;
   ~BackgroundJob() { stop(); }
 
-  // Starts `work` on a new thread. A job still running is cancelled and joined first
-  // (its result is dropped), so at most one worker per slot exists.
+  // Starts a job of one step: `work` whole (short work, or work that cannot be cut).
   void start(std::string key, Work work) {
+    start_steps(std::move(key),
+                [work = std::move(work)](Control& c) -> std::optional<Result> { return work(c); });
+  }
+  // Starts a job of steps: on the desktop on a new thread, in the browser in the frames
+  // (never inside this call). A job still running is cancelled and joined (or dropped)
+  // first, its result lost, so at most one job per slot exists.
+  void start_steps(std::string key, Step step) {
     stop();
     auto state = std::make_shared<State>();
     state->key = std::move(key);
+    state->step = std::move(step);
     state_ = state;
     if constexpr (kJobsInline)
-      run(*state, work);
+      detail::register_stepped(state);
     else
-      thread_ = std::thread([state, work = std::move(work)] { run(*state, work); });
+      thread_ = std::thread([state] {
+        while (!state->done()) {
+          state->control.checkpoint();  // pausing blocks here, between steps
+          state->run_step();
+        }
+      });
   }
 
   bool running() const { return state_ != nullptr; }
@@ -169,11 +214,14 @@ class BackgroundJob {
     return state_ ? state_->control.take_report(seen_report_) : std::nullopt;
   }
 
-  // Blocks until the worker returns (a paused job is resumed first so it can finish).
+  // Blocks until the job returns (a paused job is resumed first so it can finish); in the
+  // browser its remaining steps run here.
   void wait() {
     if (!state_) return;
     state_->control.set_paused(false);
     if (thread_.joinable()) thread_.join();
+    if constexpr (kJobsInline)
+      while (!state_->done()) state_->run_step();
   }
 
   // Once the worker has returned: its outcome (once), else nothing. Never blocks.
@@ -220,25 +268,37 @@ class BackgroundJob {
   }
 
  private:
-  struct State {
+  struct State : detail::SteppedState {
     std::string key;
     Control control;
+    Step step;
     std::optional<Result> value;
     std::exception_ptr error;
     std::atomic<bool> finished{false};
-  };
-  static void run(State& state, const Work& work) {
-    try {
-      state.value.emplace(work(state.control));
-    } catch (...) {
-      state.error = std::current_exception();
+
+    bool done() const override { return finished.load(std::memory_order_acquire); }
+    bool paused() const override { return control.snapshot().paused && !control.cancelled(); }
+    std::pair<int64_t, int64_t> done_of_total() const override {
+      const JobProgress p = control.snapshot();
+      return {p.done, p.total};
     }
-    state.finished.store(true, std::memory_order_release);
-  }
+    void run_step() override {
+      if (done()) return;
+      try {
+        if (auto r = step(control)) value.emplace(std::move(*r));
+      } catch (...) {
+        error = std::current_exception();
+      }
+      if (value || error) {
+        step = nullptr;  // what the steps captured goes now, on the thread that ran them
+        finished.store(true, std::memory_order_release);
+      }
+    }
+  };
   void stop() {
     if (!state_) return;
     state_->control.request_cancel();
-    wait();
+    if constexpr (!kJobsInline) wait();  // the browser drops the steps not yet run
     state_.reset();
   }
 

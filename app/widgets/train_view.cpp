@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "app/widgets.hpp"
@@ -56,7 +58,7 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
   slider_int(tr_id(ctx, "dreams.train_batch").c_str(), spec_.batch, ParamRange{1, 32}, false,
              ctx.tr("dreams.train_tip_batch"));
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  if (!busy) ImGui::SameLine();  // while it runs, its status line (Pause, Stop) has a line
   const bool start = !busy && ImGui::Button(tr_id(ctx, "dreams.train_start").c_str());
   if (start || (autostart && !busy)) {
     spec_.preset = preset_ == 0 ? "tiny" : "paper";
@@ -80,26 +82,40 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
     const std::string path = path_;
     // The worker has no AppContext: it takes the status text along ("step {step}, loss {loss}").
     const std::string status_format = ctx.tr("dreams.train_status");
-    job_.start(path, [spec, path, status_format](auto& control) {
-      wm::DreamTrainHooks hooks;
-      hooks.on_progress = [&control, &status_format](const wm::DreamTrainProgress& p) {
-        control.set_progress(p.done, p.total);
-        control.set_status(tr_args(
-            status_format, {{"step", std::to_string(p.done)},
-                            {"loss", num_text("%.5g", p.loss.empty() ? 0.0 : p.loss.back())}}));
-        control.report(p);
-      };
-      hooks.on_checkpoint = [path, &spec](const wm::WmConfig& c, const std::vector<float>& w,
-                                          const nn::AdamWState& opt) {
-        io::wm_checkpoint_save(
-            path, c, w, opt.step, &opt,
-            {{"provenance", "PosLab dream lab training panel, " + std::to_string(spec.episodes) +
-                                " noisy-expert episodes, seed " + std::to_string(spec.seed)}});
-      };
-      // Pausing blocks here between steps; a cancel (Stop, Quit) ends the run there.
-      hooks.stop_requested = [&control] { return !control.checkpoint(); };
-      return wm::dream_lab_train(spec, {}, hooks);
-    });
+    using Job = decltype(job_);
+    // The run lives as long as the job's steps (each step: an episode or an optimiser step).
+    auto run = std::make_shared<std::unique_ptr<wm::DreamTrainRun>>();
+    job_.start_steps(
+        path,
+        [spec, path, status_format,
+         run](Job::Control& control) -> std::optional<wm::DreamTrainProgress> {
+          if (!*run) {
+            wm::DreamTrainHooks hooks;
+            hooks.on_progress = [&control, status_format](const wm::DreamTrainProgress& p) {
+              control.set_progress(p.done, p.total);
+              control.set_status(
+                  tr_args(status_format,
+                          {{"step", std::to_string(p.done)},
+                           {"loss", num_text("%.5g", p.loss.empty() ? 0.0 : p.loss.back())}}));
+              control.report(p);
+            };
+            hooks.on_checkpoint = [path, spec](const wm::WmConfig& c, const std::vector<float>& w,
+                                               const nn::AdamWState& opt) {
+              io::wm_checkpoint_save(
+                  path, c, w, opt.step, &opt,
+                  {{"provenance",
+                    "PosLab dream lab training panel, " + std::to_string(spec.episodes) +
+                        " noisy-expert episodes, seed " + std::to_string(spec.seed)}});
+            };
+            // A cancel (Stop, Quit) ends the run after its next step, with a checkpoint.
+            hooks.stop_requested = [&control] { return control.cancelled(); };
+            *run =
+                std::make_unique<wm::DreamTrainRun>(spec, std::vector<bnb::EpisodeRecord>{}, hooks);
+            return std::nullopt;
+          }
+          if ((*run)->step()) return std::nullopt;
+          return (*run)->progress();
+        });
   }
   JobStatusTexts words;
   words.paused = ctx.tr("dreams.train_job_paused");
@@ -127,6 +143,11 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
     }
     tooltip(ctx.tr("dreams.train_tip_use"));
     ImGui::SameLine();
+    if (ctx.can_download()) {  // the page's memory is all the browser build has
+      if (ImGui::Button(tr_id(ctx, "dreams.train_download").c_str())) ctx.download(path_);
+      tooltip(ctx.tr("dreams.train_tip_download"));
+      ImGui::SameLine();
+    }
     ImGui::TextDisabled("%s",
                         tr_args(ctx.tr("dreams.train_checkpoint"), {{"path", path_}}).c_str());
   }

@@ -220,21 +220,35 @@ LengthLabRun::LengthLabRun(const LengthLabSettings& s, const LengthLabData& data
   }
 }
 
+struct LengthLabRun::Curve {
+  LmModel model;
+  std::unique_ptr<LmPositionsRun> run;
+};
+
+LengthLabRun::~LengthLabRun() = default;
+
 void LengthLabRun::step() {
   if (done()) return;
   const LengthLabSettings& s = r_.lab;
   if (next_ < static_cast<int>(plan_.size())) {
-    const Planned& p = plan_[static_cast<size_t>(next_++)];
-    LmModel model = length_model(*p.model);
+    const Planned& p = plan_[static_cast<size_t>(next_)];
+    if (!curve_) {
+      curve_ = std::make_unique<Curve>(Curve{length_model(*p.model), nullptr});
+      curve_->run = std::make_unique<LmPositionsRun>(
+          curve_->model, data_->valid, s.span * p.model->config.context, s.windows, p.scaling);
+    }
+    curve_->run->step();
+    if (!curve_->run->done()) return;
+    ++next_;
+    const std::unique_ptr<Curve> done_curve = std::move(curve_);
     LengthCurve c;
     c.id = p.model->id;
     c.own = p.model->own;
     c.step = p.model->step;
     c.scaling = p.scaling;
     c.context = p.model->config.context;
-    c.curve = lm_eval_positions(model, data_->valid, s.span * p.model->config.context, s.windows,
-                                p.scaling);
-    if (const std::string why = lm_logits_problem(model); !why.empty()) {
+    c.curve = done_curve->run->take();
+    if (const std::string why = lm_logits_problem(done_curve->model); !why.empty()) {
       r_.refused.push_back("model " + length_model_label(*p.model) + ": " + why);
       return;  // a saturated model's 0 bits/byte is not a curve
     }

@@ -6,6 +6,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -173,16 +174,20 @@ std::string length_model_unusable(const LengthLabModel& m, int64_t valid_bytes,
                                   const LmBudget& budget = {});
 
 // length_lab_compute in steps, for a caller that must not block for the whole computation
-// (the browser build runs one step per frame): one step is one curve (a model with one
-// scaling over every window), and the last the text and the heads. Running every step gives
-// length_lab_compute's result, number for number. The run holds `data` by reference: keep
-// it alive. The constructor validates; step() throws what length_lab_compute throws.
+// (the app's jobs: the browser's frames run a few steps each): a curve (a model with one
+// scaling over every window) takes one step per batch of 8 windows, and the last step is
+// the text and the heads. Running every step gives length_lab_compute's result, number for
+// number. The run holds `data` by reference: keep it alive. The constructor validates;
+// step() throws what length_lab_compute throws.
 class LengthLabRun {
  public:
   LengthLabRun(const LengthLabSettings& s, const LengthLabData& data, const LmBudget& budget = {});
+  ~LengthLabRun();
+  LengthLabRun(const LengthLabRun&) = delete;
+  LengthLabRun& operator=(const LengthLabRun&) = delete;
   bool done() const { return next_ >= steps(); }
   int steps() const { return static_cast<int>(plan_.size()) + 1; }  // curves, then the text
-  int steps_done() const { return next_; }
+  int steps_done() const { return next_; }                          // curves done (progress)
   void step();
   LengthLabResult take() { return std::move(r_); }
 
@@ -196,6 +201,8 @@ class LengthLabRun {
   LengthLabResult r_;
   int next_ = 0;
   bool views_refused_ = false;  // the text and heads views are over the budget
+  struct Curve;                 // the curve being measured (its model and its run)
+  std::unique_ptr<Curve> curve_;
 };
 
 const PresetTable<LengthLabSettings>& length_preset_fields();

@@ -6,41 +6,54 @@
 #include <numbers>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "core/common/errors.hpp"
 #include "core/lm/lm_train.hpp"
 
 namespace poslab::lm {
 
+LmPositionsRun::LmPositionsRun(LmModel& m, const std::vector<uint8_t>& text, int T, int windows,
+                               const LmScaling& s)
+    : m_(m), text_(text) {
+  if (T < 1) throw InputError("positions = " + std::to_string(T) + ": must be >= 1");
+  c_.positions = T;
+  c_.offsets = lm_window_offsets(static_cast<int64_t>(text.size()), T, windows);
+  c_.mean_bits.assign(static_cast<size_t>(T), 0.0);
+  m.set_scaling(s);
+}
+
+void LmPositionsRun::step() {
+  if (done()) return;
+  const int chunk = 8;
+  const int T = c_.positions;
+  const int B = static_cast<int>(std::min<size_t>(chunk, c_.offsets.size() - k0_));
+  buf_.resize(static_cast<size_t>(B) * (T + 1));
+  for (int b = 0; b < B; ++b)
+    std::copy_n(text_.begin() + c_.offsets[k0_ + b], T + 1, buf_.begin() + int64_t{b} * (T + 1));
+  total_ += m_.forward(buf_.data(), B, T) * B;
+  const float* l = m_.losses();
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t)
+      c_.mean_bits[static_cast<size_t>(t)] += static_cast<double>(l[int64_t{b} * T + t]);
+  if (k0_ == 0)
+    for (int t = 0; t < T; ++t)
+      c_.one_bits.push_back(static_cast<double>(l[t]) / std::numbers::ln2);
+  k0_ += static_cast<size_t>(chunk);
+}
+
+LmPositionCurve LmPositionsRun::take() {
+  const double w = static_cast<double>(c_.offsets.size());
+  for (double& v : c_.mean_bits) v /= w * std::numbers::ln2;
+  c_.mean_bpb = total_ / w / std::numbers::ln2;
+  return std::move(c_);
+}
+
 LmPositionCurve lm_eval_positions(LmModel& m, const std::vector<uint8_t>& text, int T, int windows,
                                   const LmScaling& s) {
-  if (T < 1) throw InputError("positions = " + std::to_string(T) + ": must be >= 1");
-  m.set_scaling(s);
-  LmPositionCurve c;
-  c.positions = T;
-  c.offsets = lm_window_offsets(static_cast<int64_t>(text.size()), T, windows);
-  c.mean_bits.assign(static_cast<size_t>(T), 0.0);
-  const int chunk = 8;
-  std::vector<uint8_t> buf;
-  double total = 0;
-  for (size_t k0 = 0; k0 < c.offsets.size(); k0 += chunk) {
-    const int B = static_cast<int>(std::min<size_t>(chunk, c.offsets.size() - k0));
-    buf.resize(static_cast<size_t>(B) * (T + 1));
-    for (int b = 0; b < B; ++b)
-      std::copy_n(text.begin() + c.offsets[k0 + b], T + 1, buf.begin() + int64_t{b} * (T + 1));
-    total += m.forward(buf.data(), B, T) * B;
-    const float* l = m.losses();
-    for (int b = 0; b < B; ++b)
-      for (int t = 0; t < T; ++t)
-        c.mean_bits[static_cast<size_t>(t)] += static_cast<double>(l[int64_t{b} * T + t]);
-    if (k0 == 0)
-      for (int t = 0; t < T; ++t)
-        c.one_bits.push_back(static_cast<double>(l[t]) / std::numbers::ln2);
-  }
-  const double w = static_cast<double>(c.offsets.size());
-  for (double& v : c.mean_bits) v /= w * std::numbers::ln2;
-  c.mean_bpb = total / w / std::numbers::ln2;
-  return c;
+  LmPositionsRun run(m, text, T, windows, s);
+  while (!run.done()) run.step();
+  return run.take();
 }
 
 double lm_curve_at(const std::vector<double>& bits, int p, int L) {

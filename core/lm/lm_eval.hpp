@@ -25,6 +25,24 @@ struct LmPositionCurve {
 // windows (threads over the windows). Throws InputError if the text is shorter than T + 1.
 LmPositionCurve lm_eval_positions(LmModel& m, const std::vector<uint8_t>& text, int T, int windows,
                                   const LmScaling& s);
+// lm_eval_positions one batch of (up to) 8 windows per step(), for a caller that steps it
+// (the app's jobs). Holds m and text by reference: keep them alive while it runs.
+class LmPositionsRun {
+ public:
+  LmPositionsRun(LmModel& m, const std::vector<uint8_t>& text, int T, int windows,
+                 const LmScaling& s);
+  bool done() const { return k0_ >= c_.offsets.size(); }
+  void step();
+  LmPositionCurve take();  // once done
+
+ private:
+  LmModel& m_;
+  const std::vector<uint8_t>& text_;
+  LmPositionCurve c_;
+  size_t k0_ = 0;
+  double total_ = 0;
+  std::vector<uint8_t> buf_;
+};
 // The curve summarised at position p: the mean of positions [p - w, p) with w = max(1, L/8),
 // so "at L" is the last eighth of the trained range and "at 2L" the same width past it.
 // p is clamped to the curve.

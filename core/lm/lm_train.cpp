@@ -75,40 +75,54 @@ std::string lm_train_csv_row(const LmTrainRow& r) {
   return buf;
 }
 
-bool lm_train(LmModel& m, nn::AdamWState& optim, const LmTrainSettings& s, const LmCorpus& corpus,
-              const std::atomic<bool>* cancel, const std::function<void(const LmTrainRow&)>& on_row,
-              const std::function<void(int64_t, double)>& on_step) {
+LmTrainLoop lm_train_begin(LmModel& m, nn::AdamWState& optim, const LmTrainSettings& s) {
   lm_train_validate(s);
-  const int T = lm_train_window(s, m.config());
+  LmTrainLoop loop;
+  loop.T = lm_train_window(s, m.config());
   if (optim.m.size() != m.params.size()) optim = nn::adamw_init(m.params.size());
   m.set_threads(s.threads);
   m.set_scaling(s.scaling);
-  const std::vector<uint8_t> mask = lm_decay_mask(m.config());
-  const auto t0 = std::chrono::steady_clock::now();
-  double since = 0;
-  int64_t since_n = 0;
-  LmTrainRow row;
+  loop.mask = lm_decay_mask(m.config());
+  loop.t0 = std::chrono::steady_clock::now();
+  return loop;
+}
+
+bool lm_train_step(LmModel& m, nn::AdamWState& optim, const LmTrainSettings& s,
+                   const LmCorpus& corpus, LmTrainLoop& loop,
+                   const std::function<void(const LmTrainRow&)>& on_row,
+                   const std::function<void(int64_t, double)>& on_step) {
+  if (optim.step >= s.steps) return false;
+  const int T = loop.T;
+  const int64_t step = optim.step + 1;
+  const auto bytes = lm_batch(corpus.train, s.batch, T, s.seed, step);
+  m.zero_grad();
+  const double loss = m.forward(bytes.data(), s.batch, T);
+  loop.since += loss;
+  ++loop.since_n;
+  m.backward();
+  const nn::AdamWStepInfo info = nn::adamw_step(s.adam, m.params, m.grads, optim, loop.mask);
+  if (on_step) on_step(optim.step, loss / std::numbers::ln2);
+  if (optim.step % s.log_every == 0 || optim.step == s.steps) {
+    LmTrainRow row;
+    row.step = optim.step;
+    row.train_bpb = loop.since / static_cast<double>(loop.since_n) / std::numbers::ln2;
+    row.valid_bpb = lm_text_bpb(m, corpus.valid, T, s.valid_windows);
+    row.lr = info.lr;
+    row.grad_norm = info.grad_norm;
+    row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop.t0).count();
+    loop.since = 0, loop.since_n = 0;
+    if (on_row) on_row(row);
+  }
+  return optim.step < s.steps;
+}
+
+bool lm_train(LmModel& m, nn::AdamWState& optim, const LmTrainSettings& s, const LmCorpus& corpus,
+              const std::atomic<bool>* cancel, const std::function<void(const LmTrainRow&)>& on_row,
+              const std::function<void(int64_t, double)>& on_step) {
+  LmTrainLoop loop = lm_train_begin(m, optim, s);
   while (optim.step < s.steps) {
     if (cancel && cancel->load()) return false;
-    const int64_t step = optim.step + 1;
-    const auto bytes = lm_batch(corpus.train, s.batch, T, s.seed, step);
-    m.zero_grad();
-    const double loss = m.forward(bytes.data(), s.batch, T);
-    since += loss;
-    ++since_n;
-    m.backward();
-    const nn::AdamWStepInfo info = nn::adamw_step(s.adam, m.params, m.grads, optim, mask);
-    if (on_step) on_step(optim.step, loss / std::numbers::ln2);
-    if (optim.step % s.log_every == 0 || optim.step == s.steps) {
-      row.step = optim.step;
-      row.train_bpb = since / static_cast<double>(since_n) / std::numbers::ln2;
-      row.valid_bpb = lm_text_bpb(m, corpus.valid, T, s.valid_windows);
-      row.lr = info.lr;
-      row.grad_norm = info.grad_norm;
-      row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      since = 0, since_n = 0;
-      if (on_row) on_row(row);
-    }
+    lm_train_step(m, optim, s, corpus, loop, on_row, on_step);
   }
   return true;
 }

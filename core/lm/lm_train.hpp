@@ -5,6 +5,7 @@
 // a RoPE scaling switched on (the PI paper's recipe).
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -64,6 +65,23 @@ struct LmTrainRow {
 // "step,train_bpb,valid_bpb,lr,grad_norm,seconds" and one row in that order.
 std::string lm_train_csv_header();
 std::string lm_train_csv_row(const LmTrainRow& r);
+
+// lm_train's loop one optimiser step at a time (the app's jobs step it: a worker thread on
+// the desktop, the frames in the browser). lm_train_begin validates and prepares the model
+// and the optimiser; lm_train_step takes step optim.step + 1 (and its curve row when due)
+// and returns whether steps are left. The state carries the row's running sums.
+struct LmTrainLoop {
+  int T = 0;                                 // the window trained on
+  std::vector<uint8_t> mask;                 // AdamW's decay mask
+  std::chrono::steady_clock::time_point t0;  // when the run started
+  double since = 0;                          // summed loss (nats) since the last row
+  int64_t since_n = 0;                       // steps since the last row
+};
+LmTrainLoop lm_train_begin(LmModel& m, nn::AdamWState& optim, const LmTrainSettings& s);
+bool lm_train_step(LmModel& m, nn::AdamWState& optim, const LmTrainSettings& s,
+                   const LmCorpus& corpus, LmTrainLoop& loop,
+                   const std::function<void(const LmTrainRow&)>& on_row,
+                   const std::function<void(int64_t, double)>& on_step = {});
 
 // Trains from optim.step up to settings.steps. on_row is called every log_every steps and
 // after the last one; on_step(step, bits/byte of that step's batch) after each step. Returns false

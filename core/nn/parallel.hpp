@@ -43,6 +43,9 @@ template <class Fn>
 void parallel_for(int threads, int64_t n, Fn&& fn, int64_t min_per_thread = 1) {
   if (n <= 0) return;
   int t = std::max(1, threads);
+#ifdef __EMSCRIPTEN__
+  t = 1;  // the browser build has no threads (no -pthread): the caller's thread runs it all
+#endif
   t = static_cast<int>(
       std::min<int64_t>(t, std::max<int64_t>(1, n / std::max<int64_t>(1, min_per_thread))));
   if (t <= 1) {

@@ -2,6 +2,7 @@
 // lm_eval_positions measured; this file only picks the parameters and reads the curves.
 #include "core/quiz/lm_questions.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -182,26 +183,47 @@ NumericQuestion quiz_lm_generate(const std::string& generator, std::uint64_t see
   return q;
 }
 
+struct QuizLmRun::Curve {
+  lm::LmModel model;
+  QuizLmCurve c;
+  std::unique_ptr<lm::LmPositionsRun> run;
+};
+
+QuizLmRun::QuizLmRun(const lm::LengthLabData& data, std::vector<LengthModelId> ids) : data_(data) {
+  for (LengthModelId id : ids)
+    if (data.find(id) != nullptr && std::find(ids_.begin(), ids_.end(), id) == ids_.end())
+      ids_.push_back(id);
+}
+
+QuizLmRun::~QuizLmRun() = default;
+
+void QuizLmRun::step() {
+  if (done()) return;
+  if (!curve_) {
+    const lm::LengthLabModel* m = data_.find(ids_[next_++]);
+    curve_ = std::make_unique<Curve>(Curve{lm::LmModel(m->config), {}, nullptr});
+    curve_->model.params = m->params;
+    curve_->c.id = m->id;
+    curve_->c.context = m->config.context;
+    curve_->c.scaling = m->tuned;
+    curve_->run = std::make_unique<lm::LmPositionsRun>(
+        curve_->model, data_.valid, kQuizLmSpan * curve_->c.context, kQuizLmWindows, m->tuned);
+  }
+  curve_->run->step();
+  if (!curve_->run->done()) return;
+  curve_->c.bits = curve_->run->take().mean_bits;
+  out_.curves.push_back(std::move(curve_->c));
+  curve_.reset();
+}
+
 QuizLmData quiz_lm_measure(const lm::LengthLabData& data, const std::vector<LengthModelId>& ids,
                            const std::atomic<bool>* cancel) {
-  QuizLmData out;
-  for (LengthModelId id : ids) {
-    if (out.find(id) != nullptr) continue;
-    const lm::LengthLabModel* m = data.find(id);
-    if (m == nullptr) continue;
-    if (cancel && cancel->load()) return out;
-    lm::LmModel model(m->config);
-    model.params = m->params;
-    QuizLmCurve c;
-    c.id = id;
-    c.context = m->config.context;
-    c.scaling = m->tuned;
-    c.bits =
-        lm::lm_eval_positions(model, data.valid, kQuizLmSpan * c.context, kQuizLmWindows, m->tuned)
-            .mean_bits;
-    out.curves.push_back(std::move(c));
+  QuizLmRun run(data, ids);
+  while (!run.done()) {
+    if (cancel && cancel->load()) break;
+    run.step();
   }
-  return out;
+  return run.take();
 }
 
 }  // namespace poslab

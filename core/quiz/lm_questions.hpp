@@ -5,6 +5,7 @@
 // quiz_generate; without them a question says which model file is missing and what to do.
 #pragma once
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,29 @@ const std::vector<std::string>& quiz_lm_generator_names();
 bool quiz_generator_uses_models(const std::string& generator);
 // The models whose curves a generator reads (empty for any other generator).
 std::vector<lm::LengthModelId> quiz_lm_models(const std::string& generator);
+
+// quiz_lm_measure one bounded step at a time (the app's jobs step it: a worker thread on
+// the desktop, the frames in the browser): a step is a batch of 8 windows of one model's
+// curve. Holds `data` by reference: keep it alive while it runs.
+class QuizLmRun {
+ public:
+  QuizLmRun(const lm::LengthLabData& data, std::vector<lm::LengthModelId> ids);
+  ~QuizLmRun();
+  QuizLmRun(const QuizLmRun&) = delete;
+  QuizLmRun& operator=(const QuizLmRun&) = delete;
+  bool done() const { return next_ >= ids_.size() && !curve_; }
+  void step();
+  int models_done() const { return static_cast<int>(out_.curves.size()); }
+  QuizLmData take() { return std::move(out_); }
+
+ private:
+  const lm::LengthLabData& data_;
+  std::vector<lm::LengthModelId> ids_;  // found in data, each once
+  size_t next_ = 0;
+  QuizLmData out_;
+  struct Curve;  // the model being measured and its run
+  std::unique_ptr<Curve> curve_;
+};
 
 // Measures the curves of `ids` (each once) on the models in `data` with its held-out text;
 // ids io did not load are skipped (io lists them in `missing`). Stops early when `cancel`

@@ -1,6 +1,8 @@
 // Training from the dream lab (dream_lab_train.hpp) on top of core/wm/train.
 #include "core/wm/dream_lab_train.hpp"
 
+#include <utility>
+
 #include "core/bnb/bnb_rng.hpp"
 #include "core/wm/data.hpp"
 #include "core/wm/train.hpp"
@@ -20,52 +22,63 @@ void dream_train_validate(const DreamTrainSpec& s) {
   require_in_range("threads", s.threads, S::threads_range);
 }
 
-DreamTrainProgress dream_lab_train(const DreamTrainSpec& spec,
-                                   std::vector<bnb::EpisodeRecord> episodes,
-                                   const DreamTrainHooks& hooks) {
-  dream_train_validate(spec);
-  if (episodes.empty()) {
-    for (int e = 0; e < spec.episodes; ++e) {
-      if (hooks.stop_requested && hooks.stop_requested()) return {};
-      bnb::EpisodeSpec es;
-      es.seed = bnb::derive_seed(spec.seed, 1000 + static_cast<uint64_t>(e));
-      es.policy = bnb::PolicyKind::noisy_expert;
-      episodes.push_back(bnb::run_episode(es));
-    }
-  }
-  wm_check_episodes(episodes);
-  WmConfig config = wm_preset(spec.preset, spec.position);
+struct DreamTrainRun::Training {
+  WmConfig config;
   WmDataParams data;
-  data.batch = spec.batch;
-  data.seed = spec.seed;
+  EpisodeSplit split;
+  WorldModel model;
+  nn::AdamWState opt;
+  nn::AdamWParams adam;
+  WmTrainParams tp;
+  std::unique_ptr<WmTrainer> trainer;
+  explicit Training(const WmConfig& c) : config(c), model(c) {}
+};
+
+DreamTrainRun::DreamTrainRun(const DreamTrainSpec& spec, std::vector<bnb::EpisodeRecord> episodes,
+                             DreamTrainHooks hooks)
+    : spec_(spec), episodes_(std::move(episodes)), hooks_(std::move(hooks)) {
+  dream_train_validate(spec_);
+  collect_ = episodes_.empty();
+  if (!collect_) begin_training();
+}
+
+DreamTrainRun::~DreamTrainRun() = default;
+
+void DreamTrainRun::begin_training() {
+  wm_check_episodes(episodes_);
+  WmConfig config = wm_preset(spec_.preset, spec_.position);
+  WmDataParams data;
+  data.batch = spec_.batch;
+  data.seed = spec_.seed;
   wm_data_validate(data, config);
   const EpisodeSplit split =
-      wm_split_episodes(static_cast<int>(episodes.size()), data.val_fraction, spec.seed);
+      wm_split_episodes(static_cast<int>(episodes_.size()), data.val_fraction, spec_.seed);
   // The cv state head with the loss in σ units (docs/world-model.md sections 5, 6 and 12),
   // as `poslab-cli wm train --state-head cv` and the shipped models.
   config.state_base = WmStateBase::cv;
-  config.state_scale = wm_state_scale(episodes, split.train, config.state_base);
+  config.state_scale = wm_state_scale(episodes_, split.train, config.state_base);
   config.state_loss = WmStateLoss::sigma;
-  WorldModel model(config);
-  model.init(spec.seed);
-  model.set_threads(spec.threads);
-  nn::AdamWState opt = nn::adamw_init(model.params.size());
-  nn::AdamWParams adam;
-  adam.lr = spec.lr;
-  WmTrainParams tp;
-  tp.steps = spec.steps;
-  tp.log_every = spec.log_every;
-  tp.val_every = spec.val_every;
-  tp.checkpoint_every = spec.checkpoint_every;
-  tp.val_windows = 16;
-  wm_train_validate(tp);
+  auto t = std::make_unique<Training>(config);
+  t->data = data;
+  t->split = split;
+  t->model.init(spec_.seed);
+  t->model.set_threads(spec_.threads);
+  t->opt = nn::adamw_init(t->model.params.size());
+  t->adam.lr = spec_.lr;
+  t->tp.steps = spec_.steps;
+  t->tp.log_every = spec_.log_every;
+  t->tp.val_every = spec_.val_every;
+  t->tp.checkpoint_every = spec_.checkpoint_every;
+  t->tp.val_windows = 16;
+  wm_train_validate(t->tp);
 
-  DreamTrainProgress progress;
-  progress.total = spec.steps;
-  progress.train_episodes = static_cast<int>(split.train.size());
-  progress.val_episodes = static_cast<int>(split.val.size());
+  progress_ = {};
+  progress_.total = spec_.steps;
+  progress_.train_episodes = static_cast<int>(split.train.size());
+  progress_.val_episodes = static_cast<int>(split.val.size());
   WmTrainHooks h;
-  h.on_row = [&](const WmTrainRow& r) {
+  h.on_row = [this](const WmTrainRow& r) {
+    DreamTrainProgress& progress = progress_;
     // The loop's final row may repeat the last logged step (a stop): replace, not append.
     if (!progress.step.empty() && progress.step.back() == static_cast<double>(r.step)) {
       progress.step.pop_back();
@@ -80,14 +93,45 @@ DreamTrainProgress dream_lab_train(const DreamTrainSpec& spec,
     }
     progress.tokens_per_s = r.tokens_per_s;
     progress.done = r.step;
-    if (hooks.on_progress) hooks.on_progress(progress);
+    if (hooks_.on_progress) hooks_.on_progress(progress);
   };
-  h.on_checkpoint = [&](int64_t) {
-    if (hooks.on_checkpoint) hooks.on_checkpoint(config, model.params, opt);
+  Training* tr = t.get();
+  h.on_checkpoint = [this, tr](int64_t) {
+    if (hooks_.on_checkpoint) hooks_.on_checkpoint(tr->config, tr->model.params, tr->opt);
   };
-  h.stop_requested = hooks.stop_requested;
-  wm_train(model, opt, adam, data, tp, episodes, split, h);
-  return progress;
+  h.stop_requested = hooks_.stop_requested;
+  t->trainer = std::make_unique<WmTrainer>(t->model, t->opt, t->adam, t->data, t->tp, episodes_,
+                                           t->split, std::move(h));
+  training_ = std::move(t);
+}
+
+bool DreamTrainRun::step() {
+  if (over_) return false;
+  if (collect_) {
+    if (hooks_.stop_requested && hooks_.stop_requested()) {
+      over_ = true;
+      return false;
+    }
+    bnb::EpisodeSpec es;
+    es.seed = bnb::derive_seed(spec_.seed, 1000 + static_cast<uint64_t>(episodes_.size()));
+    es.policy = bnb::PolicyKind::noisy_expert;
+    episodes_.push_back(bnb::run_episode(es));
+    if (static_cast<int>(episodes_.size()) < spec_.episodes) return true;
+    collect_ = false;
+    begin_training();
+    return true;
+  }
+  over_ = !training_->trainer->step();
+  return !over_;
+}
+
+DreamTrainProgress dream_lab_train(const DreamTrainSpec& spec,
+                                   std::vector<bnb::EpisodeRecord> episodes,
+                                   const DreamTrainHooks& hooks) {
+  DreamTrainRun run(spec, std::move(episodes), hooks);
+  while (run.step()) {
+  }
+  return run.progress();
 }
 
 }  // namespace poslab::wm

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,34 @@ struct DreamTrainHooks {
   std::function<void(const WmConfig&, const std::vector<float>& params, const nn::AdamWState& opt)>
       on_checkpoint;
   std::function<bool()> stop_requested;  // polled after every step (pause blocks inside it)
+};
+
+// dream_lab_train one bounded step at a time (the app's job runs it: a worker thread on the
+// desktop, the frames in the browser): first one collected episode per step, then one
+// optimiser step per step. Not copyable (the trainer holds references into it).
+class DreamTrainRun {
+ public:
+  DreamTrainRun(const DreamTrainSpec& spec, std::vector<bnb::EpisodeRecord> episodes,
+                DreamTrainHooks hooks);
+  ~DreamTrainRun();
+  DreamTrainRun(const DreamTrainRun&) = delete;
+  DreamTrainRun& operator=(const DreamTrainRun&) = delete;
+  // One step; returns whether steps are left (false at the end, after a stop, or when a stop
+  // came while collecting: then the progress stays empty).
+  bool step();
+  const DreamTrainProgress& progress() const { return progress_; }
+
+ private:
+  void begin_training();
+
+  DreamTrainSpec spec_;
+  std::vector<bnb::EpisodeRecord> episodes_;
+  DreamTrainHooks hooks_;
+  bool collect_ = false;  // still collecting episodes
+  bool over_ = false;
+  DreamTrainProgress progress_;
+  struct Training;  // the model, optimiser, data split and trainer, once collected
+  std::unique_ptr<Training> training_;
 };
 
 // Collects spec.episodes episodes (noisy expert, random team sizes) when `episodes` is

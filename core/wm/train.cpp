@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "core/common/errors.hpp"
 
@@ -30,15 +31,11 @@ std::vector<uint8_t> wm_decay_mask(const ParamLayout& layout) {
   return mask;
 }
 
-WmLoss wm_evaluate_loss(WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
-                        const std::vector<WmWindow>& windows, int steps, int batch) {
+// wm_evaluate_loss's sums: the parts weighted by their element counts, batch by batch.
+struct WmLossSums {
   WmLoss sum;
   double state = 0, power = 0, turn = 0, shoot = 0, rel = 0;
-  for (size_t i = 0; i < windows.size(); i += static_cast<size_t>(batch)) {
-    const size_t end = std::min(windows.size(), i + static_cast<size_t>(batch));
-    const std::vector<WmWindow> part(windows.begin() + static_cast<long>(i),
-                                     windows.begin() + static_cast<long>(end));
-    const WmLoss l = model.forward(wm_make_batch(episodes, part, steps));
+  void add(const WmLoss& l) {
     state += l.state * static_cast<double>(l.state_count);
     power += l.power * static_cast<double>(l.action_count);
     turn += l.turn * static_cast<double>(l.action_count);
@@ -48,92 +45,160 @@ WmLoss wm_evaluate_loss(WorldModel& model, const std::vector<bnb::EpisodeRecord>
     sum.action_count += l.action_count;
     sum.rel_count += l.rel_count;
   }
-  if (sum.state_count > 0) sum.state = state / static_cast<double>(sum.state_count);
-  if (sum.action_count > 0) {
-    const double n = static_cast<double>(sum.action_count);
-    sum.power = power / n;
-    sum.turn = turn / n;
-    sum.shoot = shoot / n;
+  WmLoss mean() const {
+    WmLoss out = sum;
+    if (out.state_count > 0) out.state = state / static_cast<double>(out.state_count);
+    if (out.action_count > 0) {
+      const double n = static_cast<double>(out.action_count);
+      out.power = power / n;
+      out.turn = turn / n;
+      out.shoot = shoot / n;
+    }
+    if (out.rel_count > 0) out.rel = rel / static_cast<double>(out.rel_count);
+    out.total =
+        out.state + kActionWeight * (out.power + out.turn + out.shoot) + kRelWeight * out.rel;
+    return out;
   }
-  if (sum.rel_count > 0) sum.rel = rel / static_cast<double>(sum.rel_count);
-  sum.total = sum.state + kActionWeight * (sum.power + sum.turn + sum.shoot) + kRelWeight * sum.rel;
-  return sum;
+};
+
+namespace {
+
+// The loss of windows [i, i + batch) (clipped to the list) as one forward pass.
+WmLoss wm_window_batch_loss(WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
+                            const std::vector<WmWindow>& windows, size_t i, int steps, int batch) {
+  const size_t end = std::min(windows.size(), i + static_cast<size_t>(batch));
+  const std::vector<WmWindow> part(windows.begin() + static_cast<long>(i),
+                                   windows.begin() + static_cast<long>(end));
+  return model.forward(wm_make_batch(episodes, part, steps));
 }
 
-WmTrainRow wm_train(WorldModel& model, nn::AdamWState& opt, const nn::AdamWParams& adam,
-                    const WmDataParams& data, const WmTrainParams& p,
-                    const std::vector<bnb::EpisodeRecord>& episodes, const EpisodeSplit& split,
-                    const WmTrainHooks& hooks) {
+}  // namespace
+
+struct WmTrainer::Validation {
+  size_t next = 0;  // the first window of the next batch
+  WmLossSums sums;
+};
+
+WmLoss wm_evaluate_loss(WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
+                        const std::vector<WmWindow>& windows, int steps, int batch) {
+  WmLossSums sums;
+  for (size_t i = 0; i < windows.size(); i += static_cast<size_t>(batch))
+    sums.add(wm_window_batch_loss(model, episodes, windows, i, steps, batch));
+  return sums.mean();
+}
+
+WmTrainer::WmTrainer(WorldModel& model, nn::AdamWState& opt, const nn::AdamWParams& adam,
+                     const WmDataParams& data, const WmTrainParams& p,
+                     const std::vector<bnb::EpisodeRecord>& episodes, const EpisodeSplit& split,
+                     WmTrainHooks hooks)
+    : model_(model),
+      opt_(opt),
+      adam_(adam),
+      data_(data),
+      p_(p),
+      episodes_(episodes),
+      split_(split),
+      hooks_(std::move(hooks)) {
   wm_train_validate(p);
   nn::adamw_validate(adam);
   wm_data_validate(data, model.config());
   if (opt.m.size() != model.params.size())
     throw InputError("optimiser state has " + std::to_string(opt.m.size()) + " moments for " +
                      std::to_string(model.params.size()) + " parameters");
-  const auto mask = wm_decay_mask(model.layout());
-  const int val_steps = wm_long_steps(data, model.config());
-  const auto val_windows = wm_val_windows(episodes, split.val, val_steps, p.val_windows);
-  using clock = std::chrono::steady_clock;
-  const auto t_start = clock::now();
-  auto t_row = t_start;
-  int64_t tokens_since_row = 0;
-  WmLoss loss_sum;  // parts summed over the steps since the last row (weighted by counts)
-  int64_t steps_since_row = 0;
-  WmTrainRow row;
-  while (opt.step < p.steps) {
-    const int64_t k = opt.step;  // batch index of the step being taken
-    const int T = wm_train_steps_of_batch(data, model.config(), k);
-    const auto windows = wm_train_windows(episodes, split.train, data, model.config(), k);
-    const WmBatch batch = wm_make_batch(episodes, windows, T);
-    model.zero_grad();
-    const WmLoss loss = model.forward(batch);
-    model.backward();
-    const auto info = nn::adamw_step(adam, model.params, model.grads, opt, mask);
-    tokens_since_row += static_cast<int64_t>(batch.batch) * T * 2 * kShips;
-    loss_sum.total += loss.total;
-    loss_sum.state += loss.state;
-    loss_sum.power += loss.power;
-    loss_sum.turn += loss.turn;
-    loss_sum.shoot += loss.shoot;
-    loss_sum.rel += loss.rel;
-    ++steps_since_row;
-    const int64_t step = opt.step;
-    const bool last = step >= p.steps;
-    const bool stop = hooks.stop_requested && hooks.stop_requested();
-    if (step % p.log_every == 0 || last || stop || step % p.val_every == 0) {
-      const auto now = clock::now();
-      row = WmTrainRow{};
-      row.step = step;
-      const double inv = 1.0 / static_cast<double>(steps_since_row);
-      row.parts = loss;
-      row.parts.total = loss_sum.total * inv;
-      row.parts.state = loss_sum.state * inv;
-      row.parts.power = loss_sum.power * inv;
-      row.parts.turn = loss_sum.turn * inv;
-      row.parts.shoot = loss_sum.shoot * inv;
-      row.parts.rel = loss_sum.rel * inv;
-      row.loss = row.parts.total;
-      row.lr = info.lr;
-      row.grad_norm = info.grad_norm;
-      row.steps_in_window = T;
-      const double dt = std::chrono::duration<double>(now - t_row).count();
-      row.tokens_per_s = dt > 0 ? static_cast<double>(tokens_since_row) / dt : 0.0;
-      row.seconds = std::chrono::duration<double>(now - t_start).count();
-      if ((step % p.val_every == 0 || last || stop) && !val_windows.empty()) {
-        row.val_parts = wm_evaluate_loss(model, episodes, val_windows, val_steps, p.val_batch);
-        row.val_loss = row.val_parts.total;
-      }
-      if (hooks.on_row) hooks.on_row(row);
-      t_row = clock::now();  // validation time does not count against tokens/s
-      tokens_since_row = 0;
-      loss_sum = WmLoss{};
-      steps_since_row = 0;
-    }
-    if ((step % p.checkpoint_every == 0 || last || stop) && hooks.on_checkpoint)
-      hooks.on_checkpoint(step);
-    if (stop) break;
+  mask_ = wm_decay_mask(model.layout());
+  val_steps_ = wm_long_steps(data, model.config());
+  val_windows_ = wm_val_windows(episodes, split.val, val_steps_, p.val_windows);
+  t_start_ = t_row_ = std::chrono::steady_clock::now();
+}
+
+WmTrainer::~WmTrainer() = default;
+
+bool WmTrainer::step() {
+  if (validation_) {  // a row's validation, one batch of windows per step
+    validation_->sums.add(wm_window_batch_loss(model_, episodes_, val_windows_, validation_->next,
+                                               val_steps_, p_.val_batch));
+    validation_->next += static_cast<size_t>(p_.val_batch);
+    if (validation_->next < val_windows_.size()) return true;
+    row_.val_parts = validation_->sums.mean();
+    row_.val_loss = row_.val_parts.total;
+    validation_.reset();
+    end_row();
+    return !stopped_ && opt_.step < p_.steps;
   }
-  return row;
+  if (stopped_ || opt_.step >= p_.steps) return false;
+  using clock = std::chrono::steady_clock;
+  const int64_t k = opt_.step;  // batch index of the step being taken
+  const int T = wm_train_steps_of_batch(data_, model_.config(), k);
+  const auto windows = wm_train_windows(episodes_, split_.train, data_, model_.config(), k);
+  const WmBatch batch = wm_make_batch(episodes_, windows, T);
+  model_.zero_grad();
+  const WmLoss loss = model_.forward(batch);
+  model_.backward();
+  const auto info = nn::adamw_step(adam_, model_.params, model_.grads, opt_, mask_);
+  tokens_since_row_ += static_cast<int64_t>(batch.batch) * T * 2 * kShips;
+  loss_sum_.total += loss.total;
+  loss_sum_.state += loss.state;
+  loss_sum_.power += loss.power;
+  loss_sum_.turn += loss.turn;
+  loss_sum_.shoot += loss.shoot;
+  loss_sum_.rel += loss.rel;
+  ++steps_since_row_;
+  const int64_t step = opt_.step;
+  const bool last = step >= p_.steps;
+  stop_ = hooks_.stop_requested && hooks_.stop_requested();
+  row_due_ = step % p_.log_every == 0 || last || stop_ || step % p_.val_every == 0;
+  if (row_due_) {
+    const auto now = clock::now();
+    row_ = WmTrainRow{};
+    row_.step = step;
+    const double inv = 1.0 / static_cast<double>(steps_since_row_);
+    row_.parts = loss;
+    row_.parts.total = loss_sum_.total * inv;
+    row_.parts.state = loss_sum_.state * inv;
+    row_.parts.power = loss_sum_.power * inv;
+    row_.parts.turn = loss_sum_.turn * inv;
+    row_.parts.shoot = loss_sum_.shoot * inv;
+    row_.parts.rel = loss_sum_.rel * inv;
+    row_.loss = row_.parts.total;
+    row_.lr = info.lr;
+    row_.grad_norm = info.grad_norm;
+    row_.steps_in_window = T;
+    const double dt = std::chrono::duration<double>(now - t_row_).count();
+    row_.tokens_per_s = dt > 0 ? static_cast<double>(tokens_since_row_) / dt : 0.0;
+    row_.seconds = std::chrono::duration<double>(now - t_start_).count();
+    if ((step % p_.val_every == 0 || last || stop_) && !val_windows_.empty()) {
+      validation_ = std::make_unique<Validation>();  // the next steps validate
+      return true;
+    }
+  }
+  end_row();
+  return !stopped_ && opt_.step < p_.steps;
+}
+
+// After a step (and its row's validation): the row's hook, then the checkpoint's.
+void WmTrainer::end_row() {
+  const int64_t step = opt_.step;
+  const bool last = step >= p_.steps;
+  if (row_due_) {
+    if (hooks_.on_row) hooks_.on_row(row_);
+    t_row_ = std::chrono::steady_clock::now();  // validation time does not count against tokens/s
+    tokens_since_row_ = 0;
+    loss_sum_ = WmLoss{};
+    steps_since_row_ = 0;
+  }
+  if ((step % p_.checkpoint_every == 0 || last || stop_) && hooks_.on_checkpoint)
+    hooks_.on_checkpoint(step);
+  stopped_ = stop_;
+}
+
+WmTrainRow wm_train(WorldModel& model, nn::AdamWState& opt, const nn::AdamWParams& adam,
+                    const WmDataParams& data, const WmTrainParams& p,
+                    const std::vector<bnb::EpisodeRecord>& episodes, const EpisodeSplit& split,
+                    const WmTrainHooks& hooks) {
+  WmTrainer trainer(model, opt, adam, data, p, episodes, split, hooks);
+  while (trainer.step()) {
+  }
+  return trainer.last_row();
 }
 
 }  // namespace poslab::wm

@@ -3,8 +3,10 @@
 // checkpoints and stops (the core writes no files). A run that stops and resumes from a
 // checkpoint of step s continues with batch s, exactly as if it had never stopped.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/bnb/bnb_episode.hpp"
@@ -57,6 +59,50 @@ std::vector<uint8_t> wm_decay_mask(const ParamLayout& layout);
 // one big batch holding all windows).
 WmLoss wm_evaluate_loss(WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
                         const std::vector<WmWindow>& windows, int steps, int batch);
+
+// wm_train's loop one optimiser step at a time, for a caller that steps it (the app's jobs:
+// a worker thread on the desktop, the frames in the browser). Holds references to
+// everything it is given; they must outlive it.
+class WmTrainer {
+ public:
+  WmTrainer(WorldModel& model, nn::AdamWState& opt, const nn::AdamWParams& adam,
+            const WmDataParams& data, const WmTrainParams& p,
+            const std::vector<bnb::EpisodeRecord>& episodes, const EpisodeSplit& split,
+            WmTrainHooks hooks);
+  ~WmTrainer();
+  WmTrainer(const WmTrainer&) = delete;
+  WmTrainer& operator=(const WmTrainer&) = delete;
+  // Takes optimiser step opt.step + 1 with its row and checkpoint hooks, or one batch of a
+  // row's validation (val_batch windows: the row's hooks run after its last batch).
+  // Returns whether steps are left (false after the last one, or after a stop).
+  bool step();
+  const WmTrainRow& last_row() const { return row_; }
+
+ private:
+  WorldModel& model_;
+  nn::AdamWState& opt_;
+  const nn::AdamWParams& adam_;
+  const WmDataParams& data_;
+  const WmTrainParams& p_;
+  const std::vector<bnb::EpisodeRecord>& episodes_;
+  const EpisodeSplit& split_;
+  WmTrainHooks hooks_;
+  std::vector<uint8_t> mask_;
+  int val_steps_ = 0;
+  std::vector<WmWindow> val_windows_;
+  std::chrono::steady_clock::time_point t_start_, t_row_;
+  int64_t tokens_since_row_ = 0;
+  WmLoss loss_sum_;  // parts summed over the steps since the last row (weighted by counts)
+  int64_t steps_since_row_ = 0;
+  bool stop_ = false;     // the last step saw a stop request
+  bool row_due_ = false;  // the last step makes a row
+  bool stopped_ = false;
+  WmTrainRow row_;
+  struct Validation;  // a row's validation under way
+  std::unique_ptr<Validation> validation_;
+
+  void end_row();
+};
 
 // Runs optimiser steps opt.step + 1 .. p.steps (or until stop_requested), updating the
 // model and opt. Returns the last row.

@@ -160,19 +160,35 @@ void LmTrainRun::save() {
   saved_step_ = optim_.step;
 }
 
-bool LmTrainRun::train(const std::atomic<bool>* cancel,
-                       const std::function<void(const LmTrainRow&)>& on_row,
-                       const std::function<void(int64_t, double)>& on_step) {
-  auto row = [&](const LmTrainRow& r) {
+bool LmTrainRun::step(const std::function<void(const lm::LmTrainRow&)>& on_row,
+                      const std::function<void(int64_t, double)>& on_step) {
+  if (!loop_) loop_ = lm::lm_train_begin(model_, optim_, settings_);
+  auto row = [&](const lm::LmTrainRow& r) {
     last_ = r;
-    csv_ += lm_train_csv_row(r) + "\n";
+    csv_ += lm::lm_train_csv_row(r) + "\n";
     save();
     if (on_row) on_row(r);
   };
-  const bool done = lm_train(model_, optim_, settings_, corpus_, cancel, row, on_step);
+  return lm::lm_train_step(model_, optim_, settings_, corpus_, *loop_, row, on_step);
+}
+
+void LmTrainRun::stopped() {
   // Stopped between rows: keep the step it reached (a resumed run equals an unbroken one).
-  if (!done && optim_.step > first_step_ && optim_.step != saved_step_) save();
-  return done;
+  if (optim_.step > first_step_ && optim_.step != saved_step_) save();
+}
+
+bool LmTrainRun::train(const std::atomic<bool>* cancel,
+                       const std::function<void(const lm::LmTrainRow&)>& on_row,
+                       const std::function<void(int64_t, double)>& on_step) {
+  if (!loop_) loop_ = lm::lm_train_begin(model_, optim_, settings_);
+  while (optim_.step < settings_.steps) {
+    if (cancel && cancel->load()) {
+      stopped();
+      return false;
+    }
+    step(on_row, on_step);
+  }
+  return true;
 }
 
 }  // namespace poslab::io

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,13 @@ class LmTrainRun {
              const std::function<void(const lm::LmTrainRow&)>& on_row = {},
              const std::function<void(int64_t, double)>& on_step = {});
 
+  // train() one step at a time (the app's job steps it): step() takes the next optimiser
+  // step, writing the checkpoint and the CSV at each curve row, and returns whether steps are
+  // left; stopped() writes the checkpoint of the step a cancelled run stopped at.
+  bool step(const std::function<void(const lm::LmTrainRow&)>& on_row = {},
+            const std::function<void(int64_t, double)>& on_step = {});
+  void stopped();
+
   const LmTrainRequest& request() const { return request_; }
   const lm::LmConfig& config() const { return model_.config(); }
   const lm::LmTrainSettings& settings() const { return settings_; }
@@ -79,6 +87,7 @@ class LmTrainRun {
   lm::LmTrainRow last_;
   int64_t first_step_ = 0;
   int64_t saved_step_ = -1;
+  std::optional<lm::LmTrainLoop> loop_;  // set by the first step
 };
 
 }  // namespace poslab::io

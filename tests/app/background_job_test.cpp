@@ -8,9 +8,12 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "app/widgets/background_job.hpp"
 
@@ -297,4 +300,61 @@ TEST_CASE("background job: headless polling waits for the result, a window keeps
   });
   CHECK_FALSE(job.poll(headless, /*wait_when_headless=*/false));
   go2.set_value();
+}
+
+TEST_CASE(
+    "background job: a job of steps runs every step, in order, and hands out the last's result") {
+  BackgroundJob<int> job;
+  auto seen = std::make_shared<std::vector<int>>();
+  job.start_steps("count", [seen](JobControl& c) -> std::optional<int> {
+    seen->push_back(static_cast<int>(seen->size()));
+    c.set_progress(static_cast<int64_t>(seen->size()), 5);
+    if (seen->size() < 5) return std::nullopt;
+    return 5;
+  });
+  const JobOutcome<int> out = poll_until_done(job);
+  REQUIRE(out.value);
+  CHECK(*out.value == 5);
+  CHECK(*seen == std::vector<int>{0, 1, 2, 3, 4});
+  CHECK_FALSE(jobs_pending());  // the desktop's threads run the steps, never the frames
+}
+
+TEST_CASE("background job: a cancelled job of steps gets one more step to end itself") {
+  BackgroundJob<int> job;
+  auto ended = std::make_shared<std::atomic<bool>>(false);
+  auto started = std::make_shared<std::promise<void>>();
+  auto once = std::make_shared<std::once_flag>();
+  job.start_steps("forever", [ended, started, once](JobControl& c) -> std::optional<int> {
+    std::call_once(*once, [&] { started->set_value(); });
+    if (!c.cancelled()) return std::nullopt;  // steps until cancelled
+    ended->store(true);                       // e.g. a checkpoint written where it stopped
+    return -1;
+  });
+  started->get_future().wait();
+  job.cancel();
+  const JobOutcome<int> out = poll_until_done(job);
+  CHECK(out.cancelled);
+  CHECK_FALSE(out.value);  // a cancelled job's value is dropped
+  CHECK(ended->load());
+}
+
+TEST_CASE("background job: a paused job of steps takes no step until resumed") {
+  BackgroundJob<int> job;
+  auto steps = std::make_shared<std::atomic<int>>(0);
+  auto go = std::make_shared<std::atomic<bool>>(false);
+  job.start_steps("paced", [steps, go](JobControl&) -> std::optional<int> {
+    while (!go->load()) std::this_thread::yield();  // the first step waits for the test
+    if (++*steps < 1000) return std::nullopt;
+    return steps->load();
+  });
+  job.pause(true);
+  go->store(true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const int at_pause = steps->load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(steps->load() <= at_pause + 1);  // at most the step running when Pause came
+  job.pause(false);
+  const JobOutcome<int> out = poll_until_done(job);
+  REQUIRE(out.value);
+  CHECK(*out.value == 1000);
 }

@@ -35,6 +35,7 @@ export const launch = (args = [], viewport = { width: 1280, height: 800 }) => pu
   args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
          '--ignore-gpu-blocklist', `--window-size=${viewport.width},${viewport.height}`, ...args],
   defaultViewport: viewport,
+  protocolTimeout: CEILING_MS,  // a call waits as long as a test does (a long frame holds it)
 });
 
 // What a page says that fails a test: every console message of type error (a failed load,

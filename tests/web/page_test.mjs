@@ -276,7 +276,7 @@ async function siteFolder(base) {
       e.isDirectory() ? walk(path.join(d, e.name)) : files.push(path.relative(site, path.join(d, e.name)));
   };
   walk(site);
-  const allowed = /^(poslab\.(html|js|wasm|data)|favicon\.svg|README\.md|assets\/models\/(lm_|wm_)[a-z0-9_]+\.(safetensors|txt)|fonts\/[a-z-]+\.ttc)$/;
+  const allowed = /^(poslab\.(html|js|wasm|data)|favicon\.svg|README\.md|assets\/models\/(lm_|wm_)[a-z0-9_]+\.(safetensors|txt)|fonts\/[a-z-]+\.ttc|fortunes\/[a-z0-9]+)$/;
   const stray = files.filter((f) => !allowed.test(f));
   const tar = path.join(webDir, 'poslab-site.tar.gz');
   const inTar = fs.existsSync(tar) ? execFileSync('tar', ['tzf', tar], { encoding: 'utf8' }).split('\n')

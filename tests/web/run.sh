@@ -2,10 +2,13 @@
 # Browser tests of the web build: installs puppeteer-core (the version tests/web/package.json
 # pins; npm registry) into build/web/node once, runs tests/web/web_test.mjs in headless
 # Chromium against native poslab-cli, then tests/web/page_test.mjs (the page as a web app:
-# wheel, canvas size and DPR, idle, errors), then tests/web/dream_paper_test.mjs (both world-model
-# sizes dream as natively, by the rule it states); screenshots in build/web/screenshots.
+# wheel, canvas size and DPR, idle, errors), tests/web/dream_paper_test.mjs (both world-model
+# sizes dream as natively, by the rule it states) and tests/web/train_test.mjs (training in
+# the page equals poslab-cli lm train); screenshots in build/web/screenshots. Not yet in the
+# default run, since it still fails (issue 37): tests/web/frames_test.mjs (no frame over
+# 250 ms in any lab while it computes; POSLAB_WEB_ONLY=frames runs it).
 #   tests/web/run.sh [BUILD_WEB_DIR] [NATIVE_CLI]   (defaults build/web, build/release/cli/poslab-cli)
-#   POSLAB_WEB_ONLY=page tests/web/run.sh          one of them (web_test, page_test, dream_paper_test)
+#   POSLAB_WEB_ONLY=page tests/web/run.sh          some of them (web_test page_test dream_paper_test train frames)
 # Prints "N passed, N failed" per file; exit 1 on a failure.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -22,7 +25,7 @@ if ! cmp -s tests/web/package.json "$node_dir/package.json" || [[ ! -d "$node_di
 fi
 rm -rf "$web/screenshots"
 rc=0
-for t in ${POSLAB_WEB_ONLY:-web_test page_test dream_paper_test}; do
+for t in ${POSLAB_WEB_ONLY:-web_test page_test dream_paper_test train_test}; do
   t="${t%.mjs}"
   [[ "$t" == *_test ]] || t="${t}_test"
   echo "== tests/web/$t.mjs"

@@ -15,7 +15,7 @@ import { CEILING_MS, check, cli, clickItem, fetched, finish, items, itemsLast, l
 
 const report = { labs: {} };
 
-// The length lab in a state that computes in seconds in the page (its jobs run inline):
+// The length lab in a state that computes in seconds in the page (its jobs step in frames):
 // every model's curves over 2L, one window, and the text and heads views.
 const LENGTH_PRESET = 'length?span=2&windows=1&heads_bytes=64';
 // Labs and the presets they open with (the page's hash), as a user's link would.
