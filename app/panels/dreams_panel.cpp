@@ -216,7 +216,8 @@ class DreamsPanel final : public Panel {
         start_steps(n);
       }
     }
-    if (u.lab.playing) ctx.request_frames(2);
+    // Frames while the dream plays; once the horizon is reached the lab goes idle.
+    if (u.lab.playing && !u.runner.timeline().finished) ctx.request_frames(2);
     timeline_bar(ctx);
     // The maps are the largest thing on screen. The error plot sits beside them when at
     // least 400 px are left for it, else below them at full width (the page scrolls): a

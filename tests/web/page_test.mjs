@@ -141,7 +141,7 @@ async function idle(browser, base, lab, preset) {
     await page.goto(`${base}poslab.html#${encodeURIComponent(preset)}`);
     await waitFrames(page, 10, CEILING_MS);
     // Settled: the frames the app asks for after opening (and any fetch) are drawn.
-    for (let t0 = Date.now(), last = -1; Date.now() - t0 < 10000; await sleep(500)) {
+    for (let t0 = Date.now(), last = -1; Date.now() - t0 < CEILING_MS; await sleep(500)) {
       const f = (await status(page)).frames;
       if (f === last) break;
       last = f;
@@ -379,6 +379,8 @@ try {
   await canvasFollows(browser, server.base);
   await idle(browser, server.base, 'rope', 'rope?dim=64&base=10000');
   await idle(browser, server.base, 'lessons', 'lessons?lesson=01-why-positions');
+  // A dream that reached its horizon stops drawing too (it drew at full rate before).
+  await idle(browser, server.base, 'dreams', 'dreams');
   await noFailedRequest(browser, server.base);
   await reloadRevalidates(browser, server.base);
   await backUndoesLabChange(browser, server.base);
