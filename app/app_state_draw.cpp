@@ -269,25 +269,19 @@ void AppState::draw_lab(Panel& p) {
   }
   draw_banner(p.id());
   ImGui::Separator();
-  // Below its minimum size the lab keeps that size and the area scrolls. Across, the lab
-  // scrolls only below its unscaled minimum: at UI scale 2 a lab wider than the window would
-  // lay its grids out for columns nobody sees, so it takes the window's width instead (its
-  // control column folds to give the view room); down, the page scrolls.
-  // When the page scrolls down, its scrollbar takes width: the lab gets the visible width,
-  // else its right edge (header text, plots) would sit under the scrollbar.
+  // Below its minimum width the lab keeps that width and the page scrolls across, but only
+  // below its unscaled minimum: at UI scale 2 a lab wider than the window would lay its grids
+  // out for columns nobody sees, so it takes the window's width instead (its control column
+  // folds to give the view room). Down, the lab takes the window's height: its panes
+  // (control column, view) scroll by themselves, and a page scrolling around them gave two
+  // scroll bars side by side and the plots below the fold (issue 40). A lab drawn straight
+  // into the page (lessons, welcome) scrolls it by its own content's height.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float min_h = p.min_height() * scale_;
-  const float bar = ImGui::GetStyle().ScrollbarSize;
-  const bool tall = avail.y < min_h;
-  const float visible_w = avail.x - (tall ? bar : 0);
-  const float min_w = std::min(p.min_width() * scale_, std::max(p.min_width(), visible_w));
+  const float min_w = std::min(p.min_width() * scale_, std::max(p.min_width(), avail.x));
   ImGuiWindowFlags lab_flags = 0;
-  if (visible_w < min_w || tall) {
-    const bool scroll_x = visible_w < min_w;
-    const bool scroll_y = tall || avail.y - (scroll_x ? bar : 0) < min_h;
-    ImGui::SetNextWindowContentSize(ImVec2(std::max(avail.x - (scroll_y ? bar : 0), min_w),
-                                           std::max(avail.y - (scroll_x ? bar : 0), min_h)));
-    if (scroll_x) lab_flags |= ImGuiWindowFlags_HorizontalScrollbar;
+  if (avail.x < min_w) {
+    ImGui::SetNextWindowContentSize(ImVec2(min_w, 0.0f));  // height 0: the content's own
+    lab_flags |= ImGuiWindowFlags_HorizontalScrollbar;
   }
   ImGui::BeginChild("##lab", ImVec2(0, 0), false, lab_flags);
   const ImGuiScopeMark mark = imgui_scope_mark();

@@ -2,9 +2,13 @@
 // --click-fuzz and --check, each drawn by the real frame code through the Frontend.
 #include "app/headless_modes.hpp"
 
+#include <imgui.h>
+#include <imgui_internal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <utility>
@@ -243,6 +247,53 @@ void print_main_view(GLFWwindow* window, const AppState& state) {
   const float vh = std::max(0.0f, std::min(r.y1, static_cast<float>(h)) - std::max(r.y0, 0.0f));
   std::fprintf(stderr, "poslab: main view: %.0f x %.0f px on screen (at %.0f,%.0f; window %dx%d)\n",
                vw, vh, r.x0, r.y0, w, h);
+}
+
+namespace {
+
+// The lab's page: the shell's "##lab" child (app_state_draw.cpp), named "<parent>/##lab_<id>".
+bool is_lab_page(const ImGuiWindow* w) {
+  const char* slash = std::strrchr(w->Name, '/');
+  return slash && std::strncmp(slash, "/##lab_", 7) == 0;
+}
+
+// A window's name without its parents' ("##kv_view" for ".../##lab_1234/##kv_view_5678").
+std::string short_name(const ImGuiWindow* w) {
+  const char* slash = std::strrchr(w->Name, '/');
+  std::string n = slash ? slash + 1 : w->Name;
+  if (const auto u = n.rfind('_'); u != std::string::npos && n.size() - u == 9) n.resize(u);
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::string> lab_layout_problems() {
+  std::vector<std::string> out;
+  for (ImGuiWindow* w : GImGui->Windows) {
+    if (!w->Active || w->Hidden || !(w->Flags & ImGuiWindowFlags_ChildWindow)) continue;
+    const ImGuiWindow* page = nullptr;  // w itself or its ancestor
+    for (const ImGuiWindow* p = w; p && (p->Flags & ImGuiWindowFlags_ChildWindow);
+         p = p->ParentWindow)
+      if (is_lab_page(p)) page = p;
+    if (!page) continue;
+    // Two scroll bars for one direction: w scrolls inside a window (up to the page) that
+    // scrolls the same way.
+    for (const ImGuiWindow* p = w->ParentWindow; w != page && p; p = p->ParentWindow) {
+      if ((w->ScrollbarY && p->ScrollbarY) || (w->ScrollbarX && p->ScrollbarX))
+        out.push_back(short_name(w) + " scrolls " +
+                      (w->ScrollbarY && p->ScrollbarY ? "down" : "across") + " inside " +
+                      short_name(p) + ", which scrolls too (two scroll bars)");
+      if (p == page) break;
+    }
+    // Content past the window's edge with no scroll bar to reach it (a title, a map's edge).
+    if (w->ScrollMax.y > 1.0f && !w->ScrollbarY)
+      out.push_back(short_name(w) + ": " + std::to_string(static_cast<int>(w->ScrollMax.y)) +
+                    " px of its content cut off below, no scroll bar");
+    if (w->ScrollMax.x > 1.0f && !w->ScrollbarX)
+      out.push_back(short_name(w) + ": " + std::to_string(static_cast<int>(w->ScrollMax.x)) +
+                    " px of its content cut off at the right, no scroll bar");
+  }
+  return out;
 }
 
 // Runs every panel with its defaults, its check presets and any extra presets for a few

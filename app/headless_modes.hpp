@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "app/start_options.hpp"
 
@@ -34,6 +35,10 @@ int run_exports(Frontend& fe, AppState& state, const StartOptions& opt);
 int run_click_fuzz(Frontend& fe, AppState& state, const StartOptions& opt);
 // The active lab's main view as it was on screen in the last frame (the layout tests).
 void print_main_view(GLFWwindow* window, const AppState& state);
+// The active lab's layout in the last frame, as lines for the layout tests: a pane that
+// scrolls inside a window that scrolls the same way (two scroll bars side by side), and a
+// window whose content is cut off with no scroll bar to reach it. Empty when it is sound.
+std::vector<std::string> lab_layout_problems();
 // Runs every panel with its defaults, its check presets and any extra presets for a few
 // frames each and checks its state. Prints one line per failure; returns the count.
 int run_checks(Frontend& fe, AppState& state, const std::string& presets_file);

@@ -318,6 +318,8 @@ int main(int argc, char** argv) {
       if (auto* p = state.find_panel(state.settings().active_lab))
         std::fprintf(stderr, "poslab: active: %s\n", p->preset().c_str());
       poslab::app::print_main_view(window, state);
+      for (const std::string& bad : poslab::app::lab_layout_problems())
+        std::fprintf(stderr, "poslab: layout: %s\n", bad.c_str());
       // A failed save (a full disk, settings.json being a folder) is said and is the exit
       // code, as at a window's Quit: a script must not take it for a saved state (issue 36).
       if (opt.settings)
