@@ -102,7 +102,10 @@ bool file_picker_draw(FilePicker& fp, const char* title, const std::vector<std::
   ImGui::SetNextWindowSize(ImVec2(620 * scale, 440 * scale), ImGuiCond_Appearing);
   // Resized by its corner, it keeps room for the path, a few entries and the buttons.
   ImGui::SetNextWindowSizeConstraints(ImVec2(360 * scale, 260 * scale), ImVec2(FLT_MAX, FLT_MAX));
+  fp.shown_rect = {};
   if (!begin_popup_modal(title)) return false;
+  const ImVec2 win_at = ImGui::GetWindowPos(), win_size = ImGui::GetWindowSize();
+  fp.shown_rect = {win_at.x, win_at.y, win_at.x + win_size.x, win_at.y + win_size.y};
   bool done = false;
   if (fp.listed != fp.dir) file_picker_list(fp, extensions, ctx);
   if (ImGui::ArrowButton("##up", ImGuiDir_Up)) {

@@ -3,6 +3,7 @@
 // button and an editable folder path. It only lists (stat, never open), so FIFOs and
 // devices in a folder cannot block it.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ struct FilePicker {
   bool save_mode = false;                // choose where to save: a file-name field, and
                                          // clicking a file only fills that field
   std::string save_name;                 // file name typed or clicked (save mode)
+  std::array<float, 4> shown_rect{};     // the popup's x0, y0, x1, y1 in the last frame it
+                                         // was drawn; all 0 while closed (GUI test hook)
 };
 
 // Opens the picker at the folder of `start_path` (or the working directory).

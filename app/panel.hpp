@@ -92,11 +92,11 @@ class Panel {
   }
   // Where the lab's main view was drawn in the last frame; empty = the whole lab area.
   virtual ViewRect main_view_rect() const { return {}; }
-  // Smallest area, in unscaled pixels, the lab lays itself out in. When the window is
-  // smaller (a laptop at UI scale 2, a 1024x700 window) the shell gives the lab this much
-  // room and scrollbars, instead of letting its views shrink to slivers.
+  // Smallest width, in unscaled pixels, the lab lays itself out in. When the window is
+  // narrower the shell gives the lab this much room and a scroll bar across, instead of
+  // letting its views shrink to slivers. Down, the lab takes the window's height: its panes
+  // scroll by themselves (one scroll bar each, never a page scrolling around them).
   virtual float min_width() const { return 980.0f; }
-  virtual float min_height() const { return 560.0f; }
 };
 
 // Every panel, in menu order (app/panels/registry.cpp).

@@ -465,6 +465,8 @@ void AppState::draw_share(Panel& p) {
     share_save(p, s.picking, chosen, false);
     s.picking = ShareTarget::none;
   }
+  if (s.picker.shown_rect[2] > s.picker.shown_rect[0] && rects_path())
+    s.rects["picker"] = s.picker.shown_rect;  // the test hook: the Save-as picker's window
   ImGui::EndPopup();
 }
 

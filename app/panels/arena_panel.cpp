@@ -73,7 +73,6 @@ class ArenaPanel final : public Panel {
     return bnb::arena_to_preset(s);
   }
   float min_width() const override { return 1000.0f; }
-  float min_height() const override { return 600.0f; }
   void release_gl() override { ui_.map.release_gl(); }
   void cancel_jobs() override { ui_.recorder.cancel(); }
   Recorder* recorder() override { return &ui_.recorder; }
@@ -165,7 +164,7 @@ class ArenaPanel final : public Panel {
     if (u.lab.playing) ctx.request_frames(2);
 
     // Layout: [controls | map | inspector]. The controls fold to a strip; the map keeps at
-    // least 360 px (the shell scrolls the lab below min_width x min_height).
+    // least 360 px (the shell scrolls the lab across below min_width).
     const ImGuiStyle& st = ImGui::GetStyle();
     if (begin_control_column(ctx, "##arena_controls", 300.0f * scale, u.controls_collapsed))
       draw_controls(ctx, scale);
@@ -448,9 +447,10 @@ class ArenaPanel final : public Panel {
                   u.sim.tick * bnb::kDt);
       tooltip(T("arena.step_count_tip"));
       // In words: "ships alive: team 0: 3, team 1: 4", "score so far (team 0 / team 1)".
-      ImGui::Text("%s: %s 0: %d, %s 1: %d", T("arena.alive_teams"), T("arena.team"), alive[0],
-                  T("arena.team"), alive[1]);
-      ImGui::Text("%s: %.3f / %.3f", T("arena.returns"), u.returns[0], u.returns[1]);
+      // Wrapped: at UI scale 2 (and in Chinese) they ran past the column's edge.
+      text_wrapped("%s: %s 0: %d, %s 1: %d", T("arena.alive_teams"), T("arena.team"), alive[0],
+                   T("arena.team"), alive[1]);
+      text_wrapped("%s: %.3f / %.3f", T("arena.returns"), u.returns[0], u.returns[1]);
       tooltip(T("arena.returns_tip"));
       if (u.sim.done) {
         const char* what = T(u.sim.winner == 0          ? "arena.win0"
@@ -579,7 +579,16 @@ class ArenaPanel final : public Panel {
   void draw_map(AppContext& ctx, float scale) {
     ArenaUi& u = ui_;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float text_h = ImGui::GetTextLineHeightWithSpacing() * 2.2f;
+    // Room below the map for its two captions as they wrap at this width (at UI scale 2 they
+    // take four lines and were cut off by the pane, which has no scroll bar).
+    char screen[256], angle[256];
+    std::snprintf(screen, sizeof screen, "%s %gx%g", T("arena.screen_convention"), bnb::kWorldW,
+                  bnb::kWorldH);
+    std::snprintf(angle, sizeof angle, "%s %.2f", T("arena.angle_convention"), scale);
+    const float spacing = ImGui::GetStyle().ItemSpacing.y;
+    const float text_h = ImGui::CalcTextSize(screen, nullptr, false, avail.x).y +
+                         ImGui::CalcTextSize(angle, nullptr, false, avail.x).y + 3 * spacing +
+                         0.5f * ImGui::GetTextLineHeight();
     const float side = std::max(64.0f, std::min(avail.x, avail.y - text_h));
     ArenaViewOptions opt;
     opt.grid = u.lab.grid;
@@ -602,8 +611,8 @@ class ArenaPanel final : public Panel {
       if (in.clicked) u.lab.selected = in.hovered_slot;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    text_wrapped("%s %gx%g", T("arena.screen_convention"), bnb::kWorldW, bnb::kWorldH);
-    text_wrapped("%s %.2f", T("arena.angle_convention"), scale);
+    wrapped_text(screen);
+    wrapped_text(angle);
     ImGui::PopStyleColor();
   }
 

@@ -523,7 +523,11 @@ class KvPanel final : public Panel {
     const float head_h = 3 * line + 6.0f * scale;
     const float label_w = 26.0f * scale;
     const float strip_h = head_h + dial + (st ? p.layers * (cell + 2.0f) : 0.0f) + 8.0f * scale;
-    ImGui::BeginChild("##strip", ImVec2(0, strip_h + ImGui::GetStyle().ScrollbarSize + 4.0f), true,
+    // Its height: the strip, the padding above and below it, and the scroll bar across (at UI
+    // scale 2 the padding is 16 px: the last layer's row was cut off below).
+    const ImGuiStyle& style = ImGui::GetStyle();
+    ImGui::BeginChild("##strip",
+                      ImVec2(0, strip_h + style.ScrollbarSize + 2 * style.WindowPadding.y), true,
                       ImGuiWindowFlags_HorizontalScrollbar);
     const ImVec2 o = ImGui::GetCursorScreenPos();
     const int n = static_cast<int>(slots.size());

@@ -253,7 +253,12 @@ void length_draw_heads(const AppContext& ctx, LengthUi& ui, const lm::LengthLabR
   std::vector<std::string> tokens;
   for (int i = 0; i < r.heads_plain.n; ++i) tokens.push_back(length_byte_text(r.text[i]));
   const int panes = r.has_scaled_heads ? 2 : 1;
-  const float side = std::clamp((ImGui::GetContentRegionAvail().x - 20.0f * scale * panes) / panes,
+  // Each map takes its side plus its row labels on the left (token_heatmap: up to 96 px) and
+  // the gap between maps (the second map ran 63 px past the view's edge at 1024x700 with 20
+  // px for them). Where two would be narrower than 160 px (UI scale 2), the second goes below.
+  const float avail_w = ImGui::GetContentRegionAvail().x, margin = 104.0f * scale;
+  const bool beside = panes == 1 || (avail_w - margin * panes) / panes >= 160.0f * scale;
+  const float side = std::clamp((avail_w - margin * (beside ? panes : 1)) / (beside ? panes : 1),
                                 160.0f * scale, 520.0f * scale);
   const int mark = r.context < r.heads_plain.n ? r.context : -1;
   auto pane = [&](const char* id, gfx::HeatmapTexture& tex, const char* caption,
@@ -278,7 +283,7 @@ void length_draw_heads(const AppContext& ctx, LengthUi& ui, const lm::LengthLabR
   };
   pane("length_heads_plain", ui.heads_plain, ctx.tr("length.heads_plain"), r.heads_plain);
   if (r.has_scaled_heads) {
-    ImGui::SameLine();
+    if (beside) ImGui::SameLine();
     pane("length_heads_scaled", ui.heads_scaled, ctx.tr("length.heads_scaled"), r.heads_scaled);
   }
 }

@@ -346,7 +346,9 @@ class RopeWheelsPanel final : public Panel {
       text_wrapped(
           "%s",
           tr_args(T("wheels.trained_arc"), {{"L", std::to_string(r.original_context)}}).c_str());
-    const float bottom_h = 250.0f * scale;
+    // The pair details and the decay plot below the dials: 250 px, at most half the height
+    // left (at UI scale 2 in 1600x1000 the lab has 690 px, not the page it scrolled in).
+    const float bottom_h = std::min(250.0f * scale, 0.5f * ImGui::GetContentRegionAvail().y);
     ImGui::BeginChild(
         "##dials", ImVec2(0, std::max(120.0f * scale, ImGui::GetContentRegionAvail().y - bottom_h)),
         true, ImGuiWindowFlags_HorizontalScrollbar);
@@ -356,7 +358,15 @@ class RopeWheelsPanel final : public Panel {
                      WheelsLabSettings::dial_size_range.lo, WheelsLabSettings::dial_size_range.hi);
     draw_dials(s, d, scale);
     ImGui::EndChild();
-    ImGui::BeginChild("##pair", ImVec2(360.0f * scale, 0), true);
+    // The pair's details beside the decay plot: 360 px, less where the plot would get less
+    // than its smallest width with its pane's padding and scroll bar (at UI scale 2 the
+    // details took 720 of 764 px and cut the plot off); narrower, they scroll across.
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float decay_min =
+        kPlotMinWidth * scale + 2 * st.WindowPadding.x + st.ScrollbarSize + st.ItemSpacing.x;
+    const float pair_w =
+        std::clamp(ImGui::GetContentRegionAvail().x - decay_min, 120.0f * scale, 360.0f * scale);
+    ImGui::BeginChild("##pair", ImVec2(pair_w, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
     draw_pair_details(s, d);
     ImGui::EndChild();
     ImGui::SameLine();
@@ -567,14 +577,19 @@ class RopeWheelsPanel final : public Panel {
   }
 
   void draw_decay(const WheelsLabSettings& s, const WheelsDerived& d, float scale) {
-    ImGui::TextUnformatted(T("wheels.decay_title"));
+    // Title and command wrapped: in a narrow pane (1024x700) they ran past its right edge.
+    // The plot takes the height the wrapped command leaves.
+    text_wrapped("%s", T("wheels.decay_title"));
     tooltip(T("wheels.decay_tip"));
+    const std::string hint = decay_cli_hint(s);
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float hint_h = ImGui::CalcTextSize(hint.c_str(), nullptr, false, avail.x).y +
+                         ImGui::GetStyle().ItemSpacing.y;
     const bool scaled = s.rope.scaling != RopeScaling::none;
     PlotSpec spec;
     spec.id = "decay";
     spec.scale = scale;
-    spec.size = ImVec2(0, std::max(60.0f * scale, ImGui::GetContentRegionAvail().y -
-                                                      ImGui::GetTextLineHeightWithSpacing()));
+    spec.size = ImVec2(0, std::max(60.0f * scale, avail.y - hint_h));
     spec.x.label = std::string("d");  // moved in: GCC 12's -Wrestrict misfires on `= "d"` here
     if (scaled)
       spec.series.push_back({.label = T("wheels.plain_rope"),
@@ -588,7 +603,9 @@ class RopeWheelsPanel final : public Panel {
                            .colour = theme_colour(IM_COL32(255, 170, 60, 255))});
     spec.legend = scaled;
     plot(spec);
-    ImGui::TextDisabled("%s", decay_cli_hint(s).c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    wrapped_text(hint);
+    ImGui::PopStyleColor();
   }
 
   WheelsUi ui_;

@@ -48,7 +48,6 @@ class WelcomePanel final : public Panel {
     in.finish();  // the page has no parameters
   }
   float min_width() const override { return 480.0f; }
-  float min_height() const override { return 360.0f; }
   std::string check_state() const override {
     return buttons_drawn_ == static_cast<int>(std::size(kStarts)) ? std::string()
                                                                   : "start buttons missing";
@@ -62,8 +61,12 @@ class WelcomePanel final : public Panel {
     const float scale = ctx.ui_scale();
     // Reading width capped so lines stay readable on wide windows; a wide window shows a
     // picture of each start on the right (the right half was left empty).
+    // Pictures or not is decided on the width with a scroll bar, shown or not: decided on
+    // the width left, a page just wide enough flipped every frame at 1024x700 (pictures: no
+    // scroll bar, the next frame one: no pictures).
     const float avail = ImGui::GetContentRegionAvail().x;
-    const bool pictures = avail >= 1000.0f * scale;
+    const bool pictures =
+        ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize >= 1000.0f * scale;
     const float width = std::min(pictures ? avail * 0.5f : avail, 760.0f * scale);
     if (pictures) ImGui::BeginGroup();
     const float right = ImGui::GetCursorPosX() + width;  // Chinese wraps between characters

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "app/widgets.hpp"
@@ -12,6 +13,18 @@
 #include "app/widgets/tr_label.hpp"
 
 namespace poslab::app {
+
+namespace {
+
+// A caption in the disabled colour, wrapped: unwrapped it ran past a narrow pane's edge (the
+// dream lab at 1024x700 and at UI scale 2).
+void disabled_wrapped(const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  wrapped_text(text);
+  ImGui::PopStyleColor();
+}
+
+}  // namespace
 
 void attention_maps(const AppContext& ctx, const wm::DreamAttention& a, int& layer_io, int& head_io,
                     int slot, AttentionMapTextures& tex, float scale) {
@@ -44,10 +57,9 @@ void attention_maps(const AppContext& ctx, const wm::DreamAttention& a, int& lay
                            {{"block", std::to_string(2 * layer)}, {"ship", std::to_string(n)}}));
       tex.temporal.draw(
           ImVec2(std::min(ImGui::GetContentRegionAvail().x, keys * 14 * s), a.heads * 16 * s));
-      ImGui::TextDisabled("%s", tr_args(ctx.tr("dreams.attn_axes_temporal"),
-                                        {{"last_head", std::to_string(a.heads - 1)},
-                                         {"keys", std::to_string(keys)}})
-                                    .c_str());
+      disabled_wrapped(
+          tr_args(ctx.tr("dreams.attn_axes_temporal"),
+                  {{"last_head", std::to_string(a.heads - 1)}, {"keys", std::to_string(keys)}}));
     }
   }
   if (layer < static_cast<int>(a.spatial.size()) &&
@@ -65,7 +77,7 @@ void attention_maps(const AppContext& ctx, const wm::DreamAttention& a, int& lay
     tex.spatial.draw(ImVec2(150 * s, 150 * s));
     ImGui::SameLine();
     tex.bias.draw(ImVec2(150 * s, 150 * s));
-    ImGui::TextDisabled("%s", ctx.tr("dreams.attn_axes_spatial"));
+    disabled_wrapped(ctx.tr("dreams.attn_axes_spatial"));
   }
 }
 

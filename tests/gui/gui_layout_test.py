@@ -4,6 +4,11 @@
 the lab's main view (Panel::main_view_rect, the part of it inside the window, printed by
 `poslab --frames` as "main view: W x H px on screen") at least its floor on each side.
 A squeezed plot or map fails here instead of in front of a class.
+Issue 40: the app also prints the lab's layout problems of the last frame ("layout: ...",
+app/headless_modes.cpp): a pane that scrolls inside a page that scrolls the same way (two
+scroll bars side by side; the KV, dream and length labs at 2x) and a window whose content is
+cut off with no scroll bar (the wheels' decay plot at 2x, its title at 1024x700). Each fails,
+but for the few listed in KNOWN_CUT_OFF, which are still open.
 Usage: gui_layout_test.py POSLAB [OUT_DIR]  (OUT_DIR keeps the PNGs for people to look at)"""
 import os, re, subprocess, sys, tempfile
 
@@ -38,6 +43,13 @@ if os.path.exists(os.path.join(MODELS, "lm_rope.safetensors")):
 else:
     print("SKIP length: no shipped language model")
 LABS.append(("attention-pair", "attention?compare=orderings", (300, 300), (560, 560)))
+# Issue 40: layout problems still open: (lab, the start of the problem's line, UI scales).
+# A problem not listed fails.
+KNOWN_CUT_OFF = [
+    # At 2x the arena's three panes need 1920 px (controls 600, map 720, inspector 600): the
+    # inspector is squeezed and scrolls across around the ship table, which scrolls too.
+    ("arena", "##ships scrolls across inside ##arena_inspector", (2,)),
+]
 # Issue 40: UI scale 1.5 as well (a 1080p projector); its floor lies between the others.
 SIZES = [(1024, 700, 1), (1280, 720, 1), (1600, 1000, 1), (1600, 1000, 1.5), (1600, 1000, 2)]
 
@@ -69,6 +81,12 @@ for name, preset, floor1, floor2 in LABS:
         if not m:
             failures.append(f"{where}: no 'main view' line: {r.stderr[-400:]}")
             continue
+        for bad in re.findall(r"layout: (.*)", r.stderr):
+            known = any(lab == name and bad.startswith(start) and scale in scales
+                        for lab, start, scales in KNOWN_CUT_OFF)
+            print(f"{where}: {'known, open: ' if known else ''}{bad}")
+            if not known:
+                failures.append(f"{where}: {bad} (see {png})")
         vw, vh = int(m.group(1)), int(m.group(2))
         print(f"{where}: main view {vw} x {vh} px (floor {fw} x {fh})")
         if vw < fw or vh < fh:

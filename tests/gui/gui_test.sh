@@ -336,10 +336,10 @@ EOS
 . "$X_WINDOW_SH"
 file="$1"; log="$2"
 app_start "$log.err" --preset 'arena?seed=7&speed=1&practice=1&play=1' --width 1600 --height 1000 --screenshot-at-quit "$log.png"
-app_click "35 765" || exit 1                                                          # Record
+app_click "35 782" || exit 1   # Record (below "score so far", which wraps to two lines)
 f=$(hook_eval "j['frame']")
 hook_wait "j['frame'] >= $f + 20" "20 frames recorded" || exit 1
-app_click "35 765" || exit 1                                                          # Stop
+app_click "35 782" || exit 1                                                          # Stop
 until=$((SECONDS + CEILING))
 while [ "$SECONDS" -lt "$until" ] && [ ! -f "$file" ]; do sleep 0.2; done   # written atomically
 app_quit
