@@ -12,6 +12,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <utility>
 
@@ -356,10 +357,10 @@ void AppState::deliver_captures(int fb_width, int fb_height) {
   requests.swap(captures_);
   for (auto& r : requests) {
     // ImGui coordinates to framebuffer pixels, clipped to the framebuffer.
-    const int x0 = std::clamp(static_cast<int>(r.x0 * fs.x + 0.5f), 0, fb_width);
-    const int x1 = std::clamp(static_cast<int>(r.x1 * fs.x + 0.5f), 0, fb_width);
-    const int y0 = std::clamp(static_cast<int>(r.y0 * fs.y + 0.5f), 0, fb_height);
-    const int y1 = std::clamp(static_cast<int>(r.y1 * fs.y + 0.5f), 0, fb_height);
+    const int x0 = std::clamp(static_cast<int>(std::lround(r.x0 * fs.x)), 0, fb_width);
+    const int x1 = std::clamp(static_cast<int>(std::lround(r.x1 * fs.x)), 0, fb_width);
+    const int y0 = std::clamp(static_cast<int>(std::lround(r.y0 * fs.y)), 0, fb_height);
+    const int y1 = std::clamp(static_cast<int>(std::lround(r.y1 * fs.y)), 0, fb_height);
     if (x1 <= x0 || y1 <= y0) continue;
     r.sink(x1 - x0, y1 - y0, read_screen_rgba(x0, y0, x1 - x0, y1 - y0, fb_height));
   }

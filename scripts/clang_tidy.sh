@@ -13,7 +13,10 @@ build="${1:-build/release}"
 since=""
 if [ "${2:-}" = "--since" ]; then
   since="${3:?--since needs a git revision}"
-  git cat-file -e "$since^{commit}" 2>/dev/null || { echo "clang-tidy: no commit $since here (a shallow clone?): checking every file" >&2; since=""; }
+  if ! git cat-file -e "$since^{commit}" 2>/dev/null; then
+    echo "clang-tidy: no commit $since in this clone (shallow?), so what changed is unknown: skipped; run the whole check (no --since)" >&2
+    exit 0
+  fi
 fi
 [ -f "$build/compile_commands.json" ] || { echo "no $build/compile_commands.json: configure first" >&2; exit 2; }
 tidy="$(command -v run-clang-tidy-14 || true)"

@@ -97,9 +97,14 @@ fi
 # With the sanitizer run, the script tests it runs (label 'script': poslab-cli and the
 # reliability campaigns, tests/CMakeLists.txt) are left to it: once under ASan + UBSan
 # rather than twice.
-# clang-tidy (label tidy, several CPU-minutes, serial) is run by hand for now:
+# clang-tidy over every file (label tidy, many CPU-minutes) is run by hand:
 #   ctest --preset release -L tidy
 phase "release suite" ctest --preset release -j "$jobs" -LE "tidy${san_pid:+|script}"
+# In CI, clang-tidy over the files of core/, io/, cli/ and app/ changed since the commit in
+# .ci/tidy-base (the last one checked whole or by change; a stop moves it forward).
+if [[ -n "$san_pid" && -f .ci/tidy-base ]]; then
+  phase "clang-tidy (changed files)" scripts/clang_tidy.sh build/release --since "$(cat .ci/tidy-base)"
+fi
 
 # 4b. With POSLAB_WEB_TESTS=1 (CI sets it, .ci/run): the browser build (build/web,
 #     emscripten) and its tests in headless Chromium against this tree's poslab-cli

@@ -32,6 +32,9 @@ class HeatmapTexture {
   // Up to 4096 x 4096. Call from the GL thread (inside a panel's draw).
   void update(const float* values, int rows, int cols, float vmin, float vmax, Colormap map);
   ImTextureID texture() const {
+    // ImGui carries a GL texture name in its pointer-sized ImTextureID (its OpenGL backend
+    // reads it back): the cast is the API, not an address.
+    // NOLINTNEXTLINE(performance-no-int-to-ptr)
     return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(color_));
   }
   int rows() const { return rows_; }

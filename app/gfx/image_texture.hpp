@@ -23,7 +23,11 @@ class ImageTexture {
   bool empty() const { return tex_ == 0; }
   int width() const { return w_; }
   int height() const { return h_; }
-  ImTextureID texture() const { return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex_)); }
+  // A GL texture name in ImGui's pointer-sized ImTextureID: the cast is the API.
+  ImTextureID texture() const {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr)
+    return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(tex_));
+  }
   void release();
 
  private:

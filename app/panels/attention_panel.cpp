@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iterator>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,8 +44,6 @@
 
 namespace poslab::app {
 namespace {
-
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 using ComputedPtr = std::shared_ptr<const AttentionComputed>;
 

@@ -116,6 +116,7 @@ bool kv_begin_meters_table(const AppContext& ctx, const KvSession& ses, int L, f
   }
   const float number_w = ImGui::CalcTextSize("-8.8e-08").x;
   std::vector<std::string> headers;
+  headers.reserve(static_cast<size_t>(std::max(L, 0)) + 1);
   for (int l = 0; l < L; ++l)
     headers.push_back(std::string(ctx.tr("kv.layer")).append(" ").append(std::to_string(l)));
   headers.emplace_back("logits");

@@ -251,6 +251,7 @@ void length_draw_heads(const AppContext& ctx, LengthUi& ui, const lm::LengthLabR
     ui.uploaded = &r;
   }
   std::vector<std::string> tokens;
+  tokens.reserve(static_cast<size_t>(std::max(r.heads_plain.n, 0)));
   for (int i = 0; i < r.heads_plain.n; ++i) tokens.push_back(length_byte_text(r.text[i]));
   const int panes = r.has_scaled_heads ? 2 : 1;
   // Each map takes its side plus its row labels on the left (token_heatmap: up to 96 px) and

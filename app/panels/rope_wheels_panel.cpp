@@ -317,7 +317,7 @@ class RopeWheelsPanel final : public Panel {
     // The slider sets the smallest size; the dials grow to fill the pane: say what is drawn.
     if (ui_.dial_drawn_px > static_cast<float>(s.dial_size) + 0.5f)
       wrapped_text(tr_args(T("wheels.dial_drawn"),
-                           {{"px", std::to_string(static_cast<int>(ui_.dial_drawn_px + 0.5f))}}));
+                           {{"px", std::to_string(std::lround(ui_.dial_drawn_px))}}));
     int qk = static_cast<int>(s.decay_vectors);
     radio_row(qk, {{L("wheels.qk_ones"), T("wheels.qk_ones_tip")},
                    {L("wheels.qk_random"), T("wheels.qk_random_tip")}});

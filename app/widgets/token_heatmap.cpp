@@ -78,7 +78,7 @@ ColorScale heatmap_upload(gfx::HeatmapTexture& tex, const RowMatrixF& m, bool si
                           float range, ColorScaleKind kind) {
   if (m.size() == 0) return {};
   const std::vector<float> v = heatmap_display_values(m);
-  const ColorScale s = color_scale_fit(kind, signed_values, {v}, std::max(range, 0.0f));
+  ColorScale s = color_scale_fit(kind, signed_values, {v}, std::max(range, 0.0f));
   upload_scaled(tex, m, v, s);
   return s;
 }
@@ -88,7 +88,7 @@ ColorScale heatmap_upload_shared(gfx::HeatmapTexture& tex_a, const RowMatrixF& a
                                  bool signed_values, ColorScaleKind kind) {
   if (a.size() == 0 || b.size() == 0) return {};
   const std::vector<float> va = heatmap_display_values(a), vb = heatmap_display_values(b);
-  const ColorScale s = color_scale_fit(kind, signed_values, {va, vb});
+  ColorScale s = color_scale_fit(kind, signed_values, {va, vb});
   upload_scaled(tex_a, a, va, s);
   upload_scaled(tex_b, b, vb, s);
   return s;
@@ -175,7 +175,8 @@ CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
       posv.size() == vals.size() && cell >= ImGui::CalcTextSize(whole ? "-00" : "-0.00").x + pad) {
     for (int r = 0; r < T; ++r)
       for (int k = 0; k < T; ++k) {
-        const float v = vals[static_cast<size_t>(r * T + k)];
+        const size_t i = static_cast<size_t>(r) * static_cast<size_t>(T) + static_cast<size_t>(k);
+        const float v = vals[i];
         if (!std::isfinite(v)) continue;
         char buf[16];
         if (whole)
@@ -183,7 +184,7 @@ CellHover token_heatmap(const char* id, gfx::HeatmapTexture& tex,
         else
           std::snprintf(buf, sizeof buf, std::abs(v) < 10 ? "%.2f" : "%.3g",
                         static_cast<double>(v));
-        const float at = posv[static_cast<size_t>(r * T + k)];
+        const float at = posv[i];
         const bool bright = tex.diverging() ? std::abs(at) < 0.5f : at > 0.6f;
         const ImVec2 ts = ImGui::CalcTextSize(buf);
         dl->AddText(ImVec2(img.x + (static_cast<float>(k) + 0.5f) * cell - ts.x * 0.5f,

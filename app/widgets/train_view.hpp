@@ -46,7 +46,6 @@ class TrainView {
   std::vector<double> smoothed_;  // the training loss smoothed for the plot (smooth_ema)
   std::string path_;              // checkpoint of the current / last run
   bool path_rope_ = true;         // its position variant
-  bool started_ = false;          // a run was started in this session
 };
 
 }  // namespace poslab::app

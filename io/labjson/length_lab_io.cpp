@@ -125,6 +125,7 @@ LengthLabData length_lab_load() {
 
 std::vector<std::string> length_lab_files() {
   std::vector<std::string> out;
+  out.reserve(kLengthModelCount + 1);
   for (int k = 0; k < kLengthModelCount; ++k)
     out.push_back(length_model_path(static_cast<LengthModelId>(k)));
   out.push_back(length_held_out_path());
