@@ -119,6 +119,7 @@ void HeatmapTexture::draw_colorbar(ImVec2 size) {
     make_texture(bar_color_, GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE, kSteps, 1, nullptr);
   if (!bar_fbo_) glGenFramebuffers(1, &bar_fbo_);
   render(bar_data_, bar_color_, bar_fbo_, kSteps, 1, lo, hi, map_);
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): a GL texture name in ImGui's ImTextureID
   ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(bar_color_)), size);
   if (!legend_.empty()) {
     // Tick marks under the bar; a label is drawn only where it clears the previous one

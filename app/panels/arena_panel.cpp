@@ -641,10 +641,18 @@ class ArenaPanel final : public Panel {
     }
     const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
     ImFont* font = ImGui::GetFont();
-    const float big = ImGui::GetFontSize() * 1.8f, small = ImGui::GetFontSize();
+    const float small = ImGui::GetFontSize();
     const char* head = T("arena.start_prompt");
     const char* sub = T("arena.start_prompt_sub");
-    const ImVec2 hs = font->CalcTextSizeA(big, FLT_MAX, 0.0f, head);
+    // The headline at 1.8 times the text size, smaller on a narrow map (UI scale 2) so the
+    // box stays inside the map, but never below the text size.
+    const float room = hi.x - lo.x - 48.0f * scale;
+    float big = small * 1.8f;
+    ImVec2 hs = font->CalcTextSizeA(big, FLT_MAX, 0.0f, head);
+    if (hs.x > room && hs.x > 0.0f) {
+      big = std::max(small, big * room / hs.x);
+      hs = font->CalcTextSizeA(big, FLT_MAX, 0.0f, head);
+    }
     const float wrap = std::min(hi.x - lo.x - 40.0f * scale, 520.0f * scale);
     const ImVec2 ss = font->CalcTextSizeA(small, FLT_MAX, wrap, sub);
     const float box_w = std::max(hs.x, ss.x) + 32.0f * scale;

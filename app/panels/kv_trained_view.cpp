@@ -35,29 +35,41 @@ ImU32 kvt_colour(const std::string& method) {
   return plot_series_colour(4);  // reencode_sinks
 }
 
-KvTrainedPtr kvt_compute(const KvTrainedSettings& s, std::shared_ptr<const KvTrainedData> data,
-                         JobControl& job) {
-  auto c = std::make_shared<KvTrainedComputed>();
-  c->lab = s;
-  kv_trained_validate(s);  // a bad setting says so before any file is read
-  if (!data || data->model.id != s.model) {
-    try {
-      auto d = std::make_shared<KvTrainedData>();
-      d->model = io::length_model_load(s.model, &d->valid);
-      data = std::move(d);
-    } catch (const FileError& e) {  // shown in place: which file, and how to get it
-      c->load_error = e.what();
-      return c;
+// The trained source's job, one bounded step at a time (BackgroundJob::start_steps): the
+// first step validates and loads the model (unless the last result's is the same), then
+// each step runs one method of the scenario; the last one hands the result over.
+struct KvtJobState {
+  KvTrainedSettings s;
+  std::shared_ptr<const KvTrainedData> data;
+  std::optional<KvTrainedRun> run;
+};
+
+std::optional<KvTrainedPtr> kvt_step(KvtJobState& st, JobControl& job) {
+  if (!st.run) {
+    kv_trained_validate(st.s);  // a bad setting says so before any file is read
+    if (!st.data || st.data->model.id != st.s.model) {
+      try {
+        auto d = std::make_shared<KvTrainedData>();
+        d->model = io::length_model_load(st.s.model, &d->valid);
+        st.data = std::move(d);
+      } catch (const FileError& e) {  // shown in place: which file, and how to get it
+        auto c = std::make_shared<KvTrainedComputed>();
+        c->lab = st.s;
+        c->load_error = e.what();
+        return c;
+      }
     }
+    st.run.emplace(st.s, st.data->model, st.data->valid);  // validates, checks the budget
+    job.set_progress(0, st.run->steps());
+    return std::nullopt;
   }
-  c->data = data;
-  KvTrainedRun run(s, data->model, data->valid);  // validates, checks the budget
-  while (!run.done()) {
-    if (job.cancelled()) return c;
-    job.set_progress(run.steps_done(), run.steps());
-    run.step();
-  }
-  c->result = run.take();
+  st.run->step();
+  job.set_progress(st.run->steps_done(), st.run->steps());
+  if (!st.run->done()) return std::nullopt;
+  auto c = std::make_shared<KvTrainedComputed>();
+  c->lab = st.s;
+  c->data = st.data;
+  c->result = st.run->take();
   return c;
 }
 
@@ -209,7 +221,7 @@ void kvt_draw_bytes(AppContext& ctx, KvTrainedView& v, const KvTrainedResult& r,
     if (ImGui::IsItemHovered()) {
       char line[160];
       std::snprintf(line, sizeof line, "byte %d '%s' at %lld", b, glyph,
-                    static_cast<long long>(r.first_position + static_cast<int64_t>(t) + 1));
+                    static_cast<long long>(r.first_position) + t + 1);
       std::string tip = line;
       for (const auto& x : r.methods) {
         std::snprintf(line, sizeof line, "\n%s: %.3f bits (%+.3f)", x.name.c_str(), x.bits[t],
@@ -242,59 +254,6 @@ void kvt_record_numbers(const KvTrainedResult& r) {
   record_drawn_numbers("kv", preset, {"kv", "--preset", preset}, n);
 }
 
-// Hands a finished result (or a load error) to the view.
-void kvt_show(KvTrainedView& v, KvTrainedPtr c) {
-  v.shown = std::move(c);
-  v.failed.reset();
-  v.last_error = v.shown->load_error;
-}
-
-// The browser build has no worker threads, and one job would hold the page for the whole
-// scenario: there the view runs KvTrainedRun one step (one method) per frame instead, as the
-// length lab does, so the page keeps drawing.
-void kvt_schedule_steps(AppContext& ctx, KvTrainedView& v) {
-  if (v.run && !(v.job_for == v.lab)) v.run.reset();
-  if (!v.run && ((v.shown && v.shown->lab == v.lab) || (v.failed && *v.failed == v.lab))) return;
-  try {
-    if (!v.run) {
-      v.job_for = v.lab;
-      kv_trained_validate(v.lab);
-      std::shared_ptr<const KvTrainedData> data = v.shown ? v.shown->data : nullptr;
-      if (!data || data->model.id != v.lab.model) {
-        auto d = std::make_shared<KvTrainedData>();
-        try {
-          d->model = io::length_model_load(v.lab.model, &d->valid);
-        } catch (const FileError& e) {  // shown in place: which file, and how to get it
-          auto c = std::make_shared<KvTrainedComputed>();
-          c->lab = v.lab;
-          c->load_error = e.what();
-          return kvt_show(v, std::move(c));
-        }
-        data = std::move(d);
-      }
-      v.run_data = data;
-      v.run.emplace(v.lab, data->model, data->valid);  // validates, checks the budget
-    }
-    v.run->step();
-  } catch (const InputError& e) {
-    v.run.reset();
-    v.failed = v.job_for;
-    v.last_error = tr_format(ctx, e.message());
-    return;
-  }
-  if (!v.run->done()) {
-    ctx.request_frames(2);
-    return;
-  }
-  auto c = std::make_shared<KvTrainedComputed>();
-  c->lab = v.job_for;
-  c->result = v.run->take();
-  c->data = v.run_data;
-  v.run.reset();
-  v.run_data.reset();
-  kvt_show(v, std::move(c));
-}
-
 }  // namespace
 
 std::vector<std::string> kv_trained_check_presets() {
@@ -318,17 +277,17 @@ void kv_trained_schedule(AppContext& ctx, KvTrainedView& v) {
     ctx.request_frames(2);
     return;
   }
-  if (kJobsInline) return kvt_schedule_steps(ctx, v);  // a plain if: both paths compile
   if (v.job.running()) {
     if (!(v.job_for == v.lab)) v.job.cancel();
     return;
   }
   if ((v.shown && v.shown->lab == v.lab) || (v.failed && *v.failed == v.lab)) return;
-  const KvTrainedSettings s = v.lab;
-  std::shared_ptr<const KvTrainedData> data = v.shown ? v.shown->data : nullptr;
-  v.job_for = s;
-  v.job.start(kv_trained_to_preset(s),
-              [s, data](JobControl& job) { return kvt_compute(s, data, job); });
+  auto st = std::make_shared<KvtJobState>();
+  st->s = v.lab;
+  st->data = v.shown ? v.shown->data : nullptr;
+  v.job_for = v.lab;
+  v.job.start_steps(kv_trained_to_preset(v.lab),
+                    [st](JobControl& job) { return kvt_step(*st, job); });
   if (auto out = v.job.poll(ctx); out && !out->cancelled) {  // headless checks wait here
     if (out->value) {
       v.shown = std::move(*out->value);
@@ -420,7 +379,6 @@ namespace {
 
 void kvt_draw_view(AppContext& ctx, KvTrainedView& v, float scale) {
   if (v.job.running()) job_status(v.job, false, 160.0f * scale);
-  if (v.run) ImGui::Text("%s %d / %d", ctx.tr("kv.computing"), v.run->steps_done(), v.run->steps());
   if (!v.last_error.empty() && v.failed && *v.failed == v.lab) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(240, 120, 100, 255));
     text_wrapped("%s", v.last_error.c_str());

@@ -39,9 +39,6 @@ struct KvTrainedView {
   int colour_by = 1;                        // method whose extra loss colours the bytes
   int smooth = 16;                          // stream curves: trailing mean of this many, [1, 128]
   int curves_drawn = 0, bars_drawn = 0, bytes_drawn = 0;  // for check_state
-  // The browser build (no worker threads): the run stepped one method per frame, its data.
-  std::optional<KvTrainedRun> run;
-  std::shared_ptr<const KvTrainedData> run_data;
 };
 
 // Starts or cancels the job for `v.lab` (after the browser fetched the models); polls.

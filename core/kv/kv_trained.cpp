@@ -73,6 +73,7 @@ const KvTrainedMethod* KvTrainedResult::find(const std::string& name) const {
 std::vector<int64_t> kv_trained_retrieved(const KvTrainedSettings& s) {
   if (s.scenario == KvTrainedScenario::stitch) return kvt_iota(0, s.b_length);
   std::vector<int64_t> r;
+  r.reserve(static_cast<size_t>(std::max(s.retrieved, 0)));
   for (int k = 0; k < s.retrieved; ++k)
     r.push_back(s.retrieve_from + static_cast<int64_t>(k) * s.retrieve_stride);
   return r;
@@ -237,6 +238,7 @@ void KvTrainedRun::stitch_step(const std::string& method) {
   std::vector<float> nats(static_cast<size_t>(m));
   if (method == "recompute") {
     std::vector<uint8_t> text;
+    text.reserve(sel.size() + static_cast<size_t>(std::max(a, 0)));
     for (int64_t j : sel) text.push_back(b_[static_cast<size_t>(j)]);
     text.insert(text.end(), a_.begin(), a_.begin() + a);
     ref_cache_ = lm::lm_cache_empty(model_.config());

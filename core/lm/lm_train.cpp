@@ -43,8 +43,9 @@ std::vector<int64_t> lm_window_offsets(int64_t text_size, int T, int windows) {
     throw InputError("text of " + std::to_string(text_size) +
                      " bytes is shorter than a window of " + std::to_string(T + 1) +
                      " bytes; use fewer positions or a longer text");
-  std::vector<int64_t> out;
   const int w = static_cast<int>(std::min<int64_t>(windows, last + 1));
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(std::max(w, 0)));
   for (int k = 0; k < w; ++k) out.push_back(w == 1 ? 0 : last * k / (w - 1));
   return out;
 }

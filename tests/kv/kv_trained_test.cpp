@@ -90,7 +90,7 @@ TEST_CASE("kv trained: the cached forward equals the model's forward of the same
   }
 }
 
-TEST_CASE("kv trained: re-encoded block-0 keys equal recomputed ones; deeper keys do not") {
+TEST_CASE("kv trained: re-encoded block-0 keys equal recomputed ones, deeper keys do not") {
   const LengthLabModel lm = seeded(LmPosition::rope);
   LmModel m = model_of(lm);
   const std::vector<uint8_t> text = some_text(30);  // B = text[0..12), A = text[12..30)
