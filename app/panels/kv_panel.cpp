@@ -455,15 +455,8 @@ class KvPanel final : public Panel {
     else
       text_wrapped("| %s", T("kv.truth_stitch"));
     ImGui::PopStyleColor();
-    // Why only layer 0 is exact: open where the pane has room for it and the plot below it;
-    // a low pane (UI scale 2, a small window) shows its title, one click away.
-    if (view.scenario == KvScenario::sliding && view.model.layers > 1 && ses.step > 0) {
-      ImGui::SetNextItemOpen(ImGui::GetContentRegionAvail().y > 760.0f * scale, ImGuiCond_Once);
-      if (ImGui::TreeNode(L("kv.why_layer0_title").c_str())) {
-        text_wrapped("%s", T("kv.why_layer0"));
-        ImGui::TreePop();
-      }
-    }
+    if (view.scenario == KvScenario::sliding && view.model.layers > 1 && ses.step > 0)
+      text_wrapped("%s", T("kv.why_layer0"));
 
     draw_strip(ses, view, scale);
     ImGui::Separator();
