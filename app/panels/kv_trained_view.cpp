@@ -254,6 +254,20 @@ void kvt_record_numbers(const KvTrainedResult& r) {
   record_drawn_numbers("kv", preset, {"kv", "--preset", preset}, n);
 }
 
+// Takes the job's outcome when it has one: the result shown, or its error in place.
+void kvt_take(AppContext& ctx, KvTrainedView& v) {
+  auto out = v.job.poll(ctx);
+  if (!out || out->cancelled) return;
+  if (out->value) {
+    v.shown = std::move(*out->value);
+    v.failed.reset();
+    v.last_error = v.shown->load_error;
+  } else {
+    v.failed = v.job_for;
+    v.last_error = tr_format(ctx, out->error_message);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> kv_trained_check_presets() {
@@ -262,16 +276,7 @@ std::vector<std::string> kv_trained_check_presets() {
 }
 
 void kv_trained_schedule(AppContext& ctx, KvTrainedView& v) {
-  if (auto out = v.job.poll(ctx); out && !out->cancelled) {
-    if (out->value) {
-      v.shown = std::move(*out->value);
-      v.failed.reset();
-      v.last_error = v.shown->load_error;
-    } else {
-      v.failed = v.job_for;
-      v.last_error = tr_format(ctx, out->error_message);
-    }
-  }
+  kvt_take(ctx, v);
   // The browser fetches the shipped models the first time; the desktop has them on disk.
   if (!ctx.fetch_files(io::length_lab_files()).done) {
     ctx.request_frames(2);
@@ -288,16 +293,7 @@ void kv_trained_schedule(AppContext& ctx, KvTrainedView& v) {
   v.job_for = v.lab;
   v.job.start_steps(kv_trained_to_preset(v.lab),
                     [st](JobControl& job) { return kvt_step(*st, job); });
-  if (auto out = v.job.poll(ctx); out && !out->cancelled) {  // headless checks wait here
-    if (out->value) {
-      v.shown = std::move(*out->value);
-      v.failed.reset();
-      v.last_error = v.shown->load_error;
-    } else {
-      v.failed = v.job_for;
-      v.last_error = tr_format(ctx, out->error_message);
-    }
-  }
+  kvt_take(ctx, v);  // headless checks wait here
 }
 
 void kv_trained_draw_controls(AppContext& ctx, KvTrainedView& v, float scale) {
