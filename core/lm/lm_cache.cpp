@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/common/errors.hpp"
+#include "core/nn/blocks.hpp"
 #include "core/nn/layers.hpp"
 #include "core/position/encodings.hpp"
 
@@ -125,7 +126,12 @@ void lm_cache_append(const LmModel& m, LmKvCache& cache, const uint8_t* x, const
 
   std::vector<float> ln(h.size()), mu(static_cast<size_t>(n)), rs(mu.size());
   std::vector<float> qkv(static_cast<size_t>(n) * 3 * E), att(h.size()), xmid(h.size());
-  std::vector<float> fc(static_cast<size_t>(n) * F), act(fc.size()), p;
+  std::vector<float> p;
+  nn::MlpActs<float> mlp;  // the MLP half: core/nn's, as LmModel::forward runs it
+  const float* P = m.params.data();
+  auto at = [&](int l, const char* name) {
+    return static_cast<size_t>(m.tensor(blk(l, name)) - P);
+  };
   std::optional<LmCacheRope> rope;
   if (c.position == LmPosition::rope) rope.emplace(c, sc, true);
   for (int l = 0; l < N; ++l) {
@@ -175,14 +181,9 @@ void lm_cache_append(const LmModel& m, LmKvCache& cache, const uint8_t* x, const
     nn::linear_forward(xmid.data(), att.data(), m.tensor(blk(l, "attn.proj.weight")),
                        m.tensor(blk(l, "attn.proj.bias")), n, E, E);
     for (size_t i = 0; i < h.size(); ++i) xmid[i] += h[i];
-    nn::layernorm_forward(ln.data(), mu.data(), rs.data(), xmid.data(),
-                          m.tensor(blk(l, "ln2.weight")), m.tensor(blk(l, "ln2.bias")), n, E, eps);
-    nn::linear_forward(fc.data(), ln.data(), m.tensor(blk(l, "mlp.fc.weight")),
-                       m.tensor(blk(l, "mlp.fc.bias")), n, E, F);
-    nn::gelu_forward(act.data(), fc.data(), static_cast<int64_t>(fc.size()));
-    nn::linear_forward(h.data(), act.data(), m.tensor(blk(l, "mlp.proj.weight")),
-                       m.tensor(blk(l, "mlp.proj.bias")), n, F, E);
-    for (size_t i = 0; i < h.size(); ++i) h[i] += xmid[i];
+    const nn::MlpOffsets mo{at(l, "ln2.weight"),  at(l, "ln2.bias"),        at(l, "mlp.fc.weight"),
+                            at(l, "mlp.fc.bias"), at(l, "mlp.proj.weight"), at(l, "mlp.proj.bias")};
+    nn::mlp_forward(h.data(), mlp, xmid.data(), P, mo, n, E, F, eps, 1);
     cache.h[l].insert(cache.h[l].end(), h.begin(), h.end());
   }
   if (!targets) return;
