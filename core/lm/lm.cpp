@@ -308,11 +308,8 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
         inv = rope_inv_freq(rp);
         ms = rope_attention_scale(rp);
       }
-      for (int i = 0; i < half; ++i) {
-        const double a = static_cast<double>(t) * inv[i];
-        I.rope_cs[static_cast<size_t>(t) * half + i] = static_cast<S>(ms * std::cos(a));
-        I.rope_sn[static_cast<size_t>(t) * half + i] = static_cast<S>(ms * std::sin(a));
-      }
+      lm_rope_row(inv, ms, t, I.rope_cs.data() + static_cast<size_t>(t) * half,
+                  I.rope_sn.data() + static_cast<size_t>(t) * half);
     }
     I.rope_T = T, I.rope_scaling = I.scaling;
   }

@@ -55,6 +55,7 @@
 // N(0, (0.02/sqrt(2N))²); pos_emb ~ N(0, 0.01²); t5_bias, every bias 0; LayerNorm weights 1.
 // Weight decay (lm_decay_mask) applies to the 2-D weights of Linear layers and tok_emb only.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -141,6 +142,17 @@ struct LmScaling {
 // (dynamic NTK; the model passes t + 1 for row t, so each position gets its prefix's base).
 // Throws InputError for a bad factor.
 RopeParams lm_rope_params(const LmConfig& c, const LmScaling& s, int window);
+// Row t of the RoPE tables: cs[i] = ms cos(t inv[i]), sn[i] = ms sin(t inv[i]) for the D/2
+// frequencies inv (rope_inv_freq) and attention scale ms (rope_attention_scale, or 1). The
+// model's tables and the KV cache's rotations (lm_cache) are made of these rows.
+template <class S>
+void lm_rope_row(const Eigen::VectorXd& inv, double ms, int64_t t, S* cs, S* sn) {
+  for (Eigen::Index i = 0; i < inv.size(); ++i) {
+    const double a = static_cast<double>(t) * inv[i];
+    cs[i] = static_cast<S>(ms * std::cos(a));
+    sn[i] = static_cast<S>(ms * std::sin(a));
+  }
+}
 // "none" or e.g. "yarn x4".
 std::string lm_scaling_label(const LmScaling& s);
 

@@ -27,11 +27,7 @@ class LmCacheRope {
   // Rotates the H heads of one row of 3E (starting at column col0) by +-angle(pos).
   void rotate(float* row, int col0, int64_t pos, bool inverse) {
     if (s_.scaling == RopeScaling::dynamic_ntk) set(static_cast<int>(pos + 1));
-    for (int i = 0; i < half_; ++i) {
-      const double a = static_cast<double>(pos) * inv_[i];
-      cs_[static_cast<size_t>(i)] = static_cast<float>(ms_ * std::cos(a));
-      sn_[static_cast<size_t>(i)] = static_cast<float>(ms_ * std::sin(a));
-    }
+    lm_rope_row(inv_, ms_, pos, cs_.data(), sn_.data());
     const int zero = 0, D = lm_head_dim(c_);
     if (inverse)
       nn::rope_backward(row, 1, c_.embed * 3, col0, c_.heads, D, cs_.data(), sn_.data(), &zero);
