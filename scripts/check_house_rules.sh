@@ -4,6 +4,8 @@
 #   format        every C++ file is formatted with the committed .clang-format
 #   text-formats  no text from a file (tr(...), a variable) is a printf format (issue 36;
 #                 scripts/check_format_strings.py)
+#   file-lengths  every source file (C++, Python, JavaScript, shell, CMake) is under 700
+#                 lines: a longer one is split by what its parts do (issue 38)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 case "${1:-}" in
@@ -28,5 +30,14 @@ case "${1:-}" in
     rm -f /tmp/poslab_format.$$ ;;
   text-formats)
     python3 scripts/check_format_strings.py . ;;
-  *) echo "usage: $0 core-headers|format|text-formats" >&2; exit 2 ;;
+  file-lengths)
+    mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.ipp' '*.h' '*.py' '*.mjs' '*.js' '*.sh' \
+                           '*.cmake' '*CMakeLists.txt' 2>/dev/null)
+    long=$(wc -l "${files[@]}" | awk '$2 != "total" && $1 >= 700 { print "  " $2 ": " $1 " lines" }')
+    if [[ -n "$long" ]]; then
+      echo "files of 700 lines or more (split each by what its parts do):" >&2
+      echo "$long" >&2
+      exit 1
+    fi ;;
+  *) echo "usage: $0 core-headers|format|text-formats|file-lengths" >&2; exit 2 ;;
 esac
