@@ -4,7 +4,7 @@
 // timeline to pause, step, scrub and re-seed; the selected ship's token strip
 // with its KV-cache indices; attention heatmaps; the helm. Every number comes
 // from core/wm/dream_lab, and `poslab-cli wm dream --preset` replays the
-// session to the same numbers (io/labjson/dream_lab_io.hpp lays out both). The
+// session to the same numbers (io/dreams/dream_lab_io.hpp lays out both). The
 // drawing pieces live in dreams_views.cpp; the texts in
 // assets/i18n/<lang>/dreams.toml.
 // Sections: the model line | DreamsPanel: presets, sharing, checks and the frame |
@@ -33,7 +33,7 @@
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab_model.hpp"
 #include "io/dataset/bnb_dataset.hpp"
-#include "io/labjson/dream_lab_io.hpp"
+#include "io/dreams/dream_lab_io.hpp"
 #include "io/labjson/lab_csv.hpp"
 
 namespace poslab::app {
