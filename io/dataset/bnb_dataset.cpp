@@ -14,7 +14,6 @@
 #include "core/common/errors.hpp"
 #include "io/dataset/bnb_hdf5.hpp"
 #include "io/dataset/isolated.hpp"
-#include "io/files/atomic_file.hpp"
 
 namespace poslab::io {
 

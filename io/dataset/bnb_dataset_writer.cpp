@@ -12,10 +12,10 @@
 #include <filesystem>
 #include <string>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "io/dataset/bnb_dataset.hpp"
 #include "io/dataset/bnb_hdf5.hpp"
+#include "io/files/atomic_file.hpp"
 
 namespace poslab::io {
 
