@@ -72,6 +72,7 @@ void DreamTrainRun::begin_training() {
   t->tp.val_every = spec_.val_every;
   t->tp.checkpoint_every = spec_.checkpoint_every;
   t->tp.val_windows = kDreamValWindows;
+  t->tp.val_batch = kDreamValBatch;
   wm_train_validate(t->tp);
 
   progress_ = {};

@@ -38,8 +38,11 @@ struct DreamTrainSpec {
   static constexpr ParamRange threads_range{1, 64};
 };
 void dream_train_validate(const DreamTrainSpec& s);
-// Validation windows (of the long window's length) at each validation.
+// Validation windows (of the long window's length) at each validation, and per forward
+// pass: 4 keeps a validation stage (half a block) no larger than a training step's (a page
+// runs one per frame); the loss is the same (wm_evaluate_loss weights batches by counts).
 inline constexpr int kDreamValWindows = 16;
+inline constexpr int kDreamValBatch = 4;
 
 // The curves so far.
 struct DreamTrainProgress {
@@ -98,15 +101,16 @@ struct DreamTrainCost {
   double seconds() const;  // collect_s + macs at kDreamTrainMacsPerSecond
 };
 DreamTrainCost dream_train_cost(const DreamTrainSpec& s);
-// Measured on the shared 2-core machine, one thread (docs/web.md, "Training in the page"):
-// the native build (AVX2 kernels, `poslab-cli wm train-lab`) and the page (WebAssembly in
-// headless Chromium, training in its frames' job slices between drawing).
+// Wall-time speeds measured on the shared 2-core machine while busy (load average 12-16), one
+// thread (docs/web.md, "Training in the page"): the native build (AVX2 kernels, `poslab-cli
+// wm train-lab`) and the page (WebAssembly in headless Chromium, training in its frames' job
+// slices between drawing). A quiet machine is faster: the estimate errs long.
 #if defined(__EMSCRIPTEN__)
-inline constexpr double kDreamTrainMacsPerSecond = 0.3e9;
-inline constexpr double kDreamEpisodeSeconds = 0.1;
+inline constexpr double kDreamTrainMacsPerSecond = 0.9e9;  // 20 steps: 21.9 s at load 14
+inline constexpr double kDreamEpisodeSeconds = 0.05;
 #else
-inline constexpr double kDreamTrainMacsPerSecond = 2.0e9;
-inline constexpr double kDreamEpisodeSeconds = 0.02;
+inline constexpr double kDreamTrainMacsPerSecond = 3.2e9;  // 20 steps: 6.0 s (1.3 CPU-s)
+inline constexpr double kDreamEpisodeSeconds = 0.005;
 #endif
 
 // The `poslab-cli wm train-lab` command line that runs exactly this training (the same
