@@ -14,6 +14,8 @@ void add_kv_command(CLI::App& app);
 void add_attention_command(CLI::App& app);
 void add_length_command(CLI::App& app);  // the length lab's numbers
 void add_wm_command(CLI::App& app);  // Boost and Broadside world model (train, eval, dream, ...)
+// `wm train-lab` (the dream lab's training run) on the `wm` subcommand add_wm_command made.
+void add_wm_train_lab_command(CLI::App& wm);
 void add_lm_command(CLI::App& app);  // byte-level language models of the length lab
 
 }  // namespace poslab::cli

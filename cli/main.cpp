@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   poslab::cli::add_attention_command(app);
   poslab::cli::add_length_command(app);
   poslab::cli::add_wm_command(app);
+  poslab::cli::add_wm_train_lab_command(*app.get_subcommand("wm"));
   poslab::cli::add_lm_command(app);
   try {
     // The first word that is not an option names the subcommand; an unknown one is an error

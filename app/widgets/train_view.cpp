@@ -60,6 +60,16 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
   ImGui::EndDisabled();
   if (!busy) ImGui::SameLine();  // while it runs, its status line (Pause, Stop) has a line
   const bool start = !busy && ImGui::Button(tr_id(ctx, "dreams.train_start").c_str());
+  {  // what a run of these settings costs here, said before it starts (a page is slower)
+    wm::DreamTrainSpec priced = spec_;
+    priced.preset = preset_ == 0 ? "tiny" : "paper";
+    const double secs = wm::dream_train_cost(priced).seconds();
+    const std::string time = secs < 90     ? num_text("%.0f s", secs)
+                             : secs < 5400 ? num_text("%.0f min", secs / 60)
+                                           : num_text("%.1f h", secs / 3600);
+    wrapped_text(tr_args(ctx.tr("dreams.train_expected"),
+                         {{"steps", std::to_string(spec_.steps)}, {"time", time}}));
+  }
   if (start || (autostart && !busy)) {
     spec_.preset = preset_ == 0 ? "tiny" : "paper";
     spec_.position = position_ == 0 ? wm::WmPosition::rope : wm::WmPosition::absolute;
@@ -101,11 +111,10 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
             };
             hooks.on_checkpoint = [path, spec](const wm::WmConfig& c, const std::vector<float>& w,
                                                const nn::AdamWState& opt) {
-              io::wm_checkpoint_save(
-                  path, c, w, opt.step, &opt,
-                  {{"provenance",
-                    "PosLab dream lab training panel, " + std::to_string(spec.episodes) +
-                        " noisy-expert episodes, seed " + std::to_string(spec.seed)}});
+              // The command repeats this run natively (tests/web/train_test.mjs does).
+              io::wm_checkpoint_save(path, c, w, opt.step, &opt,
+                                     {{"provenance", wm::dream_train_provenance(spec)},
+                                      {"command", wm::dream_train_command(spec, path)}});
             };
             // A cancel (Stop, Quit) ends the run after its next step, with a checkpoint.
             hooks.stop_requested = [&control] { return control.cancelled(); };

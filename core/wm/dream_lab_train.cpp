@@ -1,9 +1,11 @@
 // Training from the dream lab (dream_lab_train.hpp) on top of core/wm/train.
 #include "core/wm/dream_lab_train.hpp"
 
+#include <cmath>
 #include <utility>
 
 #include "core/bnb/bnb_rng.hpp"
+#include "core/common/charconv.hpp"
 #include "core/wm/data.hpp"
 #include "core/wm/train.hpp"
 
@@ -69,7 +71,8 @@ void DreamTrainRun::begin_training() {
   t->tp.log_every = spec_.log_every;
   t->tp.val_every = spec_.val_every;
   t->tp.checkpoint_every = spec_.checkpoint_every;
-  t->tp.val_windows = 16;
+  t->tp.val_windows = kDreamValWindows;
+  t->tp.val_batch = kDreamValBatch;
   wm_train_validate(t->tp);
 
   progress_ = {};
@@ -123,6 +126,68 @@ bool DreamTrainRun::step() {
   }
   over_ = !training_->trainer->step();
   return !over_;
+}
+
+namespace {
+// Multiply-adds of one forward over B windows of T steps (legend of world_model.hpp); the
+// causal temporal attention counts half its (2T)^2 scores.
+double dream_forward_macs(const WmConfig& c, double B, double T) {
+  const double E = c.embed, N = kShips, M = B * T * 2 * N, Ms = B * T * N, Mp = Ms * N;
+  double macs = Ms * (kStateFeatures * E + 6 * E * E) + Ms * E * E;  // encoders
+  for (int l = 0; l < c.layers; ++l) {
+    macs += M * 12 * E * E;  // qkv, proj, MLP
+    if (wm_is_temporal(l))
+      macs += B * N * (2 * T) * (2 * T) * E;  // half of the scores, half of the sums
+    else
+      macs += B * T * 2 * N * N * 2 * E + Mp * (kRelDim + c.heads) * kRelBiasHidden;
+  }
+  return macs + Ms * E * (kActionLogits + kTokenDim + 2 * kRelDim * kRelRank);  // heads
+}
+}  // namespace
+
+double DreamTrainCost::seconds() const {
+  return collect_s + macs / kDreamTrainMacsPerSecond;
+}
+
+DreamTrainCost dream_train_cost(const DreamTrainSpec& s) {
+  const WmConfig c = wm_preset(s.preset, s.position);
+  WmDataParams data;
+  data.batch = s.batch;
+  const double shorts = wm_short_steps(data, c), longs = wm_long_steps(data, c);
+  const double every = data.long_every;
+  const double step = 3 * ((every - 1) / every * dream_forward_macs(c, s.batch, shorts) +
+                           1 / every * dream_forward_macs(c, s.batch, longs));
+  // every val_every steps and at the end
+  const double validations = std::ceil(static_cast<double>(s.steps) / s.val_every);
+  DreamTrainCost cost;
+  cost.macs = static_cast<double>(s.steps) * step +
+              validations * dream_forward_macs(c, kDreamValWindows, longs);
+  cost.collect_s = s.episodes * kDreamEpisodeSeconds;
+  return cost;
+}
+
+namespace {
+// 'text' for a POSIX shell.
+std::string dream_train_quote(const std::string& text) {
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+}  // namespace
+
+std::string dream_train_command(const DreamTrainSpec& s, const std::string& output) {
+  char lr[32];
+  const auto r = chars::to_chars(lr, lr + sizeof lr, s.lr);
+  return "poslab-cli wm train-lab --preset " + s.preset + " --position " +
+         wm_position_name(s.position) + " --episodes " + std::to_string(s.episodes) + " --seed " +
+         std::to_string(s.seed) + " --steps " + std::to_string(s.steps) + " --batch " +
+         std::to_string(s.batch) + " --lr " + std::string(lr, r.ptr) + " --threads " +
+         std::to_string(s.threads) + " -o " + dream_train_quote(output);
+}
+
+std::string dream_train_provenance(const DreamTrainSpec& s) {
+  return "PosLab dream lab training, " + std::to_string(s.episodes) +
+         " noisy-expert episodes, seed " + std::to_string(s.seed);
 }
 
 DreamTrainProgress dream_lab_train(const DreamTrainSpec& spec,

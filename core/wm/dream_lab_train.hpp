@@ -2,7 +2,7 @@
 // expert (or given, e.g. read from a dataset), split by episode, the model initialised and
 // trained with core/wm/train's loop while the caller watches the curves and keeps the
 // checkpoints (the core writes no files). What `poslab-cli wm train` does, sized for a
-// training run watched live on a worker thread.
+// training run watched live; `poslab-cli wm train-lab` runs exactly this natively.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -38,6 +38,11 @@ struct DreamTrainSpec {
   static constexpr ParamRange threads_range{1, 64};
 };
 void dream_train_validate(const DreamTrainSpec& s);
+// Validation windows (of the long window's length) at each validation, and per forward
+// pass: 4 keeps a validation stage (half a block) no larger than a training step's (a page
+// runs one per frame); the loss is the same (wm_evaluate_loss weights batches by counts).
+inline constexpr int kDreamValWindows = 16;
+inline constexpr int kDreamValBatch = 4;
 
 // The curves so far.
 struct DreamTrainProgress {
@@ -58,8 +63,9 @@ struct DreamTrainHooks {
 };
 
 // dream_lab_train one bounded step at a time (the app's job runs it: a worker thread on the
-// desktop, the frames in the browser): first one collected episode per step, then one
-// optimiser step per step. Not copyable (the trainer holds references into it).
+// desktop, the frames in the browser): first one collected episode per step, then one stage
+// of an optimiser step per step (WmTrainer::step: the inputs, half a block, the heads).
+// Not copyable (the trainer holds references into it).
 class DreamTrainRun {
  public:
   DreamTrainRun(const DreamTrainSpec& spec, std::vector<bnb::EpisodeRecord> episodes,
@@ -84,6 +90,36 @@ class DreamTrainRun {
   struct Training;  // the model, optimiser, data split and trainer, once collected
   std::unique_ptr<Training> training_;
 };
+
+// What a run costs before it starts (the view says it; a page trains several times slower
+// than the desktop): multiply-adds from the shapes (forward and backward of every batch, the
+// validations, about 3x a forward for a training step), turned into seconds with this build's
+// measured training speed, plus the episodes' collection.
+struct DreamTrainCost {
+  double macs = 0;         // multiply-adds of the steps and validations
+  double collect_s = 0;    // seconds to collect the episodes
+  double seconds() const;  // collect_s + macs at kDreamTrainMacsPerSecond
+};
+DreamTrainCost dream_train_cost(const DreamTrainSpec& s);
+// Wall-time speeds measured on the shared 2-core machine while busy (load average 12-16), one
+// thread (docs/web.md, "Training in the page"): the native build (AVX2 kernels, `poslab-cli
+// wm train-lab`) and the page (WebAssembly in headless Chromium, training in its frames' job
+// slices between drawing). A quiet machine is faster: the estimate errs long.
+#if defined(__EMSCRIPTEN__)
+inline constexpr double kDreamTrainMacsPerSecond = 0.9e9;  // 20 steps: 21.9 s at load 14
+inline constexpr double kDreamEpisodeSeconds = 0.05;
+#else
+inline constexpr double kDreamTrainMacsPerSecond = 3.2e9;  // 20 steps: 6.0 s (1.3 CPU-s)
+inline constexpr double kDreamEpisodeSeconds = 0.005;
+#endif
+
+// The `poslab-cli wm train-lab` command line that runs exactly this training (the same
+// episodes, split, batches and steps) into `output`: every field that changes the weights,
+// numbers in their shortest exact text. Recorded in the checkpoint, so a run of the page
+// (or the desktop app) can be repeated natively.
+std::string dream_train_command(const DreamTrainSpec& s, const std::string& output);
+// The checkpoint's provenance line ("PosLab dream lab training, 64 noisy-expert ...").
+std::string dream_train_provenance(const DreamTrainSpec& s);
 
 // Collects spec.episodes episodes (noisy expert, random team sizes) when `episodes` is
 // empty, then trains. Returns the final curves. Throws InputError on a bad spec or data.

@@ -63,27 +63,34 @@ struct WmLossSums {
 
 namespace {
 
-// The loss of windows [i, i + batch) (clipped to the list) as one forward pass.
-WmLoss wm_window_batch_loss(WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
-                            const std::vector<WmWindow>& windows, size_t i, int steps, int batch) {
+// The batch of windows [i, i + batch) (clipped to the list).
+WmBatch wm_window_batch(const std::vector<bnb::EpisodeRecord>& episodes,
+                        const std::vector<WmWindow>& windows, size_t i, int steps, int batch) {
   const size_t end = std::min(windows.size(), i + static_cast<size_t>(batch));
   const std::vector<WmWindow> part(windows.begin() + static_cast<long>(i),
                                    windows.begin() + static_cast<long>(end));
-  return model.forward(wm_make_batch(episodes, part, steps));
+  return wm_make_batch(episodes, part, steps);
 }
 
 }  // namespace
 
 struct WmTrainer::Validation {
-  size_t next = 0;  // the first window of the next batch
+  size_t next = 0;       // the first window of the next batch
+  bool forward = false;  // that batch's forward is under way (staged)
   WmLossSums sums;
+};
+
+// The optimiser step under way: its forward, then its backward, one stage per step().
+struct WmTrainer::Pass {
+  int batch = 0, steps = 0;  // B and T of its batch (the model keeps the batch itself)
+  bool backward = false;     // the forward is done
 };
 
 WmLoss wm_evaluate_loss(WorldModel& model, const std::vector<bnb::EpisodeRecord>& episodes,
                         const std::vector<WmWindow>& windows, int steps, int batch) {
   WmLossSums sums;
   for (size_t i = 0; i < windows.size(); i += static_cast<size_t>(batch))
-    sums.add(wm_window_batch_loss(model, episodes, windows, i, steps, batch));
+    sums.add(model.forward(wm_window_batch(episodes, windows, i, steps, batch)));
   return sums.mean();
 }
 
@@ -114,11 +121,18 @@ WmTrainer::WmTrainer(WorldModel& model, nn::AdamWState& opt, const nn::AdamWPara
 WmTrainer::~WmTrainer() = default;
 
 bool WmTrainer::step() {
-  if (validation_) {  // a row's validation, one batch of windows per step
-    validation_->sums.add(wm_window_batch_loss(model_, episodes_, val_windows_, validation_->next,
-                                               val_steps_, p_.val_batch));
-    validation_->next += static_cast<size_t>(p_.val_batch);
-    if (validation_->next < val_windows_.size()) return true;
+  if (validation_) {  // a row's validation: batches of windows, one forward stage per step
+    Validation& v = *validation_;
+    if (!v.forward) {
+      model_.forward_begin(
+          wm_window_batch(episodes_, val_windows_, v.next, val_steps_, p_.val_batch));
+      v.forward = true;
+    }
+    if (model_.forward_step()) return true;
+    v.forward = false;
+    v.sums.add(model_.loss());
+    v.next += static_cast<size_t>(p_.val_batch);
+    if (v.next < val_windows_.size()) return true;
     row_.val_parts = validation_->sums.mean();
     row_.val_loss = row_.val_parts.total;
     validation_.reset();
@@ -127,15 +141,27 @@ bool WmTrainer::step() {
   }
   if (stopped_ || opt_.step >= p_.steps) return false;
   using clock = std::chrono::steady_clock;
-  const int64_t k = opt_.step;  // batch index of the step being taken
-  const int T = wm_train_steps_of_batch(data_, model_.config(), k);
-  const auto windows = wm_train_windows(episodes_, split_.train, data_, model_.config(), k);
-  const WmBatch batch = wm_make_batch(episodes_, windows, T);
-  model_.zero_grad();
-  const WmLoss loss = model_.forward(batch);
-  model_.backward();
+  if (!pass_) {  // batch opt.step + 1 (index k): its windows, then the forward's stages
+    const int64_t k = opt_.step;
+    pass_ = std::make_unique<Pass>();
+    pass_->steps = wm_train_steps_of_batch(data_, model_.config(), k);
+    const auto windows = wm_train_windows(episodes_, split_.train, data_, model_.config(), k);
+    const WmBatch batch = wm_make_batch(episodes_, windows, pass_->steps);
+    pass_->batch = batch.batch;
+    model_.zero_grad();
+    model_.forward_begin(batch);
+  }
+  if (!pass_->backward) {
+    if (model_.forward_step()) return true;
+    pass_->backward = true;
+    model_.backward_begin();
+  }
+  if (model_.backward_step()) return true;
+  const int T = pass_->steps;
+  tokens_since_row_ += static_cast<int64_t>(pass_->batch) * T * 2 * kShips;
+  pass_.reset();
+  const WmLoss loss = model_.loss();
   const auto info = nn::adamw_step(adam_, model_.params, model_.grads, opt_, mask_);
-  tokens_since_row_ += static_cast<int64_t>(batch.batch) * T * 2 * kShips;
   loss_sum_.total += loss.total;
   loss_sum_.state += loss.state;
   loss_sum_.power += loss.power;

@@ -72,9 +72,12 @@ class WmTrainer {
   ~WmTrainer();
   WmTrainer(const WmTrainer&) = delete;
   WmTrainer& operator=(const WmTrainer&) = delete;
-  // Takes optimiser step opt.step + 1 with its row and checkpoint hooks, or one batch of a
-  // row's validation (val_batch windows: the row's hooks run after its last batch).
-  // Returns whether steps are left (false after the last one, or after a stop).
+  // One bounded piece of work: a stage of optimiser step opt.step + 1's forward or backward
+  // pass (WorldModel::forward_step: the inputs, a half block or the heads; the step's last
+  // stage applies AdamW, then its row and checkpoint hooks run), or a forward stage of a
+  // row's validation (batches of val_batch windows: the row's hooks run after the last).
+  // The numbers are those of whole passes, bit for bit. Returns whether steps are left
+  // (false after the last one, or after a stop).
   bool step();
   const WmTrainRow& last_row() const { return row_; }
 
@@ -100,6 +103,8 @@ class WmTrainer {
   WmTrainRow row_;
   struct Validation;  // a row's validation under way
   std::unique_ptr<Validation> validation_;
+  struct Pass;  // the optimiser step under way
+  std::unique_ptr<Pass> pass_;
 
   void end_row();
 };

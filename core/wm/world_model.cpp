@@ -1,8 +1,9 @@
 // The world model's training forward and backward (docs/world-model.md), top to bottom:
 // masks and relational features, encoders, embeddings, alternating temporal/spatial
 // blocks, final LayerNorm, heads, masked loss; then the same in reverse.
-// Sections: Configuration (validation, names) | Parameter layout | Activations | Model
-// (init and accessors, forward, backward).
+// Sections: Configuration (validation, names) | Parameter layout | Model (init and
+// accessors, forward); the activations are world_model_impl.hpp's, the backward pass is
+// world_model_backward.cpp.
 #include "core/wm/world_model.hpp"
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "core/nn/parallel.hpp"
 #include "core/wm/baselines.hpp"
 #include "core/wm/wm_layers.hpp"
+#include "core/wm/world_model_impl.hpp"
 
 namespace poslab::wm {
 
@@ -176,65 +178,6 @@ size_t wm_param_count(const WmConfig& c) {
   return wm_param_layout(c).total;
 }
 
-// ---- Activations ---------------------------------------------------------------------
-
-template <class S>
-struct WorldModelT<S>::Impl {
-  WmOffsets off;
-  int threads = 0;
-  int B = 0, T = 0;
-  int64_t M = 0;   // B*T*2*N token rows
-  int64_t Ms = 0;  // B*T*N state (and action) rows
-  int64_t Mp = 0;  // B*T*N*N ordered pairs
-  bool have_forward = false;
-  // inputs
-  std::vector<float> tokens;     // (B, T, N, 15)
-  std::vector<uint8_t> actions;  // (B, T, N, 3)
-  std::vector<uint8_t> valid;    // (B, T)
-  std::vector<uint8_t> alive;    // (B, T, N)
-  std::vector<uint8_t> present;  // (B, T, N)
-  std::vector<S> rel;            // (B, T, N, N, 12) features of step t
-  std::vector<int> pos;          // (M) temporal position 2t + s of every row
-  std::vector<S> rope_cs, rope_sn;
-  int rope_len = 0;
-  // encoders
-  StateEncoderActs<S> senc;   // K = Ms
-  ActionEncoderActs<S> aenc;  // K = Ms
-  // residual stream: xs[l] is the input of block l, xs[L] the output of the last
-  std::vector<std::vector<S>> xs;  // L+1 of (M, E)
-  struct Layer {
-    std::vector<S> ln1, m1, r1;     // (M, E), (M), (M)
-    std::vector<S> qkv;             // (M, 3E), q and k rotated (RoPE variant, temporal)
-    std::vector<S> att;             // (M, E) attention output before the projection
-    std::vector<S> probs;           // temporal (B*N, H, 2T, 2T); spatial (B*T*2, H, N, N)
-    std::vector<S> xmid;            // (M, E) after the attention residual
-    MlpActs<S> mlp;                 // ln2 (M, E), fc1 and GELU (M, 4E) of the MLP half
-    std::vector<S> rb_pre, rb_act;  // spatial: (Mp, 64)
-    std::vector<S> rb;              // spatial: (Mp, H) bias per (b, t, i, j, h)
-  };
-  std::vector<Layer> layers;
-  std::vector<S> lnf, mf, rf;  // (M, E), (M), (M)
-  std::vector<S> zs, za;       // (Ms, E) final-LN rows of S and A tokens
-  std::vector<S> logits;       // (Ms, 12)
-  std::vector<S> head_s;       // (Ms, 15) state head output before scale and residual
-  std::vector<float> base;     // (Ms, 15) residual base of the state head (data)
-  std::vector<S> scale;        // (15) state_scale, ones when the config has none
-  double loss_w[kTokenDim];    // (15) state-loss weight: 1/σ² (state_loss sigma) or 1
-  std::vector<S> spred;        // (Ms, 15)
-  std::vector<S> U, V;         // (Ms, 12R)
-  std::vector<S> rpred;        // (Mp, 12)
-  // loss gradients, computed with the loss
-  std::vector<S> dlogits, dspred, drel;
-  // backward scratch, kept between calls (allocating it each step costs page faults)
-  std::vector<S> dU, dV, dzs, dza, dz, dx, dln, datt, dqkv, drb, dh, dpre;
-  MlpScratch<S> mlp;
-  std::vector<S> dsenc, daenc, dhead;
-  WmLoss loss;
-
-  int64_t row_s(int64_t k) const { return (k / kShips) * 2 * kShips + k % kShips; }
-  int64_t row_a(int64_t k) const { return row_s(k) + kShips; }
-};
-
 // ---- Model ----------------------------------------------------------------------------
 
 template <class S>
@@ -281,74 +224,108 @@ template <class S>
 const S* WorldModelT<S>::rel_pred() const {
   return impl_->rpred.data();
 }
+template <class S>
+const WmLoss& WorldModelT<S>::loss() const {
+  return impl_->loss;
+}
 
 template <class S>
 WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
+  forward_begin(batch);
+  while (forward_step()) {
+  }
+  return impl_->loss;
+}
+
+template <class S>
+void WorldModelT<S>::forward_begin(const WmBatch& batch) {
   wm_check_batch(config_, batch);
   Impl& I = *impl_;
+  I.B = batch.batch, I.T = batch.steps;
+  I.M = int64_t{I.B} * I.T * 2 * kShips;
+  I.Ms = int64_t{I.B} * I.T * kShips;
+  I.Mp = I.Ms * kShips;
+  I.tokens = batch.tokens, I.actions = batch.actions, I.valid = batch.valid;
+  I.have_forward = false;
+  I.fstage = 0;
+  I.bstage = -1;
+}
+
+// Stage 0: sections 1 and 2; stage 1 + 2l: block l's attention half, 2 + 2l its MLP half;
+// the last (2L + 1): sections 4 and 5.
+template <class S>
+bool WorldModelT<S>::forward_step() {
+  Impl& I = *impl_;
+  if (I.fstage < 0) throw InputError("world model: forward_step() needs forward_begin() first");
+  const int stage = I.fstage++;
   const WmOffsets& o = I.off;
   const WmConfig& c = config_;
   const int E = c.embed, H = c.heads, D = wm_head_dim(c), Ltot = c.layers, R = kRelRank;
-  const int B = batch.batch, T = batch.steps;
+  const int B = I.B, T = I.T;
   const int nt = resolve_threads(I.threads);
   const S* P = this->params.data();
-  I.B = B, I.T = T;
-  I.M = int64_t{B} * T * 2 * kShips;
-  I.Ms = int64_t{B} * T * kShips;
-  I.Mp = I.Ms * kShips;
   const int64_t M = I.M, Ms = I.Ms, Mp = I.Mp;
-  I.tokens = batch.tokens, I.actions = batch.actions, I.valid = batch.valid;
 
-  // 1. masks, relational features of every step, temporal positions
-  I.alive.resize(Ms), I.present.resize(Ms);
-  for (int64_t k = 0; k < Ms; ++k) {
-    const float* tok = &I.tokens[k * kTokenDim];
-    I.alive[k] = tok[0] > 0.5f;
-    I.present[k] = tok[4] * tok[4] + tok[5] * tok[5] > 0.5f;
-  }
-  I.rel.resize(Mp * kRelDim);
-  parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
-    double tmp[kShips * kShips * kRelDim];
-    for (int64_t st = s0; st < s1; ++st) {
-      bnb::relational_from_tokens(&I.tokens[st * kShips * kTokenDim], tmp);
-      for (int i = 0; i < kShips * kShips * kRelDim; ++i)
-        I.rel[st * kShips * kShips * kRelDim + i] = static_cast<S>(tmp[i]);
-    }
-  });
-  I.pos.resize(M);
-  for (int64_t r = 0; r < M; ++r) I.pos[r] = static_cast<int>((r / kShips) % (2 * T));
-  if (c.position == WmPosition::rope && I.rope_len < 2 * T) {
-    wm_rope_tables(I.rope_cs, I.rope_sn, c, 2 * T);
-    I.rope_len = 2 * T;
-  }
-
-  // 2. encoders and embeddings: x0 (M, E)
-  state_encoder_forward(I.senc, c, o, P, I.tokens.data(), Ms, nt);
-  action_encoder_forward(I.aenc, c, o, P, I.actions.data(), Ms, nt);
-  I.xs.resize(Ltot + 1);
-  for (auto& x : I.xs) x.resize(M * E);
-  {
-    S* x0 = I.xs[0].data();
+  if (stage == 0) {
+    // 1. masks, relational features of every step, temporal positions
+    I.alive.resize(Ms), I.present.resize(Ms);
     for (int64_t k = 0; k < Ms; ++k) {
-      const int n = static_cast<int>(k % kShips);
-      const int t = static_cast<int>((k / kShips) % T);
-      const bool absolute = c.position == WmPosition::absolute;
-      S* xs = x0 + I.row_s(k) * E;
-      S* xa = x0 + I.row_a(k) * E;
-      std::copy_n(&I.senc.out[k * E], E, xs);
-      std::copy_n(&I.aenc.out[k * E], E, xa);
-      add_token_embeddings(xs, c, o, P, n, 0, &I.tokens[k * kTokenDim], absolute ? 2 * t : -1);
-      add_token_embeddings(xa, c, o, P, n, 1, static_cast<const float*>(nullptr),
-                           absolute ? 2 * t + 1 : -1);
+      const float* tok = &I.tokens[k * kTokenDim];
+      I.alive[k] = tok[0] > 0.5f;
+      I.present[k] = tok[4] * tok[4] + tok[5] * tok[5] > 0.5f;
     }
+    I.rel.resize(Mp * kRelDim);
+    parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
+      double tmp[kShips * kShips * kRelDim];
+      for (int64_t st = s0; st < s1; ++st) {
+        bnb::relational_from_tokens(&I.tokens[st * kShips * kTokenDim], tmp);
+        for (int i = 0; i < kShips * kShips * kRelDim; ++i)
+          I.rel[st * kShips * kShips * kRelDim + i] = static_cast<S>(tmp[i]);
+      }
+    });
+    I.pos.resize(M);
+    for (int64_t r = 0; r < M; ++r) I.pos[r] = static_cast<int>((r / kShips) % (2 * T));
+    if (c.position == WmPosition::rope && I.rope_len < 2 * T) {
+      wm_rope_tables(I.rope_cs, I.rope_sn, c, 2 * T);
+      I.rope_len = 2 * T;
+    }
+
+    // 2. encoders and embeddings: x0 (M, E)
+    state_encoder_forward(I.senc, c, o, P, I.tokens.data(), Ms, nt);
+    action_encoder_forward(I.aenc, c, o, P, I.actions.data(), Ms, nt);
+    I.xs.resize(Ltot + 1);
+    for (auto& x : I.xs) x.resize(M * E);
+    {
+      S* x0 = I.xs[0].data();
+      for (int64_t k = 0; k < Ms; ++k) {
+        const int n = static_cast<int>(k % kShips);
+        const int t = static_cast<int>((k / kShips) % T);
+        const bool absolute = c.position == WmPosition::absolute;
+        S* xs = x0 + I.row_s(k) * E;
+        S* xa = x0 + I.row_a(k) * E;
+        std::copy_n(&I.senc.out[k * E], E, xs);
+        std::copy_n(&I.aenc.out[k * E], E, xa);
+        add_token_embeddings(xs, c, o, P, n, 0, &I.tokens[k * kTokenDim], absolute ? 2 * t : -1);
+        add_token_embeddings(xa, c, o, P, n, 1, static_cast<const float*>(nullptr),
+                             absolute ? 2 * t + 1 : -1);
+      }
+    }
+
+    I.layers.resize(Ltot);
+    return true;
   }
 
-  // 3. blocks
-  I.layers.resize(Ltot);
-  for (int l = 0; l < Ltot; ++l) {
+  // 3. blocks, one half per stage
+  if (stage <= 2 * Ltot) {
+    const int l = (stage - 1) / 2;
     auto& Y = I.layers[l];
     const auto& ob = o.blocks[l];
     const S* x = I.xs[l].data();
+    if (stage % 2 == 0) {  // MLP half
+      mlp_forward(I.xs[l + 1].data(), Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, 4 * E,
+                  static_cast<S>(kLayerNormEps), nt);
+      return true;
+    }
     Y.ln1.resize(M * E), Y.m1.resize(M), Y.r1.resize(M);
     Y.qkv.resize(M * 3 * E), Y.att.resize(M * E), Y.xmid.resize(M * E);
     layernorm_forward(Y.ln1.data(), Y.m1.data(), Y.r1.data(), x, P + ob.ln1_w, P + ob.ln1_b, M, E,
@@ -397,8 +374,7 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
     }
     linear_forward(Y.xmid.data(), Y.att.data(), P + ob.proj_w, P + ob.proj_b, M, E, E, nt);
     for (int64_t i = 0; i < M * E; ++i) Y.xmid[i] += x[i];
-    mlp_forward(I.xs[l + 1].data(), Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, 4 * E,
-                static_cast<S>(kLayerNormEps), nt);
+    return true;
   }
 
   // 4. final LayerNorm, heads
@@ -507,145 +483,8 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   L.total = L.state + kActionWeight * (L.power + L.turn + L.shoot) + kRelWeight * L.rel;
   I.loss = L;
   I.have_forward = true;
-  return L;
-}
-
-template <class S>
-void WorldModelT<S>::backward() {
-  Impl& I = *impl_;
-  if (!I.have_forward) throw InputError("world model: backward() needs a forward() first");
-  const WmOffsets& o = I.off;
-  const WmConfig& c = config_;
-  const int E = c.embed, H = c.heads, D = wm_head_dim(c), Ltot = c.layers, R = kRelRank;
-  const int B = I.B, T = I.T;
-  const int64_t M = I.M, Ms = I.Ms, Mp = I.Mp;
-  const int nt = resolve_threads(I.threads);
-  const S* P = this->params.data();
-  S* G = this->grads.data();
-
-  // 5'. heads: relational low rank, state, action -> dzs, dza
-  std::vector<S>&dU = I.dU, &dV = I.dV;
-  dU.assign(Ms * kRelDim * R, S(0));
-  dV.assign(Ms * kRelDim * R, S(0));
-  for (int64_t k = 0; k < Ms; ++k) {
-    const int64_t st = k / kShips;
-    for (int j = 0; j < kShips; ++j) {
-      const int64_t kj = st * kShips + j;
-      const int64_t pr = (k * kShips + j) * kRelDim;
-      for (int f = 0; f < kRelDim; ++f) {
-        const S d = I.drel[pr + f];
-        if (d == S(0)) continue;
-        for (int r = 0; r < R; ++r) {
-          dU[k * kRelDim * R + f * R + r] += d * I.V[kj * kRelDim * R + f * R + r];
-          dV[kj * kRelDim * R + f * R + r] += d * I.U[k * kRelDim * R + f * R + r];
-        }
-      }
-    }
-  }
-  std::vector<S>&dzs = I.dzs, &dza = I.dza;
-  dzs.assign(Ms * E, S(0));
-  dza.assign(Ms * E, S(0));
-  linear_backward(dzs.data(), G + o.act_w, G + o.act_b, I.dlogits.data(), I.zs.data(), P + o.act_w,
-                  Ms, E, kActionLogits, nt);
-  std::vector<S>& dhead = I.dhead;  // through ŝ = base + scale ⊙ head
-  dhead.resize(Ms * kTokenDim);
-  for (int64_t i = 0; i < Ms * kTokenDim; ++i) dhead[i] = I.scale[i % kTokenDim] * I.dspred[i];
-  linear_backward(dza.data(), G + o.st_w, G + o.st_b, dhead.data(), I.za.data(), P + o.st_w, Ms, E,
-                  kTokenDim, nt);
-  linear_backward(dza.data(), G + o.u_w, G + o.u_b, dU.data(), I.za.data(), P + o.u_w, Ms, E,
-                  kRelDim * R, nt);
-  linear_backward(dza.data(), G + o.v_w, G + o.v_b, dV.data(), I.za.data(), P + o.v_w, Ms, E,
-                  kRelDim * R, nt);
-
-  // 4'. final LayerNorm -> dx (M, E), the gradient of the residual stream
-  std::vector<S>&dz = I.dz, &dx = I.dx;
-  dz.resize(M * E);
-  dx.assign(M * E, S(0));
-  for (int64_t k = 0; k < Ms; ++k) {
-    std::copy_n(&dzs[k * E], E, &dz[I.row_s(k) * E]);
-    std::copy_n(&dza[k * E], E, &dz[I.row_a(k) * E]);
-  }
-  layernorm_backward(dx.data(), G + o.lnf_w, G + o.lnf_b, dz.data(), I.xs[Ltot].data(), I.mf.data(),
-                     I.rf.data(), P + o.lnf_w, M, E, nt);
-
-  // 3'. blocks in reverse; dx is the gradient of the block's output, then of its input
-  std::vector<S>&dln = I.dln, &datt = I.datt, &dqkv = I.dqkv;
-  dln.resize(M * E), datt.resize(M * E);
-  dqkv.resize(M * 3 * E);
-  for (int l = Ltot - 1; l >= 0; --l) {
-    auto& Y = I.layers[l];
-    const auto& ob = o.blocks[l];
-    // MLP half: xo = xmid + fc2(gelu(fc1(ln2(xmid))))
-    mlp_backward(dx.data(), G, I.mlp, Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, 4 * E, nt);
-    // attention half: xmid = x + proj(attn(qkv(ln1(x))))
-    std::fill(datt.begin(), datt.end(), S(0));
-    std::fill(dqkv.begin(), dqkv.end(), S(0));
-    std::fill(dln.begin(), dln.end(), S(0));
-    linear_backward(datt.data(), G + ob.proj_w, G + ob.proj_b, dx.data(), Y.att.data(),
-                    P + ob.proj_w, M, E, E, nt);
-    if (wm_is_temporal(l)) {
-      const int Lq = 2 * T;
-      parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
-        for (int64_t g = g0; g < g1; ++g) {
-          const int64_t b = g / kShips, n = g % kShips;
-          const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
-          attention_backward(dqkv.data(), static_cast<S*>(nullptr), datt.data(),
-                             Y.probs.data() + g * H * Lq * Lq, Y.qkv.data(), E, H, grp);
-        }
-      });
-      if (c.position == WmPosition::rope) {
-        parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-          rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
-                        I.rope_sn.data(), I.pos.data() + r0);
-          rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
-                        I.rope_sn.data(), I.pos.data() + r0);
-        });
-      }
-    } else {
-      std::vector<S>& drb = I.drb;
-      drb.assign(Mp * H, S(0));
-      // the S and A groups of one step share a bias block: one thread handles both
-      parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
-        for (int64_t st = s0; st < s1; ++st)
-          for (int64_t g = 2 * st; g < 2 * st + 2; ++g) {
-            const AttnGroup grp{g * kShips, 1, kShips};
-            attention_backward(dqkv.data(), drb.data() + st * kShips * kShips * H, datt.data(),
-                               Y.probs.data() + g * H * kShips * kShips, Y.qkv.data(), E, H, grp);
-          }
-      });
-      std::vector<S>&dh = I.dh, &dpre = I.dpre;
-      dh.assign(Mp * kRelBiasHidden, S(0));
-      dpre.assign(Mp * kRelBiasHidden, S(0));
-      linear_backward(dh.data(), G + ob.rb2_w, G + ob.rb2_b, drb.data(), Y.rb_act.data(),
-                      P + ob.rb2_w, Mp, kRelBiasHidden, H, nt);
-      silu_backward(dpre.data(), dh.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
-      linear_backward(static_cast<S*>(nullptr), G + ob.rb1_w, G + ob.rb1_b, dpre.data(),
-                      I.rel.data(), P + ob.rb1_w, Mp, kRelDim, kRelBiasHidden, nt);
-    }
-    linear_backward(dln.data(), G + ob.qkv_w, G + ob.qkv_b, dqkv.data(), Y.ln1.data(), P + ob.qkv_w,
-                    M, E, 3 * E, nt);
-    layernorm_backward(dx.data(), G + ob.ln1_w, G + ob.ln1_b, dln.data(), I.xs[l].data(),
-                       Y.m1.data(), Y.r1.data(), P + ob.ln1_w, M, E, nt);
-  }
-
-  // 2'. embeddings and encoders
-  std::vector<S>&dsenc = I.dsenc, &daenc = I.daenc;
-  dsenc.resize(Ms * E), daenc.resize(Ms * E);
-  for (int64_t k = 0; k < Ms; ++k) {
-    const int n = static_cast<int>(k % kShips);
-    const int t = static_cast<int>((k / kShips) % T);
-    const bool absolute = c.position == WmPosition::absolute;
-    const S* ds = &dx[I.row_s(k) * E];
-    const S* da = &dx[I.row_a(k) * E];
-    std::copy_n(ds, E, &dsenc[k * E]);
-    std::copy_n(da, E, &daenc[k * E]);
-    add_token_embeddings_backward(ds, c, o, G, n, 0, &I.tokens[k * kTokenDim],
-                                  absolute ? 2 * t : -1);
-    add_token_embeddings_backward(da, c, o, G, n, 1, static_cast<const float*>(nullptr),
-                                  absolute ? 2 * t + 1 : -1);
-  }
-  state_encoder_backward(I.senc, c, o, P, G, dsenc.data(), Ms, nt);
-  action_encoder_backward(I.aenc, c, o, P, G, daenc.data(), I.actions.data(), Ms, nt);
+  I.fstage = -1;
+  return false;
 }
 
 template class WorldModelT<float>;

@@ -169,6 +169,18 @@ class WorldModelT : public nn::ParamStore<S> {
   WmLoss forward(const WmBatch& batch);
   void backward();  // gradient of the last forward's loss.total, added into grads
 
+  // The same passes in bounded stages (the inputs, each half block, the heads), for a
+  // caller that spreads one training step over frames: forward_begin(b) then
+  // forward_step() until it returns false computes forward(b) bit for bit (the same code
+  // in the same order; loss() then holds its loss), and backward_begin() then
+  // backward_step() until false computes backward(). params must not change in between.
+  void forward_begin(const WmBatch& batch);  // checks and takes the batch; computes nothing
+  bool forward_step();                       // runs the next stage; false after the last
+  void backward_begin();                     // throws without a complete forward
+  bool backward_step();                      // runs the next stage; false after the last
+  const WmLoss& loss() const;                // of the last complete forward
+  int pass_stages() const { return 2 * config_.layers + 2; }  // stages of each pass
+
   // Outputs of the last forward.
   const S* action_logits() const;  // (B, T, N, 12) from S_t
   const S* state_pred() const;     // (B, T, N, 15) prediction of S_{t+1} from A_t

@@ -4,7 +4,7 @@
 # Chromium against native poslab-cli, then tests/web/page_test.mjs (the page as a web app:
 # wheel, canvas size and DPR, idle, errors), tests/web/dream_paper_test.mjs (both world-model
 # sizes dream as natively, by the rule it states) and tests/web/train_test.mjs (training in
-# the page equals poslab-cli lm train); screenshots in build/web/screenshots. Not yet in the
+# the page equals poslab-cli lm train and wm train-lab); screenshots in build/web/screenshots. Not yet in the
 # default run, since it still fails (issue 37): tests/web/frames_test.mjs (no frame over
 # 250 ms in any lab while it computes; POSLAB_WEB_ONLY=frames runs it).
 #   tests/web/run.sh [BUILD_WEB_DIR] [NATIVE_CLI]   (defaults build/web, build/release/cli/poslab-cli)

@@ -483,3 +483,57 @@ TEST_CASE("weight decay applies to linear weights only", "[wm-train]") {
     CHECK(decays == linear);
   }
 }
+
+// Issue 37: the page trains between frames, so one WmTrainer::step() is one bounded stage
+// (the inputs, a half block, the heads; or a validation forward's stage), never a whole
+// optimiser step, and the stages give today's full-batch step bit for bit: the reference
+// below is the loop as it was (whole forward, whole backward, AdamW).
+TEST_CASE("training steps are bounded stages whose weights equal whole passes bit for bit",
+          "[wm-train]") {
+  const auto eps = some_episodes(12, 3000, 80);
+  const auto split = wm_split_episodes(static_cast<int>(eps.size()), 0.2, 3);
+  for (const WmPosition pos : {WmPosition::rope, WmPosition::absolute}) {
+    INFO("position " << wm_position_name(pos));
+    WorldModel a(micro(pos)), ref(micro(pos));
+    a.init(4);
+    ref.init(4);
+    WmDataParams dp;
+    dp.batch = 3;
+    dp.seed = 2;
+    nn::AdamWParams ap;
+    ap.lr = 3e-3;
+    WmTrainParams tp;
+    tp.steps = 7;  // 5 batches short, then long, short (4:1)
+    tp.val_every = 3;
+    tp.val_windows = 5;
+    tp.val_batch = 2;
+    auto oa = nn::adamw_init(a.params.size()), oref = oa;
+    std::vector<int64_t> calls_per_step;
+    int64_t calls = 0, last_step = 0;
+    WmTrainer trainer(a, oa, ap, dp, tp, eps, split, {});
+    while (trainer.step()) {
+      ++calls;
+      if (oa.step != last_step) calls_per_step.push_back(calls), calls = 0, last_step = oa.step;
+    }
+    // Every optimiser step took the 2 (2L + 2) stages of its passes (the forward's last and
+    // the backward's first share a call), the steps after a validation (steps 3 and 6: 3
+    // batches of 2 windows) its 3 (2L + 2) forward stages too.
+    const int L = micro(pos).layers, stages = 2 * (2 * L + 2) - 1;
+    REQUIRE(calls_per_step.size() == 7);
+    for (const int k : {0, 1, 2, 4, 5}) CHECK(calls_per_step[k] == stages);
+    for (const int k : {3, 6}) CHECK(calls_per_step[k] == stages + 3 * (2 * L + 2));
+    const auto mask = wm_decay_mask(ref.layout());
+    for (int64_t k = 0; k < tp.steps; ++k) {
+      const int T = wm_train_steps_of_batch(dp, ref.config(), k);
+      const auto windows = wm_train_windows(eps, split.train, dp, ref.config(), k);
+      ref.zero_grad();
+      ref.forward(wm_make_batch(eps, windows, T));
+      ref.backward();
+      nn::adamw_step(ap, ref.params, ref.grads, oref, mask);
+    }
+    CHECK(oa.step == tp.steps);
+    CHECK(a.params == ref.params);  // bit for bit
+    CHECK(oa.m == oref.m);
+    CHECK(oa.v == oref.v);
+  }
+}
