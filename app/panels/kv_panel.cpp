@@ -9,12 +9,10 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <memory>
-#include <numbers>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +41,16 @@ namespace {
 enum class KvOp { none, run, restart, append, slide, stitch, more };
 
 using SessionPtr = std::shared_ptr<const KvSession>;
+
+// A job's run of `op` on the shown session `base` (KvSessionRun: a step per piece of work).
+std::unique_ptr<KvSessionRun> kv_op_run(KvOp op, const KvLabSettings& s, const SessionPtr& base) {
+  if (op == KvOp::run || !base) return std::make_unique<KvSessionRun>(s);
+  if (op == KvOp::restart) return std::make_unique<KvSessionRun>(s, false);
+  KvSession ses = *base;
+  ses.settings.method = s.method;
+  const int steps = op == KvOp::more ? s.steps : op == KvOp::stitch ? 0 : 1;
+  return std::make_unique<KvSessionRun>(std::move(ses), steps, op == KvOp::append);
+}
 
 // The panel's UI state: the lab settings (what presets capture), the last finished
 // session, the background job computing the next one, and what was drawn (for checks).
@@ -212,32 +220,20 @@ class KvPanel final : public Panel {
 
  private:
   // ---- computation -------------------------------------------------------------------
+  // A step per slide or new token (kv_op_run): on a worker thread, or in the page's frames.
   void launch(AppContext& ctx, KvOp op) {
     const KvLabSettings s = ui_.lab;
     const SessionPtr base = ui_.session;
     ui_.job_for = experiment(s);
-    ui_.job.start(kv_to_preset(ui_.job_for), [op, s, base](JobControl& job) -> SessionPtr {
-      if (op == KvOp::run || !base) return std::make_shared<const KvSession>(kv_run_scenario(s));
-      if (op == KvOp::restart) return std::make_shared<const KvSession>(kv_session_start(s));
-      KvSession ses = *base;
-      ses.settings.method = s.method;
-      switch (op) {
-        case KvOp::append:
-          kv_session_append(ses);
-          break;
-        case KvOp::slide:
-          kv_session_slide(ses);
-          break;
-        case KvOp::stitch:
-          kv_session_stitch(ses);
-          break;
-        case KvOp::more:
-          kv_session_advance(ses, s.steps, job.cancel_flag());
-          break;
-        default:
-          break;
-      }
-      return std::make_shared<const KvSession>(std::move(ses));
+    auto run = std::make_shared<std::unique_ptr<KvSessionRun>>();
+    ui_.job.start_steps(kv_to_preset(ui_.job_for), [op, s, base, run](JobControl& job) {
+      if (job.cancelled()) return std::optional<SessionPtr>(SessionPtr{});  // dropped by poll
+      if (!*run) *run = kv_op_run(op, s, base);
+      KvSessionRun& r = **run;
+      r.step();
+      job.set_progress(r.steps_done(), r.steps());
+      return r.done() ? std::optional<SessionPtr>(std::make_shared<const KvSession>(r.take()))
+                      : std::nullopt;
     });
     poll(ctx);  // headless checks and screenshots wait here for the finished state
   }
@@ -429,8 +425,11 @@ class KvPanel final : public Panel {
   }
 
   void draw_view(AppContext& ctx, float scale) {
-    if (!ui_.session) {
-      ImGui::TextUnformatted(T(ui_.job.running() ? "kv.computing" : "kv.no_result"));
+    if (!ui_.session) {  // the first session: its progress and Cancel, or why there is none
+      if (!ui_.job.running())
+        ImGui::TextUnformatted(T("kv.no_result"));
+      else if (job_status(ui_.job, false, 160.0f * scale) == JobAction::cancel)
+        ui_.failed = ui_.job_for;
       return;
     }
     const KvSession& ses = *ui_.session;

@@ -208,7 +208,7 @@ class LengthPanel final : public Panel {
       return;
     ui_.data_changed = false;
     ui_.job_inputs = want;
-    // lm::LengthLabRun's steps (a batch of 8 windows of one curve each): a worker thread runs
+    // lm::LengthLabRun's steps (one window of a curve, or one view, each): a worker thread runs
     // them on the desktop, the frames in the browser. The steps keep the data alive.
     auto run = std::make_shared<std::unique_ptr<lm::LengthLabRun>>();
     ui_.job.start_steps(

@@ -379,7 +379,7 @@ class LessonsQuizView {
       return out;
     };
     if (!ui_.lm_job.running()) {
-      // Steps: the models read, then a batch of 8 windows of one model's curve per step (a
+      // Steps: the models read, then one window of one model's curve per step (a
       // worker thread runs them on the desktop, the frames in the browser).
       struct Run {
         io::QuizLmSource source;

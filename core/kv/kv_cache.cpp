@@ -109,6 +109,12 @@ void kv_cache_reset_indices(KvCache& c) {
 }
 
 void kv_cache_correct_legacy(const KvModel& m, KvCache& c) {
+  const RowMatrix delta = kv_cache_legacy_delta(m, c);
+  for (int l = 0; l < m.params.layers; ++l) kv_cache_correct_legacy_layer(m, c, delta, l);
+  kv_cache_correct_legacy_slots(c);
+}
+
+RowMatrix kv_cache_legacy_delta(const KvModel& m, const KvCache& c) {
   require_shape(m, c);
   if (m.params.positions != KvPositions::learned)
     throw InputError(
@@ -119,13 +125,19 @@ void kv_cache_correct_legacy(const KvModel& m, KvCache& c) {
   for (int i = 0; i < S; ++i)
     delta.row(i) = m.position_embedding.row(table_row(m, c.slots[i].used_at)) -
                    m.position_embedding.row(table_row(m, c.slots[i].encoded_at));
-  for (int l = 0; l < m.params.layers; ++l) {
-    KvCacheLayer& L = c.layers[l];
-    L.keys += delta * m.layers[l].wk;
-    L.values += delta * m.layers[l].wv;
-    round_if_float32(c, L.keys);
-    round_if_float32(c, L.values);
-  }
+  return delta;
+}
+
+void kv_cache_correct_legacy_layer(const KvModel& m, KvCache& c, const RowMatrix& delta,
+                                   int layer) {
+  KvCacheLayer& L = c.layers[layer];
+  L.keys += delta * m.layers[layer].wk;
+  L.values += delta * m.layers[layer].wv;
+  round_if_float32(c, L.keys);
+  round_if_float32(c, L.values);
+}
+
+void kv_cache_correct_legacy_slots(KvCache& c) {
   for (auto& s : c.slots) {
     if (s.encoded_at != s.used_at) s.approximate = true;
     s.encoded_at = s.used_at;

@@ -64,6 +64,11 @@ void kv_cache_reset_indices(KvCache& c);
 // and V += (P[used] - P[encoded]) * wv. Exact only where K/V are linear in P (layer 0
 // without LayerNorm); LayerNorm and attention context make it an approximation.
 void kv_cache_correct_legacy(const KvModel& m, KvCache& c);
+// The same one layer at a time (the KV lab's steps): the delta (S, W) of the slots, each
+// layer corrected with it, then the slots marked as moved.
+RowMatrix kv_cache_legacy_delta(const KvModel& m, const KvCache& c);
+void kv_cache_correct_legacy_layer(const KvModel& m, KvCache& c, const RowMatrix& delta, int layer);
+void kv_cache_correct_legacy_slots(KvCache& c);
 
 // RoPE K-shift (llama.cpp): each key rotated once by (used_at - encoded_at), the angle
 // difference taken in double. Values untouched. Exact.

@@ -3,16 +3,19 @@
 // every cached slot). Both share only the per-token pieces (embedding, LayerNorm, MLP).
 #include "core/kv/kv_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numbers>
 #include <string>
+#include <utility>
 
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 #include "core/common/random.hpp"
 #include "core/kv/kv_cache.hpp"
+#include "core/kv/kv_forward_run.hpp"
 #include "core/kv/kv_messages.hpp"
 #include "core/rope/rope_table.hpp"
 
@@ -217,39 +220,102 @@ double kv_relative_error(const RowMatrix& a, const RowMatrix& b) {
 KvTrace kv_forward_full(const KvModel& m, const std::vector<int>& tokens,
                         const std::vector<double>& positions, KvCache* cache_out,
                         bool float32_cache) {
-  require_tokens(tokens);
-  const KvModelParams& p = m.params;
-  const int T = static_cast<int>(tokens.size()), d = kv_head_dim(p);
-  const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
-  RowMatrix x = embed(m, tokens, positions);
-  KvTrace tr;
-  if (cache_out) *cache_out = kv_cache_make(p.layers, p.width, float32_cache);
-  for (int l = 0; l < p.layers; ++l) {
-    const KvLayerWeights& L = m.layers[l];
-    const RowMatrix h = layer_norm(m, x, L.ln1_gain, L.ln1_bias);
-    const RowMatrix k_raw = affine(h, L.wk, L.bk);
-    const RowMatrix q = kv_rotate_heads(m, affine(h, L.wq, L.bq), positions);
-    const RowMatrix k = kv_rotate_heads(m, k_raw, positions);
-    const RowMatrix v = affine(h, L.wv, L.bv);
-    RowMatrix o(T, p.width);
-    RowMatrix att_last(p.heads, T);
-    for (int hd = 0; hd < p.heads; ++hd) {
-      // scores is (T, T): query t may see keys 0..t.
-      RowMatrix scores = q.middleCols(hd * d, d) * k.middleCols(hd * d, d).transpose() * inv_sqrt_d;
-      for (int t = 0; t < T; ++t) softmax_prefix(scores.row(t), t + 1);
-      o.middleCols(hd * d, d) = scores * v.middleCols(hd * d, d);
-      att_last.row(hd) = scores.row(T - 1);
+  KvForwardRun run(m, tokens, positions, cache_out != nullptr, float32_cache);
+  while (!run.done()) run.step();
+  if (cache_out) *cache_out = run.take_cache();
+  return run.take_trace();
+}
+
+// Columns per block of the MLP's and the logits' products: a multiple of every GEMM
+// kernel's panel width (Eigen's 3 packets of 1, 2, 4 or 8 doubles, 4 or 8 columns), so a
+// block's columns are computed as in the whole product, bit for bit.
+constexpr int kKvColumnBlock = 96;
+
+KvForwardRun::KvForwardRun(const KvModel& m, std::vector<int> tokens, std::vector<double> positions,
+                           bool with_cache, bool float32_cache)
+    : m_(m), tokens_(std::move(tokens)), positions_(std::move(positions)), with_cache_(with_cache) {
+  require_tokens(tokens_);
+  if (with_cache_) cache_ = kv_cache_make(m.params.layers, m.params.width, float32_cache);
+}
+
+void KvForwardRun::step() {
+  if (done_) return;
+  const KvModelParams& p = m_.params;
+  if (layer_ < 0) {
+    x_ = embed(m_, tokens_, positions_);
+    layer_ = 0;
+  } else if (layer_ < p.layers) {
+    layer_piece();
+  } else {
+    // logits (T, V) = LN_f(x) · unembed, in column blocks of the vocabulary
+    const int V = p.vocab, c0 = piece_ * kKvColumnBlock, n = std::min(kKvColumnBlock, V - c0);
+    if (piece_ == 0) {
+      h_ = layer_norm(m_, x_, m_.lnf_gain, m_.lnf_bias);
+      tr_.logits.resize(x_.rows(), V);
     }
-    x = x + affine(o, L.wo, L.bo);
-    x = add_mlp(m, L, x);
-    tr.layer_out.push_back(x);
-    tr.keys_raw.push_back(k_raw);
-    tr.attention_last.push_back(att_last);
-    if (cache_out) kv_cache_append_rows(*cache_out, l, k, v);
+    tr_.logits.middleCols(c0, n) = h_ * m_.unembed.middleCols(c0, n);
+    if (++piece_ * kKvColumnBlock >= V) {
+      if (with_cache_) kv_cache_append_slots(cache_, tokens_, positions_);
+      done_ = true;
+    }
   }
-  if (cache_out) kv_cache_append_slots(*cache_out, tokens, positions);
-  tr.logits = layer_norm(m, x, m.lnf_gain, m.lnf_bias) * m.unembed;
-  return tr;
+}
+
+// Pieces of layer l: 0 K, 1 Q (both rotated now), 2 V, then one per head's attention, the
+// output projection, the MLP's up-projection (W -> 4W) and down-projection (4W -> W) in
+// column blocks.
+void KvForwardRun::layer_piece() {
+  const KvModelParams& p = m_.params;
+  const KvLayerWeights& L = m_.layers[layer_];
+  const int T = static_cast<int>(tokens_.size()), d = kv_head_dim(p), H = p.heads;
+  const int W = p.width, up_blocks = (4 * W + kKvColumnBlock - 1) / kKvColumnBlock;
+  const int down_blocks = (W + kKvColumnBlock - 1) / kKvColumnBlock;
+  const int k = piece_++;
+  if (k == 0) {
+    h_ = layer_norm(m_, x_, L.ln1_gain, L.ln1_bias);
+    k_raw_ = affine(h_, L.wk, L.bk);
+  } else if (k == 1) {
+    q_ = kv_rotate_heads(m_, affine(h_, L.wq, L.bq), positions_);
+    k_ = kv_rotate_heads(m_, k_raw_, positions_);
+  } else if (k == 2) {
+    v_ = affine(h_, L.wv, L.bv);
+    o_.resize(T, W);
+    att_last_.resize(H, T);
+  } else if (k < 3 + H) {
+    const int hd = k - 3;
+    const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(d));
+    // scores is (T, T): query t may see keys 0..t.
+    RowMatrix scores = q_.middleCols(hd * d, d) * k_.middleCols(hd * d, d).transpose() * inv_sqrt_d;
+    for (int t = 0; t < T; ++t) softmax_prefix(scores.row(t), t + 1);
+    o_.middleCols(hd * d, d) = scores * v_.middleCols(hd * d, d);
+    att_last_.row(hd) = scores.row(T - 1);
+  } else if (k == 3 + H) {
+    xmid_ = x_ + affine(o_, L.wo, L.bo);
+    h_ = layer_norm(m_, xmid_, L.ln2_gain, L.ln2_bias);
+    up_.resize(T, 4 * W);
+  } else if (k < 4 + H + up_blocks) {
+    // up = GELU(h · w1 + b1), the tanh-approximated GELU of add_mlp
+    const int c0 = (k - 4 - H) * kKvColumnBlock, n = std::min(kKvColumnBlock, 4 * W - c0);
+    RowMatrix u = h_ * L.w1.middleCols(c0, n);
+    u.rowwise() += L.b1.segment(c0, n);
+    const double c = std::sqrt(2.0 / std::numbers::pi);
+    up_.middleCols(c0, n) =
+        (0.5 * u.array() * (1.0 + (c * (u.array() + 0.044715 * u.array().cube())).tanh())).matrix();
+  } else {
+    // x = xmid + up · w2 + b2
+    const int c0 = (k - 4 - H - up_blocks) * kKvColumnBlock, n = std::min(kKvColumnBlock, W - c0);
+    RowMatrix y = up_ * L.w2.middleCols(c0, n);
+    y.rowwise() += L.b2.segment(c0, n);
+    x_.middleCols(c0, n) = xmid_.middleCols(c0, n) + y;
+    if (k + 1 == 4 + H + up_blocks + down_blocks) {
+      tr_.layer_out.push_back(x_);
+      tr_.keys_raw.push_back(std::move(k_raw_));
+      tr_.attention_last.push_back(att_last_);
+      if (with_cache_) kv_cache_append_rows(cache_, layer_, k_, v_);
+      ++layer_;
+      piece_ = 0;
+    }
+  }
 }
 
 KvTrace kv_forward_cached(const KvModel& m, KvCache& cache, const std::vector<int>& tokens,

@@ -2,8 +2,10 @@
 // per method; after each step every cache is compared with full recomputation.
 #include "core/kv/kv_session.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 
 #include "core/common/errors.hpp"
 #include "core/common/random.hpp"
@@ -81,15 +83,32 @@ KvStepErrors measure(const KvSession& ses, const KvMethodState& st, int T) {
   return e;
 }
 
-void compute_truth(KvSession& ses, const std::vector<int>& tokens) {
-  ses.truth = kv_forward_full(ses.model, tokens, iota(static_cast<int>(tokens.size())),
-                              &ses.truth_cache, ses.settings.cache_float32);
+// The full forwards (tokens at 0..n-1, with their cache) a KvSessionRun computed ahead in
+// pieces; a forward not among them is computed when asked for.
+using Prepared = std::vector<KvForwardRun>;
+
+KvTrace full_forward(const KvSession& ses, const std::vector<int>& tokens, KvCache& cache,
+                     const Prepared& prep) {
+  for (const KvForwardRun& f : prep)
+    if (f.done() && f.tokens() == tokens) {
+      cache = f.cache();
+      return f.trace();
+    }
+  return kv_forward_full(ses.model, tokens, iota(static_cast<int>(tokens.size())), &cache,
+                         ses.settings.cache_float32);
 }
 
-std::vector<int> window_tokens(const KvSession& ses, int begin, int end) {
+void compute_truth(KvSession& ses, const std::vector<int>& tokens, const Prepared& prep) {
+  ses.truth = full_forward(ses, tokens, ses.truth_cache, prep);
+}
+
+std::vector<int> window_tokens(const KvModelParams& p, int begin, int end) {
   std::vector<int> t;
-  for (int i = begin; i < end; ++i) t.push_back(kv_stream_token(ses.model.params, i));
+  for (int i = begin; i < end; ++i) t.push_back(kv_stream_token(p, i));
   return t;
+}
+std::vector<int> window_tokens(const KvSession& ses, int begin, int end) {
+  return window_tokens(ses.model.params, begin, end);
 }
 
 std::vector<std::string> window_labels(int begin, int end) {
@@ -100,12 +119,12 @@ std::vector<std::string> window_labels(int begin, int end) {
 
 // Sliding: append stream tokens [window_end, window_end + n) to every method's cache at
 // the index that method continues with, then measure against recomputing the window.
-void sliding_append(KvSession& ses, int n) {
+void sliding_append(KvSession& ses, int n, const Prepared& prep) {
   const int begin = ses.window_end, end = ses.window_end + n;
   const std::vector<int> tokens = window_tokens(ses, begin, end);
   const std::vector<std::string> labels = window_labels(begin, end);
   ++ses.step;
-  compute_truth(ses, window_tokens(ses, ses.window_begin, end));
+  compute_truth(ses, window_tokens(ses, ses.window_begin, end), prep);
   for (auto& st : ses.methods) {
     st.last =
         kv_forward_cached(ses.model, st.cache, tokens, iota(n, kv_cache_next_index(st.cache)));
@@ -116,13 +135,38 @@ void sliding_append(KvSession& ses, int n) {
 }
 
 KvCache recompute_cache(const KvSession& ses, const std::vector<int>& tokens,
-                        const std::vector<std::string>& labels) {
+                        const std::vector<std::string>& labels, const Prepared& prep) {
   KvCache c;
-  kv_forward_full(ses.model, tokens, iota(static_cast<int>(tokens.size())), &c,
-                  ses.settings.cache_float32);
+  full_forward(ses, tokens, c, prep);
   label_last(c, labels);
   return c;
 }
+
+// The documents B and A of stitch/rag (token ids), and the stitched text [first block; A].
+std::vector<int> doc_tokens(const KvModelParams& p, int which, int n) {
+  std::vector<int> t;
+  for (int i = 0; i < n; ++i) t.push_back(stream_id(p, which, i, 0, p.vocab));
+  return t;
+}
+std::vector<int> stitched_text(const KvSession& ses) {
+  std::vector<int> t;
+  for (int i : kv_retrieved_indices(ses.settings)) t.push_back(ses.doc_b[i]);
+  t.insert(t.end(), ses.doc_a.begin(), ses.doc_a.end());
+  return t;
+}
+// stitch/rag: the k-th new token (k = new tokens so far).
+int new_token(const KvSession& ses, int k) {
+  return stream_id(ses.settings.model, 3, k, 0, ses.settings.model.vocab);
+}
+int new_tokens_so_far(const KvSession& ses) {
+  return static_cast<int>(ses.text.size() - ses.doc_a.size() -
+                          kv_retrieved_indices(ses.settings).size());
+}
+
+KvSession session_start(const KvLabSettings& s, KvModel model, const Prepared& prep);
+void session_slide(KvSession& ses, const Prepared& prep);
+void session_stitch(KvSession& ses, const Prepared& prep);
+void session_append(KvSession& ses, const Prepared& prep);
 
 }  // namespace
 
@@ -137,9 +181,14 @@ std::string kv_stream_label(int i) {
 
 KvSession kv_session_start(const KvLabSettings& s) {
   kv_lab_validate(s);
+  return session_start(s, kv_model_make(s.model), {});
+}
+
+namespace {
+KvSession session_start(const KvLabSettings& s, KvModel model, const Prepared& prep) {
   KvSession ses;
   ses.settings = s;
-  ses.model = kv_model_make(s.model);
+  ses.model = std::move(model);
   const KvModelParams& p = s.model;
   for (auto m : kv_methods_for(s.scenario, p.positions))
     ses.methods.push_back(KvMethodState{m, {}, {}, {}, {}});
@@ -147,24 +196,32 @@ KvSession kv_session_start(const KvLabSettings& s) {
     ses.window_begin = 0;
     ses.window_end = p.context;
     const std::vector<int> tokens = window_tokens(ses, 0, p.context);
-    const KvCache c = recompute_cache(ses, tokens, window_labels(0, p.context));
+    const KvCache c = recompute_cache(ses, tokens, window_labels(0, p.context), prep);
     for (auto& st : ses.methods) st.cache = c;
-    compute_truth(ses, tokens);
+    compute_truth(ses, tokens, prep);
     return ses;
   }
-  for (int i = 0; i < s.first_length; ++i) ses.doc_b.push_back(stream_id(p, 1, i, 0, p.vocab));
-  for (int i = 0; i < s.second_length; ++i) ses.doc_a.push_back(stream_id(p, 2, i, 0, p.vocab));
-  ses.trace_b =
-      kv_forward_full(ses.model, ses.doc_b, iota(s.first_length), &ses.cache_b, s.cache_float32);
-  ses.trace_a =
-      kv_forward_full(ses.model, ses.doc_a, iota(s.second_length), &ses.cache_a, s.cache_float32);
+  ses.doc_b = doc_tokens(p, 1, s.first_length);
+  ses.doc_a = doc_tokens(p, 2, s.second_length);
+  ses.trace_b = full_forward(ses, ses.doc_b, ses.cache_b, prep);
+  ses.trace_a = full_forward(ses, ses.doc_a, ses.cache_a, prep);
   for (int i = 0; i < s.first_length; ++i) ses.cache_b.slots[i].label = tagged("B", i);
   for (int i = 0; i < s.second_length; ++i) ses.cache_a.slots[i].label = tagged("A", i);
   for (auto& st : ses.methods) st.cache = kv_cache_make(p.layers, p.width, s.cache_float32);
   return ses;
 }
+}  // namespace
 
 void kv_session_slide(KvSession& ses) {
+  session_slide(ses, {});
+}
+
+namespace {
+// A slide in parts (KvSessionRun steps them): slide_begin checks and moves the window;
+// slide_method drops the oldest steps from one method's cache and corrects it (legacy: the
+// layers' products only with `legacy_layers`, else the caller adds them a layer at a time);
+// then sliding_append appends the new steps and measures.
+void slide_begin(KvSession& ses) {
   if (ses.settings.scenario != KvScenario::sliding)
     throw InputError(
         kv_message("kv.message.slide_not_sliding",
@@ -176,35 +233,47 @@ void kv_session_slide(KvSession& ses) {
                    {message_arg("n", std::to_string(ses.window_end - ses.window_begin)),
                     message_arg("drop", std::to_string(drop))}));
   ses.window_begin += drop;
-  const std::vector<int> kept = window_tokens(ses, ses.window_begin, ses.window_end);
-  for (auto& st : ses.methods) {
-    kv_cache_drop_oldest(st.cache, drop);
-    switch (st.method) {
-      case KvMethod::naive:
-        kv_cache_reset_indices(st.cache);
-        break;
-      case KvMethod::legacy:
-        kv_cache_reset_indices(st.cache);
-        kv_cache_correct_legacy(ses.model, st.cache);
-        break;
-      case KvMethod::keep:
-        break;
-      case KvMethod::kshift:
-        kv_cache_reset_indices(st.cache);
-        kv_cache_rope_shift(ses.model, st.cache);
-        break;
-      case KvMethod::recompute:
-        st.cache = recompute_cache(ses, kept, window_labels(ses.window_begin, ses.window_end));
-        break;
-      default:
-        throw InputError(kv_message("kv.message.method_not_sliding",
-                                    {message_arg("method", kv_method_name(st.method))}));
-    }
-  }
-  sliding_append(ses, drop);
 }
 
+void slide_method(KvSession& ses, KvMethodState& st, const Prepared& prep, bool legacy_layers) {
+  kv_cache_drop_oldest(st.cache, 2 * ses.settings.drop_steps);
+  switch (st.method) {
+    case KvMethod::naive:
+      kv_cache_reset_indices(st.cache);
+      break;
+    case KvMethod::legacy:
+      kv_cache_reset_indices(st.cache);
+      if (legacy_layers) kv_cache_correct_legacy(ses.model, st.cache);
+      break;
+    case KvMethod::keep:
+      break;
+    case KvMethod::kshift:
+      kv_cache_reset_indices(st.cache);
+      kv_cache_rope_shift(ses.model, st.cache);
+      break;
+    case KvMethod::recompute:
+      st.cache = recompute_cache(ses, window_tokens(ses, ses.window_begin, ses.window_end),
+                                 window_labels(ses.window_begin, ses.window_end), prep);
+      break;
+    default:
+      throw InputError(kv_message("kv.message.method_not_sliding",
+                                  {message_arg("method", kv_method_name(st.method))}));
+  }
+}
+
+void session_slide(KvSession& ses, const Prepared& prep) {
+  slide_begin(ses);
+  for (auto& st : ses.methods) slide_method(ses, st, prep, true);
+  sliding_append(ses, 2 * ses.settings.drop_steps, prep);
+}
+}  // namespace
+
 void kv_session_stitch(KvSession& ses) {
+  session_stitch(ses, {});
+}
+
+namespace {
+void session_stitch(KvSession& ses, const Prepared& prep) {
   const KvLabSettings& s = ses.settings;
   if (s.scenario == KvScenario::sliding)
     throw InputError(kv_message("kv.message.stitch_not_sliding"));
@@ -223,7 +292,7 @@ void kv_session_stitch(KvSession& ses) {
     ses.text_labels.push_back(tagged("A", i));
   }
   const int L = static_cast<int>(ses.text.size());
-  compute_truth(ses, ses.text);
+  compute_truth(ses, ses.text, prep);
   label_last(ses.truth_cache, ses.text_labels);
   const KvModelParams& p = ses.model.params;
   for (auto& st : ses.methods) {
@@ -241,7 +310,7 @@ void kv_session_stitch(KvSession& ses) {
         kv_cache_rope_shift(ses.model, st.cache);
         break;
       case KvMethod::recompute:
-        st.cache = recompute_cache(ses, ses.text, ses.text_labels);
+        st.cache = recompute_cache(ses, ses.text, ses.text_labels, prep);
         break;
       default:
         throw InputError(kv_message("kv.message.method_not_stitching",
@@ -259,6 +328,7 @@ void kv_session_stitch(KvSession& ses) {
   }
   ses.stitched = true;
 }
+}  // namespace
 
 Message kv_session_append_refusal(const KvSession& ses) {
   const KvLabSettings& s = ses.settings;
@@ -272,23 +342,27 @@ Message kv_session_append_refusal(const KvSession& ses) {
 }
 
 void kv_session_append(KvSession& ses) {
+  session_append(ses, {});
+}
+
+namespace {
+void session_append(KvSession& ses, const Prepared& prep) {
   const KvLabSettings& s = ses.settings;
   if (s.scenario == KvScenario::sliding) {
     if (Message why = kv_session_append_refusal(ses); !why.empty())
       throw InputError(std::move(why));
-    sliding_append(ses, 2);
+    sliding_append(ses, 2, prep);
     return;
   }
-  if (!ses.stitched) kv_session_stitch(ses);
+  if (!ses.stitched) session_stitch(ses, prep);
   // k = new tokens so far (the text is [first block; A; new tokens]).
-  const int k =
-      static_cast<int>(ses.text.size() - ses.doc_a.size() - kv_retrieved_indices(s).size());
-  const int token = stream_id(s.model, 3, k, 0, s.model.vocab);
+  const int k = new_tokens_so_far(ses);
+  const int token = new_token(ses, k);
   const std::string label = tagged("n", k);
   ses.text.push_back(token);
   ses.text_labels.push_back(label);
   ++ses.step;
-  compute_truth(ses, ses.text);
+  compute_truth(ses, ses.text, prep);
   label_last(ses.truth_cache, ses.text_labels);
   for (auto& st : ses.methods) {
     st.last = kv_forward_cached(ses.model, st.cache, {token}, {kv_cache_next_index(st.cache)});
@@ -296,6 +370,7 @@ void kv_session_append(KvSession& ses) {
     st.history.push_back(measure(ses, st, 1));
   }
 }
+}  // namespace
 
 const KvMethodState& kv_session_method(const KvSession& ses, KvMethod m) {
   for (const auto& st : ses.methods)
@@ -346,6 +421,117 @@ KvSession kv_run_scenario(const KvLabSettings& s, const std::atomic<bool>* cance
   KvSession ses = kv_session_start(s);
   kv_session_advance(ses, s.steps, cancel);
   return ses;
+}
+
+KvSessionRun::KvSessionRun(const KvLabSettings& s, bool run)
+    : settings_(s), stitched_(!run), steps_(run ? s.steps : 0), left_(steps_) {}
+
+KvSessionRun::KvSessionRun(KvSession base, int steps, bool append)
+    : settings_(base.settings),
+      ses_(std::move(base)),
+      started_(true),
+      append_(append && settings_.scenario == KvScenario::sliding),
+      steps_(std::max(steps, 0)),
+      left_(steps_) {}
+
+// A unit (the start, the stitch, a slide or a new token) takes steps: its full forwards,
+// piece by piece (KvForwardRun), then the rest of the unit in one step.
+void KvSessionRun::step() {
+  if (done()) return;
+  for (KvForwardRun& f : ahead_)
+    if (!f.done()) {
+      f.step();
+      return;
+    }
+  if (!planned_) {
+    plan();
+    planned_ = true;
+    if (!ahead_.empty()) return;
+  }
+  const bool sliding = settings_.scenario == KvScenario::sliding;
+  if (!started_) {
+    ses_ = session_start(settings_, std::move(*model_), ahead_);
+    model_.reset();
+    started_ = true;
+  } else if (!stitched_) {
+    if (!sliding && !ses_.stitched) session_stitch(ses_, ahead_);
+    stitched_ = true;
+  } else if (sliding && !append_) {
+    if (!slide_part()) return;
+    --left_;
+  } else {
+    session_append(ses_, ahead_);
+    --left_;
+  }
+  ahead_.clear();
+  planned_ = false;
+}
+
+// One part of a slide (session_slide's): the window moved, each method's cache dropped and
+// corrected (legacy: its delta, then a layer per step, then its slots), then the new steps
+// appended and measured. Returns whether the slide is done.
+bool KvSessionRun::slide_part() {
+  if (method_ < 0) {
+    slide_begin(ses_);
+    method_ = 0;
+  }
+  if (method_ < static_cast<int>(ses_.methods.size())) {
+    KvMethodState& st = ses_.methods[static_cast<size_t>(method_)];
+    if (st.method != KvMethod::legacy) {
+      slide_method(ses_, st, ahead_, true);
+      ++method_;
+    } else if (legacy_layer_ < 0) {
+      slide_method(ses_, st, ahead_, false);
+      delta_ = kv_cache_legacy_delta(ses_.model, st.cache);
+      legacy_layer_ = 0;
+    } else if (legacy_layer_ < ses_.model.params.layers) {
+      kv_cache_correct_legacy_layer(ses_.model, st.cache, delta_, legacy_layer_++);
+    } else {
+      kv_cache_correct_legacy_slots(st.cache);
+      legacy_layer_ = -1;
+      ++method_;
+    }
+    return false;
+  }
+  sliding_append(ses_, 2 * ses_.settings.drop_steps, ahead_);
+  method_ = -1;
+  return true;
+}
+
+// The full forwards the next unit asks for (each of tokens at 0..n-1, with its cache).
+void KvSessionRun::plan() {
+  std::vector<std::vector<int>> want;
+  const bool sliding = settings_.scenario == KvScenario::sliding;
+  const KvModelParams& p = settings_.model;
+  if (!started_) {
+    kv_lab_validate(settings_);
+    model_ = std::make_unique<KvModel>(kv_model_make(p));
+    if (sliding) {
+      want.push_back(window_tokens(p, 0, p.context));
+    } else {
+      want.push_back(doc_tokens(p, 1, settings_.first_length));
+      want.push_back(doc_tokens(p, 2, settings_.second_length));
+    }
+  } else if (!stitched_) {
+    if (!sliding && !ses_.stitched) want.push_back(stitched_text(ses_));
+  } else if (sliding && append_) {
+    want.push_back(window_tokens(ses_, ses_.window_begin, ses_.window_end + 2));
+  } else if (sliding) {
+    const int begin = ses_.window_begin + 2 * ses_.settings.drop_steps;
+    want.push_back(window_tokens(ses_, begin, ses_.window_end + 2 * ses_.settings.drop_steps));
+    for (const KvMethodState& st : ses_.methods)
+      if (st.method == KvMethod::recompute)
+        want.push_back(window_tokens(ses_, begin, ses_.window_end));
+  } else {
+    std::vector<int> text = ses_.stitched ? ses_.text : stitched_text(ses_);
+    text.push_back(new_token(ses_, ses_.stitched ? new_tokens_so_far(ses_) : 0));
+    want.push_back(std::move(text));
+  }
+  const KvModel& m = started_ ? ses_.model : *model_;
+  for (std::vector<int>& t : want) {
+    const int n = static_cast<int>(t.size());
+    if (n > 0) ahead_.emplace_back(m, std::move(t), iota(n), true, settings_.cache_float32);
+  }
 }
 
 }  // namespace poslab

@@ -11,11 +11,13 @@
 // (rag). New tokens continue at L; the ground truth recomputes the stitched text from scratch.
 #pragma once
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/common/message.hpp"
 #include "core/kv/kv_cache.hpp"
+#include "core/kv/kv_forward_run.hpp"
 #include "core/kv/kv_lab.hpp"
 
 namespace poslab {
@@ -101,5 +103,42 @@ KvSlotAngles kv_slot_angles(const KvModelParams& p, const KvSlot& slot, int pair
 void kv_session_advance(KvSession& ses, int steps, const std::atomic<bool>* cancel = nullptr);
 // start, then settings.steps steps (kv_session_advance).
 KvSession kv_run_scenario(const KvLabSettings& s, const std::atomic<bool>* cancel = nullptr);
+
+// kv_run_scenario (or kv_session_advance of a session) in bounded steps, for a caller that
+// steps it (the app's jobs: the browser's frames run a few steps each): the start, the
+// stitch (stitch/rag, once), then one slide or new token per step. Running every step
+// gives kv_run_scenario's session (kv_session_advance's), number for number.
+class KvSessionRun {
+ public:
+  // A new session: start, then s.steps (kv_run_scenario); run = false: the start alone
+  // (kv_session_start).
+  explicit KvSessionRun(const KvLabSettings& s, bool run = true);
+  // `steps` more steps of `base` (kv_session_advance: stitch/rag stitch first); append: a
+  // sliding session's kv_session_append, `steps` times, instead of its slides.
+  KvSessionRun(KvSession base, int steps, bool append = false);
+  bool done() const { return started_ && stitched_ && left_ == 0; }
+  int steps_done() const { return steps_ - left_; }
+  int steps() const { return steps_; }
+  // One piece of a full forward (an embedding, a projection, a head, a block of the MLP's
+  // columns), or the rest of a unit (the start, the stitch, a slide, a new token).
+  void step();
+  KvSession take() { return std::move(ses_); }
+
+ private:
+  void plan();
+  bool slide_part();
+  KvLabSettings settings_;
+  KvSession ses_;
+  std::unique_ptr<KvModel> model_;   // the start's model, before the session holds it
+  std::vector<KvForwardRun> ahead_;  // the next unit's full forwards, computed in pieces
+  bool planned_ = false;
+  bool started_ = false;
+  bool stitched_ = false;  // the stitch is done, or not needed
+  bool append_ = false;    // sliding: append steps without dropping (kv_session_append)
+  int steps_ = 0, left_ = 0;
+  int method_ = -1;        // the slide's method being dropped and corrected (-1: not begun)
+  int legacy_layer_ = -1;  // the legacy correction's next layer (-1: its delta not yet made)
+  RowMatrix delta_;        // the legacy correction's delta (S, W)
+};
 
 }  // namespace poslab

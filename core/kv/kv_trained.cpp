@@ -213,10 +213,11 @@ KvTrainedRun::KvTrainedRun(const KvTrainedSettings& s, const lm::LengthLabModel&
 void KvTrainedRun::step() {
   if (done()) return;
   const std::string method = plan_[static_cast<size_t>(next_)];
-  if (r_.lab.scenario == KvTrainedScenario::stream)
-    stream_step(method);
-  else
+  if (r_.lab.scenario == KvTrainedScenario::stream) {
+    if (!stream_step(method)) return;
+  } else {
     stitch_step(method);
+  }
   ++next_;
 }
 
@@ -278,15 +279,19 @@ void KvTrainedRun::stitch_step(const std::string& method) {
 // `window` slots; "reencode" re-assigns positions 0..n-1 inside the cache (keys re-encoded
 // where the encoding allows, the new byte at position n), "naive" keeps stored positions;
 // "_sinks" never evicts the first `sinks` bytes.
-void KvTrainedRun::stream_step(const std::string& method) {
+// stream. The full forward is one step; a cached method decodes kKvtStreamChunk bytes a
+// step (one byte at a time, as a decoder does), so a step stays bounded for any span.
+constexpr int kKvtStreamChunk = 64;
+
+bool KvTrainedRun::stream_step(const std::string& method) {
   const KvTrainedSettings& s = r_.lab;
   const int T = s.span * r_.context;
   KvTrainedMethod out;
   out.name = method;
-  std::vector<float> nats(static_cast<size_t>(T));
   if (method == "full") {
+    stream_nats_.resize(static_cast<size_t>(T));
     model_.forward(a_.data(), 1, T);
-    std::copy_n(model_.losses(), T, nats.begin());
+    std::copy_n(model_.losses(), T, stream_nats_.begin());
     out.reference = true;
     r_.bytes.assign(a_.begin() + 1, a_.end());
     r_.first_position = 0;
@@ -295,21 +300,31 @@ void KvTrainedRun::stream_step(const std::string& method) {
     const bool keys = reencode && lm::lm_cache_reencode_applies(r_.position);
     const int sinks =
         method.size() > 6 && method.substr(method.size() - 6) == "_sinks" ? s.sinks : 0;
-    LmKvCache c = lm::lm_cache_empty(model_.config());
-    for (int t = 0; t < T; ++t) {
+    if (stream_t_ == 0) {
+      stream_ = lm::lm_cache_empty(model_.config());
+      stream_nats_.assign(static_cast<size_t>(T), 0.0f);
+    }
+    const int end = std::min(T, stream_t_ + kKvtStreamChunk);
+    for (int t = stream_t_; t < end; ++t) {
       bool evicted = false;
-      if (c.size() >= s.window) {
-        lm::lm_cache_erase(c, sinks);
+      if (stream_.size() >= s.window) {
+        lm::lm_cache_erase(stream_, sinks);
         evicted = true;
       }
-      if (evicted && keys) lm::lm_cache_reencode(model_, c, kvt_iota(0, c.size()));
-      const int64_t pos = reencode ? c.size() : t;
-      lm::lm_cache_append(model_, c, a_.data() + t, &pos, 1, a_.data() + t + 1, nats.data() + t);
+      if (evicted && keys) lm::lm_cache_reencode(model_, stream_, kvt_iota(0, stream_.size()));
+      const int64_t pos = reencode ? stream_.size() : t;
+      lm::lm_cache_append(model_, stream_, a_.data() + t, &pos, 1, a_.data() + t + 1,
+                          stream_nats_.data() + t);
     }
+    stream_t_ = end;
+    if (stream_t_ < T) return false;
+    stream_t_ = 0;
+    stream_ = {};
   }
-  out.bits = kvt_bits(nats);
+  out.bits = kvt_bits(stream_nats_);
   out.mean_bits = kvt_mean(out.bits);
   r_.methods.push_back(std::move(out));
+  return true;
 }
 
 KvTrainedResult kv_trained_compute(const KvTrainedSettings& s, const lm::LengthLabModel& m,

@@ -100,11 +100,14 @@ class KvTrainedRun {
 
  private:
   void stitch_step(const std::string& method);
-  void stream_step(const std::string& method);
+  bool stream_step(const std::string& method);  // whether the method is done
   lm::LmModel model_;
   std::vector<uint8_t> a_, b_;  // A (cache, then continuation and its last target); B
   std::vector<std::string> plan_;
   lm::LmKvCache ref_cache_, stitched_;  // the reference's slots; the naive stitch
+  lm::LmKvCache stream_;                // stream: the cached method's rolling cache so far
+  std::vector<float> stream_nats_;      // and its losses, (T)
+  int stream_t_ = 0;                    // bytes it has decoded (a step decodes a chunk)
   KvTrainedResult r_;
   int next_ = 0;
 };

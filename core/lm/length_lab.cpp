@@ -227,70 +227,100 @@ struct LengthLabRun::Curve {
 
 LengthLabRun::~LengthLabRun() = default;
 
+int64_t LengthLabRun::steps() const {
+  return static_cast<int64_t>(plan_.size()) * r_.lab.windows + kViewSteps;
+}
+
+int64_t LengthLabRun::steps_done() const {
+  return windows_done_ + (curve_ ? curve_->run->windows_done() : 0) + view_;
+}
+
 void LengthLabRun::step() {
   if (done()) return;
-  const LengthLabSettings& s = r_.lab;
-  if (next_ < static_cast<int>(plan_.size())) {
-    const Planned& p = plan_[static_cast<size_t>(next_)];
-    if (!curve_) {
-      curve_ = std::make_unique<Curve>(Curve{length_model(*p.model), nullptr});
-      curve_->run = std::make_unique<LmPositionsRun>(
-          curve_->model, data_->valid, s.span * p.model->config.context, s.windows, p.scaling);
-    }
-    curve_->run->step();
-    if (!curve_->run->done()) return;
-    ++next_;
-    const std::unique_ptr<Curve> done_curve = std::move(curve_);
-    LengthCurve c;
-    c.id = p.model->id;
-    c.own = p.model->own;
-    c.step = p.model->step;
-    c.scaling = p.scaling;
-    c.context = p.model->config.context;
-    c.curve = done_curve->run->take();
-    if (const std::string why = lm_logits_problem(done_curve->model); !why.empty()) {
-      r_.refused.push_back("model " + length_model_label(*p.model) + ": " + why);
-      return;  // a saturated model's 0 bits/byte is not a curve
-    }
-    r_.curves.push_back(std::move(c));
-    r_.positions = r_.curves.front().curve.positions;
-    return;
-  }
-  ++next_;
-  // The text, coloured by surprise, and the heads of the chosen model.
-  const LengthLabModel* tm = data_->find(s.model);
-  if (!tm || views_refused_) {
-    if (r_.curves.empty() && !tm && r_.refused.empty())
-      throw InputError("length lab: none of the shown models was found in the models folder; " +
-                       std::string("they ship with PosLab: reinstall it, or set "
-                                   "POSLAB_MODELS_DIR to a folder that has them"));
-    return;
-  }
-  r_.context = tm->config.context;
-  if (s.source == LengthTextSource::passage)
-    r_.text = length_passage(data_->valid, s.passage, s.span * tm->config.context + 1);
+  if (next_ < static_cast<int>(plan_.size()))
+    curve_step();
   else
-    r_.text.assign(s.text.begin(), s.text.end());
-  if (r_.text.size() < 2) return;
-  LmModel model = length_model(*tm);
-  r_.text_scaling = length_view_scaling(s, *tm, s.scaled);
-  r_.scores = lm_eval_text(model, r_.text, r_.text_scaling, s.topk);
-  if (const std::string why = lm_logits_problem(model); !why.empty()) {
-    r_.refused.push_back("model " + length_model_label(*tm) + ": " + why);
-    r_.scores = {};
+    view_step();
+}
+
+void LengthLabRun::curve_step() {
+  const LengthLabSettings& s = r_.lab;
+  const Planned& p = plan_[static_cast<size_t>(next_)];
+  if (!curve_) {
+    curve_ = std::make_unique<Curve>(Curve{length_model(*p.model), nullptr});
+    curve_->run = std::make_unique<LmPositionsRun>(
+        curve_->model, data_->valid, s.span * p.model->config.context, s.windows, p.scaling);
+  }
+  curve_->run->step();
+  if (!curve_->run->done()) return;
+  ++next_;
+  windows_done_ += s.windows;
+  const std::unique_ptr<Curve> done_curve = std::move(curve_);
+  LengthCurve c;
+  c.id = p.model->id;
+  c.own = p.model->own;
+  c.step = p.model->step;
+  c.scaling = p.scaling;
+  c.context = p.model->config.context;
+  c.curve = done_curve->run->take();
+  if (const std::string why = lm_logits_problem(done_curve->model); !why.empty()) {
+    r_.refused.push_back("model " + length_model_label(*p.model) + ": " + why);
+    return;  // a saturated model's 0 bits/byte is not a curve
+  }
+  r_.curves.push_back(std::move(c));
+  r_.positions = r_.curves.front().curve.positions;
+}
+
+// The text, coloured by surprise, then the heads of the chosen model without and with the
+// scaling: one forward each.
+void LengthLabRun::view_step() {
+  const LengthLabSettings& s = r_.lab;
+  const LengthLabModel* tm = data_->find(s.model);
+  const int view = view_++;
+  if (view == 0) {
+    if (!tm || views_refused_) {
+      view_ = kViewSteps;
+      if (r_.curves.empty() && !tm && r_.refused.empty())
+        throw InputError("length lab: none of the shown models was found in the models folder; " +
+                         std::string("they ship with PosLab: reinstall it, or set "
+                                     "POSLAB_MODELS_DIR to a folder that has them"));
+      return;
+    }
+    r_.context = tm->config.context;
+    if (s.source == LengthTextSource::passage)
+      r_.text = length_passage(data_->valid, s.passage, s.span * tm->config.context + 1);
+    else
+      r_.text.assign(s.text.begin(), s.text.end());
+    if (r_.text.size() < 2) {
+      view_ = kViewSteps;
+      return;
+    }
+    view_model_ = std::make_unique<LmModel>(length_model(*tm));
+    r_.text_scaling = length_view_scaling(s, *tm, s.scaled);
+    r_.scores = lm_eval_text(*view_model_, r_.text, r_.text_scaling, s.topk);
+    if (const std::string why = lm_logits_problem(*view_model_); !why.empty()) {
+      r_.refused.push_back("model " + length_model_label(*tm) + ": " + why);
+      r_.scores = {};
+      view_ = kViewSteps;
+      view_model_.reset();
+      return;
+    }
+    r_.layer = std::min(s.layer, tm->config.layers - 1);
+    r_.head = std::min(s.head, tm->config.heads - 1);
+    const size_t n = std::min(r_.text.size(), static_cast<size_t>(s.heads_bytes));
+    head_text_.assign(r_.text.begin(), r_.text.begin() + static_cast<long>(n));
     return;
   }
-
-  r_.layer = std::min(s.layer, tm->config.layers - 1);
-  r_.head = std::min(s.head, tm->config.heads - 1);
-  const size_t n = std::min(r_.text.size(), static_cast<size_t>(s.heads_bytes));
-  const std::vector<uint8_t> head_text(r_.text.begin(), r_.text.begin() + static_cast<long>(n));
-  r_.heads_plain = lm_attention(model, head_text, tm->tuned, r_.layer, r_.head);
-  const LmScaling scaled = length_view_scaling(s, *tm, true);
-  if (tm->config.position == LmPosition::rope && !(scaled == tm->tuned)) {
-    r_.heads_scaled = lm_attention(model, head_text, scaled, r_.layer, r_.head);
-    r_.has_scaled_heads = true;
+  if (view == 1) {
+    r_.heads_plain = lm_attention(*view_model_, head_text_, tm->tuned, r_.layer, r_.head);
+  } else {
+    const LmScaling scaled = length_view_scaling(s, *tm, true);
+    if (tm->config.position == LmPosition::rope && !(scaled == tm->tuned)) {
+      r_.heads_scaled = lm_attention(*view_model_, head_text_, scaled, r_.layer, r_.head);
+      r_.has_scaled_heads = true;
+    }
   }
+  if (view_ == kViewSteps) view_model_.reset();
 }
 
 LengthLabResult length_lab_compute(const LengthLabSettings& s, const LengthLabData& data,

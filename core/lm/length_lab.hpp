@@ -175,8 +175,8 @@ std::string length_model_unusable(const LengthLabModel& m, int64_t valid_bytes,
 
 // length_lab_compute in steps, for a caller that must not block for the whole computation
 // (the app's jobs: the browser's frames run a few steps each): a curve (a model with one
-// scaling over every window) takes one step per batch of 8 windows, and the last step is
-// the text and the heads. Running every step gives length_lab_compute's result, number for
+// scaling over every window) takes one step per window, then the text and each heads view
+// take a step. Running every step gives length_lab_compute's result, number for
 // number. The run holds `data` by reference: keep it alive. The constructor validates;
 // step() throws what length_lab_compute throws.
 class LengthLabRun {
@@ -185,24 +185,32 @@ class LengthLabRun {
   ~LengthLabRun();
   LengthLabRun(const LengthLabRun&) = delete;
   LengthLabRun& operator=(const LengthLabRun&) = delete;
-  bool done() const { return next_ >= steps(); }
-  int steps() const { return static_cast<int>(plan_.size()) + 1; }  // curves, then the text
-  int steps_done() const { return next_; }                          // curves done (progress)
-  void step();
+  bool done() const { return view_ >= kViewSteps; }
+  // Progress in steps: each curve's windows, then the text view and the two heads views.
+  int64_t steps() const;
+  int64_t steps_done() const;
+  void step();  // one window of a curve, or one view (one forward each)
   LengthLabResult take() { return std::move(r_); }
 
  private:
+  static constexpr int kViewSteps = 3;  // the text scored, the heads plain, the heads scaled
   struct Planned {
     const LengthLabModel* model = nullptr;
     LmScaling scaling;
   };
+  void curve_step();
+  void view_step();
   const LengthLabData* data_;
   std::vector<Planned> plan_;
   LengthLabResult r_;
-  int next_ = 0;
+  int next_ = 0;                // the curve being measured (plan_.size(): the views)
+  int view_ = 0;                // views done
+  int64_t windows_done_ = 0;    // windows of the finished curves
   bool views_refused_ = false;  // the text and heads views are over the budget
   struct Curve;                 // the curve being measured (its model and its run)
   std::unique_ptr<Curve> curve_;
+  std::unique_ptr<LmModel> view_model_;  // the chosen model, between the view steps
+  std::vector<uint8_t> head_text_;
 };
 
 const PresetTable<LengthLabSettings>& length_preset_fields();

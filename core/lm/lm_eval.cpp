@@ -14,8 +14,8 @@
 namespace poslab::lm {
 
 LmPositionsRun::LmPositionsRun(LmModel& m, const std::vector<uint8_t>& text, int T, int windows,
-                               const LmScaling& s)
-    : m_(m), text_(text) {
+                               const LmScaling& s, int batch)
+    : m_(m), text_(text), batch_(std::clamp(batch, 1, kLmMeanGroup)) {
   if (T < 1) throw InputError("positions = " + std::to_string(T) + ": must be >= 1");
   c_.positions = T;
   c_.offsets = lm_window_offsets(static_cast<int64_t>(text.size()), T, windows);
@@ -25,21 +25,29 @@ LmPositionsRun::LmPositionsRun(LmModel& m, const std::vector<uint8_t>& text, int
 
 void LmPositionsRun::step() {
   if (done()) return;
-  const int chunk = 8;
   const int T = c_.positions;
-  const int B = static_cast<int>(std::min<size_t>(chunk, c_.offsets.size() - k0_));
+  const size_t n = c_.offsets.size();
+  // Never across a group's end, so a batch is a whole group or a part of one.
+  const size_t group_end = std::min(n, (k0_ / kLmMeanGroup + 1) * kLmMeanGroup);
+  const int B = static_cast<int>(std::min<size_t>(static_cast<size_t>(batch_), group_end - k0_));
   buf_.resize(static_cast<size_t>(B) * (T + 1));
   for (int b = 0; b < B; ++b)
     std::copy_n(text_.begin() + c_.offsets[k0_ + b], T + 1, buf_.begin() + int64_t{b} * (T + 1));
-  total_ += m_.forward(buf_.data(), B, T) * B;
+  m_.forward(buf_.data(), B, T);
   const float* l = m_.losses();
+  for (int64_t r = 0; r < int64_t{B} * T; ++r) group_ += static_cast<double>(l[r]);
   for (int b = 0; b < B; ++b)
     for (int t = 0; t < T; ++t)
       c_.mean_bits[static_cast<size_t>(t)] += static_cast<double>(l[int64_t{b} * T + t]);
   if (k0_ == 0)
     for (int t = 0; t < T; ++t)
       c_.one_bits.push_back(static_cast<double>(l[t]) / std::numbers::ln2);
-  k0_ += static_cast<size_t>(chunk);
+  k0_ += static_cast<size_t>(B);
+  if (k0_ == group_end) {  // the group's mean times its windows, as one batch of it gave
+    const double g = static_cast<double>(k0_ - (group_end - 1) / kLmMeanGroup * kLmMeanGroup);
+    total_ += group_ / (g * T) * g;
+    group_ = 0;
+  }
 }
 
 LmPositionCurve LmPositionsRun::take() {
@@ -51,7 +59,7 @@ LmPositionCurve LmPositionsRun::take() {
 
 LmPositionCurve lm_eval_positions(LmModel& m, const std::vector<uint8_t>& text, int T, int windows,
                                   const LmScaling& s) {
-  LmPositionsRun run(m, text, T, windows, s);
+  LmPositionsRun run(m, text, T, windows, s, kLmMeanGroup);
   while (!run.done()) run.step();
   return run.take();
 }

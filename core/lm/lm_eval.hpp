@@ -25,22 +25,31 @@ struct LmPositionCurve {
 // windows (threads over the windows). Throws InputError if the text is shorter than T + 1.
 LmPositionCurve lm_eval_positions(LmModel& m, const std::vector<uint8_t>& text, int T, int windows,
                                   const LmScaling& s);
-// lm_eval_positions one batch of (up to) 8 windows per step(), for a caller that steps it
-// (the app's jobs). Holds m and text by reference: keep them alive while it runs.
+// lm_eval_positions `batch` windows per step(), for a caller that steps it: the app's jobs
+// take one window per step, so a step in the browser's frame stays bounded (one forward of
+// T positions). The curve is the same to the last bit for any batch: a window's losses do
+// not depend on the windows beside it, every sum runs in window order, and mean_bpb sums
+// each group of kLmMeanGroup windows as one batch of that size always did. Holds m and
+// text by reference: keep them alive while it runs.
+inline constexpr int kLmMeanGroup = 8;
 class LmPositionsRun {
  public:
   LmPositionsRun(LmModel& m, const std::vector<uint8_t>& text, int T, int windows,
-                 const LmScaling& s);
+                 const LmScaling& s, int batch = 1);
   bool done() const { return k0_ >= c_.offsets.size(); }
+  int windows_done() const { return static_cast<int>(k0_); }
+  int windows() const { return static_cast<int>(c_.offsets.size()); }
   void step();
   LmPositionCurve take();  // once done
 
  private:
   LmModel& m_;
   const std::vector<uint8_t>& text_;
+  int batch_;
   LmPositionCurve c_;
   size_t k0_ = 0;
-  double total_ = 0;
+  double total_ = 0;  // sum over the finished groups of (group's mean nats x its windows)
+  double group_ = 0;  // nats of the current group's windows so far, in row order
   std::vector<uint8_t> buf_;
 };
 // The curve summarised at position p: the mean of positions [p - w, p) with w = max(1, L/8),

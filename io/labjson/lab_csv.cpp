@@ -118,13 +118,15 @@ std::string attention_lab_csv(const Json& j) {
   w.table("tokens");
   w.header({"index", "token", "position"});
   std::vector<std::string> labels;
+  // The trained source has no positions (its bytes sit at 0..n-1) and no logits table.
+  const bool positions = j.contains("positions");
   for (size_t t = 0; t < j["tokens"].size(); ++t) {
-    w.row({Json(t), j["tokens"][t], j["positions"][t]});
+    w.row({Json(t), j["tokens"][t], positions ? j["positions"][t] : Json(t)});
     labels.push_back(std::to_string(t) + ":" + j["tokens"][t].get<std::string>());
   }
   for (const auto& h : j["per_head"]) {
     const std::string n = " head " + h["head"].dump();
-    w.matrix("logits" + n, h["logits"], labels, labels, "query\\key");
+    if (h.contains("logits")) w.matrix("logits" + n, h["logits"], labels, labels, "query\\key");
     w.matrix("weights" + n, h["weights"], labels, labels, "query\\key");
     if (h.contains("bias")) w.matrix("bias" + n, h["bias"], labels, labels, "query\\key");
   }

@@ -123,6 +123,46 @@ TEST_CASE("kv session advance runs the scenario's steps and stops when cancelled
   CHECK(ses.step == 3);
 }
 
+TEST_CASE("kv session run: one slide or new token per step equals the whole scenario") {
+  for (KvScenario sc : {KvScenario::sliding, KvScenario::stitch}) {
+    INFO("scenario " << kv_scenario_name(sc));
+    KvLabSettings s;
+    s.scenario = sc;
+    s.steps = 4;
+    kv_lab_normalize(s);
+    const KvSession full = kv_run_scenario(s);
+    KvSessionRun run(s);
+    int n = 0;
+    for (; !run.done(); ++n) {
+      CHECK(run.steps_done() <= run.steps());
+      run.step();
+    }
+    // the start, the stitch (or nothing), each slide or new token: a unit each, of one step
+    // per piece of its full forwards and one for the rest
+    CHECK(n > 2 + s.steps);
+    const KvSession ses = run.take();
+    CHECK(ses.step == full.step);
+    CHECK(ses.stitched == full.stitched);
+    CHECK(ses.truth.logits == full.truth.logits);
+    CHECK(ses.truth_cache.layers.back().keys == full.truth_cache.layers.back().keys);
+    REQUIRE(ses.methods.size() == full.methods.size());
+    for (size_t m = 0; m < ses.methods.size(); ++m) {
+      REQUIRE(ses.methods[m].history.size() == full.methods[m].history.size());
+      CHECK(ses.methods[m].history.back().output_error ==
+            full.methods[m].history.back().output_error);
+      CHECK(ses.methods[m].history.back().logits_error ==
+            full.methods[m].history.back().logits_error);
+    }
+    // More steps of a session: kv_session_advance's.
+    KvSession more = kv_session_start(s);
+    kv_session_advance(more, 2);
+    KvSessionRun again(kv_session_start(s), 2);
+    while (!again.done()) again.step();
+    CHECK(again.take().methods[0].history.back().output_error ==
+          more.methods[0].history.back().output_error);
+  }
+}
+
 TEST_CASE("names: join and enum_from_name list the choices") {
   CHECK(join({"a", "b", "c"}) == "a, b, c");
   CHECK(join({"x"}, " | ") == "x");

@@ -193,19 +193,21 @@ TEST_CASE("length lab: run step by step (the browser build) equals the whole com
   s.scaled = true;
   const LengthLabResult whole = length_lab_compute(s, data);
   LengthLabRun run(s, data);
-  CHECK(run.steps() == 5);  // learned, rope, rope + yarn, alibi, then the text and heads
+  // learned, rope, rope + yarn, alibi: a step per window; then the text and the two heads
+  CHECK(run.steps() == 4 * 2 + 3);
   int frames = 0;
   while (!run.done()) {
     CHECK(run.steps_done() == frames);
     run.step();
     ++frames;
   }
-  CHECK(frames == 5);
+  CHECK(frames == 4 * 2 + 3);
   const LengthLabResult r = run.take();
   REQUIRE(r.curves.size() == whole.curves.size());
   for (size_t i = 0; i < r.curves.size(); ++i) {
     CHECK(r.curves[i].id == whole.curves[i].id);
     CHECK(r.curves[i].curve.mean_bits == whole.curves[i].curve.mean_bits);
+    CHECK(r.curves[i].curve.mean_bpb == whole.curves[i].curve.mean_bpb);
   }
   CHECK(r.positions == whole.positions);
   CHECK(r.scores.bits == whole.scores.bits);

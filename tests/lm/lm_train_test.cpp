@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/common/errors.hpp"
@@ -115,6 +116,38 @@ TEST_CASE("lm training resumed equals training unbroken", "[lm]") {
   nn::AdamWState oc;
   CHECK_FALSE(lm_train(c, oc, s, corpus, &stop, {}));
   CHECK(oc.step == 0);
+}
+
+TEST_CASE("lm positions curve: the same to the last bit for any windows per step", "[lm]") {
+  // The app's jobs step one window at a time (a bounded frame in the browser); poslab-cli
+  // evaluates 8 at once (threads over the windows). A window's losses do not depend on the
+  // windows beside it, and every sum keeps its order, so the curves are equal, not close.
+  for (LmPosition pos : {LmPosition::rope, LmPosition::learned}) {
+    INFO("position " << lm_position_name(pos));
+    LmModel m(tiny(pos));
+    m.init(5);
+    std::vector<uint8_t> text(700);
+    for (size_t i = 0; i < text.size(); ++i)
+      text[i] = static_cast<uint8_t>("the cat, a hat"[i % 14]);
+    const int T = 40, windows = 11;  // a full group of kLmMeanGroup windows and a part of one
+    const LmScaling sc{RopeScaling::yarn, 2.0};
+    const LmPositionCurve whole = lm_eval_positions(m, text, T, windows, sc);
+    for (const auto& [batch, steps] : {std::pair{1, 11}, {3, 4}, {8, 2}}) {
+      INFO("windows per step " << batch);
+      LmPositionsRun run(m, text, T, windows, sc, batch);
+      int n = 0;
+      for (; !run.done(); ++n) {
+        CHECK(run.windows_done() <= run.windows());
+        run.step();
+      }
+      CHECK(n == steps);
+      const LmPositionCurve c = run.take();
+      CHECK(c.offsets == whole.offsets);
+      CHECK(c.mean_bits == whole.mean_bits);
+      CHECK(c.one_bits == whole.one_bits);
+      CHECK(c.mean_bpb == whole.mean_bpb);
+    }
+  }
 }
 
 TEST_CASE("lm evaluations agree with the model's forward", "[lm]") {

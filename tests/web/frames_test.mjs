@@ -23,14 +23,17 @@ const CASES = [
   ['rope heavy', 'rope?dim=512&base=10000'],
   ['attention', 'attention'],
   ['attention heavy', 'attention?tokens=1024&dim=1024'],
+  // The lessons' heaviest links: the trained models' attention past L, the trained KV cache.
+  ['attention trained', 'attention?weights=trained&model=rope&demo=extrapolation&extrapolate=512&mean_heads=1&scale=log'],
   ['kv', 'kv'],
-  ['kv heavy', 'kv?layers=4&width=256&C=512&steps=500'],
+  ['kv heavy', 'kv?layers=4&width=256&C=512&steps=500', 5],
+  ['kv trained', 'kv?weights=trained&model=rope&scenario=stream&sinks=4'],
   ['arena', 'arena?seed=7'],
   ['dreams', 'dreams'],
   ['lessons', 'lessons?lesson=01-why-positions'],
   ['lesson 6 questions', 'lessons?lesson=06-long-context&view=quiz'],
   ['length', 'length'],
-  ['length heavy', 'length?span=8&windows=64'],
+  ['length heavy', 'length?span=8&windows=64', 40],
 ];
 
 // Frames until the page has settled: no job has steps left, the lab's numbers are there
@@ -70,6 +73,25 @@ async function measure(browser, base, name, preset, act) {
   await page.close();
 }
 
+// A run too long to wait for in a test (the KV lab's 500 slides of the largest model, the
+// length lab's 64 windows of every curve: minutes in the page): its frames while it
+// computes, until it has taken `steps` steps (its progress: slides, windows); then the job's
+// Cancel ends it, and the page is live at once.
+const untilSteps = (name, steps) => async (page) => {
+  let s = await status(page);
+  for (let t0 = Date.now(); Date.now() - t0 < CEILING_MS && !s.jobs; s = await status(page)) await nextFrames(page, 1);
+  let done = 0;
+  for (let t0 = Date.now(); Date.now() - t0 < CEILING_MS && done < steps && s.jobs; await nextFrames(page, 1)) {
+    s = await status(page);
+    for (const [d] of s.jobs_progress || []) done = Math.max(done, d);
+  }
+  report[`${name}_steps_seen`] = done;
+  if (s.jobs) await clickItem(page, (i) => i.label.endsWith('###cancel'), 'the job\'s Cancel button');
+  for (let t0 = Date.now(); Date.now() - t0 < CEILING_MS && s.jobs; s = await status(page)) await nextFrames(page, 1);
+  check(`${name}: ${steps} steps taken, then Cancel ends the run`, done >= steps && !s.jobs, `${done} steps`);
+  return s;
+};
+
 // The dream lab's "Train a world model" (its defaults: the tiny model, 64 episodes): it
 // collects its episodes and trains while the page draws, until 20 steps are done; then
 // Cancel ends it.
@@ -98,13 +120,20 @@ try {
   fs.mkdirSync(shotDir, { recursive: true });
   // Case names, comma-separated, to measure only those.
   const only = process.env.POSLAB_FRAMES_ONLY ? process.env.POSLAB_FRAMES_ONLY.split(',') : null;
-  for (const [name, preset] of CASES)
-    if (!only || only.includes(name)) await measure(browser, server.base, name, preset);
+  for (const [name, preset, steps] of CASES)
+    if (!only || only.includes(name)) await measure(browser, server.base, name, preset, steps && untilSteps(name, steps));
   if (!only || only.includes('dream training'))
     await measure(browser, server.base, 'dream training', 'dreams?train=1&play=0&strip=0&attn=0', dreamTraining);
 } finally {
   await browser.close();
   server.proc.kill();
 }
+// The table the closing note quotes: each case's longest frame, its frames and its time.
+console.log('case                 | longest frame (ms) | frames | seconds | preset');
+for (const [name, r] of Object.entries(report))
+  if (r && r.preset)
+    console.log(`${name.padEnd(20)} | ${String(r.longest_frame_ms).padStart(18)} | ${String(r.frames).padStart(6)} | ` +
+                `${r.seconds.toFixed(1).padStart(7)} | ${r.preset}`);
+console.log(`load average: ${fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').trim() : '?'}`);
 console.log('report ' + JSON.stringify(report));
 finish();
