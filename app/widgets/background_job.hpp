@@ -49,8 +49,9 @@ struct SteppedState {
 void register_stepped(const std::shared_ptr<SteppedState>& state);
 }  // namespace detail
 
-// In the browser build: runs steps of the running jobs, round robin, until `seconds` are
-// used or no job has a step to run; the frame calls it once. Returns whether a job still
+// In the browser build: runs steps of the running jobs, round robin, while a step as long as
+// the longest seen in this call still fits in `seconds` (the first step always runs), or
+// until no job has a step to run; the frame calls it once. Returns whether a job still
 // has steps (the frame rule then asks for the next frame). Does nothing on the desktop.
 bool pump_jobs(double seconds);
 // Whether a job run by the frames has steps left (never on the desktop: threads run them).
