@@ -59,10 +59,18 @@ std::string TrainView::draw(AppContext& ctx, bool& rope, bool autostart) {
              ctx.tr("dreams.train_tip_batch"));
   ImGui::EndDisabled();
   if (!busy) ImGui::SameLine();  // while it runs, its status line (Pause, Stop) has a line
-  const bool start = !busy && ImGui::Button(tr_id(ctx, "dreams.train_start").c_str());
-  {  // what a run of these settings costs here, said before it starts (a page is slower)
-    wm::DreamTrainSpec priced = spec_;
-    priced.preset = preset_ == 0 ? "tiny" : "paper";
+  wm::DreamTrainSpec priced = spec_;
+  priced.preset = preset_ == 0 ? "tiny" : "paper";
+  // In the page a training stage runs inside a frame: only runs whose stages fit one start.
+  const bool fits = !kJobsInline || wm::dream_train_fits_frames(priced);
+  ImGui::BeginDisabled(!fits);
+  bool start = !busy && ImGui::Button(tr_id(ctx, "dreams.train_start").c_str());
+  ImGui::EndDisabled();
+  if (!fits) {
+    start = false;
+    autostart = false;
+    wrapped_text(ctx.tr("dreams.train_too_big_for_page"));
+  } else {  // what a run of these settings costs here, said before it starts (a page is slower)
     const double secs = wm::dream_train_cost(priced).seconds();
     const std::string time = secs < 90     ? num_text("%.0f s", secs)
                              : secs < 5400 ? num_text("%.0f min", secs / 60)

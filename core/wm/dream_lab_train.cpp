@@ -166,6 +166,21 @@ DreamTrainCost dream_train_cost(const DreamTrainSpec& s) {
   return cost;
 }
 
+double dream_train_stage_macs(const DreamTrainSpec& s) {
+  const WmConfig c = wm_preset(s.preset, s.position);
+  WmDataParams data;
+  data.batch = s.batch;
+  // The heaviest stage: a temporal block's attention half, backward (twice its forward).
+  const double T = wm_long_steps(data, c), B = s.batch, E = c.embed, N = kShips;
+  return 2 * (B * T * 2 * N * 4 * E * E + B * N * (2 * T) * (2 * T) * E);
+}
+
+bool dream_train_fits_frames(const DreamTrainSpec& s) {
+  DreamTrainSpec base;  // the defaults: tiny, batch 4
+  base.position = s.position;
+  return dream_train_stage_macs(s) <= 2 * dream_train_stage_macs(base);
+}
+
 namespace {
 // 'text' for a POSIX shell.
 std::string dream_train_quote(const std::string& text) {

@@ -101,6 +101,13 @@ struct DreamTrainCost {
   double seconds() const;  // collect_s + macs at kDreamTrainMacsPerSecond
 };
 DreamTrainCost dream_train_cost(const DreamTrainSpec& s);
+// Multiply-adds of the largest stage of an optimiser step (the backward pass of a temporal
+// half-block over the long windows): what one frame of the page runs at most.
+double dream_train_stage_macs(const DreamTrainSpec& s);
+// Whether a stage fits a frame of the page (no frame over 250 ms): a stage at most twice the
+// default's (the tiny model at batch 4; so the tiny model up to batch 8). The page trains
+// only such runs; larger ones are for the desktop app or `poslab-cli wm train-lab`.
+bool dream_train_fits_frames(const DreamTrainSpec& s);
 // Wall-time speeds measured on the shared 2-core machine while busy (load average 12-16), one
 // thread (docs/web.md, "Training in the page"): the native build (AVX2 kernels, `poslab-cli
 // wm train-lab`) and the page (WebAssembly in headless Chromium, training in its frames' job

@@ -11,6 +11,7 @@
 #include "core/nn/adamw.hpp"
 #include "core/wm/baselines.hpp"
 #include "core/wm/data.hpp"
+#include "core/wm/dream_lab_train.hpp"
 #include "core/wm/eval.hpp"
 #include "core/wm/train.hpp"
 
@@ -536,4 +537,23 @@ TEST_CASE("training steps are bounded stages whose weights equal whole passes bi
     CHECK(oa.m == oref.m);
     CHECK(oa.v == oref.v);
   }
+}
+
+// The page trains only runs whose largest stage fits a frame (issue 37): the defaults do,
+// a larger batch grows the stage, and past twice the default's the page says no.
+TEST_CASE("a training stage that fits a frame of the page: the defaults, not batch 32",
+          "[wm-train]") {
+  wm::DreamTrainSpec s;
+  CHECK(wm::dream_train_fits_frames(s));
+  const double base = wm::dream_train_stage_macs(s);
+  s.batch = 8;
+  CHECK(wm::dream_train_stage_macs(s) == Approx(2 * base));
+  CHECK(wm::dream_train_fits_frames(s));
+  s.batch = 32;
+  CHECK_FALSE(wm::dream_train_fits_frames(s));
+  s.batch = 4;
+  s.preset = "paper";
+  CHECK(wm::dream_train_stage_macs(s) > base);
+  s.batch = 32;
+  CHECK_FALSE(wm::dream_train_fits_frames(s));
 }
