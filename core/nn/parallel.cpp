@@ -1,0 +1,205 @@
+// The thread pool behind nn::parallel_for (parallel.hpp): workers started once and kept, which
+// wait for a call's chunks by spinning briefly (the layers of a training step call back to
+// back) and then sleeping. The caller runs chunks itself and takes any chunk no worker has
+// started, so a busy machine where the workers are slow to wake costs little against one
+// thread. Which thread runs a chunk never changes a result: the chunks are fixed.
+#include "core/nn/parallel.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace poslab::nn::detail {
+namespace {
+
+// True on a pool worker and on a caller while its call runs: a nested call runs inline.
+thread_local bool tl_in_parallel = false;
+
+struct ChunkJob {
+  int t = 0;
+  int64_t n = 0, chunk = 0;
+  ChunkFn fn = nullptr;
+  void* ctx = nullptr;
+};
+
+void run_chunk(const ChunkJob& j, int i) {
+  const int64_t b = i * j.chunk, e = std::min(j.n, b + j.chunk);
+  if (b < e) j.fn(j.ctx, b, e);
+}
+
+// The old way, for a call while another thread holds the pool: one thread per chunk.
+void run_on_new_threads(const ChunkJob& j) {
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(j.t - 1));
+  std::exception_ptr error;
+  std::mutex error_mu;
+  auto guarded = [&](int i) {
+    try {
+      run_chunk(j, i);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mu);
+      if (!error) error = std::current_exception();
+    }
+  };
+  for (int i = 1; i < j.t; ++i) {
+    try {
+      threads.emplace_back([&guarded, i] {
+        tl_in_parallel = true;
+        guarded(i);
+      });
+    } catch (const std::system_error& err) {
+      for (auto& th : threads) th.join();
+      throw Error("could not start thread " + std::to_string(i + 1) + " of " +
+                  std::to_string(j.t) + " (" + err.what() + "); use fewer --threads");
+    }
+  }
+  guarded(0);
+  for (auto& th : threads) th.join();
+  if (error) std::rethrow_exception(error);
+}
+
+class ThreadPool {
+ public:
+  ThreadPool() = default;
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+  ~ThreadPool() {
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& th : workers_) th.join();
+  }
+
+  // One caller at a time (call_mu_); false when another thread holds the pool.
+  bool try_run(const ChunkJob& j) {
+    std::unique_lock<std::mutex> call(call_mu_, std::try_to_lock);
+    if (!call.owns_lock()) return false;
+    grow(j.t - 1);
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      job_ = j;
+      error_ = nullptr;
+      next_.store(1, std::memory_order_relaxed);
+      done_.store(0, std::memory_order_relaxed);
+      gen_.fetch_add(1, std::memory_order_release);
+    }
+    wake_.notify_all();
+    take_chunks(j, 0);
+    // Wait until every chunk is done and no worker still looks at this job (decided under
+    // mu_, where workers take a job: none can take this one after it returned).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+    while (!finished(j.t) && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_.wait(lock, [&] { return finished(j.t); });
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+    return true;
+  }
+
+ private:
+  bool finished(int t) const {
+    return done_.load(std::memory_order_acquire) == t && active_.load(std::memory_order_acquire) == 0;
+  }
+
+  void grow(int want) {
+    while (static_cast<int>(workers_.size()) < want) {
+      try {
+        workers_.emplace_back([this] { worker(); });
+      } catch (const std::system_error& err) {
+        throw Error("could not start thread " + std::to_string(workers_.size() + 2) + " of " +
+                    std::to_string(want + 1) + " (" + err.what() + "); use fewer --threads");
+      }
+    }
+  }
+
+  // Runs `first` (or none when < 0), then claims chunks until none is left.
+  void take_chunks(const ChunkJob& j, int first) {
+    for (int i = first; i < j.t; i = next_.fetch_add(1, std::memory_order_relaxed)) {
+      if (i >= 0) {
+        try {
+          run_chunk(j, i);
+        } catch (...) {
+          const std::lock_guard<std::mutex> lock(mu_);
+          if (!error_) error_ = std::current_exception();
+        }
+        if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == j.t) notify_idle();
+      }
+    }
+  }
+
+  void notify_idle() {
+    const std::lock_guard<std::mutex> lock(mu_);
+    idle_.notify_all();
+  }
+
+  void worker() {
+    tl_in_parallel = true;
+    uint64_t seen = 0;
+    for (;;) {
+      // Spin a little first: the next call of a training step usually comes within microseconds.
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+      while (gen_.load(std::memory_order_acquire) == seen &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      ChunkJob j;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        wake_.wait(lock, [&] { return stop_ || gen_.load(std::memory_order_relaxed) != seen; });
+        if (stop_) return;
+        seen = gen_.load(std::memory_order_relaxed);
+        // A job whose chunks are all done may have returned already: leave it alone.
+        if (done_.load(std::memory_order_acquire) >= job_.t) continue;
+        j = job_;
+        active_.fetch_add(1, std::memory_order_relaxed);
+      }
+      take_chunks(j, -1);
+      {
+        const std::lock_guard<std::mutex> lock(mu_);
+        active_.fetch_sub(1, std::memory_order_release);
+        idle_.notify_all();
+      }
+    }
+  }
+
+  std::mutex call_mu_;  // held by the caller whose job runs
+  std::mutex mu_;       // guards job_, error_, stop_ and the sleeping
+  std::condition_variable wake_, idle_;
+  std::vector<std::thread> workers_;
+  ChunkJob job_;
+  std::exception_ptr error_;
+  bool stop_ = false;
+  std::atomic<uint64_t> gen_{0};  // bumped for every job
+  std::atomic<int> next_{0};      // next chunk index to claim
+  std::atomic<int> done_{0};      // chunks finished
+  std::atomic<int> active_{0};    // workers that took the current job and are not done with it
+};
+
+ThreadPool& pool() {
+  static ThreadPool p;
+  return p;
+}
+
+}  // namespace
+
+void parallel_run(int t, int64_t n, int64_t chunk, ChunkFn fn, void* ctx) {
+  const ChunkJob j{t, n, chunk, fn, ctx};
+  if (tl_in_parallel) {  // nested: this thread runs every chunk, in order
+    for (int i = 0; i < t; ++i) run_chunk(j, i);
+    return;
+  }
+  struct Mark {
+    Mark() { tl_in_parallel = true; }
+    ~Mark() { tl_in_parallel = false; }
+    Mark(const Mark&) = delete;
+    Mark& operator=(const Mark&) = delete;
+  } mark;
+  if (!pool().try_run(j)) run_on_new_threads(j);
+}
+
+}  // namespace poslab::nn::detail
