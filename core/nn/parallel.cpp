@@ -54,8 +54,8 @@ void run_on_new_threads(const ChunkJob& j) {
       });
     } catch (const std::system_error& err) {
       for (auto& th : threads) th.join();
-      throw Error("could not start thread " + std::to_string(i + 1) + " of " +
-                  std::to_string(j.t) + " (" + err.what() + "); use fewer --threads");
+      throw Error("could not start thread " + std::to_string(i + 1) + " of " + std::to_string(j.t) +
+                  " (" + err.what() + "); use fewer --threads");
     }
   }
   guarded(0);
@@ -104,7 +104,8 @@ class ThreadPool {
 
  private:
   bool finished(int t) const {
-    return done_.load(std::memory_order_acquire) == t && active_.load(std::memory_order_acquire) == 0;
+    return done_.load(std::memory_order_acquire) == t &&
+           active_.load(std::memory_order_acquire) == 0;
   }
 
   void grow(int want) {

@@ -64,8 +64,7 @@ void parallel_for(int threads, int64_t n, Fn&& fn, int64_t min_per_thread = 1) {
   }
   using F = std::remove_reference_t<Fn>;
   detail::parallel_run(
-      t, n, (n + t - 1) / t,
-      [](void* ctx, int64_t b, int64_t e) { (*static_cast<F*>(ctx))(b, e); },
+      t, n, (n + t - 1) / t, [](void* ctx, int64_t b, int64_t e) { (*static_cast<F*>(ctx))(b, e); },
       const_cast<void*>(static_cast<const void*>(&fn)));
 }
 

@@ -13,6 +13,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/random.hpp"
+#include "core/nn/attention.hpp"
 #include "core/nn/blocks.hpp"
 #include "core/nn/layers.hpp"
 #include "core/nn/parallel.hpp"
@@ -203,10 +204,9 @@ struct WorldModelT<S>::Impl {
   // residual stream: xs[l] is the input of block l, xs[L] the output of the last
   std::vector<std::vector<S>> xs;  // L+1 of (M, E)
   struct Layer {
-    std::vector<S> ln1, m1, r1;     // (M, E), (M), (M)
-    std::vector<S> qkv;             // (M, 3E), q and k rotated (RoPE variant, temporal)
-    std::vector<S> att;             // (M, E) attention output before the projection
-    std::vector<S> probs;           // temporal (B*N, H, 2T, 2T); spatial (B*T*2, H, N, N)
+    // ln1, qkv (q and k rotated: RoPE variant, temporal), probs: temporal (B*N, H, 2T, 2T),
+    // spatial (B*T*2, H, N, N)
+    AttnActs<S> attn;
     std::vector<S> xmid;            // (M, E) after the attention residual
     MlpActs<S> mlp;                 // ln2 (M, E), fc1 and GELU (M, 4E) of the MLP half
     std::vector<S> rb_pre, rb_act;  // spatial: (Mp, 64)
@@ -226,7 +226,8 @@ struct WorldModelT<S>::Impl {
   // loss gradients, computed with the loss
   std::vector<S> dlogits, dspred, drel;
   // backward scratch, kept between calls (allocating it each step costs page faults)
-  std::vector<S> dU, dV, dzs, dza, dz, dx, dln, datt, dqkv, drb, dh, dpre;
+  std::vector<S> dU, dV, dzs, dza, dz, dx, drb, dh, dpre;
+  AttnScratch<S> attn;
   MlpScratch<S> mlp;
   std::vector<S> dsenc, daenc, dhead;
   WmLoss loss;
@@ -288,7 +289,7 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
   Impl& I = *impl_;
   const WmOffsets& o = I.off;
   const WmConfig& c = config_;
-  const int E = c.embed, H = c.heads, D = wm_head_dim(c), Ltot = c.layers, R = kRelRank;
+  const int E = c.embed, H = c.heads, Ltot = c.layers, R = kRelRank;
   const int B = batch.batch, T = batch.steps;
   const int nt = resolve_threads(I.threads);
   const S* P = this->params.data();
@@ -349,54 +350,53 @@ WmLoss WorldModelT<S>::forward(const WmBatch& batch) {
     auto& Y = I.layers[l];
     const auto& ob = o.blocks[l];
     const S* x = I.xs[l].data();
-    Y.ln1.resize(M * E), Y.m1.resize(M), Y.r1.resize(M);
-    Y.qkv.resize(M * 3 * E), Y.att.resize(M * E), Y.xmid.resize(M * E);
-    layernorm_forward(Y.ln1.data(), Y.m1.data(), Y.r1.data(), x, P + ob.ln1_w, P + ob.ln1_b, M, E,
-                      static_cast<S>(kLayerNormEps), nt);
-    linear_forward(Y.qkv.data(), Y.ln1.data(), P + ob.qkv_w, P + ob.qkv_b, M, E, 3 * E, nt);
+    Y.xmid.resize(M * E);
     if (wm_is_temporal(l)) {
       const int Lq = 2 * T;
-      if (c.position == WmPosition::rope) {
-        parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-          // q at column 0, k at column E, each H heads of D
-          rope_forward(Y.qkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
-                       I.rope_sn.data(), I.pos.data() + r0);
-          rope_forward(Y.qkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
-                       I.rope_sn.data(), I.pos.data() + r0);
-        });
-      }
-      Y.probs.resize(int64_t{B} * kShips * H * Lq * Lq);
-      parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
-        for (int64_t g = g0; g < g1; ++g) {
-          const int64_t b = g / kShips, n = g % kShips;
-          const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
-          attention_forward(Y.att.data(), Y.probs.data() + g * H * Lq * Lq, Y.qkv.data(), E, H, grp,
-                            true, static_cast<const uint8_t*>(nullptr),
-                            static_cast<const S*>(nullptr));
-        }
-      });
+      const AttnRope<S> rope = c.position == WmPosition::rope
+                                   ? AttnRope<S>{I.rope_cs.data(), I.rope_sn.data(), I.pos.data()}
+                                   : AttnRope<S>{};
+      attn_forward(
+          Y.xmid.data(), Y.attn, x, P, ob.attn, M, E, H, static_cast<S>(kLayerNormEps), rope,
+          [&](AttnActs<S>& a) {
+            a.probs.resize(int64_t{B} * kShips * H * Lq * Lq);
+            parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
+              for (int64_t g = g0; g < g1; ++g) {
+                const int64_t b = g / kShips, n = g % kShips;
+                const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
+                attention_forward(a.att.data(), a.probs.data() + g * H * Lq * Lq, a.qkv.data(), E,
+                                  H, grp, true, static_cast<const uint8_t*>(nullptr),
+                                  static_cast<const S*>(nullptr));
+              }
+            });
+          },
+          nt);
     } else {
-      // relational bias (Mp, H) from the features of each step
-      Y.rb_pre.resize(Mp * kRelBiasHidden), Y.rb_act.resize(Mp * kRelBiasHidden);
-      Y.rb.resize(Mp * H);
-      linear_forward(Y.rb_pre.data(), I.rel.data(), P + ob.rb1_w, P + ob.rb1_b, Mp, kRelDim,
-                     kRelBiasHidden, nt);
-      silu_forward(Y.rb_act.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
-      linear_forward(Y.rb.data(), Y.rb_act.data(), P + ob.rb2_w, P + ob.rb2_b, Mp, kRelBiasHidden,
-                     H, nt);
-      Y.probs.resize(int64_t{B} * T * 2 * H * kShips * kShips);
-      parallel_for(nt, int64_t{B} * T * 2, [&](int64_t g0, int64_t g1) {
-        for (int64_t g = g0; g < g1; ++g) {
-          const int64_t st = g / 2;  // (b, t)
-          const AttnGroup grp{g * kShips, 1, kShips};
-          attention_forward(Y.att.data(), Y.probs.data() + g * H * kShips * kShips, Y.qkv.data(), E,
-                            H, grp, false, &I.alive[st * kShips],
-                            Y.rb.data() + st * kShips * kShips * H);
-        }
-      });
+      attn_forward(
+          Y.xmid.data(), Y.attn, x, P, ob.attn, M, E, H, static_cast<S>(kLayerNormEps),
+          AttnRope<S>{},
+          [&](AttnActs<S>& a) {
+            // relational bias (Mp, H) from the features of each step
+            Y.rb_pre.resize(Mp * kRelBiasHidden), Y.rb_act.resize(Mp * kRelBiasHidden);
+            Y.rb.resize(Mp * H);
+            linear_forward(Y.rb_pre.data(), I.rel.data(), P + ob.rb1_w, P + ob.rb1_b, Mp, kRelDim,
+                           kRelBiasHidden, nt);
+            silu_forward(Y.rb_act.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
+            linear_forward(Y.rb.data(), Y.rb_act.data(), P + ob.rb2_w, P + ob.rb2_b, Mp,
+                           kRelBiasHidden, H, nt);
+            a.probs.resize(int64_t{B} * T * 2 * H * kShips * kShips);
+            parallel_for(nt, int64_t{B} * T * 2, [&](int64_t g0, int64_t g1) {
+              for (int64_t g = g0; g < g1; ++g) {
+                const int64_t st = g / 2;  // (b, t)
+                const AttnGroup grp{g * kShips, 1, kShips};
+                attention_forward(a.att.data(), a.probs.data() + g * H * kShips * kShips,
+                                  a.qkv.data(), E, H, grp, false, &I.alive[st * kShips],
+                                  Y.rb.data() + st * kShips * kShips * H);
+              }
+            });
+          },
+          nt);
     }
-    linear_forward(Y.xmid.data(), Y.att.data(), P + ob.proj_w, P + ob.proj_b, M, E, E, nt);
-    for (int64_t i = 0; i < M * E; ++i) Y.xmid[i] += x[i];
     mlp_forward(I.xs[l + 1].data(), Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, 4 * E,
                 static_cast<S>(kLayerNormEps), nt);
   }
@@ -516,7 +516,7 @@ void WorldModelT<S>::backward() {
   if (!I.have_forward) throw InputError("world model: backward() needs a forward() first");
   const WmOffsets& o = I.off;
   const WmConfig& c = config_;
-  const int E = c.embed, H = c.heads, D = wm_head_dim(c), Ltot = c.layers, R = kRelRank;
+  const int E = c.embed, H = c.heads, Ltot = c.layers, R = kRelRank;
   const int B = I.B, T = I.T;
   const int64_t M = I.M, Ms = I.Ms, Mp = I.Mp;
   const int nt = resolve_threads(I.threads);
@@ -569,63 +569,57 @@ void WorldModelT<S>::backward() {
                      I.rf.data(), P + o.lnf_w, M, E, nt);
 
   // 3'. blocks in reverse; dx is the gradient of the block's output, then of its input
-  std::vector<S>&dln = I.dln, &datt = I.datt, &dqkv = I.dqkv;
-  dln.resize(M * E), datt.resize(M * E);
-  dqkv.resize(M * 3 * E);
   for (int l = Ltot - 1; l >= 0; --l) {
     auto& Y = I.layers[l];
     const auto& ob = o.blocks[l];
     // MLP half: xo = xmid + fc2(gelu(fc1(ln2(xmid))))
     mlp_backward(dx.data(), G, I.mlp, Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, 4 * E, nt);
     // attention half: xmid = x + proj(attn(qkv(ln1(x))))
-    std::fill(datt.begin(), datt.end(), S(0));
-    std::fill(dqkv.begin(), dqkv.end(), S(0));
-    std::fill(dln.begin(), dln.end(), S(0));
-    linear_backward(datt.data(), G + ob.proj_w, G + ob.proj_b, dx.data(), Y.att.data(),
-                    P + ob.proj_w, M, E, E, nt);
     if (wm_is_temporal(l)) {
       const int Lq = 2 * T;
-      parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
-        for (int64_t g = g0; g < g1; ++g) {
-          const int64_t b = g / kShips, n = g % kShips;
-          const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
-          attention_backward(dqkv.data(), static_cast<S*>(nullptr), datt.data(),
-                             Y.probs.data() + g * H * Lq * Lq, Y.qkv.data(), E, H, grp);
-        }
-      });
-      if (c.position == WmPosition::rope) {
-        parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-          rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
-                        I.rope_sn.data(), I.pos.data() + r0);
-          rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
-                        I.rope_sn.data(), I.pos.data() + r0);
-        });
-      }
-    } else {
-      std::vector<S>& drb = I.drb;
-      drb.assign(Mp * H, S(0));
-      // the S and A groups of one step share a bias block: one thread handles both
-      parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
-        for (int64_t st = s0; st < s1; ++st)
-          for (int64_t g = 2 * st; g < 2 * st + 2; ++g) {
-            const AttnGroup grp{g * kShips, 1, kShips};
-            attention_backward(dqkv.data(), drb.data() + st * kShips * kShips * H, datt.data(),
-                               Y.probs.data() + g * H * kShips * kShips, Y.qkv.data(), E, H, grp);
-          }
-      });
-      std::vector<S>&dh = I.dh, &dpre = I.dpre;
-      dh.assign(Mp * kRelBiasHidden, S(0));
-      dpre.assign(Mp * kRelBiasHidden, S(0));
-      linear_backward(dh.data(), G + ob.rb2_w, G + ob.rb2_b, drb.data(), Y.rb_act.data(),
-                      P + ob.rb2_w, Mp, kRelBiasHidden, H, nt);
-      silu_backward(dpre.data(), dh.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
-      linear_backward(static_cast<S*>(nullptr), G + ob.rb1_w, G + ob.rb1_b, dpre.data(),
-                      I.rel.data(), P + ob.rb1_w, Mp, kRelDim, kRelBiasHidden, nt);
+      const AttnRope<S> rope = c.position == WmPosition::rope
+                                   ? AttnRope<S>{I.rope_cs.data(), I.rope_sn.data(), I.pos.data()}
+                                   : AttnRope<S>{};
+      attn_backward(
+          dx.data(), G, I.attn, Y.attn, I.xs[l].data(), P, ob.attn, M, E, H, rope,
+          [&](S* dqkv, const S* datt, const AttnActs<S>& a) {
+            parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
+              for (int64_t g = g0; g < g1; ++g) {
+                const int64_t b = g / kShips, n = g % kShips;
+                const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
+                attention_backward(dqkv, static_cast<S*>(nullptr), datt,
+                                   a.probs.data() + g * H * Lq * Lq, a.qkv.data(), E, H, grp);
+              }
+            });
+          },
+          nt);
+      continue;
     }
-    linear_backward(dln.data(), G + ob.qkv_w, G + ob.qkv_b, dqkv.data(), Y.ln1.data(), P + ob.qkv_w,
-                    M, E, 3 * E, nt);
-    layernorm_backward(dx.data(), G + ob.ln1_w, G + ob.ln1_b, dln.data(), I.xs[l].data(),
-                       Y.m1.data(), Y.r1.data(), P + ob.ln1_w, M, E, nt);
+    attn_backward(
+        dx.data(), G, I.attn, Y.attn, I.xs[l].data(), P, ob.attn, M, E, H, AttnRope<S>{},
+        [&](S* dqkv, const S* datt, const AttnActs<S>& a) {
+          std::vector<S>& drb = I.drb;
+          drb.assign(Mp * H, S(0));
+          // the S and A groups of one step share a bias block: one thread handles both
+          parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
+            for (int64_t st = s0; st < s1; ++st)
+              for (int64_t g = 2 * st; g < 2 * st + 2; ++g) {
+                const AttnGroup grp{g * kShips, 1, kShips};
+                attention_backward(dqkv, drb.data() + st * kShips * kShips * H, datt,
+                                   a.probs.data() + g * H * kShips * kShips, a.qkv.data(), E, H,
+                                   grp);
+              }
+          });
+          std::vector<S>&dh = I.dh, &dpre = I.dpre;
+          dh.assign(Mp * kRelBiasHidden, S(0));
+          dpre.assign(Mp * kRelBiasHidden, S(0));
+          linear_backward(dh.data(), G + ob.rb2_w, G + ob.rb2_b, drb.data(), Y.rb_act.data(),
+                          P + ob.rb2_w, Mp, kRelBiasHidden, H, nt);
+          silu_backward(dpre.data(), dh.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
+          linear_backward(static_cast<S*>(nullptr), G + ob.rb1_w, G + ob.rb1_b, dpre.data(),
+                          I.rel.data(), P + ob.rb1_w, Mp, kRelDim, kRelBiasHidden, nt);
+        },
+        nt);
   }
 
   // 2'. embeddings and encoders
