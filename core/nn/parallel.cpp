@@ -68,14 +68,7 @@ class ThreadPool {
   ThreadPool() = default;
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
-  ~ThreadPool() {
-    {
-      const std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    for (auto& th : workers_) th.join();
-  }
+  ~ThreadPool() = delete;  // see pool()
 
   // One caller at a time (call_mu_); false when another thread holds the pool.
   bool try_run(const ChunkJob& j) {
@@ -151,8 +144,7 @@ class ThreadPool {
       ChunkJob j;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        wake_.wait(lock, [&] { return stop_ || gen_.load(std::memory_order_relaxed) != seen; });
-        if (stop_) return;
+        wake_.wait(lock, [&] { return gen_.load(std::memory_order_relaxed) != seen; });
         seen = gen_.load(std::memory_order_relaxed);
         // A job whose chunks are all done may have returned already: leave it alone.
         if (done_.load(std::memory_order_acquire) >= job_.t) continue;
@@ -169,21 +161,22 @@ class ThreadPool {
   }
 
   std::mutex call_mu_;  // held by the caller whose job runs
-  std::mutex mu_;       // guards job_, error_, stop_ and the sleeping
+  std::mutex mu_;       // guards job_, error_ and the sleeping
   std::condition_variable wake_, idle_;
   std::vector<std::thread> workers_;
   ChunkJob job_;
   std::exception_ptr error_;
-  bool stop_ = false;
   std::atomic<uint64_t> gen_{0};  // bumped for every job
   std::atomic<int> next_{0};      // next chunk index to claim
   std::atomic<int> done_{0};      // chunks finished
   std::atomic<int> active_{0};    // workers that took the current job and are not done with it
 };
 
+// Never destroyed: a thread still calling parallel_for at exit must not find it gone (the
+// order of static destructors is not defined); its workers sleep and end with the process.
 ThreadPool& pool() {
-  static ThreadPool p;
-  return p;
+  static ThreadPool* const p = new ThreadPool;
+  return *p;
 }
 
 }  // namespace
