@@ -73,34 +73,36 @@ class ThreadPool {
   // One caller at a time (call_mu_); false when another thread holds the pool.
   bool try_run(const ChunkJob& j) {
     std::unique_lock<std::mutex> call(call_mu_, std::try_to_lock);
-    if (!call.owns_lock()) return false;
+    if (!call.owns_lock() || j.t > 0xffff) return false;  // next_ holds 16-bit chunk counts
     grow(j.t - 1);
+    // No thread reads job_ now: every chunk of the last job is done, and a chunk is claimed
+    // (next_) before job_ is read. Storing next_ publishes job_ to the claimers.
+    job_ = j;
+    error_ = nullptr;
+    done_.store(0, std::memory_order_relaxed);
+    uint64_t g = (gen_.load(std::memory_order_relaxed) + 1) & 0xffffffffu;
+    if (g == 0) g = 1;  // 0 is what a worker that never ran has seen
+    next_.store(g << 32 | static_cast<uint64_t>(j.t) << 16 | 1u, std::memory_order_release);
     {
       const std::lock_guard<std::mutex> lock(mu_);
-      job_ = j;
-      error_ = nullptr;
-      next_.store(1, std::memory_order_relaxed);
-      done_.store(0, std::memory_order_relaxed);
-      gen_.fetch_add(1, std::memory_order_release);
+      gen_.store(g, std::memory_order_release);
     }
     wake_.notify_all();
-    take_chunks(j, 0);
-    // Wait until every chunk is done and no worker still looks at this job (decided under
-    // mu_, where workers take a job: none can take this one after it returned).
+    run_counted(0);
+    for (int i = 0; claim(g, &i);) run_counted(i);
+    // Chunks claimed by workers may still run: spin briefly, then sleep until the last ends.
     const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
-    while (!finished(j.t) && std::chrono::steady_clock::now() < until) std::this_thread::yield();
-    std::unique_lock<std::mutex> lock(mu_);
-    idle_.wait(lock, [&] { return finished(j.t); });
+    while (done_.load(std::memory_order_acquire) < j.t && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      idle_.wait(lock, [&] { return done_.load(std::memory_order_acquire) >= j.t; });
+    }
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
     return true;
   }
 
  private:
-  bool finished(int t) const {
-    return done_.load(std::memory_order_acquire) == t &&
-           active_.load(std::memory_order_acquire) == 0;
-  }
-
   void grow(int want) {
     while (static_cast<int>(workers_.size()) < want) {
       try {
@@ -112,24 +114,34 @@ class ThreadPool {
     }
   }
 
-  // Runs `first` (or none when < 0), then claims chunks until none is left.
-  void take_chunks(const ChunkJob& j, int first) {
-    for (int i = first; i < j.t; i = next_.fetch_add(1, std::memory_order_relaxed)) {
-      if (i >= 0) {
-        try {
-          run_chunk(j, i);
-        } catch (...) {
-          const std::lock_guard<std::mutex> lock(mu_);
-          if (!error_) error_ = std::current_exception();
-        }
-        if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == j.t) notify_idle();
+  // Claims the next chunk of job generation g into *i; false when g is not the current job
+  // or all of its chunks are taken. next_ packs (generation, chunk count, next chunk).
+  bool claim(uint64_t g, int* i) {
+    uint64_t v = next_.load(std::memory_order_acquire);
+    for (;;) {
+      const int t = static_cast<int>((v >> 16) & 0xffffu), k = static_cast<int>(v & 0xffffu);
+      if ((v >> 32) != g || k >= t) return false;
+      if (next_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
+        *i = k;
+        return true;
       }
     }
   }
 
-  void notify_idle() {
-    const std::lock_guard<std::mutex> lock(mu_);
-    idle_.notify_all();
+  // Runs claimed chunk i of job_ and counts it done (waking the caller after the last).
+  void run_counted(int i) {
+    try {
+      run_chunk(job_, i);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    const int t = job_.t;  // read before the count: after it the caller may start a new job
+    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == t) {
+      const std::lock_guard<std::mutex> lock(mu_);
+      idle_.notify_all();
+    }
   }
 
   void worker() {
@@ -141,35 +153,25 @@ class ThreadPool {
       while (gen_.load(std::memory_order_acquire) == seen &&
              std::chrono::steady_clock::now() < until)
         std::this_thread::yield();
-      ChunkJob j;
-      {
+      if (gen_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lock(mu_);
         wake_.wait(lock, [&] { return gen_.load(std::memory_order_relaxed) != seen; });
-        seen = gen_.load(std::memory_order_relaxed);
-        // A job whose chunks are all done may have returned already: leave it alone.
-        if (done_.load(std::memory_order_acquire) >= job_.t) continue;
-        j = job_;
-        active_.fetch_add(1, std::memory_order_relaxed);
       }
-      take_chunks(j, -1);
-      {
-        const std::lock_guard<std::mutex> lock(mu_);
-        active_.fetch_sub(1, std::memory_order_release);
-        idle_.notify_all();
-      }
+      seen = gen_.load(std::memory_order_acquire);
+      for (int i = 0; claim(seen, &i);) run_counted(i);
     }
   }
 
-  std::mutex call_mu_;  // held by the caller whose job runs
-  std::mutex mu_;       // guards job_, error_ and the sleeping
+  std::mutex call_mu_;   // held by the caller whose job runs
+  std::mutex mu_;        // the sleeping: workers on wake_, the caller on idle_
+  std::mutex error_mu_;  // error_ while chunks run
   std::condition_variable wake_, idle_;
   std::vector<std::thread> workers_;
   ChunkJob job_;
   std::exception_ptr error_;
-  std::atomic<uint64_t> gen_{0};  // bumped for every job
-  std::atomic<int> next_{0};      // next chunk index to claim
-  std::atomic<int> done_{0};      // chunks finished
-  std::atomic<int> active_{0};    // workers that took the current job and are not done with it
+  std::atomic<uint64_t> gen_{0};   // the current job's generation (32 bits)
+  std::atomic<uint64_t> next_{0};  // generation << 32 | chunk count << 16 | next chunk
+  std::atomic<int> done_{0};       // chunks of the current job finished
 };
 
 // Never destroyed: a thread still calling parallel_for at exit must not find it gone (the
