@@ -63,6 +63,23 @@ void run_on_new_threads(const ChunkJob& j) {
   if (error) std::rethrow_exception(error);
 }
 
+// Waits while busy() for at most kSpin, with the CPU's pause hint, before the caller
+// sleeps. Short on purpose: on a loaded machine a thread that spins (or yields) between calls
+// never sleeps, so the scheduler stops favouring it and it is not there when the next call
+// comes; a thread woken from sleep is run at once. The spin only bridges back-to-back calls.
+constexpr auto kSpin = std::chrono::microseconds(10);
+template <class Busy>
+void spin_while(Busy busy) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  while (busy() && std::chrono::steady_clock::now() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+  }
+}
+
 class ThreadPool {
  public:
   ThreadPool() = default;
@@ -91,9 +108,7 @@ class ThreadPool {
     run_counted(0);
     for (int i = 0; claim(g, &i);) run_counted(i);
     // Chunks claimed by workers may still run: spin briefly, then sleep until the last ends.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
-    while (done_.load(std::memory_order_acquire) < j.t && std::chrono::steady_clock::now() < until)
-      std::this_thread::yield();
+    spin_while([&] { return done_.load(std::memory_order_acquire) < j.t; });
     {
       std::unique_lock<std::mutex> lock(mu_);
       idle_.wait(lock, [&] { return done_.load(std::memory_order_acquire) >= j.t; });
@@ -148,11 +163,8 @@ class ThreadPool {
     tl_in_parallel = true;
     uint64_t seen = 0;
     for (;;) {
-      // Spin a little first: the next call of a training step usually comes within microseconds.
-      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
-      while (gen_.load(std::memory_order_acquire) == seen &&
-             std::chrono::steady_clock::now() < until)
-        std::this_thread::yield();
+      // The next call of a training step often comes within microseconds.
+      spin_while([&] { return gen_.load(std::memory_order_acquire) == seen; });
       if (gen_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lock(mu_);
         wake_.wait(lock, [&] { return gen_.load(std::memory_order_relaxed) != seen; });
