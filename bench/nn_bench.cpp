@@ -1,7 +1,7 @@
 // Model-kit benchmarks (issue 38): the cost of one nn::parallel_for call with little work
 // (4096 floats), on 1 and 2 threads. Starting a thread per call cost 37 to 43 us here under
 // load; the persistent pool (core/nn/parallel.cpp) a few us. A training step of the language
-// model makes about 150 such calls.
+// model makes about 50 such calls.
 // Run: build/release/bench/poslab_bench --benchmark_filter=BM_nn
 #include <benchmark/benchmark.h>
 
