@@ -11,7 +11,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/random.hpp"
-#include "core/lm/lm_attention.hpp"
+#include "core/nn/attention.hpp"
 #include "core/nn/blocks.hpp"
 #include "core/nn/layers.hpp"
 #include "core/nn/parallel.hpp"
@@ -141,8 +141,8 @@ std::string lm_scaling_label(const LmScaling& s) {
 // Offsets of a block's tensors in the allocation. Outside an anonymous namespace: Impl holds
 // them, and a unity build would warn (-Wsubobject-linkage) of a member whose type has none.
 struct LmBlockOffsets {
-  size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b;
-  nn::MlpOffsets mlp;  // ln2, mlp.fc, mlp.proj
+  nn::AttnOffsets attn;  // ln1, attn.qkv, attn.proj
+  nn::MlpOffsets mlp;    // ln2, mlp.fc, mlp.proj
 };
 struct LmOffsets {
   size_t tok = 0, pos = 0, t5 = 0, lnf_w = 0, lnf_b = 0;
@@ -158,12 +158,8 @@ static LmOffsets lm_offsets(const LmConfig& c, const ParamLayout& L) {
   for (int i = 0; i < c.layers; ++i) {
     const std::string b = "blocks." + std::to_string(i) + ".";
     o.blocks.push_back(
-        {at(b + "ln1.weight"),
-         at(b + "ln1.bias"),
-         at(b + "attn.qkv.weight"),
-         at(b + "attn.qkv.bias"),
-         at(b + "attn.proj.weight"),
-         at(b + "attn.proj.bias"),
+        {{at(b + "ln1.weight"), at(b + "ln1.bias"), at(b + "attn.qkv.weight"),
+          at(b + "attn.qkv.bias"), at(b + "attn.proj.weight"), at(b + "attn.proj.bias")},
          {at(b + "ln2.weight"), at(b + "ln2.bias"), at(b + "mlp.fc.weight"), at(b + "mlp.fc.bias"),
           at(b + "mlp.proj.weight"), at(b + "mlp.proj.bias")}});
   }
@@ -192,12 +188,9 @@ struct LmModelT<S>::Impl {
   std::vector<S> bias;             // (T, T, H) additive attention bias (alibi, t5)
   std::vector<std::vector<S>> xs;  // N+1 of (M, E): input of each block, then the output
   struct Layer {
-    std::vector<S> ln1, m1, r1;  // (M, E), (M), (M)
-    std::vector<S> qkv;          // (M, 3E), q and k rotated (rope)
-    std::vector<S> att;          // (M, E) attention output before the projection
-    std::vector<S> probs;        // (B, H, T, T)
-    std::vector<S> xmid;         // (M, E) after the attention residual
-    nn::MlpActs<S> mlp;          // ln2, fc and GELU of the MLP half
+    nn::AttnActs<S> attn;  // ln1, qkv (q and k rotated: rope), probs (B, H, T, T) of the half
+    std::vector<S> xmid;   // (M, E) after the attention residual
+    nn::MlpActs<S> mlp;    // ln2, fc and GELU of the MLP half
   };
   std::vector<Layer> layers;
   std::vector<S> lnf, mf, rf;  // (M, E), (M), (M)
@@ -205,8 +198,15 @@ struct LmModelT<S>::Impl {
   std::vector<S> losses;       // (M) nats
   std::vector<S> dlogits;      // (M, V) gradient of the mean loss
   // backward scratch
-  std::vector<S> dz, dx, dln, datt, dqkv, dbias;
+  std::vector<S> dz, dx, dbias;
+  nn::AttnScratch<S> attn;
   nn::MlpScratch<S> mlp;
+
+  // The RoPE rows of q and k (rope only; no rotation otherwise).
+  nn::AttnRope<S> rope_rows(const LmConfig& c) const {
+    if (c.position != LmPosition::rope) return {};
+    return {rope_cs.data(), rope_sn.data(), pos.data()};
+  }
 };
 
 // ---- Model ----------------------------------------------------------------------------
@@ -266,7 +266,7 @@ const S* LmModelT<S>::probs(int layer) const {
   if (layer < 0 || layer >= static_cast<int>(impl_->layers.size()))
     throw InputError("layer = " + std::to_string(layer) + ": must be in [0, " +
                      std::to_string(config_.layers - 1) + "]");
-  return impl_->layers[static_cast<size_t>(layer)].probs.data();
+  return impl_->layers[static_cast<size_t>(layer)].attn.probs.data();
 }
 
 template <class S>
@@ -373,34 +373,24 @@ double LmModelT<S>::forward(const uint8_t* bytes, int B, int T) {
   // 3. blocks
   I.layers.resize(N);
   const S eps = static_cast<S>(kLayerNormEps);
+  const nn::AttnRope<S> rope = I.rope_rows(c);
   for (int l = 0; l < N; ++l) {
     auto& Y = I.layers[l];
     const auto& ob = o.blocks[l];
     const S* x = I.xs[l].data();
-    Y.ln1.resize(M * E), Y.m1.resize(M), Y.r1.resize(M);
-    Y.qkv.resize(M * 3 * E), Y.att.resize(M * E), Y.xmid.resize(M * E);
-    nn::layernorm_forward(Y.ln1.data(), Y.m1.data(), Y.r1.data(), x, P + ob.ln1_w, P + ob.ln1_b, M,
-                          E, eps, nt);
-    nn::linear_forward(Y.qkv.data(), Y.ln1.data(), P + ob.qkv_w, P + ob.qkv_b, M, E, 3 * E, nt);
-    if (c.position == LmPosition::rope) {
-      parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-        // q at column 0, k at column E, each H heads of D
-        nn::rope_forward(Y.qkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
-                         I.rope_sn.data(), I.pos.data() + r0);
-        nn::rope_forward(Y.qkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
-                         I.rope_sn.data(), I.pos.data() + r0);
-      });
-    }
-    Y.probs.resize(static_cast<size_t>(M) * H * T);
-    parallel_for(nt, B, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        lm_attention_forward(Y.att.data() + b * T * E, Y.probs.data() + b * H * T * T,
-                             Y.qkv.data() + b * T * 3 * E, E, H, T,
-                             has_bias ? I.bias.data() : static_cast<const S*>(nullptr));
-      }
-    });
-    nn::linear_forward(Y.xmid.data(), Y.att.data(), P + ob.proj_w, P + ob.proj_b, M, E, E, nt);
-    for (int64_t i = 0; i < M * E; ++i) Y.xmid[i] += x[i];
+    Y.xmid.resize(M * E);
+    const S* bias = has_bias ? I.bias.data() : static_cast<const S*>(nullptr);
+    nn::attn_forward(
+        Y.xmid.data(), Y.attn, x, P, ob.attn, M, E, H, eps, rope,
+        [&](nn::AttnActs<S>& a) {
+          a.probs.resize(static_cast<size_t>(M) * H * T);
+          parallel_for(nt, B, [&](int64_t b0, int64_t b1) {
+            for (int64_t b = b0; b < b1; ++b)
+              nn::causal_attention_forward(a.att.data() + b * T * E, a.probs.data() + b * H * T * T,
+                                           a.qkv.data() + b * T * 3 * E, E, H, T, bias);
+          });
+        },
+        nt);
     nn::mlp_forward(I.xs[l + 1].data(), Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, F, eps, nt);
   }
 
@@ -429,7 +419,7 @@ void LmModelT<S>::backward() {
   if (!I.have_forward) throw InputError("language model: backward() without a forward()");
   const LmOffsets& o = I.off;
   const LmConfig& c = config_;
-  const int E = c.embed, H = c.heads, D = lm_head_dim(c), F = lm_mlp_dim(c), N = c.layers;
+  const int E = c.embed, H = c.heads, F = lm_mlp_dim(c), N = c.layers;
   const int B = I.B, T = I.T;
   const int64_t M = I.M;
   const int nt = resolve_threads(I.threads);
@@ -446,53 +436,38 @@ void LmModelT<S>::backward() {
                          I.mf.data(), I.rf.data(), P + o.lnf_w, M, E, nt);
 
   // 3'. blocks in reverse; dx is the gradient of the block's output, then of its input
-  std::vector<S>&dln = I.dln, &datt = I.datt, &dqkv = I.dqkv;
-  dln.resize(M * E), datt.resize(M * E);
-  dqkv.resize(M * 3 * E);
   const bool t5 = c.position == LmPosition::t5;
   if (t5) I.dbias.resize(static_cast<size_t>(B) * T * T * H);
+  const nn::AttnRope<S> rope = I.rope_rows(c);
   for (int l = N - 1; l >= 0; --l) {
     auto& Y = I.layers[l];
     const auto& ob = o.blocks[l];
     // MLP half: xo = xmid + fc2(gelu(fc(ln2(xmid))))
     nn::mlp_backward(dx.data(), G, I.mlp, Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, F, nt);
     // attention half: xmid = x + proj(attn(qkv(ln1(x))))
-    std::fill(datt.begin(), datt.end(), S(0));
-    std::fill(dqkv.begin(), dqkv.end(), S(0));
-    std::fill(dln.begin(), dln.end(), S(0));
-    nn::linear_backward(datt.data(), G + ob.proj_w, G + ob.proj_b, dx.data(), Y.att.data(),
-                        P + ob.proj_w, M, E, E, nt);
-    if (t5) std::fill(I.dbias.begin(), I.dbias.end(), S(0));
-    parallel_for(nt, B, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        lm_attention_backward(dqkv.data() + b * T * 3 * E,
-                              t5 ? I.dbias.data() + b * T * T * H : static_cast<S*>(nullptr),
-                              datt.data() + b * T * E, Y.probs.data() + b * H * T * T,
-                              Y.qkv.data() + b * T * 3 * E, E, H, T);
-      }
-    });
-    if (t5) {  // the shared table: sum over windows and over the pairs of each bucket
-      S* gt = G + o.t5;
-      for (int b = 0; b < B; ++b)
-        for (int t = 0; t < T; ++t)
-          for (int s = 0; s <= t; ++s) {
-            const int k = I.bucket[static_cast<size_t>(t) * T + s];
-            const S* db = I.dbias.data() + ((static_cast<size_t>(b) * T + t) * T + s) * H;
-            for (int h = 0; h < H; ++h) gt[k * H + h] += db[h];
+    nn::attn_backward(
+        dx.data(), G, I.attn, Y.attn, I.xs[l].data(), P, ob.attn, M, E, H, rope,
+        [&](S* dqkv, const S* datt, const nn::AttnActs<S>& a) {
+          if (t5) std::fill(I.dbias.begin(), I.dbias.end(), S(0));
+          parallel_for(nt, B, [&](int64_t b0, int64_t b1) {
+            for (int64_t b = b0; b < b1; ++b)
+              nn::causal_attention_backward(
+                  dqkv + b * T * 3 * E,
+                  t5 ? I.dbias.data() + b * T * T * H : static_cast<S*>(nullptr), datt + b * T * E,
+                  a.probs.data() + b * H * T * T, a.qkv.data() + b * T * 3 * E, E, H, T);
+          });
+          if (t5) {  // the shared table: sum over windows and over the pairs of each bucket
+            S* gt = G + o.t5;
+            for (int b = 0; b < B; ++b)
+              for (int t = 0; t < T; ++t)
+                for (int s = 0; s <= t; ++s) {
+                  const int k = I.bucket[static_cast<size_t>(t) * T + s];
+                  const S* db = I.dbias.data() + ((static_cast<size_t>(b) * T + t) * T + s) * H;
+                  for (int h = 0; h < H; ++h) gt[k * H + h] += db[h];
+                }
           }
-    }
-    if (c.position == LmPosition::rope) {
-      parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-        nn::rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
-                          I.rope_sn.data(), I.pos.data() + r0);
-        nn::rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
-                          I.rope_sn.data(), I.pos.data() + r0);
-      });
-    }
-    nn::linear_backward(dln.data(), G + ob.qkv_w, G + ob.qkv_b, dqkv.data(), Y.ln1.data(),
-                        P + ob.qkv_w, M, E, 3 * E, nt);
-    nn::layernorm_backward(dx.data(), G + ob.ln1_w, G + ob.ln1_b, dln.data(), I.xs[l].data(),
-                           Y.m1.data(), Y.r1.data(), P + ob.ln1_w, M, E, nt);
+        },
+        nt);
   }
 
   // 2'. embeddings

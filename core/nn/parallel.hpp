@@ -1,13 +1,13 @@
-// Splitting loops over threads for the world model's layers. Work items are independent
-// (each writes its own outputs), so the result does not depend on the thread count; a
-// fixed split (contiguous chunks) keeps runs reproducible.
+// Splitting loops over threads for the models' layers. Work items are independent (each
+// writes its own outputs), so the result does not depend on the thread count; a fixed split
+// (contiguous chunks) keeps runs reproducible. The chunks run on a persistent pool of worker
+// threads (parallel.cpp): starting a thread per call made a second thread slower than one.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <system_error>
 #include <thread>
-#include <vector>
+#include <type_traits>
 
 #include "core/common/errors.hpp"
 
@@ -36,9 +36,19 @@ inline int threads_validate(long long requested, const char* flag) {
   return static_cast<int>(requested);
 }
 
+namespace detail {
+using ChunkFn = void (*)(void* ctx, int64_t begin, int64_t end);
+// Runs fn(ctx, b, e) on the chunks [i*chunk, min(n, (i+1)*chunk)) for i = 0..t-1 (empty ones
+// skipped) and returns when all are done. The caller runs chunk 0 and takes any chunk no
+// worker has taken yet; idle workers of the process-wide pool take the rest. A call from
+// inside a chunk, or while another thread holds the pool, runs its chunks on threads of
+// its own (or on the caller, nested). An exception from a chunk is rethrown here; a thread
+// that cannot be started is an Error.
+void parallel_run(int t, int64_t n, int64_t chunk, ChunkFn fn, void* ctx);
+}  // namespace detail
+
 // Calls fn(begin, end) on contiguous chunks of [0, n), one chunk per thread (the caller's
 // thread runs the first). Runs inline when threads <= 1 or n is below min_per_thread * 2.
-// A thread that cannot be started is an Error (after joining the ones that did start).
 template <class Fn>
 void parallel_for(int threads, int64_t n, Fn&& fn, int64_t min_per_thread = 1) {
   if (n <= 0) return;
@@ -52,21 +62,10 @@ void parallel_for(int threads, int64_t n, Fn&& fn, int64_t min_per_thread = 1) {
     fn(int64_t{0}, n);
     return;
   }
-  std::vector<std::thread> pool;
-  pool.reserve(t - 1);
-  const int64_t chunk = (n + t - 1) / t;
-  for (int i = 1; i < t; ++i) {
-    const int64_t b = i * chunk, e = std::min(n, b + chunk);
-    try {
-      if (b < e) pool.emplace_back([&fn, b, e] { fn(b, e); });
-    } catch (const std::system_error& err) {
-      for (auto& th : pool) th.join();
-      throw Error("could not start thread " + std::to_string(i + 1) + " of " + std::to_string(t) +
-                  " (" + err.what() + "); use fewer --threads");
-    }
-  }
-  fn(int64_t{0}, std::min(n, chunk));
-  for (auto& th : pool) th.join();
+  using F = std::remove_reference_t<Fn>;
+  detail::parallel_run(
+      t, n, (n + t - 1) / t, [](void* ctx, int64_t b, int64_t e) { (*static_cast<F*>(ctx))(b, e); },
+      const_cast<void*>(static_cast<const void*>(&fn)));
 }
 
 }  // namespace poslab::nn

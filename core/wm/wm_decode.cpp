@@ -188,7 +188,7 @@ void WmDreamer::patch_window() {
     for (int i = 0; i < E; ++i) delta[i] = p_to[i] - p_from[i];
     for (int l = 0; l < c.layers; ++l) {
       if (!wm_is_temporal(l)) continue;
-      const float* W = P + o.blocks[l].qkv_w;  // (3E, E), row r = output r
+      const float* W = P + o.blocks[l].attn.qkv_w;  // (3E, E), row r = output r
       for (int r = 0; r < E; ++r) {
         dk[r] = decode_dot(W + static_cast<size_t>(E + r) * E, delta.data(), E);
         dv[r] = decode_dot(W + static_cast<size_t>(2 * E + r) * E, delta.data(), E);
@@ -263,9 +263,9 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
   int tl = 0, sl = 0;  // temporal / spatial block counters (for the drawing outputs)
   for (int l = 0; l < c.layers; ++l) {
     const auto& ob = o.blocks[l];
-    layernorm_forward(s.ln.data(), s.mean.data(), s.rstd.data(), s.x.data(), P + ob.ln1_w,
-                      P + ob.ln1_b, kN, E, kLayerNormEps);
-    linear_forward(s.qkv.data(), s.ln.data(), P + ob.qkv_w, P + ob.qkv_b, kN, E, 3 * E);
+    layernorm_forward(s.ln.data(), s.mean.data(), s.rstd.data(), s.x.data(), P + ob.attn.ln_w,
+                      P + ob.attn.ln_b, kN, E, kLayerNormEps);
+    linear_forward(s.qkv.data(), s.ln.data(), P + ob.attn.qkv_w, P + ob.attn.qkv_b, kN, E, 3 * E);
     if (wm_is_temporal(l)) {
       if (c.position == WmPosition::rope) {
         // the one-row tables hold the position of these tokens
@@ -322,7 +322,7 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
       }
       ++sl;
     }
-    linear_forward(s.tmp.data(), s.att.data(), P + ob.proj_w, P + ob.proj_b, kN, E, E);
+    linear_forward(s.tmp.data(), s.att.data(), P + ob.attn.proj_w, P + ob.attn.proj_b, kN, E, E);
     for (int i = 0; i < kN * E; ++i) s.x[i] += s.tmp[i];
     mlp_forward(s.tmp.data(), s.mlp, s.x.data(), P, ob.mlp, kN, E, 4 * E, kLayerNormEps, 1);
     std::copy(s.tmp.begin(), s.tmp.end(), s.x.begin());  // tmp = x + MLP(x)

@@ -29,9 +29,8 @@ WmOffsets wm_offsets(const WmConfig& c, const ParamLayout& L) {
   for (int l = 0; l < c.layers; ++l) {
     const std::string b = "blocks." + std::to_string(l) + ".";
     WmOffsets::Block k;
-    k.ln1_w = at(b + "ln1.weight"), k.ln1_b = at(b + "ln1.bias");
-    k.qkv_w = at(b + "attn.qkv.weight"), k.qkv_b = at(b + "attn.qkv.bias");
-    k.proj_w = at(b + "attn.proj.weight"), k.proj_b = at(b + "attn.proj.bias");
+    k.attn = {at(b + "ln1.weight"),    at(b + "ln1.bias"),         at(b + "attn.qkv.weight"),
+              at(b + "attn.qkv.bias"), at(b + "attn.proj.weight"), at(b + "attn.proj.bias")};
     if (!wm_is_temporal(l)) {
       k.rb1_w = at(b + "relbias.fc1.weight"), k.rb1_b = at(b + "relbias.fc1.bias");
       k.rb2_w = at(b + "relbias.fc2.weight"), k.rb2_b = at(b + "relbias.fc2.bias");

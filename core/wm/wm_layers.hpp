@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/nn/attention.hpp"
 #include "core/nn/blocks.hpp"
 #include "core/wm/world_model.hpp"
 
@@ -22,7 +23,7 @@ struct WmOffsets {
   size_t a_power, a_turn, a_shoot, a_proj_w, a_proj_b;
   size_t slot, teamid, type, pos = kNoTensor;  // pos: absolute variant only
   struct Block {
-    size_t ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b;
+    nn::AttnOffsets attn;  // ln1, attn.qkv, attn.proj
     size_t rb1_w = kNoTensor, rb1_b = kNoTensor, rb2_w = kNoTensor, rb2_b = kNoTensor;  // spatial
     nn::MlpOffsets mlp;  // ln2, mlp.fc1, mlp.fc2
   };

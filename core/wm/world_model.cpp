@@ -14,6 +14,7 @@
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
 #include "core/common/random.hpp"
+#include "core/nn/attention.hpp"
 #include "core/nn/blocks.hpp"
 #include "core/nn/layers.hpp"
 #include "core/nn/parallel.hpp"
@@ -260,7 +261,7 @@ bool WorldModelT<S>::forward_step() {
   const int stage = I.fstage++;
   const WmOffsets& o = I.off;
   const WmConfig& c = config_;
-  const int E = c.embed, H = c.heads, D = wm_head_dim(c), Ltot = c.layers, R = kRelRank;
+  const int E = c.embed, H = c.heads, Ltot = c.layers, R = kRelRank;
   const int B = I.B, T = I.T;
   const int nt = resolve_threads(I.threads);
   const S* P = this->params.data();
@@ -326,54 +327,53 @@ bool WorldModelT<S>::forward_step() {
                   static_cast<S>(kLayerNormEps), nt);
       return true;
     }
-    Y.ln1.resize(M * E), Y.m1.resize(M), Y.r1.resize(M);
-    Y.qkv.resize(M * 3 * E), Y.att.resize(M * E), Y.xmid.resize(M * E);
-    layernorm_forward(Y.ln1.data(), Y.m1.data(), Y.r1.data(), x, P + ob.ln1_w, P + ob.ln1_b, M, E,
-                      static_cast<S>(kLayerNormEps), nt);
-    linear_forward(Y.qkv.data(), Y.ln1.data(), P + ob.qkv_w, P + ob.qkv_b, M, E, 3 * E, nt);
+    Y.xmid.resize(M * E);
     if (wm_is_temporal(l)) {
       const int Lq = 2 * T;
-      if (c.position == WmPosition::rope) {
-        parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-          // q at column 0, k at column E, each H heads of D
-          rope_forward(Y.qkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
-                       I.rope_sn.data(), I.pos.data() + r0);
-          rope_forward(Y.qkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
-                       I.rope_sn.data(), I.pos.data() + r0);
-        });
-      }
-      Y.probs.resize(int64_t{B} * kShips * H * Lq * Lq);
-      parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
-        for (int64_t g = g0; g < g1; ++g) {
-          const int64_t b = g / kShips, n = g % kShips;
-          const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
-          attention_forward(Y.att.data(), Y.probs.data() + g * H * Lq * Lq, Y.qkv.data(), E, H, grp,
-                            true, static_cast<const uint8_t*>(nullptr),
-                            static_cast<const S*>(nullptr));
-        }
-      });
+      const AttnRope<S> rope = c.position == WmPosition::rope
+                                   ? AttnRope<S>{I.rope_cs.data(), I.rope_sn.data(), I.pos.data()}
+                                   : AttnRope<S>{};
+      attn_forward(
+          Y.xmid.data(), Y.attn, x, P, ob.attn, M, E, H, static_cast<S>(kLayerNormEps), rope,
+          [&](AttnActs<S>& a) {
+            a.probs.resize(int64_t{B} * kShips * H * Lq * Lq);
+            parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
+              for (int64_t g = g0; g < g1; ++g) {
+                const int64_t b = g / kShips, n = g % kShips;
+                const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
+                attention_forward(a.att.data(), a.probs.data() + g * H * Lq * Lq, a.qkv.data(), E,
+                                  H, grp, true, static_cast<const uint8_t*>(nullptr),
+                                  static_cast<const S*>(nullptr));
+              }
+            });
+          },
+          nt);
     } else {
-      // relational bias (Mp, H) from the features of each step
-      Y.rb_pre.resize(Mp * kRelBiasHidden), Y.rb_act.resize(Mp * kRelBiasHidden);
-      Y.rb.resize(Mp * H);
-      linear_forward(Y.rb_pre.data(), I.rel.data(), P + ob.rb1_w, P + ob.rb1_b, Mp, kRelDim,
-                     kRelBiasHidden, nt);
-      silu_forward(Y.rb_act.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
-      linear_forward(Y.rb.data(), Y.rb_act.data(), P + ob.rb2_w, P + ob.rb2_b, Mp, kRelBiasHidden,
-                     H, nt);
-      Y.probs.resize(int64_t{B} * T * 2 * H * kShips * kShips);
-      parallel_for(nt, int64_t{B} * T * 2, [&](int64_t g0, int64_t g1) {
-        for (int64_t g = g0; g < g1; ++g) {
-          const int64_t st = g / 2;  // (b, t)
-          const AttnGroup grp{g * kShips, 1, kShips};
-          attention_forward(Y.att.data(), Y.probs.data() + g * H * kShips * kShips, Y.qkv.data(), E,
-                            H, grp, false, &I.alive[st * kShips],
-                            Y.rb.data() + st * kShips * kShips * H);
-        }
-      });
+      attn_forward(
+          Y.xmid.data(), Y.attn, x, P, ob.attn, M, E, H, static_cast<S>(kLayerNormEps),
+          AttnRope<S>{},
+          [&](AttnActs<S>& a) {
+            // relational bias (Mp, H) from the features of each step
+            Y.rb_pre.resize(Mp * kRelBiasHidden), Y.rb_act.resize(Mp * kRelBiasHidden);
+            Y.rb.resize(Mp * H);
+            linear_forward(Y.rb_pre.data(), I.rel.data(), P + ob.rb1_w, P + ob.rb1_b, Mp, kRelDim,
+                           kRelBiasHidden, nt);
+            silu_forward(Y.rb_act.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
+            linear_forward(Y.rb.data(), Y.rb_act.data(), P + ob.rb2_w, P + ob.rb2_b, Mp,
+                           kRelBiasHidden, H, nt);
+            a.probs.resize(int64_t{B} * T * 2 * H * kShips * kShips);
+            parallel_for(nt, int64_t{B} * T * 2, [&](int64_t g0, int64_t g1) {
+              for (int64_t g = g0; g < g1; ++g) {
+                const int64_t st = g / 2;  // (b, t)
+                const AttnGroup grp{g * kShips, 1, kShips};
+                attention_forward(a.att.data(), a.probs.data() + g * H * kShips * kShips,
+                                  a.qkv.data(), E, H, grp, false, &I.alive[st * kShips],
+                                  Y.rb.data() + st * kShips * kShips * H);
+              }
+            });
+          },
+          nt);
     }
-    linear_forward(Y.xmid.data(), Y.att.data(), P + ob.proj_w, P + ob.proj_b, M, E, E, nt);
-    for (int64_t i = 0; i < M * E; ++i) Y.xmid[i] += x[i];
     return true;
   }
 

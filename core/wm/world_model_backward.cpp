@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/common/errors.hpp"
+#include "core/nn/attention.hpp"
 #include "core/nn/blocks.hpp"
 #include "core/nn/layers.hpp"
 #include "core/nn/parallel.hpp"
@@ -36,7 +37,7 @@ bool WorldModelT<S>::backward_step() {
   const int stage = I.bstage++;
   const WmOffsets& o = I.off;
   const WmConfig& c = config_;
-  const int E = c.embed, H = c.heads, D = wm_head_dim(c), Ltot = c.layers, R = kRelRank;
+  const int E = c.embed, H = c.heads, Ltot = c.layers, R = kRelRank;
   const int B = I.B, T = I.T;
   const int64_t M = I.M, Ms = I.Ms, Mp = I.Mp;
   const int nt = resolve_threads(I.threads);
@@ -102,58 +103,52 @@ bool WorldModelT<S>::backward_step() {
       mlp_backward(dx.data(), G, I.mlp, Y.mlp, Y.xmid.data(), P, ob.mlp, M, E, 4 * E, nt);
       return true;
     }
-    std::vector<S>&dln = I.dln, &datt = I.datt, &dqkv = I.dqkv;
-    dln.resize(M * E), datt.resize(M * E);
-    dqkv.resize(M * 3 * E);
     // attention half: xmid = x + proj(attn(qkv(ln1(x))))
-    std::fill(datt.begin(), datt.end(), S(0));
-    std::fill(dqkv.begin(), dqkv.end(), S(0));
-    std::fill(dln.begin(), dln.end(), S(0));
-    linear_backward(datt.data(), G + ob.proj_w, G + ob.proj_b, dx.data(), Y.att.data(),
-                    P + ob.proj_w, M, E, E, nt);
     if (wm_is_temporal(l)) {
       const int Lq = 2 * T;
-      parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
-        for (int64_t g = g0; g < g1; ++g) {
-          const int64_t b = g / kShips, n = g % kShips;
-          const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
-          attention_backward(dqkv.data(), static_cast<S*>(nullptr), datt.data(),
-                             Y.probs.data() + g * H * Lq * Lq, Y.qkv.data(), E, H, grp);
-        }
-      });
-      if (c.position == WmPosition::rope) {
-        parallel_for(nt, M, [&](int64_t r0, int64_t r1) {
-          rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, 0, H, D, I.rope_cs.data(),
-                        I.rope_sn.data(), I.pos.data() + r0);
-          rope_backward(dqkv.data() + r0 * 3 * E, r1 - r0, 3 * E, E, H, D, I.rope_cs.data(),
-                        I.rope_sn.data(), I.pos.data() + r0);
-        });
-      }
-    } else {
-      std::vector<S>& drb = I.drb;
-      drb.assign(Mp * H, S(0));
-      // the S and A groups of one step share a bias block: one thread handles both
-      parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
-        for (int64_t st = s0; st < s1; ++st)
-          for (int64_t g = 2 * st; g < 2 * st + 2; ++g) {
-            const AttnGroup grp{g * kShips, 1, kShips};
-            attention_backward(dqkv.data(), drb.data() + st * kShips * kShips * H, datt.data(),
-                               Y.probs.data() + g * H * kShips * kShips, Y.qkv.data(), E, H, grp);
-          }
-      });
-      std::vector<S>&dh = I.dh, &dpre = I.dpre;
-      dh.assign(Mp * kRelBiasHidden, S(0));
-      dpre.assign(Mp * kRelBiasHidden, S(0));
-      linear_backward(dh.data(), G + ob.rb2_w, G + ob.rb2_b, drb.data(), Y.rb_act.data(),
-                      P + ob.rb2_w, Mp, kRelBiasHidden, H, nt);
-      silu_backward(dpre.data(), dh.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
-      linear_backward(static_cast<S*>(nullptr), G + ob.rb1_w, G + ob.rb1_b, dpre.data(),
-                      I.rel.data(), P + ob.rb1_w, Mp, kRelDim, kRelBiasHidden, nt);
+      const AttnRope<S> rope = c.position == WmPosition::rope
+                                   ? AttnRope<S>{I.rope_cs.data(), I.rope_sn.data(), I.pos.data()}
+                                   : AttnRope<S>{};
+      attn_backward(
+          dx.data(), G, I.attn, Y.attn, I.xs[l].data(), P, ob.attn, M, E, H, rope,
+          [&](S* dqkv, const S* datt, const AttnActs<S>& a) {
+            parallel_for(nt, int64_t{B} * kShips, [&](int64_t g0, int64_t g1) {
+              for (int64_t g = g0; g < g1; ++g) {
+                const int64_t b = g / kShips, n = g % kShips;
+                const AttnGroup grp{b * T * 2 * kShips + n, kShips, Lq};
+                attention_backward(dqkv, static_cast<S*>(nullptr), datt,
+                                   a.probs.data() + g * H * Lq * Lq, a.qkv.data(), E, H, grp);
+              }
+            });
+          },
+          nt);
+      return true;
     }
-    linear_backward(dln.data(), G + ob.qkv_w, G + ob.qkv_b, dqkv.data(), Y.ln1.data(), P + ob.qkv_w,
-                    M, E, 3 * E, nt);
-    layernorm_backward(dx.data(), G + ob.ln1_w, G + ob.ln1_b, dln.data(), I.xs[l].data(),
-                       Y.m1.data(), Y.r1.data(), P + ob.ln1_w, M, E, nt);
+    attn_backward(
+        dx.data(), G, I.attn, Y.attn, I.xs[l].data(), P, ob.attn, M, E, H, AttnRope<S>{},
+        [&](S* dqkv, const S* datt, const AttnActs<S>& a) {
+          std::vector<S>& drb = I.drb;
+          drb.assign(Mp * H, S(0));
+          // the S and A groups of one step share a bias block: one thread handles both
+          parallel_for(nt, int64_t{B} * T, [&](int64_t s0, int64_t s1) {
+            for (int64_t st = s0; st < s1; ++st)
+              for (int64_t g = 2 * st; g < 2 * st + 2; ++g) {
+                const AttnGroup grp{g * kShips, 1, kShips};
+                attention_backward(dqkv, drb.data() + st * kShips * kShips * H, datt,
+                                   a.probs.data() + g * H * kShips * kShips, a.qkv.data(), E, H,
+                                   grp);
+              }
+          });
+          std::vector<S>&dh = I.dh, &dpre = I.dpre;
+          dh.assign(Mp * kRelBiasHidden, S(0));
+          dpre.assign(Mp * kRelBiasHidden, S(0));
+          linear_backward(dh.data(), G + ob.rb2_w, G + ob.rb2_b, drb.data(), Y.rb_act.data(),
+                          P + ob.rb2_w, Mp, kRelBiasHidden, H, nt);
+          silu_backward(dpre.data(), dh.data(), Y.rb_pre.data(), Mp * kRelBiasHidden);
+          linear_backward(static_cast<S*>(nullptr), G + ob.rb1_w, G + ob.rb1_b, dpre.data(),
+                          I.rel.data(), P + ob.rb1_w, Mp, kRelDim, kRelBiasHidden, nt);
+        },
+        nt);
     return true;
   }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/nn/attention.hpp"
 #include "core/nn/blocks.hpp"
 #include "core/wm/wm_layers.hpp"
 #include "core/wm/world_model.hpp"
@@ -38,10 +39,9 @@ struct WorldModelT<S>::Impl {
   // residual stream: xs[l] is the input of block l, xs[L] the output of the last
   std::vector<std::vector<S>> xs;  // L+1 of (M, E)
   struct Layer {
-    std::vector<S> ln1, m1, r1;     // (M, E), (M), (M)
-    std::vector<S> qkv;             // (M, 3E), q and k rotated (RoPE variant, temporal)
-    std::vector<S> att;             // (M, E) attention output before the projection
-    std::vector<S> probs;           // temporal (B*N, H, 2T, 2T); spatial (B*T*2, H, N, N)
+    // ln1, qkv (q and k rotated: RoPE variant, temporal), probs: temporal (B*N, H, 2T, 2T),
+    // spatial (B*T*2, H, N, N)
+    nn::AttnActs<S> attn;
     std::vector<S> xmid;            // (M, E) after the attention residual
     nn::MlpActs<S> mlp;             // ln2 (M, E), fc1 and GELU (M, 4E) of the MLP half
     std::vector<S> rb_pre, rb_act;  // spatial: (Mp, 64)
@@ -61,7 +61,8 @@ struct WorldModelT<S>::Impl {
   // loss gradients, computed with the loss
   std::vector<S> dlogits, dspred, drel;
   // backward scratch, kept between calls (allocating it each step costs page faults)
-  std::vector<S> dU, dV, dzs, dza, dz, dx, dln, datt, dqkv, drb, dh, dpre;
+  std::vector<S> dU, dV, dzs, dza, dz, dx, drb, dh, dpre;
+  nn::AttnScratch<S> attn;
   nn::MlpScratch<S> mlp;
   std::vector<S> dsenc, daenc, dhead;
   WmLoss loss;

@@ -186,7 +186,7 @@ TEST_CASE("UniZero's patch adds W_k (P[used] - P[stored]) to every cached key an
   const int E = c.embed;
   using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> qkv(
-      m.params.data() + o.blocks[0].qkv_w, 3 * E, E);
+      m.params.data() + o.blocks[0].attn.qkv_w, 3 * E, E);
   const Mat Wk = qkv.middleRows(E, E).cast<double>(), Wv = qkv.middleRows(2 * E, E).cast<double>();
   const auto row = [&](int p) {
     return Eigen::Map<const Eigen::VectorXf>(m.params.data() + o.pos + size_t(p) * E, E)

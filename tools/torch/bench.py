@@ -2,18 +2,30 @@
 bench/wm_bench.cpp, and the whole step with clipping and AdamW)
 for the tiny and paper presets at each thread setting, and the time of one dream step done
 the way PyTorch does it without a KV cache: recomputing the whole window of C steps for one
-episode. Numbers are printed as JSON; nothing is asserted (timings never gate tests).
-A token is one S or A token of one ship: a (B, T) batch has B*T*2*8 tokens.
+episode. With --cpp it first runs the C++ benchmarks (poslab_bench
+--benchmark_filter=BM_wm) in the same run and prints the ratio C++ / PyTorch for each
+training shape (best thread setting of each). Numbers are printed as JSON; nothing is
+asserted (timings never gate tests). A token is one S or A token of one ship: a (B, T) batch
+has B*T*2*8 tokens.
 
-  /usr/bin/python3 tools/torch/bench.py [--data data.h5] [--threads 1,2] [--seconds 5]
+  /usr/bin/python3 tools/torch/bench.py [--cpp build/release/bench/poslab_bench]
+      [--data data.h5] [--threads 1,2] [--seconds 5]
+
+Set here unless the environment sets them: OPENBLAS_NUM_THREADS=1 and
+OMP_WAIT_POLICY=PASSIVE, as tools/torch/lm_bench.py does (its docstring says why).
 """
 
-import argparse
-import json
-import math
 import os
-import sys
-import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -96,8 +108,26 @@ def bench_dream(cfg, seconds):
     return timed(step, seconds)
 
 
+def run_cpp(binary, seconds):
+    """BM_wm results of the C++ benchmark: {name: {ms, tokens_per_s}}."""
+    r = subprocess.run([binary, "--benchmark_filter=BM_wm", "--benchmark_format=json",
+                        f"--benchmark_min_time={seconds}"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{binary} failed (exit {r.returncode}): {r.stderr.strip()[-300:]}")
+    out = {}
+    for b in json.loads(r.stdout)["benchmarks"]:
+        unit = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
+        e = {"ms": round(b["real_time"] * unit, 4), "cpu_ms": round(b["cpu_time"] * unit, 4)}
+        if "tokens/s" in b:
+            e["tokens_per_s"] = round(b["tokens/s"])
+        out[b["name"]] = e
+        print(json.dumps({b["name"]: e}), file=sys.stderr, flush=True)
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cpp", help="also run this poslab_bench binary's BM_wm benchmarks first")
     p.add_argument("--data", help="take the batches from this dataset (default: synthetic states)")
     p.add_argument("--threads", default="1,2", help="thread counts to try, comma-separated")
     p.add_argument("--shapes", default="tiny:16x32,paper:8x32,paper:4x96",
@@ -107,6 +137,8 @@ def main():
     a = p.parse_args()
     threads = [int(x) for x in a.threads.split(",")]
     result = {"torch": torch.__version__, "position": a.position, "train": [], "dream_recompute": []}
+    if a.cpp:
+        result["cpp"] = run_cpp(a.cpp, a.seconds)
     for shape in a.shapes.split(","):
         name, bt = shape.split(":")
         B, T = (int(x) for x in bt.split("x"))
@@ -125,6 +157,12 @@ def main():
                                   "step_ms": full_sec * 1e3})
         entry["best_fwd_bwd_tokens_per_s"] = max(r["fwd_bwd_tokens_per_s"] for r in entry["runs"])
         entry["best_train_step_tokens_per_s"] = max(r["train_step_tokens_per_s"] for r in entry["runs"])
+        if a.cpp:  # bench/wm_bench.cpp's names: BM_wm_train_step/paper:P/B:B/T:T/threads:N
+            cpp = [v["tokens_per_s"] for k, v in result["cpp"].items()
+                   if k.startswith(f"BM_wm_train_step/paper:{int(name == 'paper')}/B:{B}/T:{T}/")]
+            if cpp:
+                entry["cpp_best_tokens_per_s"] = max(cpp)
+                entry["cpp_over_torch"] = round(max(cpp) / entry["best_fwd_bwd_tokens_per_s"], 2)
         result["train"].append(entry)
         print(json.dumps(entry), file=sys.stderr, flush=True)
     for name in sorted({s.split(":")[0] for s in a.shapes.split(",")}, key=lambda x: x != "tiny"):
