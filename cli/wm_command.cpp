@@ -1,6 +1,7 @@
 // `poslab-cli wm ...`: the Boost and Broadside world model from the command line.
-//   train    train a preset on collect datasets; progress on stderr, CSV log, periodic
-//            atomic checkpoints (Ctrl-C or kill -9 leaves the last one intact), resumable
+//   train    train a preset on collect datasets (the run is io/training's WmTrainRun):
+//            progress on stderr, CSV log, periodic atomic checkpoints (Ctrl-C or kill -9
+//            leaves the last one intact), resumable
 //   info     a checkpoint's config, parameter count and metadata
 //   export   a checkpoint without optimiser state (optionally the SWA weights)
 //   eval     teacher-forced scores, K-step dreams (closed and open loop) with baselines,
@@ -20,10 +21,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/json_util.hpp"
@@ -36,7 +35,7 @@
 #include "core/wm/train.hpp"
 #include "io/checkpoint/wm_checkpoint.hpp"
 #include "io/dreams/dream_lab_io.hpp"
-#include "io/files/atomic_file.hpp"
+#include "io/training/wm_train_run.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -114,232 +113,65 @@ DataSetup load_data(const std::vector<std::string>& given, const io::TensorMetad
 }
 
 // ---------------------------------------------------------------- train
+// The run itself (set-up, provenance, checkpoints, curve, resume) is io/training's
+// WmTrainRun; here only its flags, its progress line and its JSON.
 struct TrainArgs {
-  std::string preset = "tiny", position = "rope", output, log;
-  std::string state_head = "plain";  // plain | scaled | cv (docs/world-model.md section 5)
-  std::string state_loss = "sigma";  // raw | sigma, for scaled and cv heads (section 6)
-  std::vector<std::string> data;
-  int64_t steps = 1000;
-  uint64_t seed = 1;
-  bool resume = false, quiet = false, progress = false;
-  int threads = 0;
-  WmDataParams dp;
-  nn::AdamWParams ap;
-  WmTrainParams tp;
+  io::WmTrainRequest run;
+  bool quiet = false, progress = false;
 };
 
-const char* kCsvHeader =
-    "step,loss,state,power,turn,shoot,rel,lr,grad_norm,window_steps,tokens_per_s,seconds,val_loss,"
-    "val_state,val_power,"
-    "val_turn,val_shoot,val_rel\n";
-
-std::string csv_row(const WmTrainRow& r, double seconds_offset) {
-  char buf[512];
-  const auto& p = r.parts;
-  const auto& v = r.val_parts;
-  const bool val = r.val_loss >= 0;
-  std::snprintf(buf, sizeof buf, "%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.1f,%.2f",
-                static_cast<long long>(r.step), r.loss, p.state, p.power, p.turn, p.shoot, p.rel,
-                r.lr, r.grad_norm, r.steps_in_window, r.tokens_per_s, r.seconds + seconds_offset);
-  std::string s = buf;
-  if (val) {
-    std::snprintf(buf, sizeof buf, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", r.val_loss, v.state, v.power,
-                  v.turn, v.shoot, v.rel);
-    s += buf;
-  } else {
-    s += ",,,,,,\n";
-  }
-  return s;
-}
-
-// Keeps the rows of an existing log up to `step` (a resumed run rewrites what follows).
-std::string csv_prefix(const std::string& path, int64_t step, double& last_seconds) {
-  std::string out = kCsvHeader;
-  last_seconds = 0;
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return out;
-  std::istringstream in(read_file(path));
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    long long s = -1;
-    double loss = 0;
-    if (std::sscanf(line.c_str(), "%lld,%lf", &s, &loss) < 1 || s > step) break;
-    out += line + "\n";
-    const auto c = line.find(',', 0);
-    (void)c;
-    // seconds column (12th) to continue the clock
-    size_t pos = 0;
-    for (int col = 0; col < 11 && pos != std::string::npos; ++col) pos = line.find(',', pos + 1);
-    if (pos != std::string::npos) last_seconds = std::atof(line.c_str() + pos + 1);
-  }
-  return out;
-}
-
-// The folder a file will be written to must exist and take files: checked before a run
-// spends minutes, not at its first checkpoint (io/files/atomic_file's rule, which
-// `lm train` follows too).
-void require_writable_folder(const std::string& file, const char* flag) {
-  require_writable_path(file, flag);
-}
-
 void run_train(TrainArgs a) {
-  if (a.output.empty()) throw InputError("--output: give the checkpoint file to write");
-  if (a.log.empty()) a.log = std::filesystem::path(a.output).replace_extension(".csv").string();
-  nn::threads_validate(a.threads, "--threads");
-  require_writable_folder(a.output, "--output");
-  require_writable_folder(a.log, "--log");
-  WmConfig config;
-  nn::AdamWState opt;
-  std::vector<float> params;
-  io::TensorMetadata resumed_meta;
-  if (a.resume && std::filesystem::exists(a.output)) {
-    auto ck = io::wm_checkpoint_load(a.output);
-    if (!ck.optim)
-      throw InputError(
-          a.output +
-          ": holds no optimiser state (an exported model); resume from a training checkpoint");
-    config = ck.config;
-    params = std::move(ck.params);
-    opt = std::move(*ck.optim);
-    resumed_meta = ck.metadata;
-    // The recorded settings win: the same batches follow as without the interruption. Each
-    // is checked for type and range before it is converted (io/checkpoint).
-    const io::WmRecordedData d = io::wm_recorded_data(resumed_meta, a.output);
-    if (a.data.empty()) a.data = d.files;
-    a.seed = d.seed.value_or(a.seed);
-    a.dp.seed = a.seed;
-    a.dp.val_fraction = d.val_fraction.value_or(a.dp.val_fraction);
-    io::wm_recorded_training(resumed_meta, a.output, a.dp, a.ap);
-  } else {
-    if (!a.resume && std::filesystem::exists(a.output))
-      throw InputError(a.output + ": exists; pass --resume to continue it or remove it first");
-    config = wm_preset(a.preset, wm_position_from_name(a.position));
-    if (a.state_head != "plain" && a.state_head != "scaled" && a.state_head != "cv")
-      throw InputError("--state-head '" + a.state_head + "': use plain, scaled or cv");
-    a.dp.seed = a.seed;
-  }
-  nn::adamw_validate(a.ap);
-  wm_data_validate(a.dp, config);
-  wm_train_validate(a.tp);
-  if (a.steps < 1) throw InputError("--steps = " + std::to_string(a.steps) + ": must be >= 1");
-  a.tp.steps = a.steps;
-  for (const auto& p : a.data)
-    if (!std::filesystem::exists(p))
-      throw InputError(p + ": dataset file not found (make one with `poslab-cli collect`)");
-  std::vector<io::EpisodeSource> sources;
-  const auto episodes = io::wm_load_episodes(a.data, &sources);
-  wm_check_episodes(episodes);
-  const EpisodeSplit split =
-      wm_split_episodes(static_cast<int>(episodes.size()), a.dp.val_fraction, a.dp.seed);
-  if (split.train.empty())
-    throw InputError("the datasets hold too few episodes to train on (collect more)");
-
-  if (params.empty() && a.state_head != "plain") {  // a new run: the scale of its train split
-    config.state_base = a.state_head == "cv" ? WmStateBase::cv : WmStateBase::last;
-    config.state_scale = wm_state_scale(episodes, split.train, config.state_base);
-    config.state_loss = wm_state_loss_from_name(a.state_loss);
-  }
-  WorldModel model(config);
-  model.set_threads(a.threads);
-  if (params.empty()) {
-    model.init(a.seed);
-    opt = nn::adamw_init(model.params.size());
-  } else {
-    model.params = params;
-  }
-  if (opt.step >= a.steps)
-    throw InputError(a.output + " is at step " + std::to_string(opt.step) +
-                     ": --steps must be larger to continue");
-
-  Json data_meta;
-  data_meta["files"] = Json::array();
-  for (const auto& s : sources)
-    data_meta["files"].push_back({{"path", s.path}, {"episodes", s.episodes}});
-  data_meta["seed"] = a.dp.seed;
-  data_meta["val_fraction"] = a.dp.val_fraction;
-  data_meta["train_episodes"] = split.train.size();
-  data_meta["val_episodes"] = split.val.size();
-  Json train_meta;
-  train_meta["batch"] = a.dp.batch;
-  train_meta["short_steps"] = wm_short_steps(a.dp, config);
-  train_meta["long_steps"] = wm_long_steps(a.dp, config);
-  train_meta["long_every"] = a.dp.long_every;
-  train_meta["lr"] = a.ap.lr;
-  train_meta["warmup_steps"] = a.ap.warmup_steps;
-  train_meta["weight_decay"] = a.ap.weight_decay;
-  train_meta["beta1"] = a.ap.beta1;
-  train_meta["beta2"] = a.ap.beta2;
-  train_meta["clip_norm"] = a.ap.clip_norm;
-  train_meta["swa_start"] = a.ap.swa_start;
-  train_meta["swa_every"] = a.ap.swa_every;
-  train_meta["init_seed"] = a.seed;
-  io::TensorMetadata meta;
-  meta["data"] = data_meta.dump();
-  meta["training"] = train_meta.dump();
-  const std::string cmd = command_line();
-  meta["command"] =
-      resumed_meta.count("command") ? resumed_meta["command"] + " ; resumed: " + cmd : cmd;
-  meta["seed"] = std::to_string(a.seed);
-
-  double seconds_offset = 0;
-  std::string csv = a.resume ? csv_prefix(a.log, opt.step, seconds_offset) : kCsvHeader;
-  if (!a.resume) seconds_offset = 0;
+  a.run.command = command_line();
+  io::WmTrainRun run(std::move(a.run));
+  const io::WmTrainRequest& r = run.request();
   const bool show = !a.quiet && (a.progress || isatty(STDERR_FILENO));
   double tokens_sum = 0, time_sum = 0;
-  WmTrainHooks hooks;
-  hooks.on_row = [&](const WmTrainRow& r) {
-    csv += csv_row(r, seconds_offset);
-    if (r.tokens_per_s > 0) {
-      tokens_sum += r.tokens_per_s;
+  const auto on_row = [&](const WmTrainRow& row) {
+    if (row.tokens_per_s > 0) {
+      tokens_sum += row.tokens_per_s;
       time_sum += 1;
     }
-    if (!a.quiet) {
-      char line[256];
-      std::snprintf(
-          line, sizeof line, "step %lld/%lld  loss %.5f%s  %.1fk tokens/s  %.0f s",
-          static_cast<long long>(r.step), static_cast<long long>(a.steps), r.loss,
-          r.val_loss >= 0 ? ("  val " + std::to_string(r.val_loss).substr(0, 7)).c_str() : "",
-          r.tokens_per_s / 1000.0, r.seconds + seconds_offset);
-      if (show)
-        std::fprintf(stderr, "\r%-78s", line);
-      else if (r.val_loss >= 0)
-        std::fprintf(stderr, "%s\n", line);
-      std::fflush(stderr);
-    }
+    if (a.quiet) return;
+    char line[256];
+    std::snprintf(
+        line, sizeof line, "step %lld/%lld  loss %.5f%s  %.1fk tokens/s  %.0f s",
+        static_cast<long long>(row.step), static_cast<long long>(r.steps), row.loss,
+        row.val_loss >= 0 ? ("  val " + std::to_string(row.val_loss).substr(0, 7)).c_str() : "",
+        row.tokens_per_s / 1000.0, row.seconds + run.seconds_offset());
+    if (show)
+      std::fprintf(stderr, "\r%-78s", line);
+    else if (row.val_loss >= 0)
+      std::fprintf(stderr, "%s\n", line);
+    std::fflush(stderr);
   };
-  hooks.on_checkpoint = [&](int64_t step) {
-    io::wm_checkpoint_save(a.output, config, model.params, step, &opt, meta);
-    write_file_atomically(a.log, csv);
-  };
-  std::optional<StopOnSignal> stop(std::in_place);
-  hooks.stop_requested = [] { return StopOnSignal::flag().load(); };
   const auto t0 = std::chrono::steady_clock::now();
-  const int64_t first_step = opt.step;
   WmTrainRow last;
-  last = wm_train(model, opt, a.ap, a.dp, a.tp, episodes, split, hooks);
-  stop.reset();  // Ctrl-C ends the process again
+  {
+    const StopOnSignal stop;  // until the run ends: then Ctrl-C ends the process again
+    last = run.train([] { return StopOnSignal::flag().load(); }, on_row);
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (show) std::fprintf(stderr, "\n");
-  const bool interrupted = StopOnSignal::flag().load() && opt.step < a.steps;
+  const int64_t step = run.optimiser().step;
+  const bool interrupted = StopOnSignal::flag().load() && step < r.steps;
   if (interrupted && !a.quiet)
     std::fprintf(stderr, "interrupted at step %lld; %s holds it (resume with --resume)\n",
-                 static_cast<long long>(opt.step), a.output.c_str());
+                 static_cast<long long>(step), r.output.c_str());
   Json out;
-  out["output"] = a.output;
-  out["log"] = a.log;
-  out["config"] = Json::parse(io::wm_config_to_json(config));
-  out["param_count"] = model.params.size();
-  out["first_step"] = first_step;
-  out["step"] = opt.step;
+  out["output"] = r.output;
+  out["log"] = r.log;
+  out["config"] = Json::parse(io::wm_config_to_json(run.config()));
+  out["param_count"] = run.model().params.size();
+  out["first_step"] = run.first_step();
+  out["step"] = step;
   out["interrupted"] = interrupted;
   out["seconds"] = seconds;
   out["mean_tokens_per_s"] = time_sum > 0 ? tokens_sum / time_sum : 0.0;
   out["loss"] = last.loss;
   out["val_loss"] = last.val_loss;
-  out["train_episodes"] = split.train.size();
-  out["val_episodes"] = split.val.size();
+  out["train_episodes"] = run.split().train.size();
+  out["val_episodes"] = run.split().val.size();
   std::cout << out.dump(2) << "\n";
 }
 
@@ -652,39 +484,43 @@ void add_wm_command(CLI::App& app) {
 
   auto ta = std::make_shared<TrainArgs>();
   auto* train = wm->add_subcommand("train", "train a world model on `collect` datasets");
-  train->add_option("--preset", ta->preset,
+  train->add_option("--preset", ta->run.preset,
                     "tiny (E 64, 4 layers, C 32) | paper (E 128, 6 layers, C 96)");
-  train->add_option("--position", ta->position, "rope | absolute (learned, context-limited)");
-  train->add_option("--state-head", ta->state_head,
+  train->add_option("--position", ta->run.position, "rope | absolute (learned, context-limited)");
+  train->add_option("--state-head", ta->run.state_head,
                     "plain (S_t + head) | scaled (S_t + sigma*head) | cv (CV(S_t) + sigma*head)");
   train->add_option(
-      "--state-loss", ta->state_loss,
+      "--state-loss", ta->run.state_loss,
       "scaled and cv heads: sigma (((pred - s)/sigma)^2, default) | raw (token units)");
-  train->add_option("--data", ta->data,
+  train->add_option("--data", ta->run.data,
                     "dataset file(s) from `poslab-cli collect` (repeat or list)");
-  train->add_option("--steps", ta->steps, "optimiser step to stop after (counting resumed steps)");
-  train->add_option("--seed", ta->seed, "initial weights, episode split and batch draws");
-  train->add_option("-o,--output", ta->output,
+  train->add_option("--steps", ta->run.steps,
+                    "optimiser step to stop after (counting resumed steps)");
+  train->add_option("--seed", ta->run.seed, "initial weights, episode split and batch draws");
+  train->add_option("-o,--output", ta->run.output,
                     "checkpoint to write (safetensors, with optimiser state)");
-  train->add_option("--log", ta->log, "CSV log (default: the output with .csv)");
-  train->add_flag("--resume", ta->resume, "continue the run in --output (its settings win)");
-  train->add_option("--threads", ta->threads, "threads, 0 = all cores");
-  train->add_option("--batch", ta->dp.batch, "windows per batch");
-  train->add_option("--short-steps", ta->dp.short_steps,
+  train->add_option("--log", ta->run.log, "CSV log (default: the output with .csv)");
+  train->add_flag("--resume", ta->run.resume, "continue the run in --output (its settings win)");
+  train->add_option("--threads", ta->run.threads, "threads, 0 = all cores");
+  train->add_option("--batch", ta->run.data_params.batch, "windows per batch");
+  train->add_option("--short-steps", ta->run.data_params.short_steps,
                     "steps of a short window (0 = min(32, long/2))");
-  train->add_option("--long-steps", ta->dp.long_steps, "steps of a long window (0 = the context)");
-  train->add_option("--long-every", ta->dp.long_every, "one long batch in this many (5 = 4:1)");
-  train->add_option("--val-fraction", ta->dp.val_fraction, "share of episodes held out");
-  train->add_option("--lr", ta->ap.lr, "peak learning rate");
-  train->add_option("--warmup", ta->ap.warmup_steps, "warm-up steps");
-  train->add_option("--weight-decay", ta->ap.weight_decay, "AdamW decoupled weight decay");
-  train->add_option("--swa-start", ta->ap.swa_start,
+  train->add_option("--long-steps", ta->run.data_params.long_steps,
+                    "steps of a long window (0 = the context)");
+  train->add_option("--long-every", ta->run.data_params.long_every,
+                    "one long batch in this many (5 = 4:1)");
+  train->add_option("--val-fraction", ta->run.data_params.val_fraction,
+                    "share of episodes held out");
+  train->add_option("--lr", ta->run.adam.lr, "peak learning rate");
+  train->add_option("--warmup", ta->run.adam.warmup_steps, "warm-up steps");
+  train->add_option("--weight-decay", ta->run.adam.weight_decay, "AdamW decoupled weight decay");
+  train->add_option("--swa-start", ta->run.adam.swa_start,
                     "step from which SWA averages weights (-1 = off)");
-  train->add_option("--swa-every", ta->ap.swa_every, "SWA snapshot interval");
-  train->add_option("--log-every", ta->tp.log_every, "CSV row interval");
-  train->add_option("--val-every", ta->tp.val_every, "validation interval");
-  train->add_option("--checkpoint-every", ta->tp.checkpoint_every, "checkpoint interval");
-  train->add_option("--val-windows", ta->tp.val_windows, "validation windows");
+  train->add_option("--swa-every", ta->run.adam.swa_every, "SWA snapshot interval");
+  train->add_option("--log-every", ta->run.train.log_every, "CSV row interval");
+  train->add_option("--val-every", ta->run.train.val_every, "validation interval");
+  train->add_option("--checkpoint-every", ta->run.train.checkpoint_every, "checkpoint interval");
+  train->add_option("--val-windows", ta->run.train.val_windows, "validation windows");
   train->add_flag("--quiet", ta->quiet, "no progress on stderr");
   train->add_flag("--progress", ta->progress, "progress line even when stderr is not a terminal");
   train->callback([ta] { run_train(*ta); });

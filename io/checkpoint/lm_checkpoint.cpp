@@ -14,17 +14,13 @@
 
 #include "core/common/errors.hpp"
 #include "core/common/excerpt.hpp"
+#include "io/checkpoint/model_checkpoint.hpp"
 
 namespace poslab::io {
 
 std::string lm_config_to_json(const lm::LmConfig& c) {
   nlohmann::ordered_json j;
-  j["embed"] = c.embed;
-  j["heads"] = c.heads;
-  j["layers"] = c.layers;
-  j["context"] = c.context;
-  j["position"] = lm::lm_position_name(c.position);
-  j["rope_base"] = c.rope_base;
+  config_json_common(j, c, lm::lm_position_name(c.position));
   j["t5_buckets"] = c.t5_buckets;
   j["t5_max_distance"] = c.t5_max_distance;
   return j.dump();
@@ -100,107 +96,37 @@ lm::LmScaling lm_scaling_from_json(const std::string& text) {
   return s;
 }
 
+namespace {
+
+const CheckpointFormat kLmFormat{
+    kLmCheckpointFormat, kLmCheckpointVersion, "a PosLab byte language model",
+    "retrain it",        "bad metadata: ",
+    /*swa=*/false,       kLmMaxWeight};
+
+}  // namespace
+
 TensorLayout lm_tensor_layout(const lm::LmConfig& c) {
-  TensorLayout out;
-  for (const auto& t : lm::lm_param_layout(c).tensors)
-    out.push_back({t.name, std::vector<int64_t>(t.shape.begin(), t.shape.end()), t.offset});
-  return out;
+  return tensor_layout_of(lm::lm_param_layout(c));
 }
 
 namespace {
 
-TensorLayout lm_optim_layout(const TensorLayout& model, size_t P) {
-  TensorLayout out;
-  size_t shift = P;
-  for (const char* prefix : {"optim.m.", "optim.v."}) {
-    for (auto t : model) {
-      t.name = prefix + t.name;
-      t.offset += shift;
-      out.push_back(t);
-    }
-    shift += P;
-  }
-  return out;
-}
-
-int64_t lm_meta_int(const SafetensorsFile& f, const std::string& key) {
-  const std::string& s = f.meta(key);
-  int64_t v = 0;
-  const bool digits =
-      !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos;
-  const auto [end, ec] = digits ? std::from_chars(s.data(), s.data() + s.size(), v)
-                                : std::from_chars_result{s.data(), std::errc::invalid_argument};
-  if (ec != std::errc() || end != s.data() + s.size())
-    throw FileError(f.path(),
-                    "metadata '" + key + "' = '" + error_excerpt(s) + "' is not a whole number");
-  return v;
-}
-
-void lm_require_sane(const std::string& path, const TensorLayout& layout,
-                     std::span<const float> values, const char* prefix, float limit) {
-  for (size_t i = 0; i < values.size(); ++i)
-    if (!(std::abs(values[i]) <= limit)) {
-      std::string name = "?";
-      for (const auto& t : layout)
-        if (i >= t.offset && i < t.offset + static_cast<size_t>(tensor_numel(t.shape)))
-          name = t.name;
-      char v[64];
-      std::snprintf(v, sizeof v, "%g", static_cast<double>(values[i]));
-      throw FileError(path, std::string("tensor '") + prefix + name + "' holds " + v +
-                                " (a diverged run or a damaged file; retrain it)");
-    }
-}
-
 LmCheckpoint lm_checkpoint_from(const SafetensorsFile& f) {
-  if (f.meta("format") != kLmCheckpointFormat)
-    throw FileError(f.path(), "format is '" + error_excerpt(f.meta("format")) +
-                                  "', not a PosLab byte language model");
-  if (f.meta("format_version") != std::to_string(kLmCheckpointVersion))
-    throw FileError(f.path(), "format_version " + error_excerpt(f.meta("format_version")) +
-                                  " (this PosLab reads " + std::to_string(kLmCheckpointVersion) +
-                                  "; retrain it)");
+  checkpoint_require_format(f, kLmFormat);
   LmCheckpoint ck;
-  try {
+  checkpoint_parse_meta(f, kLmFormat, [&] {
     ck.config = lm_config_from_json(f.meta("config"));
     ck.scaling = lm_scaling_from_json(f.meta("scaling"));
-  } catch (const FileError&) {
-    throw;
-  } catch (const Error& e) {
-    throw FileError(f.path(), std::string("bad metadata: ") + e.what());
-  }
-  ck.metadata = f.metadata();
-  ck.step = lm_meta_int(f, "step");
-  const size_t P = lm::lm_param_count(ck.config);
-  if (lm_meta_int(f, "param_count") != static_cast<int64_t>(P))
-    throw FileError(f.path(), "param_count " + error_excerpt(f.meta("param_count")) +
-                                  " does not match its config (" + std::to_string(P) + ")");
+    return 0;
+  });
   const TensorLayout model = lm_tensor_layout(ck.config);
-  const bool has_optim = f.find("optim.m." + model.front().name) != nullptr;
-  const TensorLayout optional = has_optim ? lm_optim_layout(model, P) : TensorLayout{};
-  f.check(model, optional);
-  for (const auto& t : optional)
-    if (f.find(t.name) == nullptr)
-      throw FileError(f.path(), "checkpoint lacks optimiser tensor '" + t.name + "'");
+  const CheckpointHeader h = checkpoint_inspect(f, kLmFormat, model, lm::lm_param_count(ck.config));
+  ck.metadata = h.metadata;
+  ck.step = h.step;
   if (f.header_only()) return ck;
-  std::vector<float> flat(has_optim ? 3 * P : P, 0.0f);
-  TensorLayout all = model;
-  all.insert(all.end(), optional.begin(), optional.end());
-  f.load(all, flat);
-  ck.params.assign(flat.begin(), flat.begin() + static_cast<int64_t>(P));
-  lm_require_sane(f.path(), model, ck.params, "", kLmMaxWeight);
-  if (has_optim) {
-    nn::AdamWState s;
-    s.step = lm_meta_int(f, "optim_step");
-    if (s.step != ck.step)
-      throw FileError(f.path(), "optimiser step and model step differ (damaged file?)");
-    s.m.assign(flat.begin() + static_cast<int64_t>(P), flat.begin() + static_cast<int64_t>(2 * P));
-    s.v.assign(flat.begin() + static_cast<int64_t>(2 * P), flat.end());
-    lm_require_sane(f.path(), model, s.m, "optim.m.", std::numeric_limits<float>::max());
-    lm_require_sane(f.path(), model, s.v, "optim.v.", std::numeric_limits<float>::max());
-    for (float x : s.v)
-      if (x < 0) throw FileError(f.path(), "optimiser tensor 'optim.v.*' holds a negative value");
-    ck.optim = std::move(s);
-  }
+  CheckpointTensors t = checkpoint_read_tensors(f, kLmFormat, model, h);
+  ck.params = std::move(t.params);
+  ck.optim = std::move(t.optim);
   return ck;
 }
 
@@ -209,31 +135,10 @@ LmCheckpoint lm_checkpoint_from(const SafetensorsFile& f) {
 void lm_checkpoint_save(const std::string& path, const lm::LmConfig& c,
                         std::span<const float> params, int64_t step, const lm::LmScaling& scaling,
                         const nn::AdamWState* optim, const TensorMetadata& extra) {
-  const TensorLayout model = lm_tensor_layout(c);
-  const size_t P = lm::lm_param_count(c);
-  if (params.size() != P) throw InputError("checkpoint: parameter count does not match the config");
   TensorMetadata meta = extra;
-  meta["format"] = kLmCheckpointFormat;
-  meta["format_version"] = std::to_string(kLmCheckpointVersion);
-  meta["config"] = lm_config_to_json(c);
-  meta["step"] = std::to_string(step);
-  meta["param_count"] = std::to_string(P);
   meta["scaling"] = lm_scaling_to_json(scaling);
-  meta.erase("optim_step");
-  if (!optim) {
-    safetensors_save(path, model, params, meta);
-    return;
-  }
-  std::vector<float> flat;
-  flat.reserve(3 * P);
-  flat.insert(flat.end(), params.begin(), params.end());
-  flat.insert(flat.end(), optim->m.begin(), optim->m.end());
-  flat.insert(flat.end(), optim->v.begin(), optim->v.end());
-  TensorLayout all = model;
-  const TensorLayout opt = lm_optim_layout(model, P);
-  all.insert(all.end(), opt.begin(), opt.end());
-  meta["optim_step"] = std::to_string(optim->step);
-  safetensors_save(path, all, flat, meta);
+  checkpoint_save(path, kLmFormat, lm_tensor_layout(c), lm_config_to_json(c), params, step, optim,
+                  std::move(meta));
 }
 
 LmCheckpoint lm_checkpoint_load(const std::string& path) {

@@ -3,7 +3,8 @@
 // "optim.v.<name>"), and string metadata: format, format_version, config (JSON), step,
 // param_count, scaling (the RoPE scaling a fine-tuned model was tuned with, JSON), and
 // provenance written by the CLI (data: files, packages and versions, split; training;
-// command). Every field is checked on load; a damaged or hostile file is one FileError.
+// command). Every field is checked on load; a damaged or hostile file is one FileError. The
+// model-generic half (optimiser tensors, generic keys, checks) is io/checkpoint/model_checkpoint's.
 // Also here: the default training text (Debian's fortune files) and reading it.
 #pragma once
 #include <cstdint>

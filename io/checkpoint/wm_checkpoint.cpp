@@ -1,27 +1,21 @@
 // World-model checkpoints and training data files (see wm_checkpoint.hpp).
 #include "io/checkpoint/wm_checkpoint.hpp"
 
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
 #include "core/common/errors.hpp"
 #include "core/common/excerpt.hpp"
+#include "io/checkpoint/model_checkpoint.hpp"
 #include "io/dataset/bnb_dataset.hpp"
 
 namespace poslab::io {
 
 std::string wm_config_to_json(const wm::WmConfig& c) {
   nlohmann::ordered_json j;
-  j["embed"] = c.embed;
-  j["heads"] = c.heads;
-  j["layers"] = c.layers;
-  j["context"] = c.context;
-  j["position"] = wm::wm_position_name(c.position);
-  j["rope_base"] = c.rope_base;
+  config_json_common(j, c, wm::wm_position_name(c.position));
   // Written only when not the original model's, so older files and their configs stay as
   // they were (and older PosLabs refuse the new fields by name).
   if (!c.state_scale.empty()) j["state_scale"] = c.state_scale;
@@ -94,164 +88,48 @@ wm::WmConfig wm_config_from_json(const std::string& text) {
   return c;
 }
 
-TensorLayout wm_tensor_layout(const wm::WmConfig& c) {
-  TensorLayout out;
-  for (const auto& t : wm::wm_param_layout(c).tensors)
-    out.push_back({t.name, std::vector<int64_t>(t.shape.begin(), t.shape.end()), t.offset});
-  return out;
-}
-
 namespace {
 
-TensorLayout prefixed(const TensorLayout& l, const std::string& prefix) {
-  TensorLayout out = l;
-  for (auto& t : out) t.name = prefix + t.name;
-  return out;
-}
+const CheckpointFormat kWmFormat{kWmCheckpointFormat,
+                                 kWmCheckpointVersion,
+                                 "a PosLab world model",
+                                 "retrain or convert it",
+                                 "bad config in metadata: ",
+                                 /*swa=*/true,
+                                 kWmMaxWeight};
 
 }  // namespace
+
+TensorLayout wm_tensor_layout(const wm::WmConfig& c) {
+  return tensor_layout_of(wm::wm_param_layout(c));
+}
 
 void wm_checkpoint_save(const std::string& path, const wm::WmConfig& c,
                         std::span<const float> params, int64_t step, const nn::AdamWState* optim,
                         const TensorMetadata& extra) {
-  const TensorLayout model = wm_tensor_layout(c);
-  const size_t P = wm::wm_param_count(c);
-  if (params.size() != P) throw InputError("checkpoint: parameter count does not match the config");
-  TensorMetadata meta = extra;
-  meta["format"] = kWmCheckpointFormat;
-  meta["format_version"] = std::to_string(kWmCheckpointVersion);
-  meta["config"] = wm_config_to_json(c);
-  meta["step"] = std::to_string(step);
-  meta["param_count"] = std::to_string(P);
-  if (!optim) {
-    meta.erase("optim_step");
-    meta.erase("optim_swa_count");
-    safetensors_save(path, model, params, meta);
-    return;
-  }
-  // One flat buffer: params, m, v (and swa), so one layout describes the whole file.
-  const bool swa = optim->swa.size() == P;
-  std::vector<float> flat;
-  flat.reserve(P * (swa ? 4 : 3));
-  flat.insert(flat.end(), params.begin(), params.end());
-  flat.insert(flat.end(), optim->m.begin(), optim->m.end());
-  flat.insert(flat.end(), optim->v.begin(), optim->v.end());
-  if (swa) flat.insert(flat.end(), optim->swa.begin(), optim->swa.end());
-  TensorLayout all = model;
-  const auto add = [&](const std::string& prefix, size_t shift) {
-    for (auto t : prefixed(model, prefix)) {
-      t.offset += shift;
-      all.push_back(t);
-    }
-  };
-  add("optim.m.", P);
-  add("optim.v.", 2 * P);
-  if (swa) add("optim.swa.", 3 * P);
-  meta["optim_step"] = std::to_string(optim->step);
-  meta["optim_swa_count"] = std::to_string(optim->swa_count);
-  safetensors_save(path, all, flat, meta);
+  checkpoint_save(path, kWmFormat, wm_tensor_layout(c), wm_config_to_json(c), params, step, optim,
+                  extra);
 }
 
 wm::WmConfig wm_checkpoint_config(const SafetensorsFile& f) {
-  if (f.meta("format") != kWmCheckpointFormat)
-    throw FileError(
-        f.path(), "format is '" + error_excerpt(f.meta("format")) + "', not a PosLab world model");
-  if (f.meta("format_version") != std::to_string(kWmCheckpointVersion))
-    throw FileError(f.path(), "format_version " + error_excerpt(f.meta("format_version")) +
-                                  " (this PosLab reads " + std::to_string(kWmCheckpointVersion) +
-                                  "; retrain or convert it)");
-  try {
-    return wm_config_from_json(f.meta("config"));
-  } catch (const FileError&) {
-    throw;
-  } catch (const Error& e) {
-    throw FileError(f.path(), std::string("bad config in metadata: ") + e.what());
-  }
+  checkpoint_require_format(f, kWmFormat);
+  return checkpoint_parse_meta(f, kWmFormat, [&] { return wm_config_from_json(f.meta("config")); });
 }
 
 namespace {
 
-// A metadata integer: decimal digits only (no sign, space or exponent), at most `max`.
-int64_t meta_int(const SafetensorsFile& f, const std::string& key,
-                 int64_t max = std::numeric_limits<int64_t>::max()) {
-  const std::string& s = f.meta(key);
-  int64_t v = 0;
-  const bool digits =
-      !s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos;
-  const auto [end, ec] = digits ? std::from_chars(s.data(), s.data() + s.size(), v)
-                                : std::from_chars_result{s.data(), std::errc::invalid_argument};
-  if (ec != std::errc() || end != s.data() + s.size() || v > max)
-    throw FileError(f.path(), "metadata '" + key + "' = '" + error_excerpt(s) +
-                                  "' is not a whole number in [0, " + std::to_string(max) + "]");
-  return v;
-}
-
-// Name of the tensor holding flat index i of `layout` (for error messages).
-std::string tensor_at(const TensorLayout& layout, size_t i) {
-  for (const auto& t : layout)
-    if (i >= t.offset && i < t.offset + static_cast<size_t>(tensor_numel(t.shape))) return t.name;
-  return "?";
-}
-
-void require_sane_values(const std::string& path, const TensorLayout& layout,
-                         std::span<const float> values, const char* prefix, float limit) {
-  for (size_t i = 0; i < values.size(); ++i)
-    if (!(std::abs(values[i]) <= limit)) {
-      char v[96];
-      if (std::isfinite(values[i]))
-        std::snprintf(v, sizeof v, "%g, beyond +-%g", static_cast<double>(values[i]),
-                      static_cast<double>(limit));
-      else
-        std::snprintf(v, sizeof v, "%g", static_cast<double>(values[i]));
-      throw FileError(path, std::string("tensor '") + prefix + tensor_at(layout, i) + "' holds " +
-                                v + " (a diverged run or a damaged file; retrain it)");
-    }
-}
-
-// The optimiser tensors' layout: m, v and swa of every model tensor, each P floats apart.
-TensorLayout optim_layout(const TensorLayout& model, size_t P) {
-  TensorLayout optional;
-  size_t shift = 0;
-  for (const char* prefix : {"optim.m.", "optim.v.", "optim.swa."}) {
-    for (auto t : prefixed(model, prefix)) {
-      t.offset += shift;
-      optional.push_back(t);
-    }
-    shift += P;
-  }
-  return optional;
+WmCheckpointPeek peek_of(const wm::WmConfig& c, const CheckpointHeader& h) {
+  WmCheckpointPeek p;
+  static_cast<CheckpointHeader&>(p) = h;
+  p.config = c;
+  return p;
 }
 
 }  // namespace
 
 WmCheckpointPeek wm_checkpoint_inspect(const SafetensorsFile& f) {
-  WmCheckpointPeek p;
-  p.config = wm_checkpoint_config(f);  // wm_validate: ranges and the parameter budget
-  p.metadata = f.metadata();
-  p.step = meta_int(f, "step");
-  p.param_count = wm::wm_param_count(p.config);
-  p.file_bytes = f.file_bytes();
-  if (meta_int(f, "param_count") != static_cast<int64_t>(p.param_count))
-    throw FileError(f.path(), "param_count " + error_excerpt(f.meta("param_count")) +
-                                  " does not match its config (" + std::to_string(p.param_count) +
-                                  ")");
-  // Every tensor's name and shape against the config; SafetensorsFile has already checked
-  // each byte range against the file, so a config the file cannot hold fails here.
-  const TensorLayout model = wm_tensor_layout(p.config);
-  p.has_optim = f.find("optim.m." + model.front().name) != nullptr;
-  p.has_swa = f.find("optim.swa." + model.front().name) != nullptr;
-  const TensorLayout optional = p.has_optim ? optim_layout(model, p.param_count) : TensorLayout{};
-  f.check(model, optional);
-  if (p.has_optim) {
-    // Every moment tensor must be there (optional only means "not in every file").
-    for (size_t i = 0; i < optional.size(); ++i)
-      if (f.find(optional[i].name) == nullptr && (i < 2 * model.size() || p.has_swa))
-        throw FileError(f.path(), "checkpoint lacks optimiser tensor '" + optional[i].name + "'");
-    if (meta_int(f, "optim_step") != p.step)
-      throw FileError(f.path(), "optimiser step and model step differ (damaged file?)");
-    if (p.has_swa) (void)meta_int(f, "optim_swa_count");
-  }
-  return p;
+  const wm::WmConfig c = wm_checkpoint_config(f);  // wm_validate: ranges and the parameter budget
+  return peek_of(c, checkpoint_inspect(f, kWmFormat, wm_tensor_layout(c), wm::wm_param_count(c)));
 }
 
 WmCheckpointPeek wm_checkpoint_peek(const std::string& path) {
@@ -261,34 +139,16 @@ WmCheckpointPeek wm_checkpoint_peek(const std::string& path) {
 WmCheckpoint wm_checkpoint_load(const std::string& path) {
   // Only the header first: nothing is read or allocated for a file that cannot be a model.
   (void)wm_checkpoint_peek(path);
-  const auto f = SafetensorsFile::open(path);
-  const WmCheckpointPeek p = wm_checkpoint_inspect(f);  // the file may have changed since
+  const auto f = SafetensorsFile::open(path);  // the file may have changed since
   WmCheckpoint ck;
-  ck.config = p.config;
-  ck.metadata = p.metadata;
-  ck.step = p.step;
-  const size_t P = p.param_count;
+  ck.config = wm_checkpoint_config(f);
   const TensorLayout model = wm_tensor_layout(ck.config);
-  ck.params.assign(P, 0.0f);
-  const TensorLayout optional = p.has_optim ? optim_layout(model, P) : TensorLayout{};
-  std::vector<float> opt_flat(p.has_optim ? 3 * P : 0, 0.0f);
-  f.load(model, ck.params, optional, opt_flat);
-  require_sane_values(path, model, ck.params, "", kWmMaxWeight);
-  if (p.has_optim) {
-    nn::AdamWState s;
-    s.step = meta_int(f, "optim_step");
-    s.m.assign(opt_flat.begin(), opt_flat.begin() + static_cast<long>(P));
-    s.v.assign(opt_flat.begin() + static_cast<long>(P),
-               opt_flat.begin() + static_cast<long>(2 * P));
-    require_sane_values(path, model, s.m, "optim.m.", std::numeric_limits<float>::max());
-    require_sane_values(path, model, s.v, "optim.v.", std::numeric_limits<float>::max());
-    if (p.has_swa) {
-      s.swa.assign(opt_flat.begin() + static_cast<long>(2 * P), opt_flat.end());
-      s.swa_count = meta_int(f, "optim_swa_count");
-      require_sane_values(path, model, s.swa, "optim.swa.", kWmMaxWeight);
-    }
-    ck.optim = std::move(s);
-  }
+  const CheckpointHeader h = checkpoint_inspect(f, kWmFormat, model, wm::wm_param_count(ck.config));
+  CheckpointTensors t = checkpoint_read_tensors(f, kWmFormat, model, h);
+  ck.step = h.step;
+  ck.metadata = h.metadata;
+  ck.params = std::move(t.params);
+  ck.optim = std::move(t.optim);
   return ck;
 }
 

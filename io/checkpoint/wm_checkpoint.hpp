@@ -3,7 +3,8 @@
 // "optim.v.<name>", "optim.swa.<name>"), and string metadata: format, format_version, config
 // (JSON), step, param_count, provenance (datasets, seed, command) and training settings.
 // Loading checks the metadata, derives the layout from the config and checks every tensor
-// against it; any mismatch is a FileError naming the file and the problem.
+// against it; any mismatch is a FileError naming the file and the problem. The model-generic
+// half (optimiser tensors, generic keys, checks) is io/checkpoint/model_checkpoint's.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "core/nn/adamw.hpp"
 #include "core/wm/data.hpp"
 #include "core/wm/world_model.hpp"
+#include "io/checkpoint/model_checkpoint.hpp"
 #include "io/checkpoint/safetensors.hpp"
 
 namespace poslab::io {
@@ -56,14 +58,8 @@ inline constexpr float kWmMaxWeight = 1e6f;
 // tensor the config implies is present with its shape and its bytes inside the file.
 // Milliseconds and a few KB for any file; call it before wm_checkpoint_load (the app's
 // model picker does, before it spends memory or a worker on a file a link named).
-struct WmCheckpointPeek {
+struct WmCheckpointPeek : CheckpointHeader {  // step, param_count, has_optim, has_swa, ...
   wm::WmConfig config;
-  int64_t step = 0;
-  size_t param_count = 0;  // P of the config
-  bool has_optim = false;  // the AdamW moments ("optim.m.*", "optim.v.*")
-  bool has_swa = false;    // and the SWA average ("optim.swa.*")
-  uint64_t file_bytes = 0;
-  TensorMetadata metadata;
 };
 WmCheckpointPeek wm_checkpoint_peek(const std::string& path);
 // The same checks on a file already open (header-only or whole).

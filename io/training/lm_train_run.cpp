@@ -2,52 +2,25 @@
 // (see lm_train_run.hpp): set-up, provenance, and the checkpoint and curve writes.
 #include "io/training/lm_train_run.hpp"
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <utility>
 
 #include "core/common/errors.hpp"
 #include "core/nn/parallel.hpp"
-#include "io/files/atomic_file.hpp"
 
 namespace poslab::io {
 
 using nlohmann::json;
 using namespace poslab::lm;
 
-namespace {
-
-// The CSV rows of an earlier run up to `step` (a resumed run continues its curve).
-std::string lm_run_csv_prefix(const std::string& path, int64_t step) {
-  std::string out = lm_train_csv_header() + "\n";
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return out;
-  if (std::filesystem::file_size(path, ec) > (uint64_t{64} << 20))
-    throw FileError(path, "the training curve is larger than 64 MB; move it aside to resume");
-  std::ifstream in(path, std::ios::binary);
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    long long s = -1;
-    if (std::sscanf(line.c_str(), "%lld", &s) < 1 || s > step) break;
-    out += line + "\n";
-  }
-  return out;
-}
-
-}  // namespace
-
 LmTrainRun::LmTrainRun(LmTrainRequest request)
-    : request_(std::move(request)), settings_(request_.settings), model_(LmConfig{}) {
+    : request_(std::move(request)),
+      files_(request_.output, request_.log, "lm train: give -o/--output FILE.safetensors"),
+      settings_(request_.settings),
+      model_(LmConfig{}) {
   LmTrainRequest& r = request_;
-  if (r.output.empty()) throw InputError("lm train: give -o/--output FILE.safetensors");
-  if (r.log.empty()) r.log = std::filesystem::path(r.output).replace_extension(".csv").string();
-  // Up front, as `wm train` does: not at the first checkpoint, a minute into the run.
-  require_writable_path(r.output, "--output");
-  require_writable_path(r.log, "--log");
+  r.log = files_.log();
   LmConfig config = r.config;
   std::vector<float> params;
   TensorMetadata prev;
@@ -132,12 +105,7 @@ LmTrainRun::LmTrainRun(LmTrainRequest request)
   train["steps"] = s.steps;
   train["window"] = T;
   train["seed"] = s.seed;
-  train["lr"] = s.adam.lr;
-  train["warmup_steps"] = s.adam.warmup_steps;
-  train["weight_decay"] = s.adam.weight_decay;
-  train["beta1"] = s.adam.beta1;
-  train["beta2"] = s.adam.beta2;
-  train["clip_norm"] = s.adam.clip_norm;
+  record_adamw(train, s.adam);
   train["log_every"] = s.log_every;
   train["valid_windows"] = s.valid_windows;
   train["scaling"] = json::parse(lm_scaling_to_json(scaling));
@@ -145,19 +113,15 @@ LmTrainRun::LmTrainRun(LmTrainRequest request)
   meta_["data"] = data_json_;
   meta_["training"] = train.dump();
   if (!r.init_from.empty() && prev.count("training")) meta_["base_training"] = prev["training"];
-  meta_["command"] =
-      r.resume && prev.count("command") ? prev["command"] + " ; resumed: " + r.command : r.command;
-  csv_ = r.resume ? lm_run_csv_prefix(r.log, optim_.step) : lm_train_csv_header() + "\n";
+  meta_["command"] = train_command(r.resume ? prev : TensorMetadata{}, r.command);
+  files_.begin_curve(lm_train_csv_header(), r.resume, optim_.step);
 }
 
 void LmTrainRun::save() {
-  // The curve first: killed between the two writes, the checkpoint is the older one and a
-  // resume recomputes the rows past it (lm_run_csv_prefix drops them). The other order lost
-  // the row of a checkpoint whose CSV write never happened, for good.
-  write_file_atomically(request_.log, csv_);
-  lm_checkpoint_save(request_.output, model_.config(), model_.params, optim_.step,
-                     settings_.scaling, &optim_, meta_);
-  saved_step_ = optim_.step;
+  files_.save(optim_.step, [&] {
+    lm_checkpoint_save(request_.output, model_.config(), model_.params, optim_.step,
+                       settings_.scaling, &optim_, meta_);
+  });
 }
 
 bool LmTrainRun::step(const std::function<void(const lm::LmTrainRow&)>& on_row,
@@ -165,7 +129,7 @@ bool LmTrainRun::step(const std::function<void(const lm::LmTrainRow&)>& on_row,
   if (!loop_) loop_ = lm::lm_train_begin(model_, optim_, settings_);
   auto row = [&](const lm::LmTrainRow& r) {
     last_ = r;
-    csv_ += lm::lm_train_csv_row(r) + "\n";
+    files_.add_row(lm::lm_train_csv_row(r));
     save();
     if (on_row) on_row(r);
   };
@@ -174,7 +138,7 @@ bool LmTrainRun::step(const std::function<void(const lm::LmTrainRow&)>& on_row,
 
 void LmTrainRun::stopped() {
   // Stopped between rows: keep the step it reached (a resumed run equals an unbroken one).
-  if (optim_.step > first_step_ && optim_.step != saved_step_) save();
+  if (optim_.step > first_step_ && optim_.step != files_.saved_step()) save();
 }
 
 bool LmTrainRun::train(const std::atomic<bool>* cancel,

@@ -2,8 +2,9 @@
 // length lab's "Train your own" drives it (issue 27): the model (fresh, fine-tuned from a
 // file, or resumed from its own checkpoint), the text read and split, the provenance
 // metadata, then core/lm's lm_train with the checkpoint and the CSV curve written atomically
-// at every curve row and where a cancelled run stopped. The two faces only differ in how
-// they report progress and ask to stop.
+// at every curve row and where a cancelled run stopped (the files as io/training/train_run
+// keeps them for both models). The two faces only differ in how they report progress and ask
+// to stop.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "core/lm/lm_train.hpp"
 #include "core/nn/adamw.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
+#include "io/training/train_run.hpp"
 
 namespace poslab::io {
 
@@ -68,8 +70,8 @@ class LmTrainRun {
   int64_t first_step() const { return first_step_; }  // the step the run started from
   const lm::LmTrainRow& last_row() const { return last_; }
   // The curve so far as CSV: a resumed run's earlier rows, then this run's.
-  const std::string& csv() const { return csv_; }
-  bool saved() const { return saved_step_ >= 0; }  // a checkpoint was written by this run
+  const std::string& csv() const { return files_.csv(); }
+  bool saved() const { return files_.saved(); }  // a checkpoint was written by this run
   // The "data" metadata: files with their packages and versions, the split, the sizes (JSON).
   const std::string& data_json() const { return data_json_; }
 
@@ -77,16 +79,15 @@ class LmTrainRun {
   void save();
 
   LmTrainRequest request_;
+  TrainFiles files_;
   lm::LmTrainSettings settings_;
   lm::LmModel model_;
   nn::AdamWState optim_;
   lm::LmCorpus corpus_;
   TensorMetadata meta_;
   std::string data_json_;
-  std::string csv_;
   lm::LmTrainRow last_;
   int64_t first_step_ = 0;
-  int64_t saved_step_ = -1;
   std::optional<lm::LmTrainLoop> loop_;  // set by the first step
 };
 
