@@ -65,7 +65,8 @@ StepError step_error(std::span<const float> real, std::span<const float> pred) {
 
 // ---- Token strip --------------------------------------------------------------------------
 
-std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int steps) {
+std::vector<StripToken> dream_token_strip(WmPosition position, WmOverflow window, int context,
+                                          int steps) {
   if (context < 1) throw InputError("token strip: context must be >= 1 step");
   if (steps < 0) throw InputError("token strip: steps must be >= 0");
   std::vector<StripToken> out;
@@ -73,7 +74,8 @@ std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int 
   for (int t = 0; t < steps; ++t)
     for (int a = 0; a < 2; ++a) out.push_back({t, a == 1, 2 * t + a, false, -1, -1});
   const int first = std::max(0, steps - context);  // oldest cached step
-  if (window == DreamVariant::naive) {
+  // Learned positions that slide: the naive reuse.
+  if (window == WmOverflow::slide && position == WmPosition::absolute) {
     // Replay the appends: the step appended when the cache held n steps (after dropping the
     // oldest if it was full) is stored at 2n, 2n + 1 and keeps that forever.
     std::vector<int> stored(steps, 0);
@@ -98,7 +100,7 @@ std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int 
       tok.cached = true;
       // RoPE keeps absolute indices (only differences matter); recompute renumbers from 0,
       // and the patch moves every kept key to the row it is used at.
-      tok.stored = tok.used = window == DreamVariant::rope ? tok.nominal : 2 * (t - first) + a;
+      tok.stored = tok.used = window == WmOverflow::slide ? tok.nominal : 2 * (t - first) + a;
     }
   return out;
 }

@@ -44,8 +44,9 @@ using FrameTokens = std::array<float, kFrameValues>;               // slot k at 
 //   patch       learned absolute positions, UniZero's correction: as naive, then every kept
 //               key and value is patched by its block's projection of P[used] - P[stored]
 //               (approximate in this architecture: wm_decode.hpp WmOverflow says why).
-// A variant names a model (its position encoding) and the decoder's window mode; the window
-// itself has one vocabulary, the decoder's WmOverflow (slide / recompute / patch).
+// A variant is the lab's choice of a model (its position encoding) and the decoder's window
+// mode, read one way (dream_variant_overflow); below the lab the window has one vocabulary,
+// the decoder's WmOverflow (slide / recompute / patch), next to the model's WmPosition.
 enum class DreamVariant { rope, recompute, naive, patch };
 const std::vector<std::string>& dream_variant_names();  // "rope", "recompute", "naive", "patch"
 // Which shipped model dreams (when the lab names no checkpoint of its own): the tiny one
@@ -85,8 +86,11 @@ struct StripToken {
   int used = -1;        // index the model treats the key as now (-1 if not cached)
 };
 // The strip after `steps` whole steps (S and A of steps 0 .. steps-1) were appended to a
-// cache of `context` steps in the given window mode. One entry per token, oldest first.
-std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int steps);
+// cache of `context` steps in the given window mode by a model with the given positions
+// (slide: RoPE keeps its indices, learned positions are the naive reuse). One entry per
+// token, oldest first.
+std::vector<StripToken> dream_token_strip(WmPosition position, WmOverflow window, int context,
+                                          int steps);
 
 // ---- The model seen by the lab ----------------------------------------------------------
 // What the lab needs of a world model's incremental dream decoder; the adapter around
@@ -130,8 +134,9 @@ std::string describe_dream_model(const DreamModelInfo& info);
 class DreamModel {
  public:
   virtual ~DreamModel() = default;
-  virtual int context() const = 0;  // C, steps
-  virtual DreamVariant variant() const = 0;
+  virtual int context() const = 0;          // C, steps
+  virtual WmPosition position() const = 0;  // the model's position encoding
+  virtual WmOverflow window() const = 0;    // the window mode past the context
   // What the model is (empty fields when the model does not say).
   virtual DreamModelInfo info() const { return {}; }
   // One English line ("rope, E 64, 4 blocks, ..."), "" when info() says nothing.
@@ -149,7 +154,7 @@ class DreamModel {
   virtual DreamStep step(const DreamChoice& choice) = 0;
   // The cache as the token strip draws it (defaults to dream_token_strip's bookkeeping).
   virtual std::vector<StripToken> strip(int steps) const {
-    return dream_token_strip(variant(), context(), steps);
+    return dream_token_strip(position(), window(), context(), steps);
   }
   // Attention of the last step() (empty when the model does not report it).
   virtual DreamAttention attention() const { return {}; }
