@@ -21,11 +21,11 @@
 #include "app/gfx/gl.hpp"
 #include "app/panels/panels.hpp"
 #include "app/widgets/recorder.hpp"
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/excerpt.hpp"
 #include "core/common/preset.hpp"
 #include "io/data/data_dir.hpp"
+#include "io/files/atomic_file.hpp"
 
 namespace poslab::app {
 

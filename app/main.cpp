@@ -46,11 +46,11 @@
 #include "app/quit_signals.hpp"
 #include "app/widgets/recorder.hpp"
 #include "app/window_icon.hpp"
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/excerpt.hpp"
 #include "core/common/preset.hpp"
 #include "io/data/data_dir.hpp"
+#include "io/files/atomic_file.hpp"
 #include "io/lessons/lesson_files.hpp"
 
 // ---- main (command line, window, frame loop) --------------------------------------------

@@ -13,9 +13,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
-#include "core/common/user_dirs.hpp"
+#include "io/files/atomic_file.hpp"
+#include "io/files/user_dirs.hpp"
 
 namespace poslab::app {
 namespace fs = std::filesystem;
@@ -39,7 +39,7 @@ SessionFolder& session_folder() {
   return folder;
 }
 
-// The user's folder (core/common/user_dirs.hpp: the same rule as the command line's),
+// The user's folder (io/files/user_dirs.hpp: the same rule as the command line's),
 // created. When even the per-user temporary folder cannot be trusted, this session works
 // in a fresh private folder (mkdtemp, 0700) and says so: nothing is kept for the next one.
 std::string user_folder(UserDir kind) {

@@ -53,7 +53,7 @@ void save_settings(const std::string& dir, const Settings& s);
 bool start_marker_begin(const std::string& dir, std::string& marker_path);
 void start_marker_end(const std::string& marker_path);
 
-// Removes temporary files of atomic writes (<name>.tmp.<pid>, core/common/atomic_file.cpp)
+// Removes temporary files of atomic writes (<name>.tmp.<pid>, io/files/atomic_file.cpp)
 // whose process is gone: a kill between writing and renaming leaves them. Returns how many.
 int remove_stale_temp_files(const std::string& dir);
 

@@ -19,7 +19,7 @@
 #include "core/common/names.hpp"
 #include "core/common/preset.hpp"
 #include "io/labjson/lab_json.hpp"
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
 
 namespace poslab::cli {
 namespace {

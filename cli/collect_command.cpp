@@ -19,8 +19,9 @@
 #include <system_error>
 #include <thread>
 
-#include "cli/bnb_json.hpp"
+#include "cli/bnb_input.hpp"
 #include "cli/commands.hpp"
+#include "cli/json_util.hpp"
 #include "core/bnb/bnb_episode.hpp"
 #include "core/common/errors.hpp"
 #include "core/nn/parallel.hpp"

@@ -9,11 +9,12 @@
 #include <iostream>
 #include <map>
 
-#include "cli/bnb_json.hpp"
 #include "cli/commands.hpp"
+#include "cli/json_util.hpp"
 #include "core/common/errors.hpp"
 #include "io/dataset/bnb_dataset.hpp"
 #include "io/dataset/isolated.hpp"
+#include "io/labjson/bnb_json.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -60,7 +61,7 @@ std::string inspect_json(const InspectArgs& a) {
     Json out;
     out["file"] = a.path;
     out["episode"] = a.episode;
-    Json ep = bnb_episode_json(rec, a.relational);
+    Json ep = io::bnb_episode_json(rec, a.relational);
     for (auto& [k, v] : ep.items()) out[k] = std::move(v);
     return dump_json(out);
   }

@@ -15,7 +15,7 @@
 #include "core/lm/lm_budget.hpp"
 #include "io/labjson/kv_trained_json.hpp"
 #include "io/labjson/lab_json.hpp"
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
 
 namespace poslab::cli {
 namespace {

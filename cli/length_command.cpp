@@ -9,7 +9,7 @@
 #include "cli/json_util.hpp"
 #include "cli/preset_flags.hpp"
 #include "core/lm/length_lab.hpp"
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
 
 namespace poslab::cli {
 namespace {

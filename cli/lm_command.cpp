@@ -33,9 +33,9 @@
 #include "core/lm/lm_train.hpp"
 #include "core/nn/parallel.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
-#include "io/checkpoint/lm_train_run.hpp"
 #include "io/data/data_dir.hpp"
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
+#include "io/training/lm_train_run.hpp"
 
 namespace poslab::cli {
 namespace {

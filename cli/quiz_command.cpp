@@ -24,9 +24,9 @@
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/quiz.hpp"
 #include "io/data/data_dir.hpp"
-#include "io/labjson/quiz_lm_io.hpp"
 #include "io/lessons/lesson_files.hpp"
 #include "io/lessons/quiz_feedback.hpp"
+#include "io/quiz/quiz_lm_io.hpp"
 
 namespace poslab::cli {
 namespace {

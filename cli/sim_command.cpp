@@ -3,11 +3,13 @@
 // expert, the noisy expert, uniform random, or a replayed action file.
 #include <iostream>
 
-#include "cli/bnb_json.hpp"
+#include "cli/bnb_input.hpp"
 #include "cli/commands.hpp"
+#include "cli/json_util.hpp"
 #include "core/bnb/arena_lab.hpp"
 #include "core/bnb/bnb_episode.hpp"
 #include "core/common/errors.hpp"
+#include "io/labjson/bnb_json.hpp"
 
 namespace poslab::cli {
 namespace {

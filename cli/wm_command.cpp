@@ -29,14 +29,14 @@
 #include "cli/json_util.hpp"
 #include "cli/run_control.hpp"
 #include "cli/wm_dream_lab.hpp"
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/excerpt.hpp"
 #include "core/nn/parallel.hpp"
 #include "core/wm/eval.hpp"
 #include "core/wm/train.hpp"
 #include "io/checkpoint/wm_checkpoint.hpp"
-#include "io/labjson/dream_lab_io.hpp"
+#include "io/dreams/dream_lab_io.hpp"
+#include "io/files/atomic_file.hpp"
 
 namespace poslab::cli {
 namespace {
@@ -59,7 +59,7 @@ Json loss_json(const WmLoss& l) {
   return j;
 }
 
-// Every dream's JSON (error summaries, curves, states) is io/labjson/dream_lab_io's.
+// Every dream's JSON (error summaries, curves, states) is io/dreams/dream_lab_io's.
 using io::dream_error_json;
 using io::dream_summary_json;
 
@@ -177,7 +177,7 @@ std::string csv_prefix(const std::string& path, int64_t step, double& last_secon
 }
 
 // The folder a file will be written to must exist and take files: checked before a run
-// spends minutes, not at its first checkpoint (core/common/atomic_file's rule, which
+// spends minutes, not at its first checkpoint (io/files/atomic_file's rule, which
 // `lm train` follows too).
 void require_writable_folder(const std::string& file, const char* flag) {
   require_writable_path(file, flag);

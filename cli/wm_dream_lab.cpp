@@ -1,13 +1,13 @@
 // `poslab-cli wm dream --preset`: the dream lab's session from its preset, as JSON. The
 // same core calls as the panel (dream_session_begin/advance through dream_session_replay)
-// and the same JSON layout as its "Export numbers" (io/labjson/dream_lab_io.hpp).
+// and the same JSON layout as its "Export numbers" (io/dreams/dream_lab_io.hpp).
 #include "cli/wm_dream_lab.hpp"
 
 #include <filesystem>
 #include <iostream>
 
 #include "core/common/errors.hpp"
-#include "io/labjson/dream_lab_io.hpp"
+#include "io/dreams/dream_lab_io.hpp"
 
 namespace poslab::cli {
 

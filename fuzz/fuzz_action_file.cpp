@@ -1,5 +1,5 @@
 // Boost and Broadside action files (sim --actions): every accepted value is in range.
-#include "cli/bnb_json.hpp"
+#include "cli/bnb_input.hpp"
 #include "fuzz/fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

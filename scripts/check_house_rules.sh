@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # House rules that check themselves (run by ctest):
-#   core-headers  no file under core/ includes a GUI, GL or file-format header
+#   core-headers  no file under core/ includes a GUI, GL or file-format header, a POSIX
+#                 file header (user files are io/files') or a header of io/, app/ or cli/
 #   format        every C++ file is formatted with the committed .clang-format
 #   text-formats  no text from a file (tr(...), a variable) is a printf format (issue 36;
 #                 scripts/check_format_strings.py)
@@ -8,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 case "${1:-}" in
   core-headers)
-    bad=$(grep -rnE '#[[:space:]]*include[[:space:]]*[<"](imgui|backends/|GLFW|glad|GL/|hdf5|H5|toml|nlohmann|md4c|stb|ft2build|freetype|CLI/)' core || true)
+    bad=$(grep -rnE '#[[:space:]]*include[[:space:]]*[<"](imgui|backends/|GLFW|glad|GL/|hdf5|H5|toml|nlohmann|md4c|stb|ft2build|freetype|CLI/|io/|app/|cli/|unistd\.h|fcntl\.h|dirent\.h|sys/)' core || true)
     if [[ -n "$bad" ]]; then
       echo "core/ must depend on Eigen and the standard library only; these includes break that:" >&2
       echo "$bad" >&2

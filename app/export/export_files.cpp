@@ -11,8 +11,8 @@
 #include <filesystem>
 
 #include "app/gfx/gl.hpp"
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "io/files/atomic_file.hpp"
 
 namespace poslab::app {
 namespace fs = std::filesystem;

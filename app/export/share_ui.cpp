@@ -21,8 +21,8 @@
 #include "app/widgets.hpp"
 #include "app/widgets/tr_args.hpp"
 #include "app/widgets/tr_format.hpp"
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "io/files/atomic_file.hpp"
 #include "io/labjson/lab_json.hpp"
 
 namespace poslab::app {

@@ -40,7 +40,7 @@
 #include "core/attention/attention_lab.hpp"
 #include "core/common/errors.hpp"
 #include "io/labjson/lab_csv.hpp"
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
 
 namespace poslab::app {
 namespace {

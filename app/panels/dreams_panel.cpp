@@ -4,7 +4,7 @@
 // timeline to pause, step, scrub and re-seed; the selected ship's token strip
 // with its KV-cache indices; attention heatmaps; the helm. Every number comes
 // from core/wm/dream_lab, and `poslab-cli wm dream --preset` replays the
-// session to the same numbers (io/labjson/dream_lab_io.hpp lays out both). The
+// session to the same numbers (io/dreams/dream_lab_io.hpp lays out both). The
 // panel class is in dreams_panel.hpp, its other members in dreams_session.cpp,
 // dreams_controls.cpp and dreams_train.cpp; the drawing pieces in dreams_views.cpp;
 // the texts in assets/i18n/<lang>/dreams.toml.
@@ -25,7 +25,7 @@
 #include "app/widgets.hpp"
 #include "app/widgets/control_column.hpp"
 #include "app/widgets/drawn_numbers.hpp"
-#include "io/labjson/dream_lab_io.hpp"
+#include "io/dreams/dream_lab_io.hpp"
 #include "io/labjson/lab_csv.hpp"
 
 namespace poslab::app {

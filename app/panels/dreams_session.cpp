@@ -16,7 +16,7 @@
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab_model.hpp"
 #include "io/dataset/bnb_dataset.hpp"
-#include "io/labjson/dream_lab_io.hpp"
+#include "io/dreams/dream_lab_io.hpp"
 
 namespace poslab::app {
 namespace {

@@ -17,7 +17,7 @@
 #include "core/common/errors.hpp"
 #include "core/wm/dream_lab_model.hpp"
 #include "io/data/data_dir.hpp"
-#include "io/labjson/dream_lab_io.hpp"
+#include "io/dreams/dream_lab_io.hpp"
 
 namespace poslab::app {
 namespace {

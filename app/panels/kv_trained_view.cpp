@@ -20,7 +20,7 @@
 #include "core/common/errors.hpp"
 #include "core/lm/lm_eval.hpp"
 #include "io/labjson/kv_trained_json.hpp"
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
 
 namespace poslab::app {
 namespace {

@@ -28,7 +28,7 @@
 #include "app/widgets/wrapped_text.hpp"
 #include "core/common/errors.hpp"
 #include "io/labjson/lab_csv.hpp"
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
 
 namespace poslab::app {
 namespace {

@@ -20,7 +20,7 @@
 #include "app/widgets/tr_args.hpp"
 #include "core/common/smoothing.hpp"
 #include "core/lm/lm_own.hpp"
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
 
 namespace poslab::app {
 

@@ -17,10 +17,10 @@
 #include "core/common/errors.hpp"
 #include "core/common/preset.hpp"
 #include "io/data/data_dir.hpp"
-#include "io/labjson/length_lab_io.hpp"
-#include "io/labjson/quiz_lm_io.hpp"
+#include "io/length/length_lab_io.hpp"
 #include "io/lessons/progress_file.hpp"
 #include "io/lessons/quiz_feedback.hpp"
+#include "io/quiz/quiz_lm_io.hpp"
 
 namespace poslab::app {
 

@@ -19,9 +19,9 @@
 #include "core/quiz/lm_questions.hpp"
 #include "core/quiz/numeric.hpp"
 #include "core/quiz/progress.hpp"
-#include "io/labjson/quiz_lm_io.hpp"
 #include "io/lessons/lesson_files.hpp"
 #include "io/lessons/markdown.hpp"
+#include "io/quiz/quiz_lm_io.hpp"
 
 struct ImFont;
 

@@ -3,7 +3,7 @@
 // in place of main.cpp). The page's URL hash is the preset (…/poslab.html#rope?dim=64): it
 // opens that lab at start and when it changes, and follows the active lab's state, so the
 // address bar is always a link to what is on screen. Settings and lesson progress persist in
-// the browser: the user folders (core/common/user_dirs) are IndexedDB-backed (IDBFS), loaded
+// the browser: the user folders (io/files/user_dirs) are IndexedDB-backed (IDBFS), loaded
 // before the app starts and stored after each atomic write. Tests read the page through the
 // exported functions below (tests/web/). Single-threaded: background jobs run inline.
 #include <emscripten.h>

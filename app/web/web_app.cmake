@@ -11,7 +11,8 @@ add_executable(poslab web/main.cpp web/stb_impl.cpp ${POSLAB_APP_SOURCES})
 target_include_directories(poslab PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(poslab PRIVATE IMGUI_DISABLE_OBSOLETE_FUNCTIONS)
 target_link_libraries(poslab PRIVATE poslab_core poslab_io_dataset poslab_io_checkpoint
-  poslab_io_lessons poslab_io_video poslab_io_labjson poslab_io_dreams poslab_web_imgui
+  poslab_io_lessons poslab_io_video poslab_io_labjson poslab_io_dreams poslab_io_length poslab_io_quiz
+  poslab_io_training poslab_io_files poslab_web_imgui
   poslab_web_cli11 nlohmann_json::nlohmann_json)
 poslab_target_defaults(poslab)
 set(_site "${PROJECT_BINARY_DIR}/site")

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "core/common/errors.hpp"
-#include "io/checkpoint/lm_train_run.hpp"
+#include "io/training/lm_train_run.hpp"
 
 namespace poslab::app {
 

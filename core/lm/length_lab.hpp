@@ -34,7 +34,7 @@ enum class LengthModelId {
 inline constexpr int kLengthModelCount = 9;
 // "none", "sinusoidal", "sinusoidal_scaled", "learned", "rope", "alibi", "t5", "rope_ft_pi",
 // "rope_ft_yarn": the id's
-// name, which is also the shipped file's stem after "lm_" (io/labjson/length_lab_io.hpp).
+// name, which is also the shipped file's stem after "lm_" (io/length/length_lab_io.hpp).
 const std::vector<std::string>& length_model_names();
 const char* length_model_name(LengthModelId id);
 

@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/excerpt.hpp"
+#include "io/files/atomic_file.hpp"
 
 namespace poslab::io {
 

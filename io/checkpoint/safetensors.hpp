@@ -50,7 +50,7 @@ int json_nesting_depth(std::string_view text, int stop_after = kSafetensorsMaxDe
 // metadata; the bytes of a complete file.
 std::string safetensors_bytes(const TensorLayout& layout, std::span<const float> flat,
                               const TensorMetadata& metadata);
-// The same, written atomically (core/common/atomic_file.hpp). Throws FileError.
+// The same, written atomically (io/files/atomic_file.hpp). Throws FileError.
 void safetensors_save(const std::string& path, const TensorLayout& layout,
                       std::span<const float> flat, const TensorMetadata& metadata);
 

@@ -3,7 +3,7 @@
 //   1. $POSLAB_DATA_DIR, when set
 //   2. ../share/poslab/data beside the running executable (installed, an unpacked .deb or
 //      tarball); its own folder, so a `--prefix ~/.local` install never mixes the program's
-//      files with the user's (~/.local/share/poslab: progress, own models, core/common/user_dirs)
+//      files with the user's (~/.local/share/poslab: progress, own models, io/files/user_dirs)
 //   3. the source tree, for an executable inside the build tree it was configured with
 // A folder for one kind of data can still be set alone ($POSLAB_LESSONS_DIR,
 // $POSLAB_ASSETS_DIR, $POSLAB_MODELS_DIR: tests use them to point at broken copies).
@@ -22,7 +22,7 @@ std::string icons_dir();      // $POSLAB_ASSETS_DIR/icons, else data_dir()/asset
 std::string models_dir();     // $POSLAB_MODELS_DIR, else data_dir()/assets/models
 // The length lab's held-out text, shipped beside its models (models_dir()/lm_held_out.txt):
 // the validation text of the shipped models' split, so a machine without Debian's fortune
-// files runs the lab (io/labjson/length_lab_io reads and checks it). One of PosLab's own
+// files runs the lab (io/length/length_lab_io reads and checks it). One of PosLab's own
 // data files: a checkpoint's recorded paths may lead here.
 std::string lm_held_out_path();
 

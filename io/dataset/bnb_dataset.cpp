@@ -18,9 +18,9 @@
 #include <filesystem>
 #include <string>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "io/dataset/isolated.hpp"
+#include "io/files/atomic_file.hpp"
 
 namespace poslab::io {
 

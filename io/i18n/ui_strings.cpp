@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "io/files/atomic_file.hpp"
 #include "io/lessons/toml_depth.hpp"
 
 namespace poslab::io {

@@ -1,4 +1,4 @@
-// Boost and Broadside episodes as JSON (bnb_json.hpp); moved from cli/bnb_json.cpp.
+// Boost and Broadside episodes as JSON (bnb_json.hpp), shared by the CLI and the arena lab.
 #include "io/labjson/bnb_json.hpp"
 
 #include "core/bnb/bnb_features.hpp"

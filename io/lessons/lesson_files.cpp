@@ -13,12 +13,12 @@
 #include <filesystem>
 #include <set>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/common/names.hpp"
-#include "core/common/user_dirs.hpp"
 #include "core/labs.hpp"
 #include "core/quiz/numeric.hpp"
+#include "io/files/atomic_file.hpp"
+#include "io/files/user_dirs.hpp"
 #include "io/lessons/toml_depth.hpp"
 
 namespace poslab::io {

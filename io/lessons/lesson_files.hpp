@@ -79,7 +79,7 @@ bool lesson_link_to_pending_lab(const std::string& preset);
 inline constexpr int kCatalogFormat = 1;  // `format` key of catalog.toml this build reads
 
 // Where a learner's progress (and the last chosen language) lives: $XDG_DATA_HOME/poslab,
-// else ~/.local/share/poslab (the app uses the same folder; core/common/user_dirs.hpp has
+// else ~/.local/share/poslab (the app uses the same folder; io/files/user_dirs.hpp has
 // the rule, also for no HOME at all). Not created here; FileError as user_dir().
 std::string default_data_dir();
 

@@ -14,8 +14,8 @@
 #include <ctime>
 #include <filesystem>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "io/files/atomic_file.hpp"
 
 namespace poslab::io {
 namespace fs = std::filesystem;

@@ -14,8 +14,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "io/files/atomic_file.hpp"
 
 namespace poslab::io {
 namespace {

@@ -16,9 +16,9 @@
 
 #include "core/quiz/lm_questions.hpp"
 #include "core/quiz/numeric.hpp"
-#include "io/labjson/quiz_lm_io.hpp"
 #include "io/lessons/lesson_files.hpp"
 #include "io/lessons/quiz_feedback.hpp"
+#include "io/quiz/quiz_lm_io.hpp"
 
 using namespace poslab;
 using Json = nlohmann::json;

@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "io/files/atomic_file.hpp"
 #include "io/lessons/progress_file.hpp"
 
 using namespace poslab;

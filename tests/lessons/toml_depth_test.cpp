@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
+#include "io/files/atomic_file.hpp"
 #include "io/i18n/ui_strings.hpp"
 #include "io/lessons/lesson_files.hpp"
 #include "io/lessons/toml_depth.hpp"

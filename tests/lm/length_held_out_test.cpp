@@ -1,4 +1,4 @@
-// The length lab's held-out file (io/labjson/length_lab_io: what the browser reads instead
+// The length lab's held-out file (io/length/length_lab_io: what the browser reads instead
 // of the fortune files): written from the text files a model's metadata records, it gives
 // back exactly the validation text those files give (the entries i % k == k - 1); made from
 // another split, damaged or cut short, it is one FileError naming it, never other bytes.
@@ -12,11 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/lm/lm.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
-#include "io/labjson/length_lab_io.hpp"
+#include "io/files/atomic_file.hpp"
+#include "io/length/length_lab_io.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;

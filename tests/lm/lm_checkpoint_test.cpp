@@ -15,7 +15,7 @@
 #include "core/common/excerpt.hpp"
 #include "core/lm/lm.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
-#include "io/checkpoint/lm_train_run.hpp"
+#include "io/training/lm_train_run.hpp"
 
 using namespace poslab;
 using namespace poslab::lm;

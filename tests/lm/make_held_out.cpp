@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

@@ -13,9 +13,9 @@
 #include <optional>
 
 #include "core/attention/tokenizer.hpp"
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
-#include "core/common/user_dirs.hpp"
+#include "io/files/atomic_file.hpp"
+#include "io/files/user_dirs.hpp"
 #include "io/lessons/progress_file.hpp"
 
 using namespace poslab;

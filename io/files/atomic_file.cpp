@@ -1,7 +1,7 @@
 // Atomic file replacement (see atomic_file.hpp). POSIX calls so the data can be fsync'ed
 // before the rename; std::ofstream cannot promise that. Temporaries get unpredictable names
 // and are created exclusively, so a link planted in a shared folder is never followed.
-#include "core/common/atomic_file.hpp"
+#include "io/files/atomic_file.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

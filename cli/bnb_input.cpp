@@ -1,10 +1,12 @@
-// JSON helpers for the Boost and Broadside subcommands (bnb_json.hpp).
-#include "cli/bnb_json.hpp"
+// Action files and team sizes of the Boost and Broadside subcommands (bnb_input.hpp).
+#include "cli/bnb_input.hpp"
 
 #include <regex>
 
-#include "core/common/atomic_file.hpp"
+#include "cli/json_util.hpp"
+
 #include "core/common/errors.hpp"
+#include "io/files/atomic_file.hpp"
 
 namespace poslab::cli {
 

@@ -1,18 +1,18 @@
 // The length lab's models and held-out text from disk, and its numbers as JSON (see
 // length_lab_io.hpp). The JSON is built here once; the CLI prints it and the panel exports it.
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <utility>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
-#include "core/common/user_dirs.hpp"
 #include "core/lm/lm_budget.hpp"
 #include "core/lm/lm_own.hpp"
 #include "io/checkpoint/lm_checkpoint.hpp"
 #include "io/data/data_dir.hpp"
+#include "io/files/atomic_file.hpp"
+#include "io/files/user_dirs.hpp"
 
 namespace poslab::io {
 

@@ -16,7 +16,7 @@ namespace poslab::io {
 
 // models_dir()/lm_<name>.safetensors
 std::string length_model_path(lm::LengthModelId id);
-// Where the user's own models are: <user data folder>/models (core/common/user_dirs).
+// Where the user's own models are: <user data folder>/models (io/files/user_dirs).
 std::string length_own_models_dir();
 // One of the user's own models (lm_own_*.safetensors): FileError naming it when damaged.
 lm::LengthLabModel length_own_model_load(const std::string& path);

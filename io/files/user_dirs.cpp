@@ -1,5 +1,5 @@
 // The user's config and data folders (see user_dirs.hpp).
-#include "core/common/user_dirs.hpp"
+#include "io/files/user_dirs.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

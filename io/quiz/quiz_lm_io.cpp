@@ -1,11 +1,11 @@
 // Loading and measuring the models of the quiz's model-backed questions (see quiz_lm_io.hpp).
-#include "io/labjson/quiz_lm_io.hpp"
+#include "io/quiz/quiz_lm_io.hpp"
 
 #include <algorithm>
 #include <filesystem>
 
 #include "core/common/errors.hpp"
-#include "io/labjson/length_lab_io.hpp"
+#include "io/length/length_lab_io.hpp"
 
 namespace poslab::io {
 

@@ -1,5 +1,5 @@
 // The dream lab's session from its preset and its numbers as JSON (dream_lab_io.hpp).
-#include "io/labjson/dream_lab_io.hpp"
+#include "io/dreams/dream_lab_io.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 // A language-model training run shared by `poslab-cli lm train` and the length lab's panel
 // (see lm_train_run.hpp): set-up, provenance, and the checkpoint and curve writes.
-#include "io/checkpoint/lm_train_run.hpp"
+#include "io/training/lm_train_run.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -9,9 +9,9 @@
 #include <sstream>
 #include <utility>
 
-#include "core/common/atomic_file.hpp"
 #include "core/common/errors.hpp"
 #include "core/nn/parallel.hpp"
+#include "io/files/atomic_file.hpp"
 
 namespace poslab::io {
 
