@@ -42,25 +42,12 @@ WmOverflow dream_variant_overflow(DreamVariant v) {
 
 // ---- Errors and baselines ---------------------------------------------------------------
 
-StepError step_error(std::span<const float> real, std::span<const float> pred) {
+ErrorSummary step_error(std::span<const float> real, std::span<const float> pred) {
   if (real.size() != kFrameValues || pred.size() != kFrameValues)
     throw InputError("step_error: frames must hold 8 x 15 values");
   ErrorAccumulator acc(1);
   acc.add(1, pred.data(), real.data());
-  const ErrorSummary m = acc.at(1);
-  StepError e;
-  e.ships = static_cast<int>(m.alive_count);
-  e.present = static_cast<int>(m.present_count);
-  e.alive_agree =
-      static_cast<int>(std::lround(m.alive_agree * static_cast<double>(m.present_count)));
-  if (e.ships > 0) {
-    e.pos_px = m.pos_px;
-    e.vel = m.vel_px_s;
-    e.att_deg = m.att_deg;
-    e.health = m.health;
-    e.power = m.power;
-  }
-  return e;
+  return acc.at(1);
 }
 
 // ---- Token strip --------------------------------------------------------------------------
@@ -218,7 +205,7 @@ void dream_session_restart(DreamEngine& engine, DreamTimeline& timeline, int at)
   for (DreamFrame& f : timeline.frames) {
     f.dream_tokens = f.real_tokens;
     f.dream_action = f.real_action;
-    f.error = f.copy_last = f.const_velocity = StepError{};
+    f.error = f.copy_last = f.const_velocity = ErrorSummary{};
   }
   timeline.start = at;
   engine_start(engine, timeline);
@@ -390,10 +377,10 @@ DreamComparison dream_compare(const DreamSessionConfig& config,
   DreamSessionConfig c = config;
   c.loop = DreamLoop::closed;
   c.horizon = horizon;
-  auto pos = [](const std::vector<StepError>& v) {
+  auto pos = [](const std::vector<ErrorSummary>& v) {
     std::vector<double> y;
     y.reserve(v.size());
-    for (const StepError& e : v) y.push_back(e.ships > 0 ? e.pos_px : std::nan(""));
+    for (const ErrorSummary& e : v) y.push_back(e.alive_count > 0 ? e.pos_px : std::nan(""));
     return y;
   };
   DreamCurves baseline;

@@ -20,6 +20,7 @@
 #include "core/bnb/bnb_policy.hpp"
 #include "core/bnb/bnb_sim.hpp"
 #include "core/common/param_range.hpp"
+#include "core/wm/baselines.hpp"  // ErrorSummary: the one error record
 #include "core/wm/wm_decode.hpp"  // WmOverflow: the window vocabulary past the context
 
 namespace poslab::wm {
@@ -58,20 +59,10 @@ const std::vector<std::string>& dream_model_size_names();  // "tiny", "paper"
 WmOverflow dream_variant_overflow(DreamVariant v);
 
 // ---- Error of a predicted frame against the real one ------------------------------------
-// core/wm/baselines.hpp's metrics for one frame: means over the ships alive in the real
-// frame (toroidal position px, velocity px/s, attitude deg, health and power points) and
-// alive/dead agreement over present ships.
-struct StepError {
-  double pos_px = 0;    // px
-  double vel = 0;       // px/s
-  double att_deg = 0;   // degrees, [0, 180]
-  double health = 0;    // HP
-  double power = 0;     // power points
-  int ships = 0;        // ships alive in reality (the mean's count); 0: all fields 0
-  int alive_agree = 0;  // present ships whose alive flag the prediction got right
-  int present = 0;      // present ships
-};
-StepError step_error(std::span<const float> real, std::span<const float> pred);  // (8, 15) each
+// core/wm/baselines.hpp's one error record for one frame: means over the ships alive in the
+// real frame (toroidal position px, velocity px/s, attitude deg, health and power points)
+// and alive/dead agreement over present ships.
+ErrorSummary step_error(std::span<const float> real, std::span<const float> pred);  // (8, 15)
 
 // ---- KV-cache index bookkeeping (the token strip) ---------------------------------------
 // Tokens S_0 A_0 S_1 A_1 ... of one ship. nominal = 2t (S_t) or 2t+1 (A_t). A cached token
@@ -169,9 +160,9 @@ struct DreamFrame {
   FrameTokens dream_tokens{};       // the dream's tokens (= real before and at the start)
   bnb::JointAction real_action{};   // what reality did in the step that led here
   bnb::JointAction dream_action{};  // what the dream was fed in the step that led here
-  StepError error;                  // dream vs real at this step (horizon step - start)
-  StepError copy_last;              // baseline errors at the same horizon
-  StepError const_velocity;
+  ErrorSummary error;               // dream vs real at this step (horizon step - start)
+  ErrorSummary copy_last;           // baseline errors at the same horizon
+  ErrorSummary const_velocity;
   // The views (null and empty when config.views is false):
   std::shared_ptr<const DreamAttention> attention;  // of the step that dreamt this frame
   std::vector<StripToken> strip;  // cached tokens after dreaming this frame, oldest first
@@ -267,7 +258,7 @@ std::vector<bnb::ShipAction> dream_helm_actions_parse(const std::string& text);
 
 // Per-horizon curves of a timeline (h = 1 .. dream_steps): error, copy-last, const-velocity.
 struct DreamCurves {
-  std::vector<StepError> dream, copy_last, const_velocity;  // index h - 1
+  std::vector<ErrorSummary> dream, copy_last, const_velocity;  // index h - 1
 };
 DreamCurves dream_curves(const DreamTimeline& timeline);
 

@@ -190,18 +190,20 @@ TEST_CASE("step error against hand-computed references", "[dreams]") {
   // Ship 5 exact.
   put_ship(real, 5, 300, 300, -50, 20, 1.0);
   put_ship(pred, 5, 300, 300, -50, 20, 1.0);
-  const StepError e = step_error(real, pred);
-  CHECK(e.ships == 2);
-  CHECK(e.present == 2);
-  CHECK(e.alive_agree == 2);
+  const ErrorSummary e = step_error(real, pred);
+  CHECK(e.alive_count == 2);
+  CHECK(e.present_count == 2);
+  CHECK(e.agree_count == 2);
+  CHECK(e.alive_agree() == 1);
   CHECK(e.pos_px == Approx(10.0 / 2).margin(1e-3));
-  CHECK(e.vel == Approx(30.0 / 2).margin(1e-3));
+  CHECK(e.vel_px_s == Approx(30.0 / 2).margin(1e-3));
   CHECK(e.att_deg == Approx(90.0 / 2).margin(1e-3));
   CHECK(e.health == Approx(10.0 / 2).margin(1e-4));
   CHECK(e.power == Approx(30.0 / 2).margin(1e-4));
   // A ship the prediction killed: counted in agreement, still in the means.
   pred[5 * 15] = 0;
-  CHECK(step_error(real, pred).alive_agree == 1);
+  CHECK(step_error(real, pred).agree_count == 1);
+  CHECK(step_error(real, pred).alive_agree() == 0.5);
   CHECK(step_error(real, real).pos_px == 0);
 }
 
@@ -299,9 +301,9 @@ TEST_CASE("a model that copies reality dreams with zero error", "[dreams]") {
     for (size_t h = 0; h < curves.dream.size(); ++h) {
       INFO("horizon " << h + 1);
       CHECK(curves.dream[h].pos_px == 0);
-      CHECK(curves.dream[h].vel == 0);
+      CHECK(curves.dream[h].vel_px_s == 0);
       CHECK(curves.dream[h].health == 0);
-      CHECK(curves.dream[h].alive_agree == curves.dream[h].present);
+      CHECK(curves.dream[h].agree_count == curves.dream[h].present_count);
     }
     // Baselines of a moving fight are not zero: the curves can tell models apart.
     CHECK(curves.copy_last.back().pos_px > 1.0);
