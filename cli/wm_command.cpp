@@ -325,16 +325,17 @@ void run_eval(const EvalArgs& a) {
       q.window = w;
       beyond[key] = dream_summary_json(wm_dream_many(model, d.episodes, long_starts, q), q);
     }
-    const Json& exact = beyond["absolute_recompute"]["model"]["pos_px"];
+    const Json& exact = beyond["absolute_recompute"]["curves"]["dream"];
     Json diff = Json::object();
     for (const char* mode : {"patch", "naive"}) {
-      const Json& e = beyond[std::string("absolute_") + mode]["model"]["pos_px"];
+      const Json& e = beyond[std::string("absolute_") + mode]["curves"]["dream"];
       Json at = Json::object();
       for (int part = 1; part <= 6; ++part) {  // k = C/2, C, ..., 3C
         const int k = part * q.steps / 6;
         const size_t i = static_cast<size_t>(k - 1);
-        if (k >= 1 && i < e.size() && i < exact.size() && e[i].is_number() && exact[i].is_number())
-          at[std::to_string(k)] = e[i].get<double>() - exact[i].get<double>();
+        if (k >= 1 && i < e.size() && i < exact.size() && e[i]["pos_px"].is_number() &&
+            exact[i]["pos_px"].is_number())
+          at[std::to_string(k)] = e[i]["pos_px"].get<double>() - exact[i]["pos_px"].get<double>();
       }
       diff[std::string(mode) + "_minus_recompute"] = at;
     }

@@ -105,7 +105,7 @@ std::string DreamsPanel::check_state() const {
     return "dreamt " + std::to_string(u.runner.timeline().dream_steps()) + " steps in " +
            std::to_string(u.frames_in_session) + " frames";
   if (u.model && u.runner.timeline().dream_steps() > 0 && u.lab.playing &&
-      fr.back().error.ships == 0 && fr.back().error.present > 0 && !fr.back().real.done)
+      fr.back().error.alive_count == 0 && fr.back().error.present_count > 0 && !fr.back().real.done)
     return "a dream step without an error measurement";
   if (u.lab.strip && u.model && u.strip_steps >= 0) {
     const int cursor = dreams_shown_frame(u);

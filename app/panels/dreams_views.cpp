@@ -93,7 +93,7 @@ void dreams_maps(AppContext& ctx, DreamsUi& u, float side) {
   if (in.clicked && in.hovered_slot >= 0) u.lab.selected = in.hovered_slot;
   u.helm_keys = u.lab.helm >= 0 &&
                 (in.hovered || ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows));
-  const wm::StepError& e = fr[t].error;
+  const wm::ErrorSummary& e = fr[t].error;
   if (has_dream && t > u.runner.timeline().start) {
     // Wrapped under the maps (it says these are errors of the dream, not positions).
     const std::string line =
@@ -101,10 +101,10 @@ void dreams_maps(AppContext& ctx, DreamsUi& u, float side) {
                 {{"step", std::to_string(t)},
                  {"dream", std::to_string(t - u.runner.timeline().start)},
                  {"position", num_text("%.1f", static_cast<double>(e.pos_px))},
-                 {"velocity", num_text("%.1f", static_cast<double>(e.vel))},
+                 {"velocity", num_text("%.1f", static_cast<double>(e.vel_px_s))},
                  {"attitude", num_text("%.1f", static_cast<double>(e.att_deg))},
-                 {"alive", std::to_string(e.alive_agree)},
-                 {"ships", std::to_string(e.present)}});
+                 {"alive", std::to_string(e.agree_count)},
+                 {"ships", std::to_string(e.present_count)}});
     const float maps_w =
         u.lab.view == wm::DreamView::side ? 2 * side + ImGui::GetStyle().ItemSpacing.x : side;
     wrapped_text(line, ImGui::GetCursorPosX() + maps_w);
@@ -125,11 +125,11 @@ void dreams_error_plot(AppContext& ctx, DreamsUi& u) {
                            ctx.tr("dreams.metric_power")};
   ImGui::SetNextItemWidth(200 * ctx.ui_scale());
   ImGui::Combo(dreams_label(ctx, "dreams.metric", "metric").c_str(), &u.metric, metrics, 5);
-  auto pick = [&](const std::vector<wm::StepError>& v) {
+  auto pick = [&](const std::vector<wm::ErrorSummary>& v) {
     std::vector<double> y;
     for (const auto& e : v) {
-      const double m[] = {e.pos_px, e.vel, e.att_deg, e.health, e.power};
-      y.push_back(e.ships > 0 ? m[u.metric] : std::nan(""));
+      const double m[] = {e.pos_px, e.vel_px_s, e.att_deg, e.health, e.power};
+      y.push_back(e.alive_count > 0 ? m[u.metric] : std::nan(""));
     }
     return y;
   };

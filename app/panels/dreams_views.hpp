@@ -55,7 +55,7 @@ struct DreamsUi {
   TrainView train;
   bool controls_folded = false;
   bool scroll_to_train = false;   // "train" was just ticked: scroll its panel into sight
-  int metric = 0;                 // error plot: which StepError field
+  int metric = 0;                 // error plot: which ErrorSummary field
   std::vector<double> curves[3];  // error plot: dream, copy last, constant velocity
   int ships_drawn = 0, strip_mismatch = 0, strip_steps = -1;
   bool helm_keys = false;

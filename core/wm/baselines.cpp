@@ -121,7 +121,7 @@ ErrorSummary ErrorAccumulator::at(int k) const {
     out.health = s.health / n;
     out.power = s.power / n;
   }
-  if (s.present > 0) out.alive_agree = s.agree / static_cast<double>(s.present);
+  out.agree_count = s.agree;
   return out;
 }
 

@@ -29,13 +29,24 @@ struct ShipErrors {
 };
 ShipErrors ship_errors(const float* pred, const float* real);
 
-// Means over many (ship, horizon) pairs. Kinematic errors average over ships alive in the
-// real state; alive agreement over present ships (dead or alive).
+// The one error record of a dream: means over many (ship, horizon) pairs, or over one
+// frame's ships (dream_session.hpp's step_error). Kinematic errors average over ships alive
+// in the real state (all 0 when none is); alive agreement counts over present ships (dead
+// or alive).
 struct ErrorSummary {
-  double pos_px = 0, vel_px_s = 0, att_deg = 0, health = 0, power = 0;
-  double alive_agree = 0;   // fraction in [0, 1]
-  int64_t alive_count = 0;  // terms of the kinematic means
-  int64_t present_count = 0;
+  double pos_px = 0;          // px
+  double vel_px_s = 0;        // px/s
+  double att_deg = 0;         // degrees, [0, 180]
+  double health = 0;          // HP
+  double power = 0;           // power points
+  int64_t alive_count = 0;    // ships alive in reality: the terms of the kinematic means
+  int64_t present_count = 0;  // present ships
+  int64_t agree_count = 0;    // present ships whose alive flag the prediction got right
+  // Fraction of present ships whose alive flag is right, [0, 1] (0 when none is present).
+  double alive_agree() const {
+    return present_count > 0 ? static_cast<double>(agree_count) / static_cast<double>(present_count)
+                             : 0.0;
+  }
 };
 class ErrorAccumulator {
  public:
@@ -48,8 +59,8 @@ class ErrorAccumulator {
 
  private:
   struct Sums {
-    double pos = 0, vel = 0, att = 0, health = 0, power = 0, agree = 0;
-    int64_t alive = 0, present = 0;
+    double pos = 0, vel = 0, att = 0, health = 0, power = 0;
+    int64_t alive = 0, present = 0, agree = 0;
   };
   std::vector<Sums> sums_;
 };

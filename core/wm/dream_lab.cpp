@@ -142,28 +142,7 @@ DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSetti
 
 // ---- Session ------------------------------------------------------------------------------
 
-DreamLabSession dreams_session_of(const DreamLabSettings& s, bool unapproved) {
-  DreamLabSession k;
-  k.unapproved = unapproved;
-  DreamLabSettings& o = k.settings;
-  o.start = s.start;
-  o.seed = s.seed;
-  o.team0_size = s.team0_size;
-  o.team1_size = s.team1_size;
-  o.policy = s.policy;
-  o.file = s.file;
-  o.episode = s.episode;
-  o.from = s.from;
-  o.horizon = s.horizon;
-  o.window = s.window;
-  o.model = s.model;
-  o.size = s.size;
-  o.loop = s.loop;
-  o.temperature = s.temperature;
-  return k;
-}
-
-DreamSessionConfig dream_session_config(const DreamLabSettings& s) {
+DreamSessionConfig dream_session_config(const DreamLabSessionSettings& s) {
   DreamSessionConfig c;
   c.seed = static_cast<uint64_t>(s.seed);
   c.episode.team0_size = s.team0_size;
@@ -178,7 +157,8 @@ DreamSessionConfig dream_session_config(const DreamLabSettings& s) {
   return c;
 }
 
-DreamSessionConfig dream_session_config(const DreamLabSettings& s, const bnb::EpisodeRecord& rec) {
+DreamSessionConfig dream_session_config(const DreamLabSessionSettings& s,
+                                        const bnb::EpisodeRecord& rec) {
   DreamSessionConfig c = dream_session_config_of_record(rec);
   const DreamSessionConfig lab = dream_session_config(s);
   c.from = lab.from;

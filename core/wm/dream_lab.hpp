@@ -21,7 +21,10 @@ inline constexpr const char* kDreamLabName = "dreams";
 enum class DreamSource { seed, file };  // a fresh episode from a seed, or a dataset episode
 enum class DreamView { side, ghost };   // real | dream side by side, or dream ghosts over real
 
-struct DreamLabSettings {
+// What defines the lab's session: where it starts, which model dreams and how. A change
+// here starts the session over (the panel compares DreamLabSession with ==); the view's
+// fields (DreamLabSettings below) do not.
+struct DreamLabSessionSettings {
   DreamSource start = DreamSource::seed;  // where the start state comes from
   int seed = 7;                           // episode seed (start = seed), [0, 2147483647]
   int team0_size = 4;                     // ships of team 0, 0 = random (spec), [0, 4]
@@ -36,8 +39,23 @@ struct DreamLabSettings {
   DreamModelSize size = DreamModelSize::tiny;  // shipped model's size (model empty)
   DreamLoop loop = DreamLoop::closed;
   double temperature = 1.0;  // open loop sampling temperature, 0 = argmax, [0, 3]
-  int helm = -1;             // slot flown from the keyboard, -1 none, [-1, 7]
-  bool follow = true;        // reality follows the helm's inputs too (else its policy flies)
+
+  bool operator==(const DreamLabSessionSettings&) const = default;
+
+  static constexpr ParamRange seed_range{0, 2147483647};
+  static constexpr ParamRange team_size_range{0, 4};
+  static constexpr ParamRange policy_range{0, 2};
+  static constexpr ParamRange episode_range{0, 1e9};
+  static constexpr ParamRange from_range{0, 511};
+  static constexpr ParamRange horizon_range{1, 1536};
+  static constexpr ParamRange temperature_range{0, 3};
+};
+
+// The lab's settings: the session's (the base, so `s.seed` reads as before and the session
+// key is that part, not a copy of its fields), then the view's.
+struct DreamLabSettings : DreamLabSessionSettings {
+  int helm = -1;       // slot flown from the keyboard, -1 none, [-1, 7]
+  bool follow = true;  // reality follows the helm's inputs too (else its policy flies)
   DreamView view = DreamView::side;
   bool playing = true;    // advance the dream live
   double speed = 1.0;     // x real time (25 agent steps/s), [0.1, 16]
@@ -52,13 +70,6 @@ struct DreamLabSettings {
 
   bool operator==(const DreamLabSettings&) const = default;
 
-  static constexpr ParamRange seed_range{0, 2147483647};
-  static constexpr ParamRange team_size_range{0, 4};
-  static constexpr ParamRange policy_range{0, 2};
-  static constexpr ParamRange episode_range{0, 1e9};
-  static constexpr ParamRange from_range{0, 511};
-  static constexpr ParamRange horizon_range{1, 1536};
-  static constexpr ParamRange temperature_range{0, 3};
   static constexpr ParamRange helm_range{-1, 7};
   static constexpr ParamRange speed_range{0.1, 16};
   static constexpr ParamRange cursor_range{-1, 100000};
@@ -79,24 +90,24 @@ std::string dreams_preset_from_arena(const bnb::ArenaLabSettings& arena, int ste
 DreamLabSettings dreams_from_preset(const std::string& text, const DreamLabSettings& base = {});
 
 // ---- The lab's session (core/wm/dream_session.hpp) -------------------------------------
-// What defines the lab's session: the settings that say where it starts, which model dreams
-// and how (start, seed, teams, policy, file, episode, from, horizon, variant, model, size,
-// loop, temp), with the view fields (view, play, speed, t, ship, layer, head, attn, strip,
-// compare, train, helm, follow) at their defaults. When it changes, the session starts over:
-// the panel compares it with ==.
+// The lab's session key: its session settings (DreamLabSessionSettings, the view's fields
+// left out) and whether a start file still waits for approval.
 struct DreamLabSession {
-  DreamLabSettings settings;  // the session's fields; every other field at its default
-  bool unapproved = false;    // start = file waits for approval: the seed's episode runs
+  DreamLabSessionSettings settings;  // where the session starts, which model dreams and how
+  bool unapproved = false;           // start = file waits for approval: the seed's episode runs
 
   bool operator==(const DreamLabSession&) const = default;
 };
-DreamLabSession dreams_session_of(const DreamLabSettings& s, bool unapproved = false);
-DreamSessionConfig dream_session_config(const DreamLabSettings& s);
+inline DreamLabSession dreams_session_of(const DreamLabSettings& s, bool unapproved = false) {
+  return {s, unapproved};
+}
+DreamSessionConfig dream_session_config(const DreamLabSessionSettings& s);
 // A dataset episode as the start: its seed replayed with its recorded actions (the real
 // side is then the recorded episode, extended by the simulator under the helm). The team
 // sizes are tried as drawn by the seed and as recorded; throws InputError when neither
 // reproduces the recorded first state (a file from another simulator version).
-DreamSessionConfig dream_session_config(const DreamLabSettings& s, const bnb::EpisodeRecord& rec);
+DreamSessionConfig dream_session_config(const DreamLabSessionSettings& s,
+                                        const bnb::EpisodeRecord& rec);
 
 // The lab's session from its settings: begin, then `steps` dream steps (fewer when it
 // finishes), the helm slot (s.helm, s.follow) flown with helm[i] at dream step i + 1 and

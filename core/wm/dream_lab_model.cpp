@@ -71,7 +71,8 @@ struct HistoryStep {
 
 class WindowDreamModel final : public DreamModel {
  public:
-  WindowDreamModel(const WmConfig& config, std::vector<float> params, DreamVariant window)
+  // make_dream_model has checked that the window fits the model's positions.
+  WindowDreamModel(const WmConfig& config, std::vector<float> params, WmOverflow window)
       : model_(config), window_(window), params_(std::move(params)) {
     if (params_.size() != model_.params.size())
       throw InputError("dream model: " + std::to_string(params_.size()) +
@@ -79,14 +80,10 @@ class WindowDreamModel final : public DreamModel {
                        std::to_string(model_.params.size()));
     model_.params = params_;
     model_.set_threads(1);  // the dream runs on one worker; the UI keeps the other core
-    const bool rope = config.position == WmPosition::rope;
-    if (rope != (window == DreamVariant::rope))
-      throw InputError(std::string("dream model: a ") + wm_position_name(config.position) +
-                       " model cannot dream with the " +
-                       dream_variant_names()[static_cast<int>(window)] + " window");
   }
   int context() const override { return model_.config().context; }
-  DreamVariant variant() const override { return window_; }
+  WmPosition position() const override { return model_.config().position; }
+  WmOverflow window() const override { return window_; }
   DreamModelInfo info() const override {
     const WmConfig& c = model_.config();
     return {wm_position_name(c.position),
@@ -95,12 +92,12 @@ class WindowDreamModel final : public DreamModel {
             c.heads,
             c.context,
             "",
-            window_ == DreamVariant::naive || window_ == DreamVariant::patch};
+            c.position == WmPosition::absolute && window_ != WmOverflow::recompute};
   }
   std::vector<StripToken> strip(int steps) const override {
     // What is computed: naive reuse and the patch need the cached decoder; this recomputes.
-    const DreamVariant w = window_ == DreamVariant::rope ? window_ : DreamVariant::recompute;
-    return dream_token_strip(w, context(), steps);
+    const WmOverflow w = position() == WmPosition::rope ? WmOverflow::slide : WmOverflow::recompute;
+    return dream_token_strip(position(), w, context(), steps);
   }
 
   void begin(std::span<const float> tokens, std::span<const uint8_t> actions,
@@ -174,22 +171,23 @@ class WindowDreamModel final : public DreamModel {
   }
 
   WorldModel model_;
-  DreamVariant window_;
+  WmOverflow window_;
   std::vector<float> params_;
   std::deque<HistoryStep> history_;  // the last <= C steps, oldest first
   uint64_t seed_ = 0;                // open loop sampling stream
   int t_ = 0;                        // dream step of S_t (the sampler's draw index)
 };
 
-// The cached decoder. Variants: rope = slide, recompute = recompute, naive = slide with
-// learned positions (the cached keys keep their stored rows), patch = UniZero's patch.
+// The cached decoder in one of its window modes (the lab's variants: rope = slide,
+// recompute = recompute, naive = slide with learned positions (the cached keys keep their
+// stored rows), patch = UniZero's patch).
 class CachedDreamModel final : public DreamModel {
  public:
-  CachedDreamModel(std::shared_ptr<const WorldModel> model, DreamVariant variant,
-                   WmOverflow overflow)
-      : model_(std::move(model)), variant_(variant), dreamer_(*model_, overflow) {}
+  CachedDreamModel(std::shared_ptr<const WorldModel> model, WmOverflow overflow)
+      : model_(std::move(model)), dreamer_(*model_, overflow) {}
   int context() const override { return model_->config().context; }
-  DreamVariant variant() const override { return variant_; }
+  WmPosition position() const override { return model_->config().position; }
+  WmOverflow window() const override { return dreamer_.overflow(); }
   DreamModelInfo info() const override {
     const WmConfig& c = model_->config();
     return {wm_position_name(c.position),          c.embed, c.layers, c.heads, c.context,
@@ -227,7 +225,7 @@ class CachedDreamModel final : public DreamModel {
   }
 
   std::vector<StripToken> strip(int steps) const override {
-    std::vector<StripToken> out = dream_token_strip(variant_, context(), steps);
+    std::vector<StripToken> out = dream_token_strip(position(), window(), context(), steps);
     for (const WmCachedIndex& i : dreamer_.cache_indices()) {  // the decoder's own record
       const size_t at = 2 * static_cast<size_t>(i.step) + i.slot;
       if (at >= out.size()) continue;
@@ -271,14 +269,13 @@ class CachedDreamModel final : public DreamModel {
   }
 
   std::unique_ptr<DreamModel> clone() const override {
-    return std::make_unique<CachedDreamModel>(model_, variant_, dreamer_.overflow());
+    return std::make_unique<CachedDreamModel>(model_, dreamer_.overflow());
   }
 
  private:
   std::shared_ptr<const WorldModel> model_;  // parameters shared by clones (read only)
-  DreamVariant variant_;
-  WmDreamer dreamer_;  // owns its cache and scratch
-  FrameTokens now_{};  // S_t, the state the next step starts from
+  WmDreamer dreamer_;                        // owns its cache and scratch
+  FrameTokens now_{};                        // S_t, the state the next step starts from
   uint64_t seed_ = 0;
   WmStepResult last_;
 };
@@ -299,27 +296,20 @@ std::unique_ptr<DreamModel> make_dream_model(const WmConfig& config, std::vector
   wm_validate(config);
   check_variant(config, variant);
   if (compute == DreamCompute::full_forward)
-    return std::make_unique<WindowDreamModel>(config, std::move(params), variant);
+    return std::make_unique<WindowDreamModel>(config, std::move(params),
+                                              dream_variant_overflow(variant));
   auto model = std::make_shared<WorldModel>(config);
   if (params.size() != model->params.size())
     throw InputError("dream model: " + std::to_string(params.size()) +
                      " parameters given, the config needs " + std::to_string(model->params.size()));
   model->params = std::move(params);
-  return std::make_unique<CachedDreamModel>(std::move(model), variant,
-                                            dream_variant_overflow(variant));
+  return std::make_unique<CachedDreamModel>(std::move(model), dream_variant_overflow(variant));
 }
 
 std::unique_ptr<DreamModel> make_dream_model(const WorldModel& model, WmOverflow overflow) {
-  // The variant the strip's bookkeeping follows (the decoder's own indices override it).
-  const bool rope = model.config().position == WmPosition::rope;
-  const DreamVariant variant = overflow == WmOverflow::recompute ? DreamVariant::recompute
-                               : overflow == WmOverflow::patch   ? DreamVariant::patch
-                               : rope                            ? DreamVariant::rope
-                                                                 : DreamVariant::naive;
   // Borrowed, not owned: an aliasing pointer with no control block.
   return std::make_unique<CachedDreamModel>(
-      std::shared_ptr<const WorldModel>(std::shared_ptr<const WorldModel>(), &model), variant,
-      overflow);
+      std::shared_ptr<const WorldModel>(std::shared_ptr<const WorldModel>(), &model), overflow);
 }
 
 }  // namespace poslab::wm

@@ -42,30 +42,18 @@ WmOverflow dream_variant_overflow(DreamVariant v) {
 
 // ---- Errors and baselines ---------------------------------------------------------------
 
-StepError step_error(std::span<const float> real, std::span<const float> pred) {
+ErrorSummary step_error(std::span<const float> real, std::span<const float> pred) {
   if (real.size() != kFrameValues || pred.size() != kFrameValues)
     throw InputError("step_error: frames must hold 8 x 15 values");
   ErrorAccumulator acc(1);
   acc.add(1, pred.data(), real.data());
-  const ErrorSummary m = acc.at(1);
-  StepError e;
-  e.ships = static_cast<int>(m.alive_count);
-  e.present = static_cast<int>(m.present_count);
-  e.alive_agree =
-      static_cast<int>(std::lround(m.alive_agree * static_cast<double>(m.present_count)));
-  if (e.ships > 0) {
-    e.pos_px = m.pos_px;
-    e.vel = m.vel_px_s;
-    e.att_deg = m.att_deg;
-    e.health = m.health;
-    e.power = m.power;
-  }
-  return e;
+  return acc.at(1);
 }
 
 // ---- Token strip --------------------------------------------------------------------------
 
-std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int steps) {
+std::vector<StripToken> dream_token_strip(WmPosition position, WmOverflow window, int context,
+                                          int steps) {
   if (context < 1) throw InputError("token strip: context must be >= 1 step");
   if (steps < 0) throw InputError("token strip: steps must be >= 0");
   std::vector<StripToken> out;
@@ -73,7 +61,8 @@ std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int 
   for (int t = 0; t < steps; ++t)
     for (int a = 0; a < 2; ++a) out.push_back({t, a == 1, 2 * t + a, false, -1, -1});
   const int first = std::max(0, steps - context);  // oldest cached step
-  if (window == DreamVariant::naive) {
+  // Learned positions that slide: the naive reuse.
+  if (window == WmOverflow::slide && position == WmPosition::absolute) {
     // Replay the appends: the step appended when the cache held n steps (after dropping the
     // oldest if it was full) is stored at 2n, 2n + 1 and keeps that forever.
     std::vector<int> stored(steps, 0);
@@ -98,7 +87,7 @@ std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int 
       tok.cached = true;
       // RoPE keeps absolute indices (only differences matter); recompute renumbers from 0,
       // and the patch moves every kept key to the row it is used at.
-      tok.stored = tok.used = window == DreamVariant::rope ? tok.nominal : 2 * (t - first) + a;
+      tok.stored = tok.used = window == WmOverflow::slide ? tok.nominal : 2 * (t - first) + a;
     }
   return out;
 }
@@ -216,7 +205,7 @@ void dream_session_restart(DreamEngine& engine, DreamTimeline& timeline, int at)
   for (DreamFrame& f : timeline.frames) {
     f.dream_tokens = f.real_tokens;
     f.dream_action = f.real_action;
-    f.error = f.copy_last = f.const_velocity = StepError{};
+    f.error = f.copy_last = f.const_velocity = ErrorSummary{};
   }
   timeline.start = at;
   engine_start(engine, timeline);
@@ -388,10 +377,10 @@ DreamComparison dream_compare(const DreamSessionConfig& config,
   DreamSessionConfig c = config;
   c.loop = DreamLoop::closed;
   c.horizon = horizon;
-  auto pos = [](const std::vector<StepError>& v) {
+  auto pos = [](const std::vector<ErrorSummary>& v) {
     std::vector<double> y;
     y.reserve(v.size());
-    for (const StepError& e : v) y.push_back(e.ships > 0 ? e.pos_px : std::nan(""));
+    for (const ErrorSummary& e : v) y.push_back(e.alive_count > 0 ? e.pos_px : std::nan(""));
     return y;
   };
   DreamCurves baseline;

@@ -20,6 +20,7 @@
 #include "core/bnb/bnb_policy.hpp"
 #include "core/bnb/bnb_sim.hpp"
 #include "core/common/param_range.hpp"
+#include "core/wm/baselines.hpp"  // ErrorSummary: the one error record
 #include "core/wm/wm_decode.hpp"  // WmOverflow: the window vocabulary past the context
 
 namespace poslab::wm {
@@ -44,8 +45,9 @@ using FrameTokens = std::array<float, kFrameValues>;               // slot k at 
 //   patch       learned absolute positions, UniZero's correction: as naive, then every kept
 //               key and value is patched by its block's projection of P[used] - P[stored]
 //               (approximate in this architecture: wm_decode.hpp WmOverflow says why).
-// A variant names a model (its position encoding) and the decoder's window mode; the window
-// itself has one vocabulary, the decoder's WmOverflow (slide / recompute / patch).
+// A variant is the lab's choice of a model (its position encoding) and the decoder's window
+// mode, read one way (dream_variant_overflow); below the lab the window has one vocabulary,
+// the decoder's WmOverflow (slide / recompute / patch), next to the model's WmPosition.
 enum class DreamVariant { rope, recompute, naive, patch };
 const std::vector<std::string>& dream_variant_names();  // "rope", "recompute", "naive", "patch"
 // Which shipped model dreams (when the lab names no checkpoint of its own): the tiny one
@@ -57,20 +59,10 @@ const std::vector<std::string>& dream_model_size_names();  // "tiny", "paper"
 WmOverflow dream_variant_overflow(DreamVariant v);
 
 // ---- Error of a predicted frame against the real one ------------------------------------
-// core/wm/baselines.hpp's metrics for one frame: means over the ships alive in the real
-// frame (toroidal position px, velocity px/s, attitude deg, health and power points) and
-// alive/dead agreement over present ships.
-struct StepError {
-  double pos_px = 0;    // px
-  double vel = 0;       // px/s
-  double att_deg = 0;   // degrees, [0, 180]
-  double health = 0;    // HP
-  double power = 0;     // power points
-  int ships = 0;        // ships alive in reality (the mean's count); 0: all fields 0
-  int alive_agree = 0;  // present ships whose alive flag the prediction got right
-  int present = 0;      // present ships
-};
-StepError step_error(std::span<const float> real, std::span<const float> pred);  // (8, 15) each
+// core/wm/baselines.hpp's one error record for one frame: means over the ships alive in the
+// real frame (toroidal position px, velocity px/s, attitude deg, health and power points)
+// and alive/dead agreement over present ships.
+ErrorSummary step_error(std::span<const float> real, std::span<const float> pred);  // (8, 15)
 
 // ---- KV-cache index bookkeeping (the token strip) ---------------------------------------
 // Tokens S_0 A_0 S_1 A_1 ... of one ship. nominal = 2t (S_t) or 2t+1 (A_t). A cached token
@@ -85,8 +77,11 @@ struct StripToken {
   int used = -1;        // index the model treats the key as now (-1 if not cached)
 };
 // The strip after `steps` whole steps (S and A of steps 0 .. steps-1) were appended to a
-// cache of `context` steps in the given window mode. One entry per token, oldest first.
-std::vector<StripToken> dream_token_strip(DreamVariant window, int context, int steps);
+// cache of `context` steps in the given window mode by a model with the given positions
+// (slide: RoPE keeps its indices, learned positions are the naive reuse). One entry per
+// token, oldest first.
+std::vector<StripToken> dream_token_strip(WmPosition position, WmOverflow window, int context,
+                                          int steps);
 
 // ---- The model seen by the lab ----------------------------------------------------------
 // What the lab needs of a world model's incremental dream decoder; the adapter around
@@ -130,8 +125,9 @@ std::string describe_dream_model(const DreamModelInfo& info);
 class DreamModel {
  public:
   virtual ~DreamModel() = default;
-  virtual int context() const = 0;  // C, steps
-  virtual DreamVariant variant() const = 0;
+  virtual int context() const = 0;          // C, steps
+  virtual WmPosition position() const = 0;  // the model's position encoding
+  virtual WmOverflow window() const = 0;    // the window mode past the context
   // What the model is (empty fields when the model does not say).
   virtual DreamModelInfo info() const { return {}; }
   // One English line ("rope, E 64, 4 blocks, ..."), "" when info() says nothing.
@@ -149,7 +145,7 @@ class DreamModel {
   virtual DreamStep step(const DreamChoice& choice) = 0;
   // The cache as the token strip draws it (defaults to dream_token_strip's bookkeeping).
   virtual std::vector<StripToken> strip(int steps) const {
-    return dream_token_strip(variant(), context(), steps);
+    return dream_token_strip(position(), window(), context(), steps);
   }
   // Attention of the last step() (empty when the model does not report it).
   virtual DreamAttention attention() const { return {}; }
@@ -164,9 +160,9 @@ struct DreamFrame {
   FrameTokens dream_tokens{};       // the dream's tokens (= real before and at the start)
   bnb::JointAction real_action{};   // what reality did in the step that led here
   bnb::JointAction dream_action{};  // what the dream was fed in the step that led here
-  StepError error;                  // dream vs real at this step (horizon step - start)
-  StepError copy_last;              // baseline errors at the same horizon
-  StepError const_velocity;
+  ErrorSummary error;               // dream vs real at this step (horizon step - start)
+  ErrorSummary copy_last;           // baseline errors at the same horizon
+  ErrorSummary const_velocity;
   // The views (null and empty when config.views is false):
   std::shared_ptr<const DreamAttention> attention;  // of the step that dreamt this frame
   std::vector<StripToken> strip;  // cached tokens after dreaming this frame, oldest first
@@ -262,7 +258,7 @@ std::vector<bnb::ShipAction> dream_helm_actions_parse(const std::string& text);
 
 // Per-horizon curves of a timeline (h = 1 .. dream_steps): error, copy-last, const-velocity.
 struct DreamCurves {
-  std::vector<StepError> dream, copy_last, const_velocity;  // index h - 1
+  std::vector<ErrorSummary> dream, copy_last, const_velocity;  // index h - 1
 };
 DreamCurves dream_curves(const DreamTimeline& timeline);
 

@@ -29,31 +29,24 @@ wm::DreamSessionConfig dreams_session_config(const wm::DreamLabSettings& s) {
   return wm::dream_session_config(s, reader.read_episode(e));
 }
 
-namespace {
-
-Json frames_json(const wm::DreamTimeline& tl, bool dream) {
-  std::vector<float> states;
-  for (size_t i = static_cast<size_t>(tl.start); i < tl.frames.size(); ++i) {
-    const wm::FrameTokens& t = dream ? tl.frames[i].dream_tokens : tl.frames[i].real_tokens;
-    states.insert(states.end(), t.begin(), t.end());
-  }
-  return dream_states_json(states);
-}
-
-}  // namespace
-
 Json dreams_session_json(const std::string& preset, const std::string& checkpoint,
                          const wm::DreamModel* model, const wm::DreamTimeline& tl, int helm) {
-  Json out = dreams_lab_json(preset, wm::dream_curves(tl));
+  Json out;
+  out["lab"] = wm::kDreamLabName;
+  out["preset"] = preset;
   out["checkpoint"] = model ? Json(checkpoint) : Json(nullptr);
   out["model"] = model ? Json(model->describe()) : Json(nullptr);
   out["context"] = model ? model->context() : 0;
-  out["start"] = tl.frames.empty() ? 0 : tl.frames[static_cast<size_t>(tl.start)].step;
   out["finished"] = tl.finished;
   out["helm"] = helm;
   out["helm_actions"] = wm::dream_helm_actions_text(tl, helm);
-  out["real"] = frames_json(tl, false);
-  out["dreamt"] = frames_json(tl, true);
+  std::vector<float> real, dreamt;
+  for (size_t i = static_cast<size_t>(tl.start); i < tl.frames.size(); ++i) {
+    real.insert(real.end(), tl.frames[i].real_tokens.begin(), tl.frames[i].real_tokens.end());
+    dreamt.insert(dreamt.end(), tl.frames[i].dream_tokens.begin(), tl.frames[i].dream_tokens.end());
+  }
+  const int start = tl.frames.empty() ? 0 : tl.frames[static_cast<size_t>(tl.start)].step;
+  dream_json(out, start, wm::dream_curves(tl), real, dreamt);
   return out;
 }
 
@@ -73,28 +66,52 @@ Json dream_states_json(std::span<const float> states) {
   return out;
 }
 
-Json dream_error_json(const wm::ErrorSummary& s) {
+Json dream_error_json(const wm::ErrorSummary& e) {
   Json j;
-  j["pos_px"] = s.pos_px;
-  j["vel_px_s"] = s.vel_px_s;
-  j["att_deg"] = s.att_deg;
-  j["health"] = s.health;
-  j["power"] = s.power;
-  j["alive_agree"] = s.alive_agree;
-  j["ships"] = s.alive_count;
+  j["pos_px"] = e.pos_px;
+  j["vel_px_s"] = e.vel_px_s;
+  j["att_deg"] = e.att_deg;
+  j["health"] = e.health;
+  j["power"] = e.power;
+  j["ships"] = e.alive_count;
+  j["present"] = e.present_count;
+  j["agree"] = e.agree_count;
+  j["alive_agree"] = e.alive_agree();
   return j;
 }
 
-Json dream_curves_json(const wm::ErrorAccumulator& a, int K) {
+Json dream_curves_json(const wm::DreamCurves& c) {
+  const auto curve = [](const std::vector<wm::ErrorSummary>& errors) {
+    Json out = Json::array();
+    for (const wm::ErrorSummary& e : errors) out.push_back(dream_error_json(e));
+    return out;
+  };
   Json j;
-  for (const char* key :
-       {"pos_px", "vel_px_s", "att_deg", "health", "power", "alive_agree", "ships"})
-    j[key] = Json::array();
-  for (int k = 1; k <= K; ++k) {
-    const Json s = dream_error_json(a.at(k));
-    for (auto& [key, v] : s.items()) j[key].push_back(v);
-  }
+  j["dream"] = curve(c.dream);
+  j["copy_last"] = curve(c.copy_last);
+  j["const_velocity"] = curve(c.const_velocity);
   return j;
+}
+
+wm::DreamCurves dream_curves_of(const wm::ErrorAccumulator& model,
+                                const wm::ErrorAccumulator& copy_last,
+                                const wm::ErrorAccumulator& const_velocity, int K) {
+  wm::DreamCurves c;
+  for (int k = 1; k <= K; ++k) {
+    c.dream.push_back(model.at(k));
+    c.copy_last.push_back(copy_last.at(k));
+    c.const_velocity.push_back(const_velocity.at(k));
+  }
+  return c;
+}
+
+void dream_json(Json& out, int start, const wm::DreamCurves& curves, std::span<const float> real,
+                std::span<const float> dreamt) {
+  out["start"] = start;
+  out["steps"] = curves.dream.size();
+  out["curves"] = dream_curves_json(curves);
+  out["real"] = dream_states_json(real);
+  out["dreamt"] = dream_states_json(dreamt);
 }
 
 // `window` is the decoder's mode past the context (wm_decode.hpp WmOverflow).
@@ -104,15 +121,13 @@ Json dream_summary_json(const wm::DreamSummary& s, const wm::DreamParams& p) {
   j["steps"] = p.steps;
   j["loop"] = wm::dream_loop_name(p.loop);
   j["window"] = wm::wm_overflow_name(p.window);
-  j["model"] = dream_curves_json(s.model, p.steps);
-  j["copy_last"] = dream_curves_json(s.copy_last, p.steps);
-  j["constant_velocity"] = dream_curves_json(s.const_velocity, p.steps);
+  j["curves"] = dream_curves_json(dream_curves_of(s.model, s.copy_last, s.const_velocity, p.steps));
   Json at = Json::object();
   for (int k : wm::kHorizonPrint) {
     if (k > p.steps) continue;
-    at[std::to_string(k)] = {{"model", s.model.at(k).pos_px},
+    at[std::to_string(k)] = {{"dream", s.model.at(k).pos_px},
                              {"copy_last", s.copy_last.at(k).pos_px},
-                             {"constant_velocity", s.const_velocity.at(k).pos_px}};
+                             {"const_velocity", s.const_velocity.at(k).pos_px}};
   }
   j["pos_px_at"] = at;
   bool beats = true;
@@ -126,16 +141,11 @@ Json dream_summary_json(const wm::DreamSummary& s, const wm::DreamParams& p) {
 Json dream_result_json(Json head, const wm::DreamResult& r, const std::string& loop,
                        const std::string& window, double temperature) {
   Json out = std::move(head);
-  out["start"] = r.start;
-  out["steps"] = r.steps;
   out["loop"] = loop;
   out["window"] = window;
   out["temperature"] = temperature;
-  out["model"] = dream_curves_json(r.model, r.steps);
-  out["copy_last"] = dream_curves_json(r.copy_last, r.steps);
-  out["constant_velocity"] = dream_curves_json(r.const_velocity, r.steps);
-  out["dreamt"] = dream_states_json(r.dreamt);
-  out["real"] = dream_states_json(r.real);
+  dream_json(out, r.start, dream_curves_of(r.model, r.copy_last, r.const_velocity, r.steps), r.real,
+             r.dreamt);
   Json acts = Json::array();
   for (int t = 0; t < r.steps; ++t) {
     Json row = Json::array();

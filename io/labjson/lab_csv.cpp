@@ -203,12 +203,12 @@ std::string dreams_lab_csv(const Json& j) {
   w.summary(j, {"preset", "checkpoint", "context", "steps"});
   for (const auto& [name, curve] : j["curves"].items()) {
     w.table("error " + name);
-    w.header(
-        {"h", "pos_px", "vel", "att_deg", "health", "power", "ships", "alive_agree", "present"});
+    w.header({"h", "pos_px", "vel_px_s", "att_deg", "health", "power", "ships", "present", "agree",
+              "alive_agree"});
     for (size_t i = 0; i < curve.size(); ++i) {
       const Json& e = curve[i];
-      w.row({Json(i + 1), e["pos_px"], e["vel"], e["att_deg"], e["health"], e["power"], e["ships"],
-             e["alive_agree"], e["present"]});
+      w.row({Json(i + 1), e["pos_px"], e["vel_px_s"], e["att_deg"], e["health"], e["power"],
+             e["ships"], e["present"], e["agree"], e["alive_agree"]});
     }
   }
   return w.take();

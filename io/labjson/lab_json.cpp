@@ -429,30 +429,6 @@ Json kv_lab_json(const KvLabSettings& s, const KvSession& ses, bool all_methods)
   return out;
 }
 
-Json dreams_lab_json(const std::string& preset, const wm::DreamCurves& curves) {
-  const auto curve = [](const std::vector<wm::StepError>& errors) {
-    Json c = Json::array();
-    for (const wm::StepError& e : errors)
-      c.push_back({{"pos_px", e.pos_px},
-                   {"vel", e.vel},
-                   {"att_deg", e.att_deg},
-                   {"health", e.health},
-                   {"power", e.power},
-                   {"ships", e.ships},
-                   {"alive_agree", e.alive_agree},
-                   {"present", e.present}});
-    return c;
-  };
-  Json out;
-  out["lab"] = "dreams";
-  out["preset"] = preset;
-  out["steps"] = curves.dream.size();
-  out["curves"] = {{"dream", curve(curves.dream)},
-                   {"copy_last", curve(curves.copy_last)},
-                   {"const_velocity", curve(curves.const_velocity)}};
-  return out;
-}
-
 std::string dump_json(const Json& j, int indent) {
   return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }

@@ -32,11 +32,6 @@ Json attention_lab_json(const AttentionLabSettings& s, const AttentionLabResult&
 // `poslab-cli kv`: every method of the session (all_methods) or only s.method.
 Json kv_lab_json(const KvLabSettings& s, const KvSession& ses, bool all_methods);
 
-// The dream lab's per-horizon error curves (h = 1, 2, ...): the dream, and the copy-last
-// and constant-velocity baselines, each as the StepError fields. No poslab-cli command
-// prints these yet (the lab's session runs on a checkpoint the GUI loads).
-Json dreams_lab_json(const std::string& preset, const wm::DreamCurves& curves);
-
 // JSON text as poslab-cli writes it: invalid UTF-8 inside strings becomes U+FFFD instead of
 // throwing. indent < 0 = one line.
 std::string dump_json(const Json& j, int indent = -1);

@@ -74,7 +74,24 @@ cmp -s <(py -c "import json,sys; print(json.load(open(sys.argv[1]))['state_pred'
 "$cli" wm dream "$tmp/small.safetensors" --data "$tmp/d.h5" --episode 0 --steps 6 --history 3 > "$tmp/dream.json" ||
   { echo "FAIL: dream exited non-zero"; fail=1; }
 py_check "dream" "j['steps']<=6 and len(j['dreamt'])==j['steps']+1 and len(j['real'])==j['steps']+1 and len(j['actions'])==j['steps'] \
-  and len(j['model']['pos_px'])==j['steps'] and j['dreamt'][0]==j['real'][0] and j['start']==3" "$tmp/dream.json"
+  and len(j['curves']['dream'])==j['steps'] and j['dreamt'][0]==j['real'][0] and j['start']==3" "$tmp/dream.json"
+# Issue 38: one JSON schema for every dream. The lab's session (wm dream --preset) and
+# wm dream MODEL write the same dream fields, the three curves of one error record per
+# horizon, and wm eval's merged dreams the same curves.
+"$cli" wm dream --preset "dreams?model=$tmp/small.safetensors&from=3" --steps 4 > "$tmp/lab_dream.json" ||
+  { echo "FAIL: wm dream --preset exited non-zero"; fail=1; }
+py - "$tmp/dream.json" "$tmp/lab_dream.json" <<'PY' || { echo "FAIL: one dream schema"; fail=1; }
+import json, sys
+one, lab = (json.load(open(f)) for f in sys.argv[1:3])
+record = ["pos_px", "vel_px_s", "att_deg", "health", "power", "ships", "present", "agree", "alive_agree"]
+for j in (one, lab):
+    assert {"start", "steps", "curves", "real", "dreamt"} <= set(j), sorted(j)
+    assert list(j["curves"]) == ["dream", "copy_last", "const_velocity"], list(j["curves"])
+    for curve in j["curves"].values():
+        assert len(curve) == j["steps"] and all(list(e) == record for e in curve), curve[:1]
+        assert all(e["present"] == 0 or e["alive_agree"] == e["agree"] / e["present"] for e in curve)
+    assert len(j["real"]) == len(j["dreamt"]) == j["steps"] + 1
+PY
 # The README's line: --data without --episode dreams on the file's first episode.
 "$cli" wm dream "$tmp/small.safetensors" --data "$tmp/d.h5" --steps 6 --history 3 > "$tmp/dream0.json" ||
   { echo "FAIL: wm dream --data without --episode exited non-zero"; fail=1; }
@@ -89,7 +106,8 @@ expect_exit2 "--sim-seed = -2" wm dream "$tmp/small.safetensors" --sim-seed -2 -
 cmp -s "$tmp/o1.json" "$tmp/o2.json" || { echo "FAIL: open-loop dream with one seed differs"; fail=1; }
 "$cli" wm eval "$tmp/small.safetensors" --data "$tmp/d.h5" --dreams 1 --steps 4 --long-dreams 1 --val-windows 2 --threads 1 \
   > "$tmp/eval.json" || { echo "FAIL: eval exited non-zero"; fail=1; }
-py_check "eval" "set(j['dreams'])=={'closed','open'} and len(j['dreams']['closed']['constant_velocity']['pos_px'])==4 \
+py_check "eval" "set(j['dreams'])=={'closed','open'} and len(j['dreams']['closed']['curves']['const_velocity'])==4 \
+  and list(j['dreams']['closed']['curves']['dream'][0])==list(json.load(open('$tmp/dream.json'))['curves']['dream'][0]) \
   and j['beyond_context']['steps']==96 and 'rope_slide' in j['beyond_context'] \
   and 0<=j['teacher_forced']['action_accuracy']['turn']<=1" "$tmp/eval.json"
 # --unseen: every episode of --data is held out (more than the checkpoint's 10 % split)
@@ -113,7 +131,8 @@ for m in tiny:64:4:32 paper:128:6:96; do
 done
 "$cli" wm dream "$models/wm_paper_rope.safetensors" --data "$tmp/d.h5" --steps 10 --history 8 > "$tmp/paper_dream.json" ||
   { echo "FAIL: the shipped paper model does not dream"; fail=1; }
-py_check "paper dream" "len(j['model']['pos_px'])==j['steps'] and j['model']['pos_px'][0] < j['copy_last']['pos_px'][0]" \
+py_check "paper dream" "len(j['curves']['dream'])==j['steps'] \
+  and j['curves']['dream'][0]['pos_px'] < j['curves']['copy_last'][0]['pos_px']" \
   "$tmp/paper_dream.json"
 
 # --- interruptions leave a loadable checkpoint ---

@@ -16,7 +16,8 @@ namespace {
 class DriftModel final : public DreamModel {
  public:
   int context() const override { return 4; }
-  DreamVariant variant() const override { return DreamVariant::rope; }
+  WmPosition position() const override { return WmPosition::rope; }
+  WmOverflow window() const override { return WmOverflow::slide; }
   void begin(std::span<const float> tokens, std::span<const uint8_t>, uint64_t) override {
     std::copy(tokens.end() - kFrameValues, tokens.end(), s_.begin());
   }

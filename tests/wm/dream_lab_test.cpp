@@ -24,10 +24,10 @@ namespace {
 // episode's seed and then steps with whatever it is fed. Its dream is reality.
 class OracleModel final : public DreamModel {
  public:
-  OracleModel(uint64_t seed, bnb::EpisodeConfig e, DreamVariant w = DreamVariant::rope)
-      : seed_(seed), episode_(e), window_(w) {}
+  OracleModel(uint64_t seed, bnb::EpisodeConfig e) : seed_(seed), episode_(e) {}
   int context() const override { return 4; }
-  DreamVariant variant() const override { return window_; }
+  WmPosition position() const override { return WmPosition::rope; }
+  WmOverflow window() const override { return WmOverflow::slide; }
   void begin(std::span<const float> tokens, std::span<const uint8_t> actions, uint64_t) override {
     s_ = bnb::sim_reset(seed_, episode_);
     const size_t steps = actions.size() / (bnb::kSlots * 3);
@@ -59,7 +59,6 @@ class OracleModel final : public DreamModel {
  private:
   uint64_t seed_;
   bnb::EpisodeConfig episode_;
-  DreamVariant window_;
   bnb::SimState s_;
 };
 
@@ -67,7 +66,8 @@ class OracleModel final : public DreamModel {
 class FrozenModel final : public DreamModel {
  public:
   int context() const override { return 4; }
-  DreamVariant variant() const override { return DreamVariant::naive; }
+  WmPosition position() const override { return WmPosition::absolute; }
+  WmOverflow window() const override { return WmOverflow::slide; }  // the naive reuse
   void begin(std::span<const float> tokens, std::span<const uint8_t>, uint64_t) override {
     std::copy(tokens.end() - kFrameValues, tokens.end(), now_.begin());
   }
@@ -190,25 +190,29 @@ TEST_CASE("step error against hand-computed references", "[dreams]") {
   // Ship 5 exact.
   put_ship(real, 5, 300, 300, -50, 20, 1.0);
   put_ship(pred, 5, 300, 300, -50, 20, 1.0);
-  const StepError e = step_error(real, pred);
-  CHECK(e.ships == 2);
-  CHECK(e.present == 2);
-  CHECK(e.alive_agree == 2);
+  const ErrorSummary e = step_error(real, pred);
+  CHECK(e.alive_count == 2);
+  CHECK(e.present_count == 2);
+  CHECK(e.agree_count == 2);
+  CHECK(e.alive_agree() == 1);
   CHECK(e.pos_px == Approx(10.0 / 2).margin(1e-3));
-  CHECK(e.vel == Approx(30.0 / 2).margin(1e-3));
+  CHECK(e.vel_px_s == Approx(30.0 / 2).margin(1e-3));
   CHECK(e.att_deg == Approx(90.0 / 2).margin(1e-3));
   CHECK(e.health == Approx(10.0 / 2).margin(1e-4));
   CHECK(e.power == Approx(30.0 / 2).margin(1e-4));
   // A ship the prediction killed: counted in agreement, still in the means.
   pred[5 * 15] = 0;
-  CHECK(step_error(real, pred).alive_agree == 1);
+  CHECK(step_error(real, pred).agree_count == 1);
+  CHECK(step_error(real, pred).alive_agree() == 0.5);
   CHECK(step_error(real, real).pos_px == 0);
 }
 
 TEST_CASE("token strip indices are 2t and 2t+1 and the cache slides", "[dreams]") {
-  for (DreamVariant w : {DreamVariant::rope, DreamVariant::recompute, DreamVariant::naive}) {
-    INFO("window " << dream_variant_names()[int(w)]);
-    const auto strip = dream_token_strip(w, 4, 3);  // not full yet: no difference
+  for (auto [pos, w] : {std::pair{WmPosition::rope, WmOverflow::slide},
+                        std::pair{WmPosition::absolute, WmOverflow::recompute},
+                        std::pair{WmPosition::absolute, WmOverflow::slide}}) {
+    INFO("position " << wm_position_name(pos) << ", window " << wm_overflow_name(w));
+    const auto strip = dream_token_strip(pos, w, 4, 3);  // not full yet: no difference
     REQUIRE(strip.size() == 6);
     for (size_t i = 0; i < strip.size(); ++i) {
       CHECK(strip[i].nominal == int(i));
@@ -220,8 +224,8 @@ TEST_CASE("token strip indices are 2t and 2t+1 and the cache slides", "[dreams]"
     }
   }
   // Full cache of C = 4 steps after 6 steps: steps 2..5 cached.
-  const auto rope = dream_token_strip(DreamVariant::rope, 4, 6);
-  const auto rec = dream_token_strip(DreamVariant::recompute, 4, 6);
+  const auto rope = dream_token_strip(WmPosition::rope, WmOverflow::slide, 4, 6);
+  const auto rec = dream_token_strip(WmPosition::absolute, WmOverflow::recompute, 4, 6);
   for (int i = 0; i < 12; ++i) {
     INFO("token " << i);
     CHECK(rope[i].cached == (i >= 4));
@@ -238,7 +242,7 @@ TEST_CASE("token strip indices are 2t and 2t+1 and the cache slides", "[dreams]"
 TEST_CASE("token strip shows the naive reuse's stored versus used indices", "[dreams]") {
   // C = 4 steps (8 tokens). After 5 steps step 0 has left; steps 1..3 were stored at 2..7
   // and are now used at 0..5; step 4 was appended after the drop at 6, 7.
-  const auto s5 = dream_token_strip(DreamVariant::naive, 4, 5);
+  const auto s5 = dream_token_strip(WmPosition::absolute, WmOverflow::slide, 4, 5);  // naive
   const std::vector<int> stored5{2, 3, 4, 5, 6, 7, 6, 7};
   for (int i = 0; i < 8; ++i) {
     INFO("cached token " << i);
@@ -249,7 +253,7 @@ TEST_CASE("token strip shows the naive reuse's stored versus used indices", "[dr
   CHECK_FALSE(s5[0].cached);
   CHECK(s5[0].stored == -1);
   // Much later every step was stored at 6, 7 (the slot it entered at), used where it is now.
-  const auto s20 = dream_token_strip(DreamVariant::naive, 4, 20);
+  const auto s20 = dream_token_strip(WmPosition::absolute, WmOverflow::slide, 4, 20);
   for (int t = 16; t < 20; ++t) {
     CHECK(s20[2 * t].stored == 6);
     CHECK(s20[2 * t].used == 2 * (t - 16));
@@ -297,9 +301,9 @@ TEST_CASE("a model that copies reality dreams with zero error", "[dreams]") {
     for (size_t h = 0; h < curves.dream.size(); ++h) {
       INFO("horizon " << h + 1);
       CHECK(curves.dream[h].pos_px == 0);
-      CHECK(curves.dream[h].vel == 0);
+      CHECK(curves.dream[h].vel_px_s == 0);
       CHECK(curves.dream[h].health == 0);
-      CHECK(curves.dream[h].alive_agree == curves.dream[h].present);
+      CHECK(curves.dream[h].agree_count == curves.dream[h].present_count);
     }
     // Baselines of a moving fight are not zero: the curves can tell models apart.
     CHECK(curves.copy_last.back().pos_px > 1.0);
@@ -560,7 +564,7 @@ TEST_CASE("the decoder's cached indices are the token strip's bookkeeping", "[dr
     for (int h = 1; h <= tl.dream_steps(); ++h) {
       const DreamFrame& f = tl.frames[tl.start + h];
       std::vector<StripToken> want;
-      for (const StripToken& t : dream_token_strip(v, 6, f.step))
+      for (const StripToken& t : dream_token_strip(pos, dream_variant_overflow(v), 6, f.step))
         if (t.cached) want.push_back(t);
       INFO("step " << f.step);
       REQUIRE(f.strip.size() == want.size());

@@ -161,7 +161,7 @@ TEST_CASE("the lab's session settings: the view fields do not start a new sessio
        {"dreams?start=file&file=x.h5", "dreams?seed=8", "dreams?team0=2", "dreams?team1=3",
         "dreams?policy=random", "dreams?file=x.h5", "dreams?episode=2", "dreams?from=9",
         "dreams?horizon=50", "dreams?variant=recompute", "dreams?model=m.safetensors",
-        "dreams?loop=open", "dreams?temp=0.5"}) {
+        "dreams?size=paper", "dreams?loop=open", "dreams?temp=0.5"}) {
     INFO(preset);
     CHECK(!(dreams_session_of(dreams_from_preset(preset)) == k));
   }

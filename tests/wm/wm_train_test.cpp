@@ -302,7 +302,8 @@ TEST_CASE("the error accumulator scores alive ships only and agreement over pres
   CHECK(s.alive_count == 1);
   CHECK(s.present_count == 2);
   CHECK(s.pos_px == Approx(5).epsilon(1e-3));
-  CHECK(s.alive_agree == Approx(0.5));
+  CHECK(s.agree_count == 1);
+  CHECK(s.alive_agree() == Approx(0.5));
   CHECK(acc.at(1).present_count == 0);
 }
 
