@@ -3,9 +3,9 @@
 // (UniZero's sliding window with learned positions, RoPE K-shift, stitching and KV-cache
 // RAG with re-encoded keys), and every method's error against full recomputation. All
 // numbers come from core/kv (kv_session.hpp); this file lays them out and draws them.
-// Sections: KvUi | KvPanel: presets and checks | computation (launch, poll) | controls |
-// view (layout, strip, meters, heatmap). Stateless pieces (colours, dials, meters, plot,
-// stitching table, drawn-numbers record): kv_views.cpp.
+// Sections: KvPanel (its state: kv_panel_state.hpp): presets and checks | computation (launch,
+// poll) | controls | view (layout, strip, meters, heatmap). Stateless pieces (colours, dials,
+// meters, plot, stitching table, drawn-numbers record): kv_views.cpp.
 #include <imgui.h>
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 
 #include "app/app_context.hpp"
 #include "app/gfx/heatmap_texture.hpp"
+#include "app/panels/kv_panel_state.hpp"
 #include "app/panels/kv_trained_view.hpp"
 #include "app/panels/kv_views.hpp"
 #include "app/panels/panels.hpp"
@@ -37,47 +38,6 @@
 
 namespace poslab::app {
 namespace {
-
-enum class KvOp { none, run, restart, append, slide, stitch, more };
-
-using SessionPtr = std::shared_ptr<const KvSession>;
-
-// A job's run of `op` on the shown session `base` (KvSessionRun: a step per piece of work).
-std::unique_ptr<KvSessionRun> kv_op_run(KvOp op, const KvLabSettings& s, const SessionPtr& base) {
-  if (op == KvOp::run || !base) return std::make_unique<KvSessionRun>(s);
-  if (op == KvOp::restart) return std::make_unique<KvSessionRun>(s, false);
-  KvSession ses = *base;
-  ses.settings.method = s.method;
-  const int steps = op == KvOp::more ? s.steps : op == KvOp::stitch ? 0 : 1;
-  return std::make_unique<KvSessionRun>(std::move(ses), steps, op == KvOp::append);
-}
-
-// The panel's UI state: the lab settings (what presets capture), the last finished
-// session, the background job computing the next one, and what was drawn (for checks).
-struct KvUi {
-  KvLabSettings lab;
-  SessionPtr session;                        // last finished computation (never half-updated)
-  std::optional<KvLabSettings> session_for;  // experiment() of the session's settings
-  BackgroundJob<SessionPtr> job;             // running computation of job_for
-  KvLabSettings job_for;                     // experiment() the running job computes
-  std::optional<KvLabSettings> failed;       // experiment that failed (not retried until changed)
-  KvPlotMetric plot_metric = KvPlotMetric::output;
-  gfx::HeatmapTexture heat;
-  std::string heat_key;  // what the heatmap texture currently shows
-  int heat_rows = 0, heat_cols = 0;
-  int strip_slots = 0;   // slots in the strip last drawn
-  int meter_rows = 0;    // method rows in the error meters last drawn
-  bool trained = false;  // the trained source (kv?weights=trained&...) is shown
-  KvTrainedView tv;      // its state (kv_trained_view.hpp)
-};
-
-// The part of the settings that defines the experiment (not which method or layer is viewed).
-KvLabSettings experiment(const KvLabSettings& s) {
-  KvLabSettings k = s;
-  k.method = KvLabSettings{}.method;
-  k.view_layer = k.view_head = k.view_pair = 0;
-  return k;
-}
 
 class KvPanel final : public Panel {
  public:
@@ -117,7 +77,8 @@ class KvPanel final : public Panel {
     if (!ui_.session) return "no session was computed";
     const KvSession& ses = *ui_.session;
     const KvLabSettings& s = ses.settings;
-    if (!(experiment(s) == experiment(ui_.lab))) return "the session belongs to other settings";
+    if (!(kv_experiment(s) == kv_experiment(ui_.lab)))
+      return "the session belongs to other settings";
     const auto methods = kv_methods_for(s.scenario, s.model.positions);
     if (ses.methods.size() != methods.size())
       return std::to_string(ses.methods.size()) + " method states for " +
@@ -184,7 +145,7 @@ class KvPanel final : public Panel {
         ui_.lab = before;
       }
     }
-    const KvLabSettings want = experiment(ui_.lab);
+    const KvLabSettings want = kv_experiment(ui_.lab);
     if (ui_.job.running() && !(ui_.job_for == want)) ui_.job.cancel();  // stale experiment
     if (!ui_.job.running()) {
       if (!(ui_.session_for && *ui_.session_for == want)) {
@@ -209,7 +170,7 @@ class KvPanel final : public Panel {
   LabNumbers numbers() const override {
     if (ui_.trained) return kv_trained_numbers(ui_.tv);
     if (!ui_.session || ui_.job.running() ||
-        !(ui_.session_for && *ui_.session_for == experiment(ui_.lab)))
+        !(ui_.session_for && *ui_.session_for == kv_experiment(ui_.lab)))
       return LabNumbers::none(share_message("share.why.computing"));
     const io::Json j = io::kv_lab_json(ui_.session->settings, *ui_.session, true);
     return LabNumbers::of(io::dump_json(j, 2) + "\n", io::kv_lab_csv(j));
@@ -223,16 +184,16 @@ class KvPanel final : public Panel {
   // A step per slide or new token (kv_op_run): on a worker thread, or in the page's frames.
   void launch(AppContext& ctx, KvOp op) {
     const KvLabSettings s = ui_.lab;
-    const SessionPtr base = ui_.session;
-    ui_.job_for = experiment(s);
+    const KvSessionPtr base = ui_.session;
+    ui_.job_for = kv_experiment(s);
     auto run = std::make_shared<std::unique_ptr<KvSessionRun>>();
     ui_.job.start_steps(kv_to_preset(ui_.job_for), [op, s, base, run](JobControl& job) {
-      if (job.cancelled()) return std::optional<SessionPtr>(SessionPtr{});  // dropped by poll
+      if (job.cancelled()) return std::optional<KvSessionPtr>(KvSessionPtr{});  // dropped by poll
       if (!*run) *run = kv_op_run(op, s, base);
       KvSessionRun& r = **run;
       r.step();
       job.set_progress(r.steps_done(), r.steps());
-      return r.done() ? std::optional<SessionPtr>(std::make_shared<const KvSession>(r.take()))
+      return r.done() ? std::optional<KvSessionPtr>(std::make_shared<const KvSession>(r.take()))
                       : std::nullopt;
     });
     poll(ctx);  // headless checks and screenshots wait here for the finished state
