@@ -23,14 +23,14 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+
+from bench_common import run_cpp, timed  # noqa: E402
 
 import model as wm  # noqa: E402
 import poslab_data as data  # noqa: E402
@@ -60,17 +60,6 @@ def real_batch(path, B, T, seed=0):
     train, _ = data.split_episodes(len(episodes), 0.0, seed)
     windows, T = data.train_windows(episodes, train, params, T, 0)
     return data.make_batch(episodes, windows, T)
-
-
-def timed(fn, seconds, min_reps=3):
-    """(wall seconds, process CPU seconds) per call. On a loaded machine the CPU time of a
-    1-thread run is the better estimate of what one free core would do."""
-    fn()  # warm-up
-    reps, t0, c0 = 0, time.perf_counter(), time.process_time()
-    while reps < min_reps or time.perf_counter() - t0 < seconds:
-        fn()
-        reps += 1
-    return (time.perf_counter() - t0) / reps, (time.process_time() - c0) / reps
 
 
 def bench_train(cfg, batch, seconds, optimiser):
@@ -108,23 +97,6 @@ def bench_dream(cfg, seconds):
     return timed(step, seconds)
 
 
-def run_cpp(binary, seconds):
-    """BM_wm results of the C++ benchmark: {name: {ms, tokens_per_s}}."""
-    r = subprocess.run([binary, "--benchmark_filter=BM_wm", "--benchmark_format=json",
-                        f"--benchmark_min_time={seconds}"], capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"{binary} failed (exit {r.returncode}): {r.stderr.strip()[-300:]}")
-    out = {}
-    for b in json.loads(r.stdout)["benchmarks"]:
-        unit = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
-        e = {"ms": round(b["real_time"] * unit, 4), "cpu_ms": round(b["cpu_time"] * unit, 4)}
-        if "tokens/s" in b:
-            e["tokens_per_s"] = round(b["tokens/s"])
-        out[b["name"]] = e
-        print(json.dumps({b["name"]: e}), file=sys.stderr, flush=True)
-    return out
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cpp", help="also run this poslab_bench binary's BM_wm benchmarks first")
@@ -138,7 +110,7 @@ def main():
     threads = [int(x) for x in a.threads.split(",")]
     result = {"torch": torch.__version__, "position": a.position, "train": [], "dream_recompute": []}
     if a.cpp:
-        result["cpp"] = run_cpp(a.cpp, a.seconds)
+        result["cpp"] = run_cpp(a.cpp, "BM_wm", a.seconds, 4)
     for shape in a.shapes.split(","):
         name, bt = shape.split(":")
         B, T = (int(x) for x in bt.split("x"))

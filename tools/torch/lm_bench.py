@@ -22,14 +22,14 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+
+from bench_common import run_cpp, timed  # noqa: E402
 
 import lm  # noqa: E402
 
@@ -41,16 +41,6 @@ def text_batch(B, T, seed=7):
     a = np.where(r < 15, ord(" "), np.where(r < 17, ord("\n"), ord("a") + r % 26))
     a = torch.from_numpy(a.astype(np.int64))
     return a[:, :-1].contiguous(), a[:, 1:].contiguous()
-
-
-def timed(fn, seconds, min_reps=3):
-    """(wall seconds, process CPU seconds) per call, after one warm-up call."""
-    fn()
-    reps, t0, c0 = 0, time.perf_counter(), time.process_time()
-    while reps < min_reps or time.perf_counter() - t0 < seconds:
-        fn()
-        reps += 1
-    return (time.perf_counter() - t0) / reps, (time.process_time() - c0) / reps
 
 
 def bench_train(cfg, B, T, seconds, optimiser):
@@ -83,26 +73,6 @@ def bench_eval(cfg, T, seconds, scaling):
     return timed(run, seconds)
 
 
-def run_cpp(binary, seconds):
-    """BM_lm results of the C++ benchmark: {name: {ms, tokens_per_s}}."""
-    r = subprocess.run([binary, "--benchmark_filter=BM_lm", "--benchmark_format=json",
-                        f"--benchmark_min_time={seconds}"], capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"{binary} failed (exit {r.returncode}): {r.stderr.strip()[-300:]}")
-    out = {}
-    for b in json.loads(r.stdout)["benchmarks"]:
-        unit = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
-        e = {"ms": round(b["real_time"] * unit, 2), "cpu_ms": round(b["cpu_time"] * unit, 2),
-             "label": b.get("label", "")}
-        if "tokens/s" in b:
-            e["tokens_per_s"] = round(b["tokens/s"])
-            if b["name"].endswith("threads:1/real_time"):  # the main thread's CPU is all of it
-                e["tokens_per_cpu_s"] = round(b["tokens/s"] * b["real_time"] / b["cpu_time"])
-        out[b["name"]] = e
-        print(json.dumps({b["name"]: e}), file=sys.stderr, flush=True)
-    return out
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cpp", help="also run this poslab_bench binary's BM_lm benchmarks first")
@@ -118,7 +88,7 @@ def main():
               "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
               "config": lm.LmConfig().to_dict(), "train": [], "eval_8L": []}
     if a.cpp:
-        result["cpp"] = run_cpp(a.cpp, a.seconds)
+        result["cpp"] = run_cpp(a.cpp, "BM_lm", a.seconds, 2)
     B, T = a.batch, a.steps
     for pos in a.positions.split(","):
         cfg = lm.LmConfig(position=pos)
