@@ -19,26 +19,6 @@
 
 namespace poslab::io {
 
-using bnb::kActionHeads;
-using bnb::kSlots;
-using bnb::kTokenDim;
-using bnb_hdf5::append_rows;
-using bnb_hdf5::DatasetSpec;
-using bnb_hdf5::episode_specs;
-using bnb_hdf5::Hid;
-using bnb_hdf5::kMaxAttrStringBytes;
-using bnb_hdf5::kMaxAttrValues;
-using bnb_hdf5::kMaxChunkRows;
-using bnb_hdf5::now_seconds;
-using bnb_hdf5::quiet_hdf5;
-using bnb_hdf5::read_attr_i64;
-using bnb_hdf5::read_attr_str;
-using bnb_hdf5::row_elements;
-using bnb_hdf5::row_specs;
-using bnb_hdf5::write_attr_f64;
-using bnb_hdf5::write_attr_i64;
-using bnb_hdf5::write_attr_str;
-
 namespace {
 
 const char* const kLayout =

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/bnb/bnb_episode.hpp"
+
 // Owns one HDF5 identifier and closes it with the matching H5?close. The writer's and
 // reader's Handles (declared in bnb_dataset.hpp) hold Hids, so the class has external
 // linkage (gcc's -Wsubobject-linkage in the unity build).
@@ -86,3 +88,26 @@ void append_rows(const std::string& path, hid_t dset, const DatasetSpec& d, hsiz
                  hsize_t new_rows, const void* data);
 
 }  // namespace poslab::io::bnb_hdf5
+
+// The two files that include this header use these names unqualified.
+namespace poslab::io {
+using bnb::kActionHeads;
+using bnb::kSlots;
+using bnb::kTokenDim;
+using bnb_hdf5::append_rows;
+using bnb_hdf5::DatasetSpec;
+using bnb_hdf5::episode_specs;
+using bnb_hdf5::Hid;
+using bnb_hdf5::kMaxAttrStringBytes;
+using bnb_hdf5::kMaxAttrValues;
+using bnb_hdf5::kMaxChunkRows;
+using bnb_hdf5::now_seconds;
+using bnb_hdf5::quiet_hdf5;
+using bnb_hdf5::read_attr_i64;
+using bnb_hdf5::read_attr_str;
+using bnb_hdf5::row_elements;
+using bnb_hdf5::row_specs;
+using bnb_hdf5::write_attr_f64;
+using bnb_hdf5::write_attr_i64;
+using bnb_hdf5::write_attr_str;
+}  // namespace poslab::io
