@@ -118,6 +118,7 @@ void add_caption(RgbImage& img, const std::string& caption, const ImFont* font, 
           const float a = alpha[static_cast<size_t>(v) * aw + u] / 255.0f;
           unsigned char* p = img.rgb.data() + (static_cast<size_t>(py) * img.width + px) * 3;
           for (int k = 0; k < 3; ++k)
+            // NOLINTNEXTLINE(bugprone-incorrect-roundings): the value is in [0, 255]
             p[k] = static_cast<unsigned char>(p[k] * (1 - a) + fg * a + 0.5f);
         }
       pen += g->AdvanceX;

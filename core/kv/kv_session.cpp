@@ -145,6 +145,7 @@ KvCache recompute_cache(const KvSession& ses, const std::vector<int>& tokens,
 // The documents B and A of stitch/rag (token ids), and the stitched text [first block; A].
 std::vector<int> doc_tokens(const KvModelParams& p, int which, int n) {
   std::vector<int> t;
+  t.reserve(static_cast<size_t>(std::max(n, 0)));
   for (int i = 0; i < n; ++i) t.push_back(stream_id(p, which, i, 0, p.vocab));
   return t;
 }

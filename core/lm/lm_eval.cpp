@@ -44,7 +44,8 @@ void LmPositionsRun::step() {
       c_.one_bits.push_back(static_cast<double>(l[t]) / std::numbers::ln2);
   k0_ += static_cast<size_t>(B);
   if (k0_ == group_end) {  // the group's mean times its windows, as one batch of it gave
-    const double g = static_cast<double>(k0_ - (group_end - 1) / kLmMeanGroup * kLmMeanGroup);
+    const size_t group_first = (group_end - 1) / kLmMeanGroup * kLmMeanGroup;  // whole groups
+    const double g = static_cast<double>(k0_ - group_first);
     total_ += group_ / (g * T) * g;
     group_ = 0;
   }
