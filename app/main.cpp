@@ -267,8 +267,11 @@ int main(int argc, char** argv) {
       exit_code = poslab::app::run_click_fuzz(fe, state, opt);
       // As Quit does: a computation that does not look at its cancel flag (a long KV run
       // the fuzz started) does not hold the exit; teardown runs if it is quick.
+      // A file being written atomically (a training run's last checkpoint) is finished
+      // first, for up to 5 s more, so ending here leaves no half-written temporary.
       std::thread([code = exit_code] {
         std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        poslab::finish_atomic_writes_for_exit(5000);
         std::fflush(nullptr);
         std::_Exit(code);
       }).detach();
@@ -380,8 +383,11 @@ int main(int argc, char** argv) {
       // Quit returns within a second even if a computation does not stop when asked: the
       // panels' destructors join their workers, and a worker deep in a long core loop may
       // not look at its cancel flag for minutes.
+      // A file being written atomically (a training run's last checkpoint) is finished
+      // first, for up to 5 s more, so ending here leaves no half-written temporary.
       std::thread([code = exit_code] {
         std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        poslab::finish_atomic_writes_for_exit(5000);
         std::fflush(nullptr);
         std::_Exit(code);
       }).detach();

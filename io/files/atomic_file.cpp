@@ -10,9 +10,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <shared_mutex>
 
 #include "core/common/errors.hpp"
 
@@ -134,7 +137,20 @@ int create_temporary(const std::string& path, std::string& name) {
   return fd;
 }
 
+namespace {
+// Writers hold it shared; finish_atomic_writes_for_exit takes it exclusively, for good.
+std::shared_timed_mutex& atomic_writes_gate() {
+  static std::shared_timed_mutex gate;
+  return gate;
+}
+}  // namespace
+
+bool finish_atomic_writes_for_exit(int timeout_ms) {
+  return atomic_writes_gate().try_lock_for(std::chrono::milliseconds(timeout_ms));
+}
+
 void write_file_atomically(const std::string& path, const std::string& contents) {
+  const std::shared_lock<std::shared_timed_mutex> writing(atomic_writes_gate());
   const ReplaceTarget target = replace_target(path);
   std::string tmp;
   const int fd = create_temporary(target.path, tmp);

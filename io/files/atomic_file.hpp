@@ -15,6 +15,11 @@ namespace poslab {
 // Temporary files "<path>.tmp.<pid>[.XXXXXX]" left by killed writers (pid no longer running)
 // are removed after a successful write.
 void write_file_atomically(const std::string& path, const std::string& contents);
+// For a process about to end at once (the app's Quit watchdog, std::_Exit): waits up to
+// `timeout_ms` for the atomic writes in progress on other threads to finish and lets no new
+// one start, so ending the process right after leaves no write half done (no temporary file
+// beside the target). Returns whether every write in progress finished in time.
+bool finish_atomic_writes_for_exit(int timeout_ms);
 
 // A file about to be written, checked before a long run spends minutes on it (not at its
 // first checkpoint): its folder exists and takes files, and the path is not a directory,
