@@ -11,17 +11,17 @@
 namespace poslab::nn {
 
 template <class S>
-void mlp_forward(S* xo, MlpActs<S>& a, const S* xmid, const S* P, const MlpOffsets& o, int64_t M,
-                 int E, int F, S eps, int threads) {
+void mlp_forward(S* xo, MlpActs<S>& a, const S* xmid, WeightsArg<S> W, const MlpOffsets& o,
+                 int64_t M, int E, int F, S eps, int threads) {
   a.ln.resize(M * E), a.mean.resize(M), a.rstd.resize(M);
   a.fc.resize(M * F), a.act.resize(M * F);
-  layernorm_forward(a.ln.data(), a.mean.data(), a.rstd.data(), xmid, P + o.ln_w, P + o.ln_b, M, E,
-                    eps, threads);
-  linear_forward(a.fc.data(), a.ln.data(), P + o.fc1_w, P + o.fc1_b, M, E, F, threads);
+  layernorm_forward(a.ln.data(), a.mean.data(), a.rstd.data(), xmid, W.P + o.ln_w, W.P + o.ln_b, M,
+                    E, eps, threads);
+  linear_forward(a.fc.data(), a.ln.data(), W, o.fc1_w, o.fc1_b, M, E, F, threads);
   parallel_for(threads, M, [&](int64_t r0, int64_t r1) {
     gelu_forward(a.act.data() + r0 * F, a.fc.data() + r0 * F, (r1 - r0) * F);
   });
-  linear_forward(xo, a.act.data(), P + o.fc2_w, P + o.fc2_b, M, F, E, threads);
+  linear_forward(xo, a.act.data(), W, o.fc2_w, o.fc2_b, M, F, E, threads);
   for (int64_t i = 0; i < M * E; ++i) xo[i] += xmid[i];
 }
 
@@ -63,8 +63,8 @@ void cross_entropy_forward(S* losses, S* dlogits, const S* logits, const uint8_t
 }
 
 #define POSLAB_NN_BLOCKS_INSTANTIATE(S)                                                         \
-  template void mlp_forward<S>(S*, MlpActs<S>&, const S*, const S*, const MlpOffsets&, int64_t, \
-                               int, int, S, int);                                               \
+  template void mlp_forward<S>(S*, MlpActs<S>&, const S*, const Weights<S>&, const MlpOffsets&, \
+                               int64_t, int, int, S, int);                                      \
   template void mlp_backward<S>(S*, S*, MlpScratch<S>&, const MlpActs<S>&, const S*, const S*,  \
                                 const MlpOffsets&, int64_t, int, int, int);                     \
   template void cross_entropy_forward<S>(S*, S*, const S*, const uint8_t*, int64_t, int, S, int);

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/nn/layers.hpp"
+
 namespace poslab::nn {
 
 // ---- MLP half of a pre-norm block: xo = xmid + fc2(gelu(fc1(ln(xmid)))) ------------------
@@ -28,10 +30,11 @@ template <class S>
 struct MlpScratch {
   std::vector<S> dact, dfc, dln;  // (M, F), (M, F), (M, E)
 };
-// xo (M, E) = xmid + MLP(xmid); P the model's parameters.
+// xo (M, E) = xmid + MLP(xmid); W the model's parameters (and, decoding, their transposed
+// copy: layers.hpp's Weights).
 template <class S>
-void mlp_forward(S* xo, MlpActs<S>& a, const S* xmid, const S* P, const MlpOffsets& o, int64_t M,
-                 int E, int F, S eps, int threads);
+void mlp_forward(S* xo, MlpActs<S>& a, const S* xmid, WeightsArg<S> W, const MlpOffsets& o,
+                 int64_t M, int E, int F, S eps, int threads);
 // dx (M, E): in, the gradient of xo; out, the gradient of xmid (the residual plus the
 // LayerNorm's). G (P) += the MLP's parameter gradients.
 template <class S>

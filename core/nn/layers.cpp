@@ -54,6 +54,20 @@ void linear_forward(S* out, const S* in, const S* w, const S* b, int64_t M, int 
 }
 
 template <class S>
+void linear_forward_p(S* out, const S* in, const S* wp, const S* b, int64_t M, int I, int O) {
+  kernels<S>().linear_forward_p_rows(out, in, wp, b, 0, M, I, O);
+}
+
+template <class S>
+void linear_forward(S* out, const S* in, WeightsArg<S> W, size_t w, size_t b, int64_t M, int I,
+                    int O, int threads) {
+  if (W.Pp)
+    linear_forward_p(out, in, W.Pp + w, W.P + b, M, I, O);
+  else
+    linear_forward(out, in, W.P + w, W.P + b, M, I, O, threads);
+}
+
+template <class S>
 void linear_backward(S* din, S* dw, S* db, const S* dout, const S* in, const S* w, int64_t M, int I,
                      int O, int threads) {
   const LayerKernels<S>& k = kernels<S>();
@@ -137,8 +151,19 @@ void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const 
   kernels<S>().attention_backward(dqkv, dbias, dout, probs, qkv, E, H, g, dp);
 }
 
+template <class S>
+void attention_decode(S* out, S* probs, const S* q, const S* k, const S* v, int L, int64_t ld,
+                      int H, int D, S scale, S* scores) {
+  kernels<S>().attention_decode(out, probs, q, k, v, L, ld, H, D, scale, scores);
+}
+
 #define POSLAB_NN_INSTANTIATE(S)                                                                  \
   template void linear_forward<S>(S*, const S*, const S*, const S*, int64_t, int, int, int);      \
+  template void linear_forward_p<S>(S*, const S*, const S*, const S*, int64_t, int, int);        \
+  template void linear_forward<S>(S*, const S*, const Weights<S>&, size_t, size_t, int64_t, int,  \
+                                  int, int);                                                      \
+  template void attention_decode<S>(S*, S*, const S*, const S*, const S*, int, int64_t, int, int, \
+                                    S, S*);                                                       \
   template void linear_backward<S>(S*, S*, S*, const S*, const S*, const S*, int64_t, int, int,   \
                                    int);                                                          \
   template void layernorm_forward<S>(S*, S*, S*, const S*, const S*, const S*, int64_t, int, S,   \

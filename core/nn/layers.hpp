@@ -6,7 +6,9 @@
 // Legend: M = rows (tokens), I = input width, O = output width, C = channels,
 //         H = heads, D = head dim, L = sequence length of one attention group.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace poslab::nn {
 
@@ -19,6 +21,30 @@ const char* layers_isa();
 template <class S>
 void linear_forward(S* out, const S* in, const S* w, const S* b, int64_t M, int I, int O,
                     int threads = 1);
+// The same with the weight read from its panels, wp = panels of w (params_panels): for a
+// few rows at a time (a dream step's 8), where a matrix product would re-pack the weight
+// on every call. Same sums in another order: agrees with linear_forward to float rounding.
+// Panels: the (O, I) weight as O / 16 panels (I, 16) of 16 outputs each, in order, then the
+// last O % 16 outputs as one (I, O % 16) block: I * O values, like the weight itself.
+inline constexpr int kPanel = 16;
+template <class S>
+void linear_forward_p(S* out, const S* in, const S* wp, const S* b, int64_t M, int I, int O);
+// Where a forward reads its weights: the model's parameters P, and optionally Pp, a copy
+// with every 2-D tensor in panels (params_panels). With Pp, Linear layers read their
+// weight from it (linear_forward_p); everything else always reads P. Converts from P.
+template <class S>
+struct Weights {
+  Weights(const S* p, const S* pp = nullptr) : P(p), Pp(pp) {}  // NOLINT: P converts
+  const S* P;
+  const S* Pp;
+};
+// Weights<S> as a parameter that takes no part in deducing S, so a plain const S* converts.
+template <class S>
+using WeightsArg = const std::type_identity_t<Weights<S>>&;
+// out = in · wᵀ + b for the Linear whose weight and bias start at offsets w and b of W.
+template <class S>
+void linear_forward(S* out, const S* in, WeightsArg<S> W, size_t w, size_t b, int64_t M, int I,
+                    int O, int threads = 1);
 // din (M, I) += dout · w      (skipped when din is null)
 // dw  (O, I) += doutᵀ · in
 // db  (O)    += Σ_m dout      (skipped when db is null)
@@ -78,5 +104,13 @@ void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g
 template <class S>
 void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
                         int H, AttnGroup g);
+
+// ---- Attention of one new token over a KV cache (decoding) ------------------------------
+// q (H*D): the token's query row. k, v: L cached rows of stride ld (head h at columns
+// h*D..), the token's own key and value last. out (H*D) = Σ_j softmax_j(q_h·k_jh · scale)
+// v_jh per head; probs (H, L) when not null; scores: scratch of L values.
+template <class S>
+void attention_decode(S* out, S* probs, const S* q, const S* k, const S* v, int L, int64_t ld,
+                      int H, int D, S scale, S* scores);
 
 }  // namespace poslab::nn

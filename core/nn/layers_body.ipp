@@ -74,6 +74,59 @@ void linear_forward_rows(S* out, const S* in, const S* w, const S* b, int64_t r0
   if (b) Y.rowwise() += POSLAB_EIGEN::Map<const Row<S>>(b, O);
 }
 
+// Rows [m, m + R) of linear_forward_p_rows. Each row's 16 running sums of a panel are two
+// fixed-size Eigen arrays of 8 (vector registers for float: 4 rows x 2 = 8 sums, 2 weight
+// loads and 4 broadcasts per 8 multiply-adds), and the panel is read in order.
+template <class S, int R>
+void linear_forward_p_block(S* out, const S* in, const S* wp, const S* b, int64_t m, int I, int O) {
+  constexpr int P = nn::kPanel, H = P / 2;
+  using Half = POSLAB_EIGEN::Array<S, H, 1>;
+  const int panels = O / P, tail = O % P;
+  for (int p = 0; p < panels; ++p) {
+    const S* w = wp + static_cast<int64_t>(p) * I * P;
+    Half lo[R], hi[R];
+    for (int r = 0; r < R; ++r) lo[r].setZero(), hi[r].setZero();
+    for (int i = 0; i < I; ++i) {
+      const POSLAB_EIGEN::Map<const Half> wl(w + static_cast<int64_t>(i) * P);
+      const POSLAB_EIGEN::Map<const Half> wh(w + static_cast<int64_t>(i) * P + H);
+      for (int r = 0; r < R; ++r) {
+        const S x = in[(m + r) * I + i];
+        lo[r] += x * wl;
+        hi[r] += x * wh;
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      S* y = out + (m + r) * O + p * P;
+      POSLAB_EIGEN::Map<Half> ylo(y), yhi(y + H);
+      ylo = lo[r];
+      yhi = hi[r];
+      if (b)
+        for (int j = 0; j < P; ++j) y[j] += b[p * P + j];
+    }
+  }
+  const S* w = wp + static_cast<int64_t>(panels) * I * P;  // the last O % 16: (I, tail)
+  for (int t = 0; t < tail; ++t)
+    for (int r = 0; r < R; ++r) {
+      S acc = 0;
+      for (int i = 0; i < I; ++i) acc += in[(m + r) * I + i] * w[static_cast<int64_t>(i) * tail + t];
+      const int o = panels * P + t;
+      out[(m + r) * O + o] = acc + (b ? b[o] : S(0));
+    }
+}
+
+// out rows [r0, r1) of linear_forward_p: in (M, I) · W + b with W read from its panels
+// (params_panels), so nothing is packed per call (a dream step has 8 rows; Eigen's product
+// re-packs the whole weight for them each time). 4 rows at a time; a panel read for the
+// first 4 rows is still in the cache for the next. Each output is one running sum over i
+// in order, then + b.
+template <class S>
+void linear_forward_p_rows(S* out, const S* in, const S* wp, const S* b, int64_t r0, int64_t r1,
+                           int I, int O) {
+  int64_t m = r0;
+  for (; m + 4 <= r1; m += 4) linear_forward_p_block<S, 4>(out, in, wp, b, m, I, O);
+  for (; m < r1; ++m) linear_forward_p_block<S, 1>(out, in, wp, b, m, I, O);
+}
+
 // din rows [r0, r1) of linear_backward.
 template <class S>
 void linear_backward_din_rows(S* din, const S* dout, const S* w, int64_t r0, int64_t r1, int I,
@@ -279,6 +332,51 @@ void attention_forward_impl(S* out, S* probs, const S* qkv, int E, int H, AttnGr
   }
 }
 
+// One query row against L cached keys and values (decoding): per head, the scaled scores
+// q·k_j, a max-subtracted softmax and the weighted sum of the values. For the head sizes
+// the models use (DC = 16, 32) the head's query and running output are fixed-size Eigen
+// arrays, so they stay in vector registers (plain loops here compiled to scalar code: the
+// output may alias the cache as far as the compiler knows).
+template <class S, int DC>
+void attention_decode_impl(S* out, S* probs, const S* q, const S* k, const S* v, int L,
+                           int64_t ld, int H, int D_, S scale, S* scores) {
+  const int D = DC > 0 ? DC : D_;
+  for (int h = 0; h < H; ++h) {
+    S mx = -std::numeric_limits<S>::infinity();
+    if constexpr (DC > 0) {
+      using Head = POSLAB_EIGEN::Array<S, DC, 1>;
+      const Head qh = POSLAB_EIGEN::Map<const Head>(q + h * D);
+      for (int j = 0; j < L; ++j) {
+        scores[j] = (qh * POSLAB_EIGEN::Map<const Head>(k + j * ld + h * D)).sum() * scale;
+        mx = std::max(mx, scores[j]);
+      }
+    } else {
+      for (int j = 0; j < L; ++j) {
+        S s = 0;
+        for (int i = 0; i < D; ++i) s += q[h * D + i] * k[j * ld + h * D + i];
+        scores[j] = s * scale;
+        mx = std::max(mx, scores[j]);
+      }
+    }
+    S sum = 0;
+    for (int j = 0; j < L; ++j) sum += (scores[j] = std::exp(scores[j] - mx));
+    const S inv = S(1) / sum;
+    for (int j = 0; j < L; ++j) scores[j] *= inv;
+    if (probs) std::copy_n(scores, L, probs + static_cast<int64_t>(h) * L);
+    if constexpr (DC > 0) {
+      using Head = POSLAB_EIGEN::Array<S, DC, 1>;
+      Head o = Head::Zero();
+      for (int j = 0; j < L; ++j) o += scores[j] * POSLAB_EIGEN::Map<const Head>(v + j * ld + h * D);
+      POSLAB_EIGEN::Map<Head>(out + h * D) = o;
+    } else {
+      S* o = out + h * D;
+      std::fill(o, o + D, S(0));
+      for (int j = 0; j < L; ++j)
+        for (int i = 0; i < D; ++i) o[i] += scores[j] * v[j * ld + h * D + i];
+    }
+  }
+}
+
 template <class S, int DC>
 void attention_backward_impl(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
                              int H, AttnGroup g, S* dp) {
@@ -340,6 +438,19 @@ void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g
 }
 
 template <class S>
+void attention_decode(S* out, S* probs, const S* q, const S* k, const S* v, int L, int64_t ld,
+                      int H, int D, S scale, S* scores) {
+  switch (D) {
+    case 16:
+      return attention_decode_impl<S, 16>(out, probs, q, k, v, L, ld, H, D, scale, scores);
+    case 32:
+      return attention_decode_impl<S, 32>(out, probs, q, k, v, L, ld, H, D, scale, scores);
+    default:
+      return attention_decode_impl<S, 0>(out, probs, q, k, v, L, ld, H, D, scale, scores);
+  }
+}
+
+template <class S>
 void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
                         int H, AttnGroup g, S* dp) {
   switch (E / H) {
@@ -356,6 +467,7 @@ void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const 
 template <class S>
 nn::LayerKernels<S> layer_kernels() {
   return {&linear_forward_rows<S>,
+          &linear_forward_p_rows<S>,
           &linear_backward_din_rows<S>,
           &linear_backward_dw_rows<S>,
           &layernorm_forward_rows<S>,
@@ -368,7 +480,8 @@ nn::LayerKernels<S> layer_kernels() {
           &rope_forward<S>,
           &rope_backward<S>,
           &attention_forward<S>,
-          &attention_backward<S>};
+          &attention_backward<S>,
+          &attention_decode<S>};
 }
 template nn::LayerKernels<float> layer_kernels<float>();
 template nn::LayerKernels<double> layer_kernels<double>();

@@ -12,6 +12,8 @@ template <class S>
 struct LayerKernels {
   void (*linear_forward_rows)(S* out, const S* in, const S* w, const S* b, int64_t r0, int64_t r1,
                               int I, int O);
+  void (*linear_forward_p_rows)(S* out, const S* in, const S* wp, const S* b, int64_t r0,
+                                int64_t r1, int I, int O);
   void (*linear_backward_din_rows)(S* din, const S* dout, const S* w, int64_t r0, int64_t r1, int I,
                                    int O);
   void (*linear_backward_dw_rows)(S* dw, S* db, const S* dout, const S* in, int64_t M, int I, int O,
@@ -35,6 +37,8 @@ struct LayerKernels {
   // dp: scratch of g.len values
   void (*attention_backward)(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
                              int H, AttnGroup g, S* dp);
+  void (*attention_decode)(S* out, S* probs, const S* q, const S* k, const S* v, int L, int64_t ld,
+                           int H, int D, S scale, S* scores);
 };
 
 }  // namespace poslab::nn

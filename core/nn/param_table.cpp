@@ -6,6 +6,7 @@
 
 #include "core/common/errors.hpp"
 #include "core/common/random.hpp"
+#include "core/nn/layers.hpp"
 
 namespace poslab::nn {
 
@@ -56,7 +57,26 @@ void param_init(const ParamLayout& layout, S* params, uint64_t seed,
   }
 }
 
+template <class S>
+std::vector<S> params_panels(const ParamLayout& layout, const S* params) {
+  std::vector<S> t(params, params + layout.total);
+  for (const auto& x : layout.tensors) {
+    if (x.shape.size() != 2) continue;
+    const size_t O = static_cast<size_t>(x.shape[0]), I = static_cast<size_t>(x.shape[1]);
+    const size_t P = kPanel, full = O / P * P, tail = O - full;
+    S* dst = t.data() + x.offset;
+    const S* w = params + x.offset;  // (O, I)
+    for (size_t o = 0; o < full; ++o)
+      for (size_t i = 0; i < I; ++i) dst[(o / P) * I * P + i * P + o % P] = w[o * I + i];
+    for (size_t o = full; o < O; ++o)
+      for (size_t i = 0; i < I; ++i) dst[full * I + i * tail + (o - full)] = w[o * I + i];
+  }
+  return t;
+}
+
 template void param_init<float>(const ParamLayout&, float*, uint64_t, const std::string&, int);
 template void param_init<double>(const ParamLayout&, double*, uint64_t, const std::string&, int);
+template std::vector<float> params_panels<float>(const ParamLayout&, const float*);
+template std::vector<double> params_panels<double>(const ParamLayout&, const double*);
 
 }  // namespace poslab::nn

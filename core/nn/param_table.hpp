@@ -46,6 +46,13 @@ template <class S>
 void param_init(const ParamLayout& layout, S* params, uint64_t seed,
                 const std::string& stream_prefix, int layers);
 
+// A copy of params with every 2-D tensor rearranged in panels (layers.hpp's kPanel): a
+// Linear's (out, in) weight becomes out / 16 panels (in, 16), then (in, out % 16), at the
+// same offset; 1-D tensors as they were. What Weights::Pp points at when decoding
+// (linear_forward_p). Embedding tables are 2-D too, so only Linear weights are read from it.
+template <class S>
+std::vector<S> params_panels(const ParamLayout& layout, const S* params);
+
 // 1 for the elements AdamW decays, 0 elsewhere: the rows whose name `decays` says so.
 template <class Pred>
 std::vector<uint8_t> param_mask(const ParamLayout& layout, Pred decays) {

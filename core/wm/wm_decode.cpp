@@ -13,6 +13,7 @@
 #include "core/common/names.hpp"
 #include "core/common/random.hpp"
 #include "core/nn/layers.hpp"
+#include "core/nn/param_table.hpp"
 #include "core/wm/wm_layers.hpp"
 
 namespace poslab::wm {
@@ -56,6 +57,7 @@ WmOverflow wm_overflow_from_name(std::string_view s) {
 // Buffers for one slot's 8 tokens, allocated once.
 struct WmDreamer::Scratch {
   WmOffsets off;
+  std::vector<float> panels;     // params_panels: the Linear weights as read by decoding
   std::vector<double> inv_freq;  // (D/2) RoPE frequencies
   StateEncoderActs<float> senc;
   ActionEncoderActs<float> aenc;
@@ -81,12 +83,13 @@ WmDreamer::WmDreamer(const WorldModel& model, WmOverflow overflow)
   const int E = config_.embed, C = config_.context, H = config_.heads, D = wm_head_dim(config_);
   Scratch& s = *scratch_;
   s.off = wm_offsets(config_, model.layout());
+  s.panels = params_panels(model.layout(), params_.data());
   s.inv_freq = wm_rope_inv_freq(config_);
   cache_.resize(config_.layers);
   for (int l = 0; l < config_.layers; ++l)
     if (wm_is_temporal(l)) {
-      cache_[l].k.assign(static_cast<size_t>(kN) * 2 * C * E, 0.0f);
-      cache_[l].v.assign(static_cast<size_t>(kN) * 2 * C * E, 0.0f);
+      cache_[l].k.assign(static_cast<size_t>(kN) * kCacheRows * C * E, 0.0f);
+      cache_[l].v.assign(static_cast<size_t>(kN) * kCacheRows * C * E, 0.0f);
     }
   hist_states_.assign(static_cast<size_t>(C) * kN * kTokenDim, 0.0f);
   hist_actions_.assign(static_cast<size_t>(C) * kN * 3, 0);
@@ -114,6 +117,7 @@ WmDreamer::WmDreamer(const WorldModel& model, WmOverflow overflow)
 
 void WmDreamer::reset() {
   indices_.clear();
+  first_ = 0;
   next_step_ = 0;
 }
 int WmDreamer::steps_cached() const {
@@ -131,30 +135,39 @@ std::vector<WmCachedIndex> WmDreamer::cache_indices() const {
   return out;
 }
 
+size_t WmDreamer::cache_row(int ship, int k) const {
+  return (static_cast<size_t>(ship) * kCacheRows * config_.context + static_cast<size_t>(first_ + k)) *
+         static_cast<size_t>(config_.embed);
+}
+
+// The oldest step leaves by moving the window's start; only when the next step would not
+// fit are the cached rows moved back to the front (once every C steps, not every step).
 void WmDreamer::drop_oldest_step() {
-  const int E = config_.embed, C = config_.context;
-  const size_t row = static_cast<size_t>(E);
-  for (auto& lc : cache_) {
-    if (lc.k.empty()) continue;
-    for (int n = 0; n < kN; ++n) {
-      float* k = lc.k.data() + static_cast<size_t>(n) * 2 * C * row;
-      float* v = lc.v.data() + static_cast<size_t>(n) * 2 * C * row;
-      std::memmove(k, k + 2 * row, (indices_.size() - 2) * row * sizeof(float));
-      std::memmove(v, v + 2 * row, (indices_.size() - 2) * row * sizeof(float));
-    }
-  }
   indices_.erase(indices_.begin(), indices_.begin() + 2);
+  first_ += 2;
   const int steps = steps_cached();
   std::memmove(hist_states_.data(), hist_states_.data() + kN * kTokenDim,
                static_cast<size_t>(steps) * kN * kTokenDim * sizeof(float));
   std::memmove(hist_actions_.data(), hist_actions_.data() + kN * 3,
                static_cast<size_t>(steps) * kN * 3);
+  if (first_ + static_cast<int>(indices_.size()) + 2 <= kCacheRows * config_.context) return;
+  const size_t live = indices_.size() * config_.embed;
+  for (auto& lc : cache_) {
+    if (lc.k.empty()) continue;
+    for (int n = 0; n < kN; ++n) {
+      const size_t from = cache_row(n, 0), to = cache_row(n, -first_);
+      std::memmove(lc.k.data() + to, lc.k.data() + from, live * sizeof(float));
+      std::memmove(lc.v.data() + to, lc.v.data() + from, live * sizeof(float));
+    }
+  }
+  first_ = 0;
 }
 
 void WmDreamer::recompute_window() {
   const int steps = steps_cached();
   std::vector<WmCachedIndex> old = indices_;
   indices_.clear();
+  first_ = 0;
   for (int i = 0; i < steps; ++i) {
     const float* st = &hist_states_[static_cast<size_t>(i) * kN * kTokenDim];
     const uint8_t* ac = &hist_actions_[static_cast<size_t>(i) * kN * 3];
@@ -174,7 +187,7 @@ void WmDreamer::recompute_window() {
 // counts as stored at its used index.
 void WmDreamer::patch_window() {
   const WmConfig& c = config_;
-  const int E = c.embed, C = c.context;
+  const int E = c.embed;
   const WmOffsets& o = scratch_->off;
   if (c.position != WmPosition::absolute || o.pos == kNoTensor) return;  // RoPE: nothing to patch
   const float* P = params_.data();
@@ -195,8 +208,8 @@ void WmDreamer::patch_window() {
       }
       LayerCache& lc = cache_[l];
       for (int n = 0; n < kN; ++n) {
-        float* kr = lc.k.data() + (static_cast<size_t>(n) * 2 * C + k) * E;
-        float* vr = lc.v.data() + (static_cast<size_t>(n) * 2 * C + k) * E;
+        float* kr = lc.k.data() + cache_row(n, static_cast<int>(k));
+        float* vr = lc.v.data() + cache_row(n, static_cast<int>(k));
         for (int i = 0; i < E; ++i) {
           kr[i] += dk[i];
           vr[i] += dv[i];
@@ -208,12 +221,11 @@ void WmDreamer::patch_window() {
 }
 
 const float* WmDreamer::cached_key(int layer, int ship, int k) const {
-  const int E = config_.embed, C = config_.context;
   if (layer < 0 || layer >= config_.layers || !wm_is_temporal(layer) || ship < 0 || ship >= kN ||
       k < 0 || k >= static_cast<int>(indices_.size()))
     throw InputError("cached_key: no cached token " + std::to_string(k) + " of ship " +
                      std::to_string(ship) + " in block " + std::to_string(layer));
-  return cache_[layer].k.data() + (static_cast<size_t>(ship) * 2 * C + k) * E;
+  return cache_[layer].k.data() + cache_row(ship, k);
 }
 const float* WmDreamer::cached_value(int layer, int ship, int k) const {
   const float* key = cached_key(layer, ship, k);  // the same checks
@@ -230,7 +242,8 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
   Scratch& s = *scratch_;
   const WmOffsets& o = s.off;
   const float* P = params_.data();
-  const int E = c.embed, H = c.heads, D = wm_head_dim(c), C = c.context, half = D / 2;
+  const Weights<float> W(P, s.panels.data());  // Linear layers: no packing per call
+  const int E = c.embed, H = c.heads, D = wm_head_dim(c), half = D / 2;
   const int K = static_cast<int>(indices_.size());  // cached tokens before this one
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int abs_pos = c.position == WmPosition::absolute ? position : -1;
@@ -238,10 +251,10 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
   // inputs: encoders, embeddings, alive mask, relational features of this step's states
   for (int n = 0; n < kN; ++n) s.alive[n] = state[n * kTokenDim] > 0.5f;
   if (slot == 0) {
-    state_encoder_forward(s.senc, c, o, P, state, kN, 1);
+    state_encoder_forward(s.senc, c, o, W, state, kN, 1);
     std::copy(s.senc.out.begin(), s.senc.out.end(), s.x.begin());
   } else {
-    action_encoder_forward(s.aenc, c, o, P, actions, kN, 1);
+    action_encoder_forward(s.aenc, c, o, W, actions, kN, 1);
     std::copy(s.aenc.out.begin(), s.aenc.out.end(), s.x.begin());
   }
   for (int n = 0; n < kN; ++n)
@@ -265,7 +278,7 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
     const auto& ob = o.blocks[l];
     layernorm_forward(s.ln.data(), s.mean.data(), s.rstd.data(), s.x.data(), P + ob.attn.ln_w,
                       P + ob.attn.ln_b, kN, E, kLayerNormEps);
-    linear_forward(s.qkv.data(), s.ln.data(), P + ob.attn.qkv_w, P + ob.attn.qkv_b, kN, E, 3 * E);
+    linear_forward(s.qkv.data(), s.ln.data(), W, ob.attn.qkv_w, ob.attn.qkv_b, kN, E, 3 * E);
     if (wm_is_temporal(l)) {
       if (c.position == WmPosition::rope) {
         // the one-row tables hold the position of these tokens
@@ -273,43 +286,25 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
         rope_forward(s.qkv.data(), kN, 3 * E, E, H, D, s.cs.data(), s.sn.data(), kZeros);
       }
       LayerCache& lc = cache_[l];
-      for (int n = 0; n < kN; ++n) {
-        float* kc = lc.k.data() + (static_cast<size_t>(n) * 2 * C) * E;
-        float* vc = lc.v.data() + (static_cast<size_t>(n) * 2 * C) * E;
+      for (int n = 0; n < kN; ++n) {  // append this token's key and value, attend 0..K
+        float* kc = lc.k.data() + cache_row(n, 0);
+        float* vc = lc.v.data() + cache_row(n, 0);
         std::copy_n(&s.qkv[n * 3 * E + E], E, kc + static_cast<size_t>(K) * E);
         std::copy_n(&s.qkv[n * 3 * E + 2 * E], E, vc + static_cast<size_t>(K) * E);
-        for (int h = 0; h < H; ++h) {
-          const float* q = &s.qkv[n * 3 * E + h * D];
-          float mx = -std::numeric_limits<float>::infinity();
-          for (int j = 0; j <= K; ++j) {  // cached 0..K-1 and itself at K
-            s.scores[j] = decode_dot(q, kc + static_cast<size_t>(j) * E + h * D, D) * scale;
-            mx = std::max(mx, s.scores[j]);
-          }
-          float sum = 0;
-          for (int j = 0; j <= K; ++j) sum += (s.scores[j] = std::exp(s.scores[j] - mx));
-          const float inv = 1.0f / sum;
-          float* o_ = &s.att[n * E + h * D];
-          std::fill(o_, o_ + D, 0.0f);
-          float* probs_out =
-              out ? &out->temporal_probs[(((static_cast<size_t>(tl) * 2 + slot) * kN + n) * H + h) *
-                                         (K + 1)]
-                  : nullptr;
-          for (int j = 0; j <= K; ++j) {
-            const float p = s.scores[j] * inv;
-            const float* vv = vc + static_cast<size_t>(j) * E + h * D;
-            for (int i = 0; i < D; ++i) o_[i] += p * vv[i];
-            if (probs_out) probs_out[j] = p;
-          }
-        }
+        float* probs_out =
+            out ? &out->temporal_probs[((static_cast<size_t>(tl) * 2 + slot) * kN + n) * H * (K + 1)]
+                : nullptr;
+        attention_decode(&s.att[n * E], probs_out, &s.qkv[n * 3 * E], kc, vc, K + 1, E, H, D, scale,
+                         s.scores.data());
       }
       ++tl;
     } else {
       float* rb = s.rb.data() + static_cast<size_t>(sl) * kN * kN * H;  // this block's bias
       if (slot == 0) {
-        linear_forward(s.rb_pre.data(), s.rel.data(), P + ob.rb1_w, P + ob.rb1_b, kN * kN, kRelDim,
+        linear_forward(s.rb_pre.data(), s.rel.data(), W, ob.rb1_w, ob.rb1_b, kN * kN, kRelDim,
                        kRelBiasHidden);
         silu_forward(s.rb_act.data(), s.rb_pre.data(), kN * kN * kRelBiasHidden);
-        linear_forward(rb, s.rb_act.data(), P + ob.rb2_w, P + ob.rb2_b, kN * kN, kRelBiasHidden, H);
+        linear_forward(rb, s.rb_act.data(), W, ob.rb2_w, ob.rb2_b, kN * kN, kRelBiasHidden, H);
       }
       attention_forward(s.att.data(), s.probs.data(), s.qkv.data(), E, H, AttnGroup{0, 1, kN},
                         false, s.alive, rb);
@@ -322,9 +317,9 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
       }
       ++sl;
     }
-    linear_forward(s.tmp.data(), s.att.data(), P + ob.attn.proj_w, P + ob.attn.proj_b, kN, E, E);
+    linear_forward(s.tmp.data(), s.att.data(), W, ob.attn.proj_w, ob.attn.proj_b, kN, E, E);
     for (int i = 0; i < kN * E; ++i) s.x[i] += s.tmp[i];
-    mlp_forward(s.tmp.data(), s.mlp, s.x.data(), P, ob.mlp, kN, E, 4 * E, kLayerNormEps, 1);
+    mlp_forward(s.tmp.data(), s.mlp, s.x.data(), W, ob.mlp, kN, E, 4 * E, kLayerNormEps, 1);
     std::copy(s.tmp.begin(), s.tmp.end(), s.x.begin());  // tmp = x + MLP(x)
   }
   if (!out) return;
@@ -334,12 +329,12 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
                     kN, E, kLayerNormEps);
   if (slot == 0) {
     out->action_logits.resize(kN * kActionLogits);
-    linear_forward(out->action_logits.data(), s.ln.data(), P + o.act_w, P + o.act_b, kN, E,
+    linear_forward(out->action_logits.data(), s.ln.data(), W, o.act_w, o.act_b, kN, E,
                    kActionLogits);
     return;
   }
   out->state_pred.resize(kN * kTokenDim);
-  linear_forward(out->state_pred.data(), s.ln.data(), P + o.st_w, P + o.st_b, kN, E, kTokenDim);
+  linear_forward(out->state_pred.data(), s.ln.data(), W, o.st_w, o.st_b, kN, E, kTokenDim);
   {  // ŝ = base(S_t) + state_scale ⊙ head (docs section 5)
     float base[kN * kTokenDim];
     wm_state_base(config_.state_base, state, base);
@@ -348,8 +343,8 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
       out->state_pred[i] = base[i] + (sc.empty() ? 1.0f : sc[i % kTokenDim]) * out->state_pred[i];
   }
   const int R = kRelRank;
-  linear_forward(s.U.data(), s.ln.data(), P + o.u_w, P + o.u_b, kN, E, kRelDim * R);
-  linear_forward(s.V.data(), s.ln.data(), P + o.v_w, P + o.v_b, kN, E, kRelDim * R);
+  linear_forward(s.U.data(), s.ln.data(), W, o.u_w, o.u_b, kN, E, kRelDim * R);
+  linear_forward(s.V.data(), s.ln.data(), W, o.v_w, o.v_b, kN, E, kRelDim * R);
   out->rel_pred.resize(kN * kN * kRelDim);
   for (int i = 0; i < kN; ++i)
     for (int j = 0; j < kN; ++j)

@@ -117,9 +117,13 @@ class WmDreamer {
   const float* cached_value(int layer, int ship, int k) const;
 
  private:
+  // Rows per ship of a layer's cache, in units of C: the window's 2C rows plus room for it to
+  // move forward C steps before its rows are moved back (drop_oldest_step).
+  static constexpr int kCacheRows = 4;
   struct LayerCache {
-    std::vector<float> k, v;  // (N, 2C, E)
+    std::vector<float> k, v;  // (N, 4C, E): ship n's k-th cached token at cache_row(n, k)
   };
+  size_t cache_row(int ship, int k) const;  // offset of that row in a LayerCache
   void run_tokens(int slot, const float* state, const uint8_t* actions, int position,
                   WmStepResult* out);
   void drop_oldest_step();
@@ -131,6 +135,7 @@ class WmDreamer {
   std::vector<float> params_;
   std::vector<LayerCache> cache_;       // one per block (empty for spatial blocks)
   std::vector<WmCachedIndex> indices_;  // (K) oldest first
+  int first_ = 0;                       // the cache row of indices_[0]
   std::vector<float> hist_states_;      // (C, N, 15) inputs of the cached steps
   std::vector<uint8_t> hist_actions_;   // (C, N, 3)
   int next_step_ = 0;

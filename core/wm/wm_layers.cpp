@@ -75,19 +75,19 @@ void StateEncoderActs<S>::resize(int64_t K, int E) {
 
 template <class S>
 void state_encoder_forward(StateEncoderActs<S>& a, const WmConfig& c, const WmOffsets& o,
-                           const S* P, const float* tokens, int64_t K, int threads) {
+                           nn::WeightsArg<S> W, const float* tokens, int64_t K, int threads) {
   const int E = c.embed, F = kStateFeatures;
   a.resize(K, E);
   wm_state_features(a.feats.data(), tokens, K);
-  linear_forward(a.h0.data(), a.feats.data(), P + o.in_w, P + o.in_b, K, F, E, threads);
-  linear_forward(a.g.data(), a.h0.data(), P + o.gate_w, P + o.gate_b, K, E, 2 * E, threads);
-  linear_forward(a.v.data(), a.h0.data(), P + o.value_w, P + o.value_b, K, E, 2 * E, threads);
+  linear_forward(a.h0.data(), a.feats.data(), W, o.in_w, o.in_b, K, F, E, threads);
+  linear_forward(a.g.data(), a.h0.data(), W, o.gate_w, o.gate_b, K, E, 2 * E, threads);
+  linear_forward(a.v.data(), a.h0.data(), W, o.value_w, o.value_b, K, E, 2 * E, threads);
   silu_forward(a.sg.data(), a.g.data(), K * 2 * E);
   for (int64_t i = 0; i < K * 2 * E; ++i) a.u[i] = a.sg[i] * a.v[i];
-  linear_forward(a.h1.data(), a.u.data(), P + o.out_w, P + o.out_b, K, 2 * E, E, threads);
+  linear_forward(a.h1.data(), a.u.data(), W, o.out_w, o.out_b, K, 2 * E, E, threads);
   for (int64_t i = 0; i < K * E; ++i) a.h1[i] += a.h0[i];
-  layernorm_forward(a.out.data(), a.mean.data(), a.rstd.data(), a.h1.data(), P + o.sln_w,
-                    P + o.sln_b, K, E, static_cast<S>(kLayerNormEps), threads);
+  layernorm_forward(a.out.data(), a.mean.data(), a.rstd.data(), a.h1.data(), W.P + o.sln_w,
+                    W.P + o.sln_b, K, E, static_cast<S>(kLayerNormEps), threads);
 }
 
 template <class S>
@@ -127,17 +127,17 @@ void ActionEncoderActs<S>::resize(int64_t K, int E) {
 
 template <class S>
 void action_encoder_forward(ActionEncoderActs<S>& a, const WmConfig& c, const WmOffsets& o,
-                            const S* P, const uint8_t* actions, int64_t K, int threads) {
+                            nn::WeightsArg<S> W, const uint8_t* actions, int64_t K, int threads) {
   const int E = c.embed, Ea = wm_action_embed(c);
   a.resize(K, E);
   const size_t tables[3] = {o.a_power, o.a_turn, o.a_shoot};
   for (int64_t k = 0; k < K; ++k)
     for (int h = 0; h < 3; ++h) {
-      const S* e = P + tables[h] + static_cast<size_t>(actions[k * 3 + h]) * Ea;
+      const S* e = W.P + tables[h] + static_cast<size_t>(actions[k * 3 + h]) * Ea;
       S* dst = a.cat.data() + k * 3 * Ea + h * Ea;
       for (int i = 0; i < Ea; ++i) dst[i] = e[i];
     }
-  linear_forward(a.pre.data(), a.cat.data(), P + o.a_proj_w, P + o.a_proj_b, K, 3 * Ea, E, threads);
+  linear_forward(a.pre.data(), a.cat.data(), W, o.a_proj_w, o.a_proj_b, K, 3 * Ea, E, threads);
   silu_forward(a.out.data(), a.pre.data(), K * E);
 }
 
@@ -230,12 +230,12 @@ void wm_rope_tables(std::vector<S>& cs, std::vector<S>& sn, const WmConfig& c, i
   template struct StateEncoderActs<S>;                                                             \
   template struct ActionEncoderActs<S>;                                                            \
   template void state_encoder_forward<S>(StateEncoderActs<S>&, const WmConfig&, const WmOffsets&,  \
-                                         const S*, const float*, int64_t, int);                    \
+                                         const nn::Weights<S>&, const float*, int64_t, int);       \
   template void state_encoder_backward<S>(StateEncoderActs<S>&, const WmConfig&, const WmOffsets&, \
                                           const S*, S*, const S*, int64_t, int);                   \
   template void action_encoder_forward<S>(ActionEncoderActs<S>&, const WmConfig&,                  \
-                                          const WmOffsets&, const S*, const uint8_t*, int64_t,     \
-                                          int);                                                    \
+                                          const WmOffsets&, const nn::Weights<S>&, const uint8_t*, \
+                                          int64_t, int);                                           \
   template void action_encoder_backward<S>(ActionEncoderActs<S>&, const WmConfig&,                 \
                                            const WmOffsets&, const S*, S*, const S*,               \
                                            const uint8_t*, int64_t, int);                          \

@@ -54,7 +54,7 @@ struct StateEncoderActs {
 // out = LN(h0 + SwiGLU(h0)) for tokens (K, 15); binary embeddings are NOT added here.
 template <class S>
 void state_encoder_forward(StateEncoderActs<S>& a, const WmConfig& c, const WmOffsets& o,
-                           const S* P, const float* tokens, int64_t K, int threads);
+                           nn::WeightsArg<S> W, const float* tokens, int64_t K, int threads);
 // dout (K, E) is the gradient of a.out; parameter gradients are added into G.
 template <class S>
 void state_encoder_backward(StateEncoderActs<S>& a, const WmConfig& c, const WmOffsets& o,
@@ -71,7 +71,7 @@ struct ActionEncoderActs {
 };
 template <class S>
 void action_encoder_forward(ActionEncoderActs<S>& a, const WmConfig& c, const WmOffsets& o,
-                            const S* P, const uint8_t* actions, int64_t K, int threads);
+                            nn::WeightsArg<S> W, const uint8_t* actions, int64_t K, int threads);
 template <class S>
 void action_encoder_backward(ActionEncoderActs<S>& a, const WmConfig& c, const WmOffsets& o,
                              const S* P, S* G, const S* dout, const uint8_t* actions, int64_t K,

@@ -75,6 +75,9 @@ TEST_CASE("layer kernels: the AVX2+FMA build agrees with the plain build", "[wm]
   agree("linear_backward_dw_rows", values(O * I + O, 6), [&](const auto& k, auto& g) {
     k.linear_backward_dw_rows(g.data(), g.data() + O * I, dy.data(), x.data(), M, I, O, 0, O);
   });
+  agree("linear_forward_p_rows", std::vector<float>(M * O), [&](const auto& k, auto& out) {
+    k.linear_forward_p_rows(out.data(), x.data(), w.data(), b.data(), 0, M, I, O);
+  });
   const auto lw = values(C, 7), lb = values(C, 8);
   agree("layernorm_forward_rows", std::vector<float>(M * C + 2 * M), [&](const auto& k, auto& o) {
     k.layernorm_forward_rows(o.data(), o.data() + M * C, o.data() + M * C + M, x.data(), lw.data(),
@@ -104,6 +107,11 @@ TEST_CASE("layer kernels: the AVX2+FMA build agrees with the plain build", "[wm]
   agree("attention_forward", std::vector<float>(L * E + H * L * L), [&](const auto& k, auto& o) {
     k.attention_forward(o.data(), o.data() + L * E, qkv.data(), E, H, g, true, nullptr,
                         bias.data());
+  });
+  agree("attention_decode", std::vector<float>(E + H * L), [&](const auto& k, auto& o) {
+    std::vector<float> scores(L);
+    k.attention_decode(o.data(), o.data() + E, qkv.data(), qkv.data() + E, qkv.data() + 2 * E, L,
+                       3 * E, H, D, 0.25f, scores.data());
   });
   std::vector<float> probs(H * L * L), att(L * E);
   poslab::nn_generic::layer_kernels<float>().attention_forward(att.data(), probs.data(), qkv.data(),

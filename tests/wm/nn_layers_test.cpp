@@ -3,10 +3,12 @@
 // is called with dout = r; the relative error per input and parameter tensor is printed
 // and bounded.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "core/nn/layers.hpp"
+#include "core/nn/param_table.hpp"
 #include "tests/wm/grad_check.hpp"
 
 using namespace poslab::nn;
@@ -225,4 +227,51 @@ TEST_CASE("float activations (fast exp and tanh) match double references", "[wm]
   CHECK(worst_dgelu <= 5e-6);  // float rounding of the derivative at |z| ~ 20
   CHECK(worst_silu <= 1e-6);
   CHECK(worst_dsilu <= 1e-6);
+}
+
+TEST_CASE("the decoding kernels equal the training kernels they stand in for", "[wm][nn]") {
+  // linear_forward_p over params_panels: full panels, a tail of O % 16 outputs, M % 4 rows
+  poslab::nn::ParamLayout layout;
+  layout.linear("a", 40, 9);  // 2 panels + 8 tail outputs
+  layout.linear("b", 5, 33);  // tail only
+  layout.add("table", {3, 4});
+  const auto p = test_values(static_cast<int64_t>(layout.total), 31);
+  const auto panels = params_panels(layout, p.data());
+  const auto& table = layout.find("table");
+  for (size_t i = 0; i < table.size; ++i)  // transposed (4, 3): row-major (r, c) -> (c, r)
+    CHECK(panels[table.offset + (i % 4) * 3 + i / 4] == p[table.offset + i]);
+  for (const char* name : {"a", "b"}) {
+    const auto& w = layout.find(std::string(name) + ".weight");
+    const auto& b = layout.find(std::string(name) + ".bias");
+    const int O = w.shape[0], I = w.shape[1];
+    for (int M : {1, 7, 8}) {
+      const auto x = test_values(M * I, 32);
+      std::vector<double> want(M * O), got(M * O);
+      linear_forward(want.data(), x.data(), p.data() + w.offset, p.data() + b.offset, M, I, O);
+      const Weights<double> W(p.data(), panels.data());
+      linear_forward(got.data(), x.data(), W, w.offset, b.offset, M, I, O);
+      for (int i = 0; i < M * O; ++i) CHECK(got[i] == Approx(want[i]).margin(1e-12));
+    }
+  }
+  // attention_decode of the last token over a cache = the last row of causal attention
+  for (int D : {16, 32, 6}) {
+    const int H = 2, E = H * D, L = 7;
+    const auto qkv = test_values(L * 3 * E, 33 + D);
+    std::vector<double> out(L * E), probs(H * L * L);
+    attention_forward(out.data(), probs.data(), qkv.data(), E, H, AttnGroup{0, 1, L}, true,
+                      nullptr, static_cast<const double*>(nullptr));
+    std::vector<double> k(L * E), v(L * E), o(E), pr(H * L), scores(L);
+    for (int j = 0; j < L; ++j)
+      for (int c = 0; c < E; ++c) {
+        k[j * E + c] = qkv[j * 3 * E + E + c];
+        v[j * E + c] = qkv[j * 3 * E + 2 * E + c];
+      }
+    attention_decode(o.data(), pr.data(), qkv.data() + (L - 1) * 3 * E, k.data(), v.data(), L, E,
+                     H, D, 1.0 / std::sqrt(static_cast<double>(D)), scores.data());
+    INFO("head dim " << D);
+    for (int c = 0; c < E; ++c) CHECK(o[c] == Approx(out[(L - 1) * E + c]).margin(1e-12));
+    for (int h = 0; h < H; ++h)
+      for (int j = 0; j < L; ++j)
+        CHECK(pr[h * L + j] == Approx(probs[(h * L + L - 1) * L + j]).margin(1e-12));
+  }
 }
