@@ -106,11 +106,13 @@ void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const 
                         int H, AttnGroup g);
 
 // ---- Attention of one new token over a KV cache (decoding) ------------------------------
-// q (H*D): the token's query row. k, v: L cached rows of stride ld (head h at columns
-// h*D..), the token's own key and value last. out (H*D) = Σ_j softmax_j(q_h·k_jh · scale)
-// v_jh per head; probs (H, L) when not null; scores: scratch of L values.
+// q (H*D): the token's query row. kt: the L cached keys transposed, E = H*D rows of stride
+// ldk (row d holds coordinate d of every key; key j is column j). v: the L cached values,
+// rows of stride ld (head h at columns h*D..). The token's own key and value come last.
+// out (H*D) = Σ_j softmax_j(q_h·k_jh · scale) v_jh per head; when probs is not null, head
+// h's L weights at probs + h * probs_ld; scores: scratch of L values.
 template <class S>
-void attention_decode(S* out, S* probs, const S* q, const S* k, const S* v, int L, int64_t ld,
-                      int H, int D, S scale, S* scores);
+void attention_decode(S* out, S* probs, const S* q, const S* kt, int64_t ldk, const S* v,
+                      int64_t ld, int L, int H, int D, S scale, S* scores, int64_t probs_ld);
 
 }  // namespace poslab::nn

@@ -105,7 +105,22 @@ void linear_forward_p_block(S* out, const S* in, const S* wp, const S* b, int64_
     }
   }
   const S* w = wp + static_cast<int64_t>(panels) * I * P;  // the last O % 16: (I, tail)
-  for (int t = 0; t < tail; ++t)
+  using Quad = POSLAB_EIGEN::Array<S, 4, 1>;
+  int t = 0;
+  for (; t + 4 <= tail; t += 4) {  // 4 at a time (a head's 12 logits, a bias MLP's 4 heads)
+    Quad acc[R];
+    for (auto& a : acc) a.setZero();
+    for (int i = 0; i < I; ++i) {
+      const POSLAB_EIGEN::Map<const Quad> wi(w + static_cast<int64_t>(i) * tail + t);
+      for (int r = 0; r < R; ++r) acc[r] += in[(m + r) * I + i] * wi;
+    }
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < 4; ++j) {
+        const int o = panels * P + t + j;
+        out[(m + r) * O + o] = acc[r][j] + (b ? b[o] : S(0));
+      }
+  }
+  for (; t < tail; ++t)
     for (int r = 0; r < R; ++r) {
       S acc = 0;
       for (int i = 0; i < I; ++i) acc += in[(m + r) * I + i] * w[static_cast<int64_t>(i) * tail + t];
@@ -123,8 +138,10 @@ template <class S>
 void linear_forward_p_rows(S* out, const S* in, const S* wp, const S* b, int64_t r0, int64_t r1,
                            int I, int O) {
   int64_t m = r0;
-  for (; m + 4 <= r1; m += 4) linear_forward_p_block<S, 4>(out, in, wp, b, m, I, O);
-  for (; m < r1; ++m) linear_forward_p_block<S, 1>(out, in, wp, b, m, I, O);
+  for (; m + 6 <= r1; m += 6) linear_forward_p_block<S, 6>(out, in, wp, b, m, I, O);
+  if (m + 4 <= r1) linear_forward_p_block<S, 4>(out, in, wp, b, m, I, O), m += 4;
+  if (m + 2 <= r1) linear_forward_p_block<S, 2>(out, in, wp, b, m, I, O), m += 2;
+  if (m < r1) linear_forward_p_block<S, 1>(out, in, wp, b, m, I, O);
 }
 
 // din rows [r0, r1) of linear_backward.
@@ -333,41 +350,58 @@ void attention_forward_impl(S* out, S* probs, const S* qkv, int E, int H, AttnGr
 }
 
 // One query row against L cached keys and values (decoding): per head, the scaled scores
-// q·k_j, a max-subtracted softmax and the weighted sum of the values. For the head sizes
-// the models use (DC = 16, 32) the head's query and running output are fixed-size Eigen
-// arrays, so they stay in vector registers (plain loops here compiled to scalar code: the
-// output may alias the cache as far as the compiler knows).
+// q·k_j, a max-subtracted softmax (the exp of attention_forward) and the weighted sum of
+// the values. The keys come transposed (row d holds coordinate d of every key), so 16
+// scores at a time are running sums over d in order, in vector registers; for the head
+// sizes the models use (DC = 16, 32) the weighted sum is two fixed-size Eigen arrays (the
+// even and the odd keys), added at the end.
 template <class S, int DC>
-void attention_decode_impl(S* out, S* probs, const S* q, const S* k, const S* v, int L,
-                           int64_t ld, int H, int D_, S scale, S* scores) {
+void attention_decode_impl(S* out, S* probs, const S* q, const S* kt, int64_t ldk, const S* v,
+                           int64_t ld, int L, int H, int D_, S scale, S* scores, int64_t probs_ld) {
   const int D = DC > 0 ? DC : D_;
   for (int h = 0; h < H; ++h) {
-    S mx = -std::numeric_limits<S>::infinity();
-    if constexpr (DC > 0) {
-      using Head = POSLAB_EIGEN::Array<S, DC, 1>;
-      const Head qh = POSLAB_EIGEN::Map<const Head>(q + h * D);
-      for (int j = 0; j < L; ++j) {
-        scores[j] = (qh * POSLAB_EIGEN::Map<const Head>(k + j * ld + h * D)).sum() * scale;
-        mx = std::max(mx, scores[j]);
+    const S* kh = kt + static_cast<int64_t>(h) * D * ldk;
+    const S* qh = q + h * D;
+    using Keys = POSLAB_EIGEN::Array<S, 16, 1>;  // 16 scores held in a register pair
+    using KeyMap = POSLAB_EIGEN::Map<const Keys>;
+    int j0 = 0;
+    for (; j0 + 64 <= L; j0 += 64) {  // 4 independent sums: the multiply-adds overlap
+      Keys a0 = Keys::Zero(), a1 = Keys::Zero(), a2 = Keys::Zero(), a3 = Keys::Zero();
+      for (int d = 0; d < D; ++d) {
+        const S* row = kh + d * ldk + j0;
+        a0 += qh[d] * KeyMap(row), a1 += qh[d] * KeyMap(row + 16);
+        a2 += qh[d] * KeyMap(row + 32), a3 += qh[d] * KeyMap(row + 48);
       }
-    } else {
-      for (int j = 0; j < L; ++j) {
-        S s = 0;
-        for (int i = 0; i < D; ++i) s += q[h * D + i] * k[j * ld + h * D + i];
-        scores[j] = s * scale;
-        mx = std::max(mx, scores[j]);
-      }
+      POSLAB_EIGEN::Map<Keys>(scores + j0) = a0, POSLAB_EIGEN::Map<Keys>(scores + j0 + 16) = a1;
+      POSLAB_EIGEN::Map<Keys>(scores + j0 + 32) = a2, POSLAB_EIGEN::Map<Keys>(scores + j0 + 48) = a3;
     }
-    S sum = 0;
-    for (int j = 0; j < L; ++j) sum += (scores[j] = std::exp(scores[j] - mx));
-    const S inv = S(1) / sum;
-    for (int j = 0; j < L; ++j) scores[j] *= inv;
-    if (probs) std::copy_n(scores, L, probs + static_cast<int64_t>(h) * L);
+    for (; j0 + 16 <= L; j0 += 16) {
+      Keys a = Keys::Zero();
+      for (int d = 0; d < D; ++d) a += qh[d] * KeyMap(kh + d * ldk + j0);
+      POSLAB_EIGEN::Map<Keys>(scores + j0) = a;
+    }
+    for (; j0 < L; ++j0) {
+      S a = 0;
+      for (int d = 0; d < D; ++d) a += qh[d] * kh[d * ldk + j0];
+      scores[j0] = a;
+    }
+    POSLAB_EIGEN::Map<POSLAB_EIGEN::Array<S, POSLAB_EIGEN::Dynamic, 1>> sc(scores, L);
+    sc *= scale;
+    const S mx = sc.maxCoeff();
+    for (int j = 0; j < L; ++j) scores[j] = exp_fast(scores[j] - mx);  // vectorises
+    sc *= S(1) / sc.sum();
+    if (probs) std::copy_n(scores, L, probs + h * probs_ld);
     if constexpr (DC > 0) {
       using Head = POSLAB_EIGEN::Array<S, DC, 1>;
-      Head o = Head::Zero();
-      for (int j = 0; j < L; ++j) o += scores[j] * POSLAB_EIGEN::Map<const Head>(v + j * ld + h * D);
-      POSLAB_EIGEN::Map<Head>(out + h * D) = o;
+      using HeadMap = POSLAB_EIGEN::Map<const Head>;
+      Head o0 = Head::Zero(), o1 = Head::Zero();  // even and odd keys: two chains overlap
+      int j = 0;
+      for (; j + 2 <= L; j += 2) {
+        o0 += scores[j] * HeadMap(v + j * ld + h * D);
+        o1 += scores[j + 1] * HeadMap(v + (j + 1) * ld + h * D);
+      }
+      if (j < L) o0 += scores[j] * HeadMap(v + j * ld + h * D);
+      POSLAB_EIGEN::Map<Head>(out + h * D) = o0 + o1;
     } else {
       S* o = out + h * D;
       std::fill(o, o + D, S(0));
@@ -438,15 +472,18 @@ void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g
 }
 
 template <class S>
-void attention_decode(S* out, S* probs, const S* q, const S* k, const S* v, int L, int64_t ld,
-                      int H, int D, S scale, S* scores) {
+void attention_decode(S* out, S* probs, const S* q, const S* kt, int64_t ldk, const S* v,
+                      int64_t ld, int L, int H, int D, S scale, S* scores, int64_t probs_ld) {
   switch (D) {
     case 16:
-      return attention_decode_impl<S, 16>(out, probs, q, k, v, L, ld, H, D, scale, scores);
+      return attention_decode_impl<S, 16>(out, probs, q, kt, ldk, v, ld, L, H, D, scale, scores,
+                                          probs_ld);
     case 32:
-      return attention_decode_impl<S, 32>(out, probs, q, k, v, L, ld, H, D, scale, scores);
+      return attention_decode_impl<S, 32>(out, probs, q, kt, ldk, v, ld, L, H, D, scale, scores,
+                                          probs_ld);
     default:
-      return attention_decode_impl<S, 0>(out, probs, q, k, v, L, ld, H, D, scale, scores);
+      return attention_decode_impl<S, 0>(out, probs, q, kt, ldk, v, ld, L, H, D, scale, scores,
+                                         probs_ld);
   }
 }
 

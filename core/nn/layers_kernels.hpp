@@ -37,8 +37,8 @@ struct LayerKernels {
   // dp: scratch of g.len values
   void (*attention_backward)(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
                              int H, AttnGroup g, S* dp);
-  void (*attention_decode)(S* out, S* probs, const S* q, const S* k, const S* v, int L, int64_t ld,
-                           int H, int D, S scale, S* scores);
+  void (*attention_decode)(S* out, S* probs, const S* q, const S* kt, int64_t ldk, const S* v,
+                           int64_t ld, int L, int H, int D, S scale, S* scores, int64_t probs_ld);
 };
 
 }  // namespace poslab::nn

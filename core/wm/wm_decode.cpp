@@ -61,15 +61,15 @@ struct WmDreamer::Scratch {
   std::vector<double> inv_freq;  // (D/2) RoPE frequencies
   StateEncoderActs<float> senc;
   ActionEncoderActs<float> aenc;
-  std::vector<float> x, ln, qkv, att, tmp;  // (N, E), (N, 3E)
-  std::vector<float> mean, rstd;            // (N)
-  nn::MlpActs<float> mlp;                   // the MLP half's (N, E), (N, 4E)
+  std::vector<float> x, ln, qkv, att, tmp;  // (2N, E), (2N, 3E): the S rows, then the A rows
+  std::vector<float> mean, rstd;            // (2N)
+  nn::MlpActs<float> mlp;                   // the MLP half's (2N, E), (2N, 4E)
   std::vector<float> rel;                   // (N, N, 12)
   std::vector<float> rb_pre, rb_act;        // (N*N, 64)
   std::vector<float> rb;                    // (Ls, N*N, H), kept from S to A
   std::vector<float> probs;                 // (H, N, N)
   std::vector<float> scores;                // (2C)
-  std::vector<float> cs, sn;                // (D/2) for the current position
+  std::vector<float> cs, sn;                // (2, D/2) for the positions of S and A
   std::vector<float> head_out;              // (N, 15) / (N, 12)
   std::vector<float> U, V;                  // (N, 12R)
   uint8_t alive[kN];
@@ -96,20 +96,21 @@ WmDreamer::WmDreamer(const WorldModel& model, WmOverflow overflow)
   indices_.reserve(2 * C);
   s.senc.resize(kN, E);
   s.aenc.resize(kN, E);
-  for (auto* v : {&s.x, &s.ln, &s.att, &s.tmp}) v->assign(kN * E, 0.0f);
-  s.qkv.assign(kN * 3 * E, 0.0f);
-  s.mlp.ln.assign(kN * E, 0.0f), s.mlp.mean.assign(kN, 0.0f), s.mlp.rstd.assign(kN, 0.0f);
-  s.mlp.fc.assign(kN * 4 * E, 0.0f), s.mlp.act.assign(kN * 4 * E, 0.0f);
-  s.mean.assign(kN, 0.0f);
-  s.rstd.assign(kN, 0.0f);
+  for (auto* v : {&s.x, &s.ln, &s.att, &s.tmp}) v->assign(2 * kN * E, 0.0f);
+  s.qkv.assign(2 * kN * 3 * E, 0.0f);
+  s.mlp.ln.assign(2 * kN * E, 0.0f), s.mlp.mean.assign(2 * kN, 0.0f);
+  s.mlp.rstd.assign(2 * kN, 0.0f);
+  s.mlp.fc.assign(2 * kN * 4 * E, 0.0f), s.mlp.act.assign(2 * kN * 4 * E, 0.0f);
+  s.mean.assign(2 * kN, 0.0f);
+  s.rstd.assign(2 * kN, 0.0f);
   s.rel.assign(kN * kN * kRelDim, 0.0f);
   s.rb_pre.assign(kN * kN * kRelBiasHidden, 0.0f);
   s.rb_act.assign(kN * kN * kRelBiasHidden, 0.0f);
   s.rb.assign(static_cast<size_t>(config_.layers) * kN * kN * H, 0.0f);  // per spatial block
   s.probs.assign(H * kN * kN, 0.0f);
   s.scores.assign(2 * C, 0.0f);
-  s.cs.assign(D / 2, 0.0f);
-  s.sn.assign(D / 2, 0.0f);
+  s.cs.assign(D, 0.0f);
+  s.sn.assign(D, 0.0f);
   s.head_out.assign(kN * kTokenDim, 0.0f);
   s.U.assign(kN * kRelDim * kRelRank, 0.0f);
   s.V.assign(kN * kRelDim * kRelRank, 0.0f);
@@ -135,6 +136,10 @@ std::vector<WmCachedIndex> WmDreamer::cache_indices() const {
   return out;
 }
 
+size_t WmDreamer::key_column(int ship, int k) const {
+  return static_cast<size_t>(ship) * config_.embed * kCacheRows * config_.context +
+         static_cast<size_t>(first_ + k);
+}
 size_t WmDreamer::cache_row(int ship, int k) const {
   return (static_cast<size_t>(ship) * kCacheRows * config_.context + static_cast<size_t>(first_ + k)) *
          static_cast<size_t>(config_.embed);
@@ -151,13 +156,17 @@ void WmDreamer::drop_oldest_step() {
   std::memmove(hist_actions_.data(), hist_actions_.data() + kN * 3,
                static_cast<size_t>(steps) * kN * 3);
   if (first_ + static_cast<int>(indices_.size()) + 2 <= kCacheRows * config_.context) return;
-  const size_t live = indices_.size() * config_.embed;
+  const size_t live = indices_.size(), E = static_cast<size_t>(config_.embed);
+  const size_t R = static_cast<size_t>(kCacheRows) * config_.context;  // a key row's length
   for (auto& lc : cache_) {
     if (lc.k.empty()) continue;
     for (int n = 0; n < kN; ++n) {
       const size_t from = cache_row(n, 0), to = cache_row(n, -first_);
-      std::memmove(lc.k.data() + to, lc.k.data() + from, live * sizeof(float));
-      std::memmove(lc.v.data() + to, lc.v.data() + from, live * sizeof(float));
+      std::memmove(lc.v.data() + to, lc.v.data() + from, live * E * sizeof(float));
+      for (size_t d = 0; d < E; ++d) {
+        float* row = lc.k.data() + key_column(n, -first_) + d * R;
+        std::memmove(row, row + first_, live * sizeof(float));
+      }
     }
   }
   first_ = 0;
@@ -171,9 +180,8 @@ void WmDreamer::recompute_window() {
   for (int i = 0; i < steps; ++i) {
     const float* st = &hist_states_[static_cast<size_t>(i) * kN * kTokenDim];
     const uint8_t* ac = &hist_actions_[static_cast<size_t>(i) * kN * 3];
-    run_tokens(0, st, nullptr, 2 * i, nullptr);
+    run_tokens(0, 2, st, ac, 2 * i, nullptr);
     indices_.push_back({old[2 * i].step, 0, 2 * i, 2 * i});
-    run_tokens(1, st, ac, 2 * i + 1, nullptr);
     indices_.push_back({old[2 * i].step, 1, 2 * i + 1, 2 * i + 1});
   }
 }
@@ -208,10 +216,10 @@ void WmDreamer::patch_window() {
       }
       LayerCache& lc = cache_[l];
       for (int n = 0; n < kN; ++n) {
-        float* kr = lc.k.data() + cache_row(n, static_cast<int>(k));
+        float* kc = lc.k.data() + key_column(n, static_cast<int>(k));
         float* vr = lc.v.data() + cache_row(n, static_cast<int>(k));
         for (int i = 0; i < E; ++i) {
-          kr[i] += dk[i];
+          kc[static_cast<size_t>(i) * kCacheRows * c.context] += dk[i];
           vr[i] += dv[i];
         }
       }
@@ -220,121 +228,146 @@ void WmDreamer::patch_window() {
   }
 }
 
-const float* WmDreamer::cached_key(int layer, int ship, int k) const {
+std::vector<float> WmDreamer::cached_key(int layer, int ship, int k) const {
   if (layer < 0 || layer >= config_.layers || !wm_is_temporal(layer) || ship < 0 || ship >= kN ||
       k < 0 || k >= static_cast<int>(indices_.size()))
     throw InputError("cached_key: no cached token " + std::to_string(k) + " of ship " +
                      std::to_string(ship) + " in block " + std::to_string(layer));
-  return cache_[layer].k.data() + cache_row(ship, k);
+  std::vector<float> key(static_cast<size_t>(config_.embed));
+  const float* col = cache_[layer].k.data() + key_column(ship, k);
+  for (size_t d = 0; d < key.size(); ++d) key[d] = col[d * kCacheRows * config_.context];
+  return key;
 }
-const float* WmDreamer::cached_value(int layer, int ship, int k) const {
-  const float* key = cached_key(layer, ship, k);  // the same checks
-  return cache_[layer].v.data() + (key - cache_[layer].k.data());
+std::vector<float> WmDreamer::cached_value(int layer, int ship, int k) const {
+  (void)cached_key(layer, ship, k);  // the same checks
+  const float* row = cache_[layer].v.data() + cache_row(ship, k);
+  return {row, row + config_.embed};
 }
 
-// Runs the 8 tokens of one slot (0 = S_t, 1 = A_t) through every block. The new tokens are
-// appended to the temporal caches at index K = indices_.size() (the caller pushes their
-// WmCachedIndex afterwards) and attend to cached indices 0..K: the causal mask is offset by
-// the cached length. Fills the head outputs (and what the lab draws) when out is set.
-void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions, int position,
-                           WmStepResult* out) {
+// Runs the tokens of `slots` slots from `first` (0 = S_t, 1 = A_t; both when the actions
+// are known before the step) through every block: 8 rows per slot, S rows first, so every
+// weight is read once for both. The new tokens are appended to the temporal caches from
+// index K = indices_.size() (the caller pushes their WmCachedIndex afterwards), slot k's at
+// K + k, and attend to cached indices 0..K + k: the causal mask is offset by the cached
+// length. Each row's numbers are the same whether its slot runs alone or with the other.
+// Fills the head outputs (and what the lab draws) when out is set; out->cached_tokens is
+// the row length of its temporal weights.
+void WmDreamer::run_tokens(int first, int slots, const float* state, const uint8_t* actions,
+                           int position, WmStepResult* out) {
   const WmConfig& c = config_;
   Scratch& s = *scratch_;
   const WmOffsets& o = s.off;
   const float* P = params_.data();
   const Weights<float> W(P, s.panels.data());  // Linear layers: no packing per call
-  const int E = c.embed, H = c.heads, D = wm_head_dim(c), half = D / 2;
-  const int K = static_cast<int>(indices_.size());  // cached tokens before this one
+  const int E = c.embed, H = c.heads, D = wm_head_dim(c), C = c.context, half = D / 2;
+  const int M = slots * kN;                         // rows
+  const int K = static_cast<int>(indices_.size());  // cached tokens before these
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  const int abs_pos = c.position == WmPosition::absolute ? position : -1;
 
   // inputs: encoders, embeddings, alive mask, relational features of this step's states
   for (int n = 0; n < kN; ++n) s.alive[n] = state[n * kTokenDim] > 0.5f;
-  if (slot == 0) {
-    state_encoder_forward(s.senc, c, o, W, state, kN, 1);
-    std::copy(s.senc.out.begin(), s.senc.out.end(), s.x.begin());
-  } else {
-    action_encoder_forward(s.aenc, c, o, W, actions, kN, 1);
-    std::copy(s.aenc.out.begin(), s.aenc.out.end(), s.x.begin());
+  for (int k = 0; k < slots; ++k) {
+    const int slot = first + k;
+    float* x = s.x.data() + static_cast<size_t>(k) * kN * E;
+    if (slot == 0) {
+      state_encoder_forward(s.senc, c, o, W, state, kN, 1);
+      std::copy(s.senc.out.begin(), s.senc.out.end(), x);
+    } else {
+      action_encoder_forward(s.aenc, c, o, W, actions, kN, 1);
+      std::copy(s.aenc.out.begin(), s.aenc.out.end(), x);
+    }
+    const int abs_pos = c.position == WmPosition::absolute ? position + k : -1;
+    for (int n = 0; n < kN; ++n)
+      add_token_embeddings(x + n * E, c, o, P, n, slot,
+                           slot == 0 ? state + n * kTokenDim : nullptr, abs_pos);
+    if (c.position == WmPosition::rope)
+      for (int i = 0; i < half; ++i) {
+        const double ang = static_cast<double>(position + k) * s.inv_freq[i];
+        s.cs[k * half + i] = static_cast<float>(std::cos(ang));
+        s.sn[k * half + i] = static_cast<float>(std::sin(ang));
+      }
   }
-  for (int n = 0; n < kN; ++n)
-    add_token_embeddings(&s.x[n * E], c, o, P, n, slot, slot == 0 ? state + n * kTokenDim : nullptr,
-                         abs_pos);
-  if (slot == 0) {  // the A tokens of the step reuse the features (and biases) of its S
+  if (first == 0) {  // the A tokens of the step reuse the features (and biases) of its S
     double tmp[kN * kN * kRelDim];
     bnb::relational_from_tokens(state, tmp);
     for (int i = 0; i < kN * kN * kRelDim; ++i) s.rel[i] = static_cast<float>(tmp[i]);
   }
-  if (c.position == WmPosition::rope)
-    for (int i = 0; i < half; ++i) {
-      const double ang = static_cast<double>(position) * s.inv_freq[i];
-      s.cs[i] = static_cast<float>(std::cos(ang));
-      s.sn[i] = static_cast<float>(std::sin(ang));
-    }
-  static constexpr int kZeros[kN] = {0, 0, 0, 0, 0, 0, 0, 0};  // every row uses table row 0
+  int table_row[2 * kN];  // row m of the RoPE tables: its slot's position
+  for (int m = 0; m < M; ++m) table_row[m] = m / kN;
+  // the row of slot k's temporal weights (ship n, head h) in out, for block tl
+  auto temporal_row = [&](int tl, int k, int n) {
+    return &out->temporal_probs[(((static_cast<size_t>(tl) * 2 + first + k) * kN + n) * H) *
+                                out->cached_tokens];
+  };
 
   int tl = 0, sl = 0;  // temporal / spatial block counters (for the drawing outputs)
   for (int l = 0; l < c.layers; ++l) {
     const auto& ob = o.blocks[l];
     layernorm_forward(s.ln.data(), s.mean.data(), s.rstd.data(), s.x.data(), P + ob.attn.ln_w,
-                      P + ob.attn.ln_b, kN, E, kLayerNormEps);
-    linear_forward(s.qkv.data(), s.ln.data(), W, ob.attn.qkv_w, ob.attn.qkv_b, kN, E, 3 * E);
+                      P + ob.attn.ln_b, M, E, kLayerNormEps);
+    linear_forward(s.qkv.data(), s.ln.data(), W, ob.attn.qkv_w, ob.attn.qkv_b, M, E, 3 * E);
     if (wm_is_temporal(l)) {
-      if (c.position == WmPosition::rope) {
-        // the one-row tables hold the position of these tokens
-        rope_forward(s.qkv.data(), kN, 3 * E, 0, H, D, s.cs.data(), s.sn.data(), kZeros);
-        rope_forward(s.qkv.data(), kN, 3 * E, E, H, D, s.cs.data(), s.sn.data(), kZeros);
+      if (c.position == WmPosition::rope) {  // the tables hold these tokens' positions
+        rope_forward(s.qkv.data(), M, 3 * E, 0, H, D, s.cs.data(), s.sn.data(), table_row);
+        rope_forward(s.qkv.data(), M, 3 * E, E, H, D, s.cs.data(), s.sn.data(), table_row);
       }
       LayerCache& lc = cache_[l];
-      for (int n = 0; n < kN; ++n) {  // append this token's key and value, attend 0..K
-        float* kc = lc.k.data() + cache_row(n, 0);
-        float* vc = lc.v.data() + cache_row(n, 0);
-        std::copy_n(&s.qkv[n * 3 * E + E], E, kc + static_cast<size_t>(K) * E);
-        std::copy_n(&s.qkv[n * 3 * E + 2 * E], E, vc + static_cast<size_t>(K) * E);
-        float* probs_out =
-            out ? &out->temporal_probs[((static_cast<size_t>(tl) * 2 + slot) * kN + n) * H * (K + 1)]
-                : nullptr;
-        attention_decode(&s.att[n * E], probs_out, &s.qkv[n * 3 * E], kc, vc, K + 1, E, H, D, scale,
-                         s.scores.data());
+      for (int n = 0; n < kN; ++n) {  // append the keys and values, then attend 0..K + k
+        float* kc = lc.k.data() + key_column(n, 0);  // (E, 4C): key j is column j
+        float* vc = lc.v.data() + cache_row(n, 0);   // (4C, E): value j is row j
+        for (int k = 0; k < slots; ++k) {
+          const float* row = &s.qkv[static_cast<size_t>(k * kN + n) * 3 * E];
+          for (int d = 0; d < E; ++d) kc[static_cast<size_t>(d) * kCacheRows * C + K + k] = row[E + d];
+          std::copy_n(row + 2 * E, E, vc + static_cast<size_t>(K + k) * E);
+        }
+        for (int k = 0; k < slots; ++k)
+          attention_decode(&s.att[static_cast<size_t>(k * kN + n) * E],
+                           out ? temporal_row(tl, k, n) : nullptr,
+                           &s.qkv[static_cast<size_t>(k * kN + n) * 3 * E], kc,
+                           static_cast<int64_t>(kCacheRows) * C, vc, E, K + k + 1, H, D, scale,
+                           s.scores.data(), out ? out->cached_tokens : 0);
       }
       ++tl;
     } else {
       float* rb = s.rb.data() + static_cast<size_t>(sl) * kN * kN * H;  // this block's bias
-      if (slot == 0) {
+      if (first == 0) {
         linear_forward(s.rb_pre.data(), s.rel.data(), W, ob.rb1_w, ob.rb1_b, kN * kN, kRelDim,
                        kRelBiasHidden);
         silu_forward(s.rb_act.data(), s.rb_pre.data(), kN * kN * kRelBiasHidden);
         linear_forward(rb, s.rb_act.data(), W, ob.rb2_w, ob.rb2_b, kN * kN, kRelBiasHidden, H);
-      }
-      attention_forward(s.att.data(), s.probs.data(), s.qkv.data(), E, H, AttnGroup{0, 1, kN},
-                        false, s.alive, rb);
-      if (out) {
-        std::copy(s.probs.begin(), s.probs.end(),
-                  out->spatial_probs.begin() + (static_cast<size_t>(sl) * 2 + slot) * H * kN * kN);
-        if (slot == 0)
+        if (out)
           std::copy_n(rb, kN * kN * H,
                       out->spatial_bias.begin() + static_cast<size_t>(sl) * kN * kN * H);
       }
+      for (int k = 0; k < slots; ++k) {
+        attention_forward(s.att.data(), s.probs.data(), s.qkv.data(), E, H,
+                          AttnGroup{k * kN, 1, kN}, false, s.alive, rb);
+        if (out)
+          std::copy(s.probs.begin(), s.probs.end(),
+                    out->spatial_probs.begin() +
+                        (static_cast<size_t>(sl) * 2 + first + k) * H * kN * kN);
+      }
       ++sl;
     }
-    linear_forward(s.tmp.data(), s.att.data(), W, ob.attn.proj_w, ob.attn.proj_b, kN, E, E);
-    for (int i = 0; i < kN * E; ++i) s.x[i] += s.tmp[i];
-    mlp_forward(s.tmp.data(), s.mlp, s.x.data(), W, ob.mlp, kN, E, 4 * E, kLayerNormEps, 1);
-    std::copy(s.tmp.begin(), s.tmp.end(), s.x.begin());  // tmp = x + MLP(x)
+    linear_forward(s.tmp.data(), s.att.data(), W, ob.attn.proj_w, ob.attn.proj_b, M, E, E);
+    for (int i = 0; i < M * E; ++i) s.x[i] += s.tmp[i];
+    mlp_forward(s.tmp.data(), s.mlp, s.x.data(), W, ob.mlp, M, E, 4 * E, kLayerNormEps, 1);
+    std::copy_n(s.tmp.begin(), M * E, s.x.begin());  // tmp = x + MLP(x)
   }
   if (!out) return;
 
-  // heads
+  // heads: the S rows give the action logits, the A rows the next state and relations
   layernorm_forward(s.ln.data(), s.mean.data(), s.rstd.data(), s.x.data(), P + o.lnf_w, P + o.lnf_b,
-                    kN, E, kLayerNormEps);
-  if (slot == 0) {
+                    M, E, kLayerNormEps);
+  if (first == 0) {
     out->action_logits.resize(kN * kActionLogits);
     linear_forward(out->action_logits.data(), s.ln.data(), W, o.act_w, o.act_b, kN, E,
                    kActionLogits);
-    return;
   }
+  if (first + slots < 2) return;
+  const float* ln = s.ln.data() + static_cast<size_t>(slots - 1) * kN * E;  // the A rows
   out->state_pred.resize(kN * kTokenDim);
-  linear_forward(out->state_pred.data(), s.ln.data(), W, o.st_w, o.st_b, kN, E, kTokenDim);
+  linear_forward(out->state_pred.data(), ln, W, o.st_w, o.st_b, kN, E, kTokenDim);
   {  // ŝ = base(S_t) + state_scale ⊙ head (docs section 5)
     float base[kN * kTokenDim];
     wm_state_base(config_.state_base, state, base);
@@ -343,8 +376,8 @@ void WmDreamer::run_tokens(int slot, const float* state, const uint8_t* actions,
       out->state_pred[i] = base[i] + (sc.empty() ? 1.0f : sc[i % kTokenDim]) * out->state_pred[i];
   }
   const int R = kRelRank;
-  linear_forward(s.U.data(), s.ln.data(), W, o.u_w, o.u_b, kN, E, kRelDim * R);
-  linear_forward(s.V.data(), s.ln.data(), W, o.v_w, o.v_b, kN, E, kRelDim * R);
+  linear_forward(s.U.data(), ln, W, o.u_w, o.u_b, kN, E, kRelDim * R);
+  linear_forward(s.V.data(), ln, W, o.v_w, o.v_b, kN, E, kRelDim * R);
   out->rel_pred.resize(kN * kN * kRelDim);
   for (int i = 0; i < kN; ++i)
     for (int j = 0; j < kN; ++j)
@@ -402,49 +435,39 @@ WmStepResult WmDreamer::step(const float* state, const WmActionChoice& choice) {
   r.spatial_probs.assign(static_cast<size_t>(ls) * 2 * H * kN * kN, 0.0f);
   r.spatial_bias.assign(static_cast<size_t>(ls) * kN * kN * H, 0.0f);
 
-  // S_t: the temporal probs are written with row length K1, then re-laid to K1 + 1 below
-  WmStepResult sres;
-  sres.temporal_probs.assign(static_cast<size_t>(lt) * 2 * kN * H * K1, 0.0f);
-  sres.spatial_probs.assign(r.spatial_probs.size(), 0.0f);
-  sres.spatial_bias.assign(r.spatial_bias.size(), 0.0f);
-  run_tokens(0, state, nullptr, 2 * ps, &sres);
-  indices_.push_back({t, 0, 2 * ps, 2 * ps});
-  r.action_logits = sres.action_logits;
-
-  // actions: override, or the policy head (argmax or seeded sampling)
+  // Every action given (teacher forcing): S_t and A_t in one pass. Otherwise S_t first,
+  // then the actions from its policy head, then A_t.
   r.actions.assign(kN * 3, 0);
+  bool all_given = true;
   for (int n = 0; n < kN; ++n) {
-    if (choice.override_action[n]) {
-      for (int h = 0; h < 3; ++h) {
-        const uint8_t a = (*choice.override_action[n])[h];
-        if (a >= bnb::kActionSizes[h])
-          throw InputError("dream action " + std::to_string(a) + " of head " + std::to_string(h) +
-                           " for ship " + std::to_string(n) + " is out of range");
-        r.actions[n * 3 + h] = a;
-      }
+    if (!choice.override_action[n]) {
+      all_given = false;
       continue;
     }
-    for (int h = 0; h < 3; ++h)
-      r.actions[n * 3 + h] = static_cast<uint8_t>(wm_pick_action(
-          &r.action_logits[n * kActionLogits + kActionHeadStart[h]], kActionHeadSize[h],
-          choice.sample, choice.temperature, choice.seed, t, n, h));
+    for (int h = 0; h < 3; ++h) {
+      const uint8_t a = (*choice.override_action[n])[h];
+      if (a >= bnb::kActionSizes[h])
+        throw InputError("dream action " + std::to_string(a) + " of head " + std::to_string(h) +
+                         " for ship " + std::to_string(n) + " is out of range");
+      r.actions[n * 3 + h] = a;
+    }
   }
-  std::copy_n(r.actions.data(), kN * 3, &hist_actions_[static_cast<size_t>(w) * kN * 3]);
-
-  // A_t
-  run_tokens(1, state, r.actions.data(), 2 * ps + 1, &r);
+  if (all_given) {
+    run_tokens(0, 2, state, r.actions.data(), 2 * ps, &r);
+    indices_.push_back({t, 0, 2 * ps, 2 * ps});
+  } else {
+    run_tokens(0, 1, state, nullptr, 2 * ps, &r);
+    indices_.push_back({t, 0, 2 * ps, 2 * ps});
+    for (int n = 0; n < kN; ++n)  // the policy head (argmax or seeded sampling)
+      if (!choice.override_action[n])
+        for (int h = 0; h < 3; ++h)
+          r.actions[n * 3 + h] = static_cast<uint8_t>(wm_pick_action(
+              &r.action_logits[n * kActionLogits + kActionHeadStart[h]], kActionHeadSize[h],
+              choice.sample, choice.temperature, choice.seed, t, n, h));
+    run_tokens(1, 1, state, r.actions.data(), 2 * ps + 1, &r);
+  }
   indices_.push_back({t, 1, 2 * ps + 1, 2 * ps + 1});
-  // S-token temporal weights into the (.., K1 + 1) layout (the A token is not visible to S)
-  for (int l = 0; l < lt; ++l)
-    for (int n = 0; n < kN; ++n)
-      for (int h = 0; h < H; ++h)
-        std::copy_n(
-            &sres.temporal_probs[(((static_cast<size_t>(l) * 2 + 0) * kN + n) * H + h) * K1], K1,
-            &r.temporal_probs[(((static_cast<size_t>(l) * 2 + 0) * kN + n) * H + h) * (K1 + 1)]);
-  for (int l = 0; l < ls; ++l)
-    std::copy_n(&sres.spatial_probs[(static_cast<size_t>(l) * 2 + 0) * H * kN * kN], H * kN * kN,
-                &r.spatial_probs[(static_cast<size_t>(l) * 2 + 0) * H * kN * kN]);
-  r.spatial_bias = sres.spatial_bias;
+  std::copy_n(r.actions.data(), kN * 3, &hist_actions_[static_cast<size_t>(w) * kN * 3]);
 
   // S_{t+1} to feed back: binaries snapped, absent ships stay absent
   r.next_state = r.state_pred;

@@ -113,18 +113,22 @@ class WmDreamer {
   WmStepResult step_with_actions(const float* state, const uint8_t* actions);
   // The cached key / value (E floats) of ship n's k-th cached token in block `layer` (a
   // temporal block; k < 2 * steps_cached()): for tests that check the window modes.
-  const float* cached_key(int layer, int ship, int k) const;
-  const float* cached_value(int layer, int ship, int k) const;
+  std::vector<float> cached_key(int layer, int ship, int k) const;
+  std::vector<float> cached_value(int layer, int ship, int k) const;
 
  private:
   // Rows per ship of a layer's cache, in units of C: the window's 2C rows plus room for it to
   // move forward C steps before its rows are moved back (drop_oldest_step).
   static constexpr int kCacheRows = 4;
+  // Keys are stored transposed, so one head's scores over every cached key are sums of
+  // whole rows (core/nn's attention_decode); values as rows.
   struct LayerCache {
-    std::vector<float> k, v;  // (N, 4C, E): ship n's k-th cached token at cache_row(n, k)
+    std::vector<float> k;  // (N, E, 4C): ship n's k-th key is the column at key_column(n, k)
+    std::vector<float> v;  // (N, 4C, E): its value is the row at cache_row(n, k)
   };
-  size_t cache_row(int ship, int k) const;  // offset of that row in a LayerCache
-  void run_tokens(int slot, const float* state, const uint8_t* actions, int position,
+  size_t key_column(int ship, int k) const;  // offsets in a LayerCache
+  size_t cache_row(int ship, int k) const;
+  void run_tokens(int first, int slots, const float* state, const uint8_t* actions, int position,
                   WmStepResult* out);
   void drop_oldest_step();
   void recompute_window();

@@ -110,8 +110,8 @@ TEST_CASE("layer kernels: the AVX2+FMA build agrees with the plain build", "[wm]
   });
   agree("attention_decode", std::vector<float>(E + H * L), [&](const auto& k, auto& o) {
     std::vector<float> scores(L);
-    k.attention_decode(o.data(), o.data() + E, qkv.data(), qkv.data() + E, qkv.data() + 2 * E, L,
-                       3 * E, H, D, 0.25f, scores.data());
+    k.attention_decode(o.data(), o.data() + E, qkv.data(), qkv.data() + E, L, qkv.data() + 2 * E,
+                       3 * E, L, H, D, 0.25f, scores.data(), L);
   });
   std::vector<float> probs(H * L * L), att(L * E);
   poslab::nn_generic::layer_kernels<float>().attention_forward(att.data(), probs.data(), qkv.data(),

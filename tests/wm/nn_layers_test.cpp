@@ -260,14 +260,15 @@ TEST_CASE("the decoding kernels equal the training kernels they stand in for", "
     std::vector<double> out(L * E), probs(H * L * L);
     attention_forward(out.data(), probs.data(), qkv.data(), E, H, AttnGroup{0, 1, L}, true,
                       nullptr, static_cast<const double*>(nullptr));
-    std::vector<double> k(L * E), v(L * E), o(E), pr(H * L), scores(L);
+    const int ldk = L + 3;  // keys transposed: (E, ldk), key j in column j
+    std::vector<double> kt(E * ldk), v(L * E), o(E), pr(H * L), scores(L);
     for (int j = 0; j < L; ++j)
       for (int c = 0; c < E; ++c) {
-        k[j * E + c] = qkv[j * 3 * E + E + c];
+        kt[c * ldk + j] = qkv[j * 3 * E + E + c];
         v[j * E + c] = qkv[j * 3 * E + 2 * E + c];
       }
-    attention_decode(o.data(), pr.data(), qkv.data() + (L - 1) * 3 * E, k.data(), v.data(), L, E,
-                     H, D, 1.0 / std::sqrt(static_cast<double>(D)), scores.data());
+    attention_decode(o.data(), pr.data(), qkv.data() + (L - 1) * 3 * E, kt.data(), ldk, v.data(), E,
+                     L, H, D, 1.0 / std::sqrt(static_cast<double>(D)), scores.data(), L);
     INFO("head dim " << D);
     for (int c = 0; c < E; ++c) CHECK(o[c] == Approx(out[(L - 1) * E + c]).margin(1e-12));
     for (int h = 0; h < H; ++h)
