@@ -153,8 +153,8 @@ void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const 
 
 template <class S>
 void attention_decode(S* out, S* probs, const S* q, const S* kt, int64_t ldk, const S* v,
-                      int64_t ld, int L, int H, int D, S scale, S* scores, int64_t probs_ld) {
-  kernels<S>().attention_decode(out, probs, q, kt, ldk, v, ld, L, H, D, scale, scores, probs_ld);
+                      int64_t ld, int L, int D, S scale, S* scores) {
+  kernels<S>().attention_decode(out, probs, q, kt, ldk, v, ld, L, D, scale, scores);
 }
 
 #define POSLAB_NN_INSTANTIATE(S)                                                                  \
@@ -163,7 +163,7 @@ void attention_decode(S* out, S* probs, const S* q, const S* kt, int64_t ldk, co
   template void linear_forward<S>(S*, const S*, const Weights<S>&, size_t, size_t, int64_t, int,  \
                                   int, int);                                                      \
   template void attention_decode<S>(S*, S*, const S*, const S*, int64_t, const S*, int64_t, int, \
-                                    int, int, S, S*, int64_t);                                    \
+                                    int, S, S*);                                                  \
   template void linear_backward<S>(S*, S*, S*, const S*, const S*, const S*, int64_t, int, int,   \
                                    int);                                                          \
   template void layernorm_forward<S>(S*, S*, S*, const S*, const S*, const S*, int64_t, int, S,   \

@@ -105,14 +105,15 @@ template <class S>
 void attention_backward(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
                         int H, AttnGroup g);
 
-// ---- Attention of one new token over a KV cache (decoding) ------------------------------
-// q (H*D): the token's query row. kt: the L cached keys transposed, E = H*D rows of stride
-// ldk (row d holds coordinate d of every key; key j is column j). v: the L cached values,
-// rows of stride ld (head h at columns h*D..). The token's own key and value come last.
-// out (H*D) = Σ_j softmax_j(q_h·k_jh · scale) v_jh per head; when probs is not null, head
-// h's L weights at probs + h * probs_ld; scores: scratch of L values.
+// ---- Attention of one head of a new token over a KV cache (decoding) ------------------
+// q (D): the head's query. kt: the L cached keys of the head transposed, D rows of stride
+// ldk (row d holds coordinate d of every key; key j is column j). v: the L cached values
+// of the head, rows of stride ld. The token's own key and value come last.
+// out (D) = Σ_j softmax_j(q·k_j · scale) v_j; probs (L) the weights when not null;
+// scores: scratch of L values. One head per call, so a caller can run the queries that
+// read the same head's cache back to back, while it is in the nearest cache.
 template <class S>
 void attention_decode(S* out, S* probs, const S* q, const S* kt, int64_t ldk, const S* v,
-                      int64_t ld, int L, int H, int D, S scale, S* scores, int64_t probs_ld);
+                      int64_t ld, int L, int D, S scale, S* scores);
 
 }  // namespace poslab::nn

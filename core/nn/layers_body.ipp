@@ -95,13 +95,13 @@ void linear_forward_p_block(S* out, const S* in, const S* wp, const S* b, int64_
         hi[r] += x * wh;
       }
     }
+    const Half blo = b ? Half(POSLAB_EIGEN::Map<const Half>(b + p * P)) : Half(Half::Zero());
+    const Half bhi = b ? Half(POSLAB_EIGEN::Map<const Half>(b + p * P + H)) : Half(Half::Zero());
     for (int r = 0; r < R; ++r) {
       S* y = out + (m + r) * O + p * P;
       POSLAB_EIGEN::Map<Half> ylo(y), yhi(y + H);
-      ylo = lo[r];
-      yhi = hi[r];
-      if (b)
-        for (int j = 0; j < P; ++j) y[j] += b[p * P + j];
+      ylo = lo[r] + blo;
+      yhi = hi[r] + bhi;
     }
   }
   const S* w = wp + static_cast<int64_t>(panels) * I * P;  // the last O % 16: (I, tail)
@@ -349,7 +349,7 @@ void attention_forward_impl(S* out, S* probs, const S* qkv, int E, int H, AttnGr
   }
 }
 
-// One query row against L cached keys and values (decoding): per head, the scaled scores
+// One head of one query against L cached keys and values (decoding): the scaled scores
 // q·k_j, a max-subtracted softmax (the exp of attention_forward) and the weighted sum of
 // the values. The keys come transposed (row d holds coordinate d of every key), so 16
 // scores at a time are running sums over d in order, in vector registers; for the head
@@ -357,57 +357,53 @@ void attention_forward_impl(S* out, S* probs, const S* qkv, int E, int H, AttnGr
 // even and the odd keys), added at the end.
 template <class S, int DC>
 void attention_decode_impl(S* out, S* probs, const S* q, const S* kt, int64_t ldk, const S* v,
-                           int64_t ld, int L, int H, int D_, S scale, S* scores, int64_t probs_ld) {
+                           int64_t ld, int L, int D_, S scale, S* scores) {
   const int D = DC > 0 ? DC : D_;
-  for (int h = 0; h < H; ++h) {
-    const S* kh = kt + static_cast<int64_t>(h) * D * ldk;
-    const S* qh = q + h * D;
-    using Keys = POSLAB_EIGEN::Array<S, 16, 1>;  // 16 scores held in a register pair
-    using KeyMap = POSLAB_EIGEN::Map<const Keys>;
-    int j0 = 0;
-    for (; j0 + 64 <= L; j0 += 64) {  // 4 independent sums: the multiply-adds overlap
-      Keys a0 = Keys::Zero(), a1 = Keys::Zero(), a2 = Keys::Zero(), a3 = Keys::Zero();
-      for (int d = 0; d < D; ++d) {
-        const S* row = kh + d * ldk + j0;
-        a0 += qh[d] * KeyMap(row), a1 += qh[d] * KeyMap(row + 16);
-        a2 += qh[d] * KeyMap(row + 32), a3 += qh[d] * KeyMap(row + 48);
-      }
-      POSLAB_EIGEN::Map<Keys>(scores + j0) = a0, POSLAB_EIGEN::Map<Keys>(scores + j0 + 16) = a1;
-      POSLAB_EIGEN::Map<Keys>(scores + j0 + 32) = a2, POSLAB_EIGEN::Map<Keys>(scores + j0 + 48) = a3;
+  using Keys = POSLAB_EIGEN::Array<S, 16, 1>;  // 16 scores held in a register pair
+  using KeyMap = POSLAB_EIGEN::Map<const Keys>;
+  int j0 = 0;
+  for (; j0 + 64 <= L; j0 += 64) {  // 4 independent sums: the multiply-adds overlap
+    Keys a0 = Keys::Zero(), a1 = Keys::Zero(), a2 = Keys::Zero(), a3 = Keys::Zero();
+    for (int d = 0; d < D; ++d) {
+      const S* row = kt + d * ldk + j0;
+      a0 += q[d] * KeyMap(row), a1 += q[d] * KeyMap(row + 16);
+      a2 += q[d] * KeyMap(row + 32), a3 += q[d] * KeyMap(row + 48);
     }
-    for (; j0 + 16 <= L; j0 += 16) {
-      Keys a = Keys::Zero();
-      for (int d = 0; d < D; ++d) a += qh[d] * KeyMap(kh + d * ldk + j0);
-      POSLAB_EIGEN::Map<Keys>(scores + j0) = a;
+    POSLAB_EIGEN::Map<Keys>(scores + j0) = a0, POSLAB_EIGEN::Map<Keys>(scores + j0 + 16) = a1;
+    POSLAB_EIGEN::Map<Keys>(scores + j0 + 32) = a2, POSLAB_EIGEN::Map<Keys>(scores + j0 + 48) = a3;
+  }
+  for (; j0 + 16 <= L; j0 += 16) {
+    Keys a = Keys::Zero();
+    for (int d = 0; d < D; ++d) a += q[d] * KeyMap(kt + d * ldk + j0);
+    POSLAB_EIGEN::Map<Keys>(scores + j0) = a;
+  }
+  for (; j0 < L; ++j0) {
+    S a = 0;
+    for (int d = 0; d < D; ++d) a += q[d] * kt[d * ldk + j0];
+    scores[j0] = a;
+  }
+  POSLAB_EIGEN::Map<POSLAB_EIGEN::Array<S, POSLAB_EIGEN::Dynamic, 1>> sc(scores, L);
+  sc *= scale;
+  const S mx = sc.maxCoeff();
+  for (int j = 0; j < L; ++j) scores[j] = exp_fast(scores[j] - mx);  // vectorises
+  sc *= S(1) / sc.sum();
+  if (probs) std::copy_n(scores, L, probs);
+  if constexpr (DC > 0) {
+    using Head = POSLAB_EIGEN::Array<S, DC, 1>;
+    using HeadMap = POSLAB_EIGEN::Map<const Head>;
+    Head o0 = Head::Zero(), o1 = Head::Zero();  // even and odd keys: two chains overlap
+    int j = 0;
+    for (; j + 2 <= L; j += 2) {
+      o0 += scores[j] * HeadMap(v + j * ld);
+      o1 += scores[j + 1] * HeadMap(v + (j + 1) * ld);
     }
-    for (; j0 < L; ++j0) {
-      S a = 0;
-      for (int d = 0; d < D; ++d) a += qh[d] * kh[d * ldk + j0];
-      scores[j0] = a;
-    }
-    POSLAB_EIGEN::Map<POSLAB_EIGEN::Array<S, POSLAB_EIGEN::Dynamic, 1>> sc(scores, L);
-    sc *= scale;
-    const S mx = sc.maxCoeff();
-    for (int j = 0; j < L; ++j) scores[j] = exp_fast(scores[j] - mx);  // vectorises
-    sc *= S(1) / sc.sum();
-    if (probs) std::copy_n(scores, L, probs + h * probs_ld);
-    if constexpr (DC > 0) {
-      using Head = POSLAB_EIGEN::Array<S, DC, 1>;
-      using HeadMap = POSLAB_EIGEN::Map<const Head>;
-      Head o0 = Head::Zero(), o1 = Head::Zero();  // even and odd keys: two chains overlap
-      int j = 0;
-      for (; j + 2 <= L; j += 2) {
-        o0 += scores[j] * HeadMap(v + j * ld + h * D);
-        o1 += scores[j + 1] * HeadMap(v + (j + 1) * ld + h * D);
-      }
-      if (j < L) o0 += scores[j] * HeadMap(v + j * ld + h * D);
-      POSLAB_EIGEN::Map<Head>(out + h * D) = o0 + o1;
-    } else {
-      S* o = out + h * D;
-      std::fill(o, o + D, S(0));
-      for (int j = 0; j < L; ++j)
-        for (int i = 0; i < D; ++i) o[i] += scores[j] * v[j * ld + h * D + i];
-    }
+    if (j < L) o0 += scores[j] * HeadMap(v + j * ld);
+    POSLAB_EIGEN::Map<Head> y(out);
+    y = o0 + o1;
+  } else {
+    std::fill(out, out + D, S(0));
+    for (int j = 0; j < L; ++j)
+      for (int i = 0; i < D; ++i) out[i] += scores[j] * v[j * ld + i];
   }
 }
 
@@ -473,17 +469,14 @@ void attention_forward(S* out, S* probs, const S* qkv, int E, int H, AttnGroup g
 
 template <class S>
 void attention_decode(S* out, S* probs, const S* q, const S* kt, int64_t ldk, const S* v,
-                      int64_t ld, int L, int H, int D, S scale, S* scores, int64_t probs_ld) {
+                      int64_t ld, int L, int D, S scale, S* scores) {
   switch (D) {
     case 16:
-      return attention_decode_impl<S, 16>(out, probs, q, kt, ldk, v, ld, L, H, D, scale, scores,
-                                          probs_ld);
+      return attention_decode_impl<S, 16>(out, probs, q, kt, ldk, v, ld, L, D, scale, scores);
     case 32:
-      return attention_decode_impl<S, 32>(out, probs, q, kt, ldk, v, ld, L, H, D, scale, scores,
-                                          probs_ld);
+      return attention_decode_impl<S, 32>(out, probs, q, kt, ldk, v, ld, L, D, scale, scores);
     default:
-      return attention_decode_impl<S, 0>(out, probs, q, kt, ldk, v, ld, L, H, D, scale, scores,
-                                         probs_ld);
+      return attention_decode_impl<S, 0>(out, probs, q, kt, ldk, v, ld, L, D, scale, scores);
   }
 }
 

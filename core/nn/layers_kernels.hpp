@@ -38,7 +38,7 @@ struct LayerKernels {
   void (*attention_backward)(S* dqkv, S* dbias, const S* dout, const S* probs, const S* qkv, int E,
                              int H, AttnGroup g, S* dp);
   void (*attention_decode)(S* out, S* probs, const S* q, const S* kt, int64_t ldk, const S* v,
-                           int64_t ld, int L, int H, int D, S scale, S* scores, int64_t probs_ld);
+                           int64_t ld, int L, int D, S scale, S* scores);
 };
 
 }  // namespace poslab::nn

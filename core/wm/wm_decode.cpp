@@ -320,12 +320,14 @@ void WmDreamer::run_tokens(int first, int slots, const float* state, const uint8
           for (int d = 0; d < E; ++d) kc[static_cast<size_t>(d) * kCacheRows * C + K + k] = row[E + d];
           std::copy_n(row + 2 * E, E, vc + static_cast<size_t>(K + k) * E);
         }
-        for (int k = 0; k < slots; ++k)
-          attention_decode(&s.att[static_cast<size_t>(k * kN + n) * E],
-                           out ? temporal_row(tl, k, n) : nullptr,
-                           &s.qkv[static_cast<size_t>(k * kN + n) * 3 * E], kc,
-                           static_cast<int64_t>(kCacheRows) * C, vc, E, K + k + 1, H, D, scale,
-                           s.scores.data(), out ? out->cached_tokens : 0);
+        const int64_t ldk = static_cast<int64_t>(kCacheRows) * C;
+        for (int h = 0; h < H; ++h)  // the S and A queries of a head read its cache in turn
+          for (int k = 0; k < slots; ++k)
+            attention_decode(&s.att[static_cast<size_t>(k * kN + n) * E + h * D],
+                             out ? temporal_row(tl, k, n) + h * out->cached_tokens : nullptr,
+                             &s.qkv[static_cast<size_t>(k * kN + n) * 3 * E + h * D],
+                             kc + h * D * ldk, ldk, vc + h * D, E, K + k + 1, D, scale,
+                             s.scores.data());
       }
       ++tl;
     } else {

@@ -108,10 +108,10 @@ TEST_CASE("layer kernels: the AVX2+FMA build agrees with the plain build", "[wm]
     k.attention_forward(o.data(), o.data() + L * E, qkv.data(), E, H, g, true, nullptr,
                         bias.data());
   });
-  agree("attention_decode", std::vector<float>(E + H * L), [&](const auto& k, auto& o) {
-    std::vector<float> scores(L);
-    k.attention_decode(o.data(), o.data() + E, qkv.data(), qkv.data() + E, L, qkv.data() + 2 * E,
-                       3 * E, L, H, D, 0.25f, scores.data(), L);
+  agree("attention_decode", std::vector<float>(D + L), [&](const auto& k, auto& o) {
+    std::vector<float> scores(L);  // keys transposed: a (D, L) block of qkv read as such
+    k.attention_decode(o.data(), o.data() + D, qkv.data(), qkv.data() + E, L, qkv.data() + 2 * E,
+                       3 * E, L, D, 0.25f, scores.data());
   });
   std::vector<float> probs(H * L * L), att(L * E);
   poslab::nn_generic::layer_kernels<float>().attention_forward(att.data(), probs.data(), qkv.data(),

@@ -267,8 +267,10 @@ TEST_CASE("the decoding kernels equal the training kernels they stand in for", "
         kt[c * ldk + j] = qkv[j * 3 * E + E + c];
         v[j * E + c] = qkv[j * 3 * E + 2 * E + c];
       }
-    attention_decode(o.data(), pr.data(), qkv.data() + (L - 1) * 3 * E, kt.data(), ldk, v.data(), E,
-                     L, H, D, 1.0 / std::sqrt(static_cast<double>(D)), scores.data(), L);
+    for (int h = 0; h < H; ++h)
+      attention_decode(o.data() + h * D, pr.data() + h * L, qkv.data() + (L - 1) * 3 * E + h * D,
+                       kt.data() + h * D * ldk, ldk, v.data() + h * D, E, L, D,
+                       1.0 / std::sqrt(static_cast<double>(D)), scores.data());
     INFO("head dim " << D);
     for (int c = 0; c < E; ++c) CHECK(o[c] == Approx(out[(L - 1) * E + c]).margin(1e-12));
     for (int h = 0; h < H; ++h)
