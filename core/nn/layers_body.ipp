@@ -382,11 +382,19 @@ void attention_decode_impl(S* out, S* probs, const S* q, const S* kt, int64_t ld
     for (int d = 0; d < D; ++d) a += q[d] * kt[d * ldk + j0];
     scores[j0] = a;
   }
-  POSLAB_EIGEN::Map<POSLAB_EIGEN::Array<S, POSLAB_EIGEN::Dynamic, 1>> sc(scores, L);
-  sc *= scale;
-  const S mx = sc.maxCoeff();
+  // Eigen's reductions over a dynamic map start at the first aligned address, so their
+  // order (and last bits) would depend on where the scratch lives: fixed orders here.
+  S mx = -std::numeric_limits<S>::infinity();
+  for (int j = 0; j < L; ++j) mx = std::max(mx, scores[j] *= scale);
   for (int j = 0; j < L; ++j) scores[j] = exp_fast(scores[j] - mx);  // vectorises
-  sc *= S(1) / sc.sum();
+  S p[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // 8 running sums, added pairwise at the end
+  int j8 = 0;
+  for (; j8 + 8 <= L; j8 += 8)
+    for (int l = 0; l < 8; ++l) p[l] += scores[j8 + l];
+  S sum = ((p[0] + p[4]) + (p[1] + p[5])) + ((p[2] + p[6]) + (p[3] + p[7]));
+  for (; j8 < L; ++j8) sum += scores[j8];
+  const S inv = S(1) / sum;
+  for (int j = 0; j < L; ++j) scores[j] *= inv;
   if (probs) std::copy_n(scores, L, probs);
   if constexpr (DC > 0) {
     using Head = POSLAB_EIGEN::Array<S, DC, 1>;

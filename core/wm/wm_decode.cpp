@@ -86,10 +86,11 @@ WmDreamer::WmDreamer(const WorldModel& model, WmOverflow overflow)
   s.panels = params_panels(model.layout(), params_.data());
   s.inv_freq = wm_rope_inv_freq(config_);
   cache_.resize(config_.layers);
+  const size_t per_block = wm_dream_cache_floats(config_) / 2 / ((config_.layers + 1) / 2);
   for (int l = 0; l < config_.layers; ++l)
-    if (wm_is_temporal(l)) {
-      cache_[l].k.assign(static_cast<size_t>(kN) * kCacheRows * C * E, 0.0f);
-      cache_[l].v.assign(static_cast<size_t>(kN) * kCacheRows * C * E, 0.0f);
+    if (wm_is_temporal(l)) {  // K and V: (N, 4C, E) each
+      cache_[l].k.assign(per_block, 0.0f);
+      cache_[l].v.assign(per_block, 0.0f);
     }
   hist_states_.assign(static_cast<size_t>(C) * kN * kTokenDim, 0.0f);
   hist_actions_.assign(static_cast<size_t>(C) * kN * 3, 0);

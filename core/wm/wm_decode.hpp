@@ -117,9 +117,7 @@ class WmDreamer {
   std::vector<float> cached_value(int layer, int ship, int k) const;
 
  private:
-  // Rows per ship of a layer's cache, in units of C: the window's 2C rows plus room for it to
-  // move forward C steps before its rows are moved back (drop_oldest_step).
-  static constexpr int kCacheRows = 4;
+  static constexpr int kCacheRows = kDreamCacheRows;  // world_model.hpp: one source
   // Keys are stored transposed, so one head's scores over every cached key are sums of
   // whole rows (core/nn's attention_decode); values as rows.
   struct LayerCache {

@@ -116,8 +116,12 @@ using nn::ParamLayout;
 using nn::TensorInfo;
 ParamLayout wm_param_layout(const WmConfig& c);
 size_t wm_param_count(const WmConfig& c);
-// Floats of a dream's key/value caches: every temporal block keeps K and V of 2N tokens
-// per step of the context, (2N, C, E) each.
+// Rows per ship of a dream's cache in one temporal block, in units of the context C: the
+// window's 2C tokens (S and A of each step) and 2C rows of room to slide forward into
+// before they are moved back (core/wm/wm_decode).
+inline constexpr int kDreamCacheRows = 4;
+// Floats of a dream's key/value caches: every temporal block keeps K and V of N ships,
+// (N, 4C, E) each.
 size_t wm_dream_cache_floats(const WmConfig& c);
 
 // ---- Batch ----------------------------------------------------------------------------
