@@ -4,6 +4,8 @@
 # for checking that a restructuring changes no printed number. Usage:
 #   scripts/reference_outputs.sh build/release/cli/poslab-cli OUT_DIR   # writes OUT_DIR/*.json
 #   diff -r BEFORE_DIR AFTER_DIR                                         # 0 differences wanted
+#   python3 scripts/reference_diff.py BEFORE_DIR AFTER_DIR   # a change that moves rounding:
+#                                                            # its largest difference per file
 # Timing fields (seconds, tokens/s) are dropped; everything else is kept byte for byte.
 set -u
 out="$(mkdir -p "$2" && realpath "$2")"
