@@ -159,10 +159,10 @@ void attention_decode(S* out, S* probs, const S* q, const S* kt, int64_t ldk, co
 
 #define POSLAB_NN_INSTANTIATE(S)                                                                  \
   template void linear_forward<S>(S*, const S*, const S*, const S*, int64_t, int, int, int);      \
-  template void linear_forward_p<S>(S*, const S*, const S*, const S*, int64_t, int, int);        \
+  template void linear_forward_p<S>(S*, const S*, const S*, const S*, int64_t, int, int);         \
   template void linear_forward<S>(S*, const S*, const Weights<S>&, size_t, size_t, int64_t, int,  \
                                   int, int);                                                      \
-  template void attention_decode<S>(S*, S*, const S*, const S*, int64_t, const S*, int64_t, int, \
+  template void attention_decode<S>(S*, S*, const S*, const S*, int64_t, const S*, int64_t, int,  \
                                     int, S, S*);                                                  \
   template void linear_backward<S>(S*, S*, S*, const S*, const S*, const S*, int64_t, int, int,   \
                                    int);                                                          \

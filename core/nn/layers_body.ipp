@@ -123,7 +123,8 @@ void linear_forward_p_block(S* out, const S* in, const S* wp, const S* b, int64_
   for (; t < tail; ++t)
     for (int r = 0; r < R; ++r) {
       S acc = 0;
-      for (int i = 0; i < I; ++i) acc += in[(m + r) * I + i] * w[static_cast<int64_t>(i) * tail + t];
+      for (int i = 0; i < I; ++i)
+        acc += in[(m + r) * I + i] * w[static_cast<int64_t>(i) * tail + t];
       const int o = panels * P + t;
       out[(m + r) * O + o] = acc + (b ? b[o] : S(0));
     }

@@ -142,7 +142,8 @@ size_t WmDreamer::key_column(int ship, int k) const {
          static_cast<size_t>(first_ + k);
 }
 size_t WmDreamer::cache_row(int ship, int k) const {
-  return (static_cast<size_t>(ship) * kCacheRows * config_.context + static_cast<size_t>(first_ + k)) *
+  return (static_cast<size_t>(ship) * kCacheRows * config_.context +
+          static_cast<size_t>(first_ + k)) *
          static_cast<size_t>(config_.embed);
 }
 
@@ -279,8 +280,8 @@ void WmDreamer::run_tokens(int first, int slots, const float* state, const uint8
     }
     const int abs_pos = c.position == WmPosition::absolute ? position + k : -1;
     for (int n = 0; n < kN; ++n)
-      add_token_embeddings(x + n * E, c, o, P, n, slot,
-                           slot == 0 ? state + n * kTokenDim : nullptr, abs_pos);
+      add_token_embeddings(x + n * E, c, o, P, n, slot, slot == 0 ? state + n * kTokenDim : nullptr,
+                           abs_pos);
     if (c.position == WmPosition::rope)
       for (int i = 0; i < half; ++i) {
         const double ang = static_cast<double>(position + k) * s.inv_freq[i];
@@ -318,7 +319,8 @@ void WmDreamer::run_tokens(int first, int slots, const float* state, const uint8
         float* vc = lc.v.data() + cache_row(n, 0);   // (4C, E): value j is row j
         for (int k = 0; k < slots; ++k) {
           const float* row = &s.qkv[static_cast<size_t>(k * kN + n) * 3 * E];
-          for (int d = 0; d < E; ++d) kc[static_cast<size_t>(d) * kCacheRows * C + K + k] = row[E + d];
+          for (int d = 0; d < E; ++d)
+            kc[static_cast<size_t>(d) * kCacheRows * C + K + k] = row[E + d];
           std::copy_n(row + 2 * E, E, vc + static_cast<size_t>(K + k) * E);
         }
         const int64_t ldk = static_cast<int64_t>(kCacheRows) * C;
@@ -346,9 +348,9 @@ void WmDreamer::run_tokens(int first, int slots, const float* state, const uint8
         attention_forward(s.att.data(), s.probs.data(), s.qkv.data(), E, H,
                           AttnGroup{k * kN, 1, kN}, false, s.alive, rb);
         if (out)
-          std::copy(s.probs.begin(), s.probs.end(),
-                    out->spatial_probs.begin() +
-                        (static_cast<size_t>(sl) * 2 + first + k) * H * kN * kN);
+          std::copy(
+              s.probs.begin(), s.probs.end(),
+              out->spatial_probs.begin() + (static_cast<size_t>(sl) * 2 + first + k) * H * kN * kN);
       }
       ++sl;
     }

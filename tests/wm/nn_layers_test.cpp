@@ -258,8 +258,8 @@ TEST_CASE("the decoding kernels equal the training kernels they stand in for", "
     const int H = 2, E = H * D, L = 7;
     const auto qkv = test_values(L * 3 * E, 33 + D);
     std::vector<double> out(L * E), probs(H * L * L);
-    attention_forward(out.data(), probs.data(), qkv.data(), E, H, AttnGroup{0, 1, L}, true,
-                      nullptr, static_cast<const double*>(nullptr));
+    attention_forward(out.data(), probs.data(), qkv.data(), E, H, AttnGroup{0, 1, L}, true, nullptr,
+                      static_cast<const double*>(nullptr));
     const int ldk = L + 3;  // keys transposed: (E, ldk), key j in column j
     std::vector<double> kt(E * ldk), v(L * E), o(E), pr(H * L), scores(L);
     for (int j = 0; j < L; ++j)
