@@ -17,9 +17,14 @@ import { CEILING_MS, check, cli, finish, launch, nextFrames, numbers, serve, sho
 // first TIGHT_STEPS dream steps must agree to float rounding (1e-5, relative to max(1, |x|)),
 // every later step within LOOSE_ABS, and the real trajectory (the simulator, which the model
 // does not steer), the baselines and every field that is not a dreamt number at every step.
+// Past the tight steps, a dreamt value that crosses 0.5 can snap a bit (alive, team, fired)
+// the other way, and the counts of the curves (ships, present, agree) follow it: rounding
+// amplified across a threshold, after which the two dreams are different trajectories (a
+// shot fired in one and not the other changes power and health from then on). So the loose
+// bound holds up to the first such flip; the steps after it are printed, not compared.
 const HORIZON = 96;       // the lab's default dream length
 const TIGHT = 1e-5;       // float rounding, relative to max(1, |x|)
-const TIGHT_STEPS = 32;   // measured: first over 1e-5 at step 42 (tiny, 1.05e-5) and 59 (paper)
+const TIGHT_STEPS = 32;   // measured: first over 1e-5 at step 42 (tiny, 1.05e-5) and 44 to 59 (paper)
 const LOOSE_ABS = 0.05;   // ten times the largest difference measured (5.0e-3, paper-size)
 const report = { sizes: {} };
 
@@ -41,6 +46,12 @@ function maxDiffObject(a, b) {
   if (ka.join() !== kb.join()) return null;
   return ka.reduce((m, k) => { const d = maxDiff(a[k], b[k]); return d === null || m === null ? null : Math.max(m, d); }, 0);
 }
+// The same over the continuous numbers only: a frame's per-ship states without the snapped
+// bits, and a curve record without its counts.
+const SNAPPED = new Set([0, 1, 12]);  // alive, team, fired (core/bnb's token layout)
+const COUNTS = new Set(['ships', 'present', 'agree', 'alive_agree']);
+const continuousFrame = (f) => f.map((ship) => ship.filter((_, i) => !SNAPPED.has(i)));
+const continuousCurve = (r) => Object.fromEntries(Object.entries(r).filter(([k]) => !COUNTS.has(k)));
 // JSON with sorted keys (the page and poslab-cli write them in different orders).
 const sorted = (o) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
 
@@ -64,11 +75,21 @@ async function dream(browser, base, size) {
     const native = JSON.parse(execFileSync(cli, n.cli_args, { encoding: 'utf8', maxBuffer: 1 << 28 }));
     // Per dream step k: the dreamt states (frame k + 1; frame 0 is the start state) and the
     // step's error curve.
-    const perStep = [];
+    const perStep = [], continuous = [];
+    let firstFlip = web.steps;  // the first dream step where a snapped bit or a count differs
     for (let k = 0; k < web.steps; ++k) {
       const d1 = maxDiff(web.dreamt[k + 1], native.dreamt[k + 1]);
       const d2 = maxDiffObject(web.curves.dream[k], native.curves.dream[k]);
       perStep.push(d1 === null || d2 === null ? null : Math.max(d1, d2));
+      let c1 = null, c2 = null;
+      try {
+        c1 = maxDiff(continuousFrame(web.dreamt[k + 1]), continuousFrame(native.dreamt[k + 1]));
+        c2 = maxDiffObject(continuousCurve(web.curves.dream[k]), continuousCurve(native.curves.dream[k]));
+      } catch (e) { /* a frame of another shape: null, which fails below */ }
+      continuous.push(c1 === null || c2 === null ? null : Math.max(c1, c2));
+      // a discrete difference: the whole record differs by more than its continuous part can
+      if (firstFlip === web.steps && perStep[k] !== null && continuous[k] !== null &&
+          perStep[k] > Math.max(continuous[k], LOOSE_ABS)) firstFlip = k;
     }
     const fmt = (x) => (x === null ? 'shape' : x.toExponential(1));
     const firstOver = perStep.findIndex((d) => d === null || d > TIGHT);
@@ -96,8 +117,13 @@ async function dream(browser, base, size) {
           tight.every((d) => d !== null && d <= TIGHT), `largest ${fmt(Math.max(...tight))}`);
     const startDiff = maxDiff(web.dreamt[0], native.dreamt[0]);
     check(`${size}: the dream's start state is the same`, startDiff !== null && startDiff <= TIGHT, fmt(startDiff));
-    check(`${size}: dream steps ${TIGHT_STEPS}-${HORIZON - 1} within ${LOOSE_ABS} of native (chaotic growth of rounding)`,
-          perStep.every((d) => d !== null && d <= LOOSE_ABS), `largest ${fmt(Math.max(...perStep))}, first over ${TIGHT} at step ${firstOver}`);
+    const loose = continuous.slice(TIGHT_STEPS, firstFlip);
+    console.log(`note ${size}: first dream step where a snapped bit or a count differs: ` +
+                (firstFlip < web.steps ? `${firstFlip}; largest difference after it ${fmt(Math.max(...perStep.slice(firstFlip)))}` : 'none'));
+    report.sizes[size].first_discrete_flip = firstFlip < web.steps ? firstFlip : null;
+    check(`${size}: dream steps ${TIGHT_STEPS}-${firstFlip - 1}: within ${LOOSE_ABS} of native (chaotic growth of rounding, up to the first flipped bit)`,
+          firstFlip > TIGHT_STEPS && loose.every((d) => d !== null && d <= LOOSE_ABS),
+          `largest ${fmt(Math.max(0, ...loose))}, first over ${TIGHT} at step ${firstOver}`);
     const s = await status(page);
     check(`${size}: no error`, s.errors.length === 0 && logs.length === 0, s.errors.concat(logs).slice(0, 3).join(' | '));
   } catch (e) {
