@@ -428,8 +428,8 @@ void LmModelT<S>::backward() {
 
   // 4'. tied head and final LayerNorm -> dx (M, E), the gradient of the residual stream
   std::vector<S>&dz = I.dz, &dx = I.dx;
-  dz.assign(M * E, S(0));
-  dx.assign(M * E, S(0));
+  nn::zero_fill(dz, M * E, nt);
+  nn::zero_fill(dx, M * E, nt);
   nn::linear_backward(dz.data(), G + o.tok, static_cast<S*>(nullptr), I.dlogits.data(),
                       I.lnf.data(), P + o.tok, M, E, kVocab, nt);
   nn::layernorm_backward(dx.data(), G + o.lnf_w, G + o.lnf_b, dz.data(), I.xs[N].data(),

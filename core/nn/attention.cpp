@@ -155,7 +155,9 @@ void attn_forward(S* xmid, AttnActs<S>& a, const S* x, const S* P, const AttnOff
   }
   core(a);
   linear_forward(xmid, a.att.data(), P + o.proj_w, P + o.proj_b, M, E, E, threads);
-  for (int64_t i = 0; i < M * E; ++i) xmid[i] += x[i];
+  parallel_for(threads, M * E, [&](int64_t b, int64_t e) {  // the residual
+    for (int64_t i = b; i < e; ++i) xmid[i] += x[i];
+  }, int64_t{1} << 15);
 }
 
 template <class S>
@@ -163,9 +165,9 @@ void attn_backward(S* dx, S* G, AttnScratch<S>& s, const AttnActs<S>& a, const S
                    const AttnOffsets& o, int64_t M, int E, int H, const AttnRope<S>& rope,
                    const std::type_identity_t<AttnCoreBackward<S>>& core, int threads) {
   const int D = E / H;
-  s.datt.assign(M * E, S(0));
-  s.dqkv.assign(M * 3 * E, S(0));
-  s.dln.assign(M * E, S(0));
+  zero_fill(s.datt, M * E, threads);
+  zero_fill(s.dqkv, M * 3 * E, threads);
+  zero_fill(s.dln, M * E, threads);
   linear_backward(s.datt.data(), G + o.proj_w, G + o.proj_b, dx, a.att.data(), P + o.proj_w, M, E,
                   E, threads);
   core(s.dqkv.data(), s.datt.data(), a);

@@ -22,15 +22,17 @@ void mlp_forward(S* xo, MlpActs<S>& a, const S* xmid, WeightsArg<S> W, const Mlp
     gelu_forward(a.act.data() + r0 * F, a.fc.data() + r0 * F, (r1 - r0) * F);
   });
   linear_forward(xo, a.act.data(), W, o.fc2_w, o.fc2_b, M, F, E, threads);
-  for (int64_t i = 0; i < M * E; ++i) xo[i] += xmid[i];
+  parallel_for(threads, M * E, [&](int64_t b, int64_t e) {  // the residual
+    for (int64_t i = b; i < e; ++i) xo[i] += xmid[i];
+  }, int64_t{1} << 15);
 }
 
 template <class S>
 void mlp_backward(S* dx, S* G, MlpScratch<S>& s, const MlpActs<S>& a, const S* xmid, const S* P,
                   const MlpOffsets& o, int64_t M, int E, int F, int threads) {
-  s.dact.assign(M * F, S(0));
-  s.dfc.assign(M * F, S(0));
-  s.dln.assign(M * E, S(0));
+  zero_fill(s.dact, M * F, threads);
+  zero_fill(s.dfc, M * F, threads);
+  zero_fill(s.dln, M * E, threads);
   linear_backward(s.dact.data(), G + o.fc2_w, G + o.fc2_b, dx, a.act.data(), P + o.fc2_w, M, F, E,
                   threads);
   parallel_for(threads, M, [&](int64_t r0, int64_t r1) {

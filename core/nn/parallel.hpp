@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <vector>
 
 #include "core/common/errors.hpp"
 
@@ -66,6 +67,18 @@ void parallel_for(int threads, int64_t n, Fn&& fn, int64_t min_per_thread = 1) {
   detail::parallel_run(
       t, n, (n + t - 1) / t, [](void* ctx, int64_t b, int64_t e) { (*static_cast<F*>(ctx))(b, e); },
       const_cast<void*>(static_cast<const void*>(&fn)));
+}
+
+// v as n zeros, the zeroing split over threads like the layers: a backward pass zeroes
+// megabytes of scratch before it adds into them, which on one thread left the others idle.
+// (Growing v zeroes its new part on this thread once; after the first step only the split
+// fill runs.)
+template <class S>
+void zero_fill(std::vector<S>& v, int64_t n, int threads) {
+  v.resize(static_cast<size_t>(n));
+  S* d = v.data();
+  parallel_for(
+      threads, n, [d](int64_t b, int64_t e) { std::fill(d + b, d + e, S(0)); }, int64_t{1} << 15);
 }
 
 }  // namespace poslab::nn

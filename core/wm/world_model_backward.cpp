@@ -82,7 +82,7 @@ bool WorldModelT<S>::backward_step() {
     // 4'. final LayerNorm -> dx (M, E), the gradient of the residual stream
     std::vector<S>&dz = I.dz, &dx = I.dx;
     dz.resize(M * E);
-    dx.assign(M * E, S(0));
+    zero_fill(dx, M * E, nt);
     for (int64_t k = 0; k < Ms; ++k) {
       std::copy_n(&dzs[k * E], E, &dz[I.row_s(k) * E]);
       std::copy_n(&dza[k * E], E, &dz[I.row_a(k) * E]);
