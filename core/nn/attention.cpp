@@ -155,12 +155,7 @@ void attn_forward(S* xmid, AttnActs<S>& a, const S* x, const S* P, const AttnOff
   }
   core(a);
   linear_forward(xmid, a.att.data(), P + o.proj_w, P + o.proj_b, M, E, E, threads);
-  parallel_for(
-      threads, M * E,
-      [&](int64_t b, int64_t e) {  // the residual
-        for (int64_t i = b; i < e; ++i) xmid[i] += x[i];
-      },
-      int64_t{1} << 15);
+  add_into(xmid, x, M * E, threads);  // the residual
 }
 
 template <class S>

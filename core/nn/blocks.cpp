@@ -22,12 +22,7 @@ void mlp_forward(S* xo, MlpActs<S>& a, const S* xmid, WeightsArg<S> W, const Mlp
     gelu_forward(a.act.data() + r0 * F, a.fc.data() + r0 * F, (r1 - r0) * F);
   });
   linear_forward(xo, a.act.data(), W, o.fc2_w, o.fc2_b, M, F, E, threads);
-  parallel_for(
-      threads, M * E,
-      [&](int64_t b, int64_t e) {  // the residual
-        for (int64_t i = b; i < e; ++i) xo[i] += xmid[i];
-      },
-      int64_t{1} << 15);
+  add_into(xo, xmid, M * E, threads);  // the residual
 }
 
 template <class S>

@@ -81,4 +81,15 @@ void zero_fill(std::vector<S>& v, int64_t n, int threads) {
       threads, n, [d](int64_t b, int64_t e) { std::fill(d + b, d + e, S(0)); }, int64_t{1} << 15);
 }
 
+// dst (n) += src (n), split over threads the same way: a block's residual adds.
+template <class S>
+void add_into(S* dst, const S* src, int64_t n, int threads) {
+  parallel_for(
+      threads, n,
+      [dst, src](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) dst[i] += src[i];
+      },
+      int64_t{1} << 15);
+}
+
 }  // namespace poslab::nn

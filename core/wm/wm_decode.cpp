@@ -54,7 +54,7 @@ WmOverflow wm_overflow_from_name(std::string_view s) {
   return enum_from_name<WmOverflow>("window", s, names);
 }
 
-// Buffers for one slot's 8 tokens, allocated once.
+// Buffers for one step's tokens (8 S rows, then 8 A rows), allocated once.
 struct WmDreamer::Scratch {
   WmOffsets off;
   std::vector<float> panels;     // params_panels: the Linear weights as read by decoding
@@ -70,7 +70,6 @@ struct WmDreamer::Scratch {
   std::vector<float> probs;                 // (H, N, N)
   std::vector<float> scores;                // (2C)
   std::vector<float> cs, sn;                // (2, D/2) for the positions of S and A
-  std::vector<float> head_out;              // (N, 15) / (N, 12)
   std::vector<float> U, V;                  // (N, 12R)
   uint8_t alive[kN];
 };
@@ -86,11 +85,10 @@ WmDreamer::WmDreamer(const WorldModel& model, WmOverflow overflow)
   s.panels = params_panels(model.layout(), params_.data());
   s.inv_freq = wm_rope_inv_freq(config_);
   cache_.resize(config_.layers);
-  const size_t per_block = wm_dream_cache_floats(config_) / 2 / ((config_.layers + 1) / 2);
   for (int l = 0; l < config_.layers; ++l)
     if (wm_is_temporal(l)) {  // K and V: (N, 4C, E) each
-      cache_[l].k.assign(per_block, 0.0f);
-      cache_[l].v.assign(per_block, 0.0f);
+      cache_[l].k.assign(wm_dream_cache_block_floats(config_), 0.0f);
+      cache_[l].v.assign(wm_dream_cache_block_floats(config_), 0.0f);
     }
   hist_states_.assign(static_cast<size_t>(C) * kN * kTokenDim, 0.0f);
   hist_actions_.assign(static_cast<size_t>(C) * kN * 3, 0);
@@ -112,7 +110,6 @@ WmDreamer::WmDreamer(const WorldModel& model, WmOverflow overflow)
   s.scores.assign(2 * C, 0.0f);
   s.cs.assign(D, 0.0f);
   s.sn.assign(D, 0.0f);
-  s.head_out.assign(kN * kTokenDim, 0.0f);
   s.U.assign(kN * kRelDim * kRelRank, 0.0f);
   s.V.assign(kN * kRelDim * kRelRank, 0.0f);
 }
@@ -137,13 +134,14 @@ std::vector<WmCachedIndex> WmDreamer::cache_indices() const {
   return out;
 }
 
+size_t WmDreamer::cache_rows() const {
+  return static_cast<size_t>(kCacheRows) * config_.context;
+}
 size_t WmDreamer::key_column(int ship, int k) const {
-  return static_cast<size_t>(ship) * config_.embed * kCacheRows * config_.context +
-         static_cast<size_t>(first_ + k);
+  return static_cast<size_t>(ship) * config_.embed * cache_rows() + static_cast<size_t>(first_ + k);
 }
 size_t WmDreamer::cache_row(int ship, int k) const {
-  return (static_cast<size_t>(ship) * kCacheRows * config_.context +
-          static_cast<size_t>(first_ + k)) *
+  return (static_cast<size_t>(ship) * cache_rows() + static_cast<size_t>(first_ + k)) *
          static_cast<size_t>(config_.embed);
 }
 
@@ -157,9 +155,8 @@ void WmDreamer::drop_oldest_step() {
                static_cast<size_t>(steps) * kN * kTokenDim * sizeof(float));
   std::memmove(hist_actions_.data(), hist_actions_.data() + kN * 3,
                static_cast<size_t>(steps) * kN * 3);
-  if (first_ + static_cast<int>(indices_.size()) + 2 <= kCacheRows * config_.context) return;
-  const size_t live = indices_.size(), E = static_cast<size_t>(config_.embed);
-  const size_t R = static_cast<size_t>(kCacheRows) * config_.context;  // a key row's length
+  if (static_cast<size_t>(first_) + indices_.size() + 2 <= cache_rows()) return;
+  const size_t live = indices_.size(), E = static_cast<size_t>(config_.embed), R = cache_rows();
   for (auto& lc : cache_) {
     if (lc.k.empty()) continue;
     for (int n = 0; n < kN; ++n) {
@@ -221,7 +218,7 @@ void WmDreamer::patch_window() {
         float* kc = lc.k.data() + key_column(n, static_cast<int>(k));
         float* vr = lc.v.data() + cache_row(n, static_cast<int>(k));
         for (int i = 0; i < E; ++i) {
-          kc[static_cast<size_t>(i) * kCacheRows * c.context] += dk[i];
+          kc[static_cast<size_t>(i) * cache_rows()] += dk[i];
           vr[i] += dv[i];
         }
       }
@@ -237,7 +234,7 @@ std::vector<float> WmDreamer::cached_key(int layer, int ship, int k) const {
                      std::to_string(ship) + " in block " + std::to_string(layer));
   std::vector<float> key(static_cast<size_t>(config_.embed));
   const float* col = cache_[layer].k.data() + key_column(ship, k);
-  for (size_t d = 0; d < key.size(); ++d) key[d] = col[d * kCacheRows * config_.context];
+  for (size_t d = 0; d < key.size(); ++d) key[d] = col[d * cache_rows()];
   return key;
 }
 std::vector<float> WmDreamer::cached_value(int layer, int ship, int k) const {
@@ -261,7 +258,7 @@ void WmDreamer::run_tokens(int first, int slots, const float* state, const uint8
   const WmOffsets& o = s.off;
   const float* P = params_.data();
   const Weights<float> W(P, s.panels.data());  // Linear layers: no packing per call
-  const int E = c.embed, H = c.heads, D = wm_head_dim(c), C = c.context, half = D / 2;
+  const int E = c.embed, H = c.heads, D = wm_head_dim(c), half = D / 2;
   const int M = slots * kN;                         // rows
   const int K = static_cast<int>(indices_.size());  // cached tokens before these
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
@@ -320,10 +317,10 @@ void WmDreamer::run_tokens(int first, int slots, const float* state, const uint8
         for (int k = 0; k < slots; ++k) {
           const float* row = &s.qkv[static_cast<size_t>(k * kN + n) * 3 * E];
           for (int d = 0; d < E; ++d)
-            kc[static_cast<size_t>(d) * kCacheRows * C + K + k] = row[E + d];
+            kc[static_cast<size_t>(d) * cache_rows() + K + k] = row[E + d];
           std::copy_n(row + 2 * E, E, vc + static_cast<size_t>(K + k) * E);
         }
-        const int64_t ldk = static_cast<int64_t>(kCacheRows) * C;
+        const auto ldk = static_cast<int64_t>(cache_rows());
         for (int h = 0; h < H; ++h)  // the S and A queries of a head read its cache in turn
           for (int k = 0; k < slots; ++k)
             attention_decode(&s.att[static_cast<size_t>(k * kN + n) * E + h * D],

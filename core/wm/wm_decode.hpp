@@ -124,6 +124,7 @@ class WmDreamer {
     std::vector<float> k;  // (N, E, 4C): ship n's k-th key is the column at key_column(n, k)
     std::vector<float> v;  // (N, 4C, E): its value is the row at cache_row(n, k)
   };
+  size_t cache_rows() const;                 // 4C: a ship's rows, a transposed key row's length
   size_t key_column(int ship, int k) const;  // offsets in a LayerCache
   size_t cache_row(int ship, int k) const;
   void run_tokens(int first, int slots, const float* state, const uint8_t* actions, int position,

@@ -172,7 +172,11 @@ ParamLayout wm_param_layout(const WmConfig& c) {
 
 size_t wm_dream_cache_floats(const WmConfig& c) {
   const size_t temporal = static_cast<size_t>(c.layers + 1) / 2;  // blocks 0, 2, 4, ...
-  return temporal * 2 * kShips * kDreamCacheRows * static_cast<size_t>(c.context) *
+  return temporal * 2 * wm_dream_cache_block_floats(c);
+}
+
+size_t wm_dream_cache_block_floats(const WmConfig& c) {
+  return static_cast<size_t>(kShips) * kDreamCacheRows * static_cast<size_t>(c.context) *
          static_cast<size_t>(c.embed);
 }
 

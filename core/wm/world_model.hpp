@@ -121,8 +121,9 @@ size_t wm_param_count(const WmConfig& c);
 // before they are moved back (core/wm/wm_decode).
 inline constexpr int kDreamCacheRows = 4;
 // Floats of a dream's key/value caches: every temporal block keeps K and V of N ships,
-// (N, 4C, E) each.
+// (N, 4C, E) each (wm_dream_cache_block_floats).
 size_t wm_dream_cache_floats(const WmConfig& c);
+size_t wm_dream_cache_block_floats(const WmConfig& c);  // K (or V) of one temporal block
 
 // ---- Batch ----------------------------------------------------------------------------
 // Windows of T steps. present/alive are derived from the tokens (docs section 2).
